@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/*
+ * pmuvirt ABI: what crosses a trust boundary (user to kernel, guest to
+ * hypervisor) or is shared with user mode.  Fixed-width fields only, no
+ * pointers, no bitfields, every 64-bit field at an 8-byte offset and every
+ * struct a multiple of 8 bytes, so i686, x86-64, ppc64 and ppc64le agree on
+ * the layout.  Values are in the byte order of the machine that both sides
+ * run on (they always share one CPU).
+ */
+#ifndef PMUVIRT_ABI_H
+#define PMUVIRT_ABI_H
+
+#include "types.h"
+
+#define PMUVIRT_ABI_VERSION		1
+
+/* Most counters one context may use (including the TSC). */
+#define PMUVIRT_MAX_COUNTERS		16
+
+/* Portable events.  Raw codes use PMUVIRT_CTR_RAW instead. */
+enum pmuvirt_event {
+	PMUVIRT_EV_NONE = 0,
+	PMUVIRT_EV_INSTRUCTIONS = 1,
+	PMUVIRT_EV_CYCLES = 2,
+	PMUVIRT_EV_BRANCHES = 3,
+	PMUVIRT_EV_BRANCH_MISSES = 4,
+	PMUVIRT_EV_TSC = 5,		/* time stamp / time base; a-mode only */
+	PMUVIRT_EV_NR
+};
+
+/* pmuvirt_counter_ctl.flags */
+#define PMUVIRT_CTR_USER	0x1u	/* count in user mode */
+#define PMUVIRT_CTR_KERNEL	0x2u	/* count in kernel (supervisor) mode */
+#define PMUVIRT_CTR_RAW		0x4u	/* .event is a raw architecture code */
+#define PMUVIRT_CTR_FLAGS_ALL	0x7u
+
+/**
+ * struct pmuvirt_counter_ctl - one counter of a control
+ * @event:	an enum pmuvirt_event, or with PMUVIRT_CTR_RAW the raw event
+ *		code of the architecture (x86: event select bits 0-7, unit
+ *		mask 8-15, edge 18, invert 23, counter mask 24-31, AMD event
+ *		bits 32-35; POWER: the PMCxSEL value in bits 0-7 and the PMC
+ *		number 1-6 in bits 8-11, 0 = any).  Bits pmuvirt owns itself
+ *		(enable, interrupt, user/kernel, freeze) must be zero.
+ * @period:	0 for an a-mode (accumulating) counter; for an i-mode counter
+ *		the number of events between overflow notifications, at most
+ *		half the counter range.
+ * @flags:	PMUVIRT_CTR_*; at least one of USER and KERNEL unless the
+ *		event is PMUVIRT_EV_TSC.
+ * @reserved:	must be zero.
+ */
+struct pmuvirt_counter_ctl {
+	uint64_t event;
+	uint64_t period;
+	uint32_t flags;
+	uint32_t reserved;
+};
+
+/**
+ * struct pmuvirt_control - what a context counts
+ * @version:	PMUVIRT_ABI_VERSION.
+ * @nr_counters: number of valid entries in @counter.
+ * @flags:	must be zero (reserved).
+ * @reserved:	must be zero.
+ * @counter:	the counters, in the order the caller reads them back.
+ */
+struct pmuvirt_control {
+	uint32_t version;
+	uint32_t nr_counters;
+	uint32_t flags;
+	uint32_t reserved;
+	struct pmuvirt_counter_ctl counter[PMUVIRT_MAX_COUNTERS];
+};
+
+/*
+ * Shared records: the user-visible state of one context (a thread, or a
+ * VCPU seen from its guest).  The logical value of counter i is
+ *
+ *	count + ((below - start) mod 2^width)
+ *
+ * where "below" is the value of what the context sits on: the hardware
+ * counter (rdpmc index = index - 1, or the TSC) for a context on a physical
+ * CPU, or counter index - 1 of VCPU record number @below for a thread of a
+ * guest.  index == 0 means the counter is not live: count is the value.
+ * Writers make seq odd, update, and make it even again; readers retry while
+ * seq is odd or changed.
+ */
+#define PMUVIRT_SHARED_NONE	0xffffffffu	/* @below when not running */
+#define PMUVIRT_SHARED_TSC	0x80000000u	/* index flag: read the TSC */
+
+struct pmuvirt_shared_counter {
+	uint64_t count;
+	uint64_t start;
+	uint32_t index;
+	uint32_t width;
+};
+
+struct pmuvirt_shared_ctx {
+	uint32_t seq;
+	uint32_t version;
+	uint32_t nr_counters;
+	uint32_t below;
+	struct pmuvirt_shared_counter counter[PMUVIRT_MAX_COUNTERS];
+};
+
+#endif /* PMUVIRT_ABI_H */

@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/*
+ * pmuvirt: host-neutral virtualization of hardware event counters.
+ *
+ * Objects (the caller allocates all of them; the library never allocates):
+ *   struct pmuvirt_pmu   what the PMU of the machine can do (one per system,
+ *                        filled by a backend's probe function)
+ *   struct pmuvirt_pcpu  one per physical CPU (or per VCPU for a guest
+ *                        instance): the register cache and the running
+ *                        context
+ *   struct pmuvirt_ctx   one per counted context (a VCPU in a hypervisor, a
+ *                        thread in a kernel); size from pmuvirt_ctx_size()
+ *
+ * Concurrency contract: a struct pmuvirt_pcpu and the context running on it
+ * are touched only by their own CPU with interrupts (hypervisor) or
+ * preemption and the PMU interrupt (kernel) off.  A suspended context may be
+ * touched by any CPU under the caller's own lock for that context.  There is
+ * no global lock; the only shared write is an atomic increment that stamps a
+ * context when its control changes.
+ *
+ * Field names are visible so callers can embed the structs; only the
+ * functions below may change them.
+ */
+#ifndef PMUVIRT_PMUVIRT_H
+#define PMUVIRT_PMUVIRT_H
+
+#include "types.h"
+#include "abi.h"
+
+#ifndef EINVAL
+/* Same numbers in Linux, Xen and Linux userspace. */
+#define EFAULT		14
+#define EBUSY		16
+#define ENODEV		19
+#define EINVAL		22
+#define ENOSPC		28
+#define ERANGE		34
+#define EOPNOTSUPP	95
+#endif
+
+#define PMUVIRT_MAX_SLOTS	16	/* physical counters, TSC included */
+#define PMUVIRT_MAX_GP		8	/* general counters used */
+#define PMUVIRT_MAX_FIXED	7	/* fixed counters used */
+#define PMUVIRT_HWCTL_REGS	16	/* control registers in an image */
+
+/* Counter classes (struct pmuvirt_slot.cls). */
+enum pmuvirt_class {
+	PMUVIRT_CLASS_GP = 0,
+	PMUVIRT_CLASS_FIXED = 1,
+	PMUVIRT_CLASS_TSC = 2,
+};
+
+/* struct pmuvirt_pmu.arch */
+enum pmuvirt_arch {
+	PMUVIRT_ARCH_NONE = 0,
+	PMUVIRT_ARCH_X86 = 1,
+	PMUVIRT_ARCH_PPC = 2,
+	PMUVIRT_ARCH_PV = 3,	/* stacked on another pmuvirt instance */
+};
+
+/* struct pmuvirt_pmu.caps */
+#define PMUVIRT_CAP_GLOBAL_STATUS	0x1u	/* one register says who overflowed */
+#define PMUVIRT_CAP_GLOBAL_CTRL		0x2u	/* one register starts/stops all */
+#define PMUVIRT_CAP_FW_WRITE		0x4u	/* full-width counter writes */
+#define PMUVIRT_CAP_FREEZE_ON_PMI	0x8u	/* hardware stops counting on a PMI */
+
+/**
+ * struct pmuvirt_slot - one physical counter
+ * @cls:	enum pmuvirt_class.
+ * @index:	index within its class (IA32_PMCx x, IA32_FIXED_CTRx x, PMCx-1).
+ * @width:	counter width in bits (32, 40, 48 or 64).
+ * @flags:	reserved, zero.
+ * @events:	bit (1 << enum pmuvirt_event) for each portable event this
+ *		slot can count.
+ * @user_index: what a user-mode reader passes to its read instruction, plus
+ *		one (x86: rdpmc ECX + 1; POWER: PMC number; TSC:
+ *		PMUVIRT_SHARED_TSC); 0 when user mode cannot read it.
+ * @threshold:	raw value at which the counter signals an overflow (0 on x86,
+ *		where counters overflow when they wrap; 0x80000000 on POWER).
+ */
+struct pmuvirt_slot {
+	uint8_t cls;
+	uint8_t index;
+	uint8_t width;
+	uint8_t flags;
+	uint32_t events;
+	uint32_t user_index;
+	uint32_t reserved;
+	uint64_t threshold;
+};
+
+struct pmuvirt_arch_ops;
+
+/**
+ * struct pmuvirt_pmu - a probed PMU
+ * @ops:	the backend's operations.
+ * @arch:	enum pmuvirt_arch.
+ * @model:	backend-specific model number (see the backend's header).
+ * @caps:	PMUVIRT_CAP_*.
+ * @nr_slots:	valid entries of @slot.
+ * @nr_gp, @nr_fixed: counters per class (@nr_slots also counts the TSC).
+ * @name:	human-readable model name.
+ * @slot:	the physical counters; general counters first, then fixed
+ *		counters, then the TSC.
+ * @arch_data:	backend-private facts (reserved-bit masks, versions).
+ * @lower:	PV backend only: the instance below, opaque to the core.
+ */
+struct pmuvirt_pmu {
+	const struct pmuvirt_arch_ops *ops;
+	uint32_t arch;
+	uint32_t model;
+	uint32_t caps;
+	uint32_t nr_slots;
+	uint32_t nr_gp;
+	uint32_t nr_fixed;
+	char name[40];
+	struct pmuvirt_slot slot[PMUVIRT_MAX_SLOTS];
+	uint64_t arch_data[8];
+	void *lower;
+};
+
+/**
+ * struct pmuvirt_hw_ops - how a backend reaches the hardware of one CPU
+ *
+ * Each returns 0 or a negative errno (the _safe accessors' failure).  Tests
+ * and tools put fakes here; kernels put their rdmsr_safe/wrmsr_safe,
+ * mfspr/mtspr wrappers.  Functions reached through these pointers need
+ * PMUVIRT_CF_CHECK under Xen.
+ * @read_reg:	rdmsr (x86, @reg an MSR) or mfspr (POWER, @reg an SPR).
+ * @write_reg:	wrmsr or mtspr.
+ * @read_counter: rdpmc with ECX = @idx (x86) or mfspr of PMC @idx (POWER).
+ * @read_tsc:	rdtsc (x86) or mftb (POWER).
+ * @cpuid:	x86 only: leaf @leaf, sub-leaf @sub into @out (EAX..EDX).
+ */
+struct pmuvirt_hw_ops {
+	int (*read_reg)(void *arg, uint32_t reg, uint64_t *val);
+	int (*write_reg)(void *arg, uint32_t reg, uint64_t val);
+	int (*read_counter)(void *arg, uint32_t idx, uint64_t *val);
+	int (*read_tsc)(void *arg, uint64_t *val);
+	int (*cpuid)(void *arg, uint32_t leaf, uint32_t sub, uint32_t out[4]);
+};
+
+/**
+ * struct pmuvirt_hwctl - an image of the control registers
+ * @reg:	register values; the backend says which register each is.
+ * @used:	bit i set when @reg[i] is part of the image.
+ */
+struct pmuvirt_hwctl {
+	uint64_t reg[PMUVIRT_HWCTL_REGS];
+	uint32_t used;
+	uint32_t reserved;
+};
+
+/**
+ * struct pmuvirt_stats - what a pcpu did (for cost accounting)
+ */
+struct pmuvirt_stats {
+	uint64_t reg_reads;	/* counter and register reads, rdpmc and rdtsc included */
+	uint64_t reg_writes;	/* register and counter writes */
+	uint64_t ctl_writes;	/* of which control-register writes */
+	uint64_t switches;	/* pmuvirt_switch() calls */
+	uint64_t pmis;		/* pmuvirt_pmi() calls */
+};
+
+struct pmuvirt_ctx;
+
+/**
+ * struct pmuvirt_pcpu - per-CPU state
+ * @pmu:	the PMU.
+ * @hw, @hw_arg: register access.
+ * @cpu:	the CPU number (PCPU in a hypervisor, VCPU in a guest); shared
+ *		records name it in their @below field.
+ * @current:	the context whose counters are on the hardware, or NULL.
+ * @cache:	what the control registers hold.
+ * @cache_known: bit i set when @cache.reg[i] is known to equal the register.
+ * @cache_owner: stamp of the context whose control the cache holds, 0 none.
+ * @stats:	access counts.
+ */
+struct pmuvirt_pcpu {
+	const struct pmuvirt_pmu *pmu;
+	const struct pmuvirt_hw_ops *hw;
+	void *hw_arg;
+	uint32_t cpu;
+	uint32_t cache_known;
+	struct pmuvirt_ctx *current;
+	uint64_t cache_owner;
+	struct pmuvirt_hwctl cache;
+	struct pmuvirt_stats stats;
+	void *host;	/* free for the host's use */
+};
+
+/**
+ * struct pmuvirt_counter - state of one virtual counter
+ * @count:	logical value when last sampled.
+ * @start:	raw value below when last sampled (meaningful while running).
+ * @next_ovf:	i-mode: logical value of the next overflow notification.
+ * @period:	i-mode period; 0 for a-mode.
+ * @pending:	overflow notifications found and not yet taken.
+ * @slot:	physical slot (index into pmuvirt_pmu.slot).
+ * @event:	enum pmuvirt_event, or PMUVIRT_EV_NONE for a raw code.
+ */
+struct pmuvirt_counter {
+	uint64_t count;
+	uint64_t start;
+	uint64_t next_ovf;
+	uint64_t period;
+	uint32_t pending;
+	uint8_t slot;
+	uint8_t event;
+	uint16_t reserved;
+};
+
+/* struct pmuvirt_ctx.flags */
+#define PMUVIRT_CTX_FAULTED	0x1u	/* a register access failed; kept off hardware */
+#define PMUVIRT_CTX_HAS_CONTROL	0x2u
+
+/**
+ * struct pmuvirt_ctx - a counted context; allocate pmuvirt_ctx_size() bytes
+ */
+struct pmuvirt_ctx {
+	uint64_t stamp;
+	const struct pmuvirt_pmu *pmu;
+	struct pmuvirt_pcpu *running_on;
+	struct pmuvirt_shared_ctx *shared;
+	uint16_t nr_counters;
+	uint16_t max_counters;
+	uint32_t flags;
+	uint32_t imode_mask;
+	int32_t fault;
+	struct pmuvirt_hwctl img;
+	struct pmuvirt_counter counter[];
+};
+
+/**
+ * struct pmuvirt_error - why a control was refused
+ * @counter:	index of the offending counter, or -1 for the whole control.
+ * @reason:	a static string a caller can log.
+ */
+struct pmuvirt_error {
+	int counter;
+	const char *reason;
+};
+
+/**
+ * pmuvirt_strerror() - text for a negative errno returned by pmuvirt
+ * @err:	the value returned.
+ *
+ * Return: a static string; never NULL.
+ */
+const char *pmuvirt_strerror(int err);
+
+/**
+ * pmuvirt_ctx_size() - bytes to allocate for a context
+ * @max_counters: the most counters its controls will have (1..PMUVIRT_MAX_COUNTERS).
+ *
+ * Return: the size, or 0 if @max_counters is out of range.
+ */
+size_t pmuvirt_ctx_size(unsigned int max_counters);
+
+/**
+ * pmuvirt_ctx_init() - initialise a context with no counters
+ * @ctx:	storage of @size bytes.
+ * @size:	from pmuvirt_ctx_size().
+ * @pmu:	the probed PMU.
+ *
+ * Return: 0; -EINVAL if @size is too small for even one counter.
+ */
+int pmuvirt_ctx_init(struct pmuvirt_ctx *ctx, size_t size, const struct pmuvirt_pmu *pmu);
+
+/**
+ * pmuvirt_ctx_attach_shared() - publish the context's state to user mode
+ * @ctx:	the context (not running).
+ * @rec:	a record in memory that readers map, or NULL to detach.
+ *
+ * The library keeps @rec up to date on every change, bracketed by its
+ * sequence counter.
+ */
+void pmuvirt_ctx_attach_shared(struct pmuvirt_ctx *ctx, struct pmuvirt_shared_ctx *rec);
+
+/**
+ * pmuvirt_validate() - check a control against a PMU without side effects
+ * @pmu:	the PMU.
+ * @ctl:	the control.
+ * @max_counters: capacity of the context it is meant for.
+ * @img:	if not NULL, receives the register image.
+ * @slots:	if not NULL, receives the slot of each counter.
+ * @err:	if not NULL, receives the counter and reason on failure.
+ *
+ * Return: 0; -EINVAL for a malformed control or a bit that may not be set,
+ * -ENOSPC when the counters cannot all be placed, -EOPNOTSUPP for an event
+ * this PMU cannot count, -ERANGE for an i-mode period out of range, -ENODEV
+ * when the PMU has no counters of the kind asked for.
+ */
+int pmuvirt_validate(const struct pmuvirt_pmu *pmu, const struct pmuvirt_control *ctl,
+		     unsigned int max_counters, struct pmuvirt_hwctl *img, uint8_t *slots,
+		     struct pmuvirt_error *err);
+
+/**
+ * pmuvirt_set_control() - give a context a new control; counts restart at 0
+ * @pc:		the pcpu the context runs on, or NULL if it is not running.
+ * @ctx:	the context.
+ * @ctl:	the control (validated first; on error nothing changes).
+ * @err:	if not NULL, the reason on failure.
+ *
+ * Pending overflows of the old control are dropped with it.
+ *
+ * Return: 0 or a negative errno as for pmuvirt_validate(); -EBUSY if @ctx is
+ * running on a pcpu other than @pc; -EFAULT if a register access failed
+ * (the context is then faulted: off the hardware and reading its last counts).
+ */
+int pmuvirt_set_control(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx,
+			const struct pmuvirt_control *ctl, struct pmuvirt_error *err);
+
+/**
+ * pmuvirt_pcpu_init() - initialise per-CPU state; the cache starts unknown
+ * @pc:		storage.
+ * @pmu:	the probed PMU.
+ * @hw:		register access for this CPU.
+ * @hw_arg:	passed to @hw.
+ * @cpu:	the CPU number.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int pmuvirt_pcpu_init(struct pmuvirt_pcpu *pc, const struct pmuvirt_pmu *pmu,
+		      const struct pmuvirt_hw_ops *hw, void *hw_arg, uint32_t cpu);
+
+/**
+ * pmuvirt_pcpu_invalidate() - forget what the control registers hold
+ * @pc:		the pcpu; call it after anyone else wrote the PMU registers.
+ */
+void pmuvirt_pcpu_invalidate(struct pmuvirt_pcpu *pc);
+
+/**
+ * pmuvirt_switch() - switch the counters of a CPU to another context
+ * @pc:		the pcpu.
+ * @next:	the incoming context, or NULL to stop counting.
+ *
+ * The outgoing context (pc->current) and @next are served from one snapshot
+ * of the counters: a-mode counters are offset (read only, never written);
+ * i-mode counters are saved and re-armed.  Control registers are written
+ * only where @next's image differs from what they hold.  Overflows found on
+ * the way out become pending on the outgoing context.
+ *
+ * Return: 0; -EBUSY if @next runs on another pcpu; -EFAULT if a register
+ * access failed (the affected context is faulted and off the hardware,
+ * counters stopped).
+ */
+int pmuvirt_switch(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next);
+
+/**
+ * pmuvirt_switch_in() - pmuvirt_switch() onto an idle pcpu
+ * @pc:		the pcpu (no current context).
+ * @ctx:	the context.
+ *
+ * Return: as pmuvirt_switch(); -EBUSY if @pc already runs a context.
+ */
+int pmuvirt_switch_in(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx);
+
+/**
+ * pmuvirt_switch_out() - suspend the current context and stop the counters
+ * @pc:		the pcpu.
+ *
+ * Return: as pmuvirt_switch().
+ */
+int pmuvirt_switch_out(struct pmuvirt_pcpu *pc);
+
+/**
+ * pmuvirt_read() - logical 64-bit values of a context's counters
+ * @ctx:	the context (running: call on its own CPU).
+ * @vals:	receives ctx->nr_counters values.
+ *
+ * Return: 0, or -EFAULT if a register read failed (the values are then the
+ * last ones known).
+ */
+int pmuvirt_read(struct pmuvirt_ctx *ctx, uint64_t *vals);
+
+/**
+ * pmuvirt_pmi() - handle a performance-monitor interrupt on this CPU
+ * @pc:		the pcpu.
+ * @ovf_mask:	receives the counters of the current context that got new
+ *		overflow notifications (bit i = counter i); they are also
+ *		added to its pending notifications.
+ *
+ * Folds wrapped a-mode counters into their sums (exact past 2^width),
+ * re-arms i-mode counters and clears the overflow status.
+ *
+ * Return: 0 or -EFAULT.
+ */
+int pmuvirt_pmi(struct pmuvirt_pcpu *pc, uint32_t *ovf_mask);
+
+/**
+ * pmuvirt_take_overflows() - drain a context's pending notifications
+ * @ctx:	the context.
+ * @counts:	if not NULL, receives ctx->nr_counters counts.
+ *
+ * Return: mask of counters that had notifications.  Each notification is
+ * returned exactly once.
+ */
+uint32_t pmuvirt_take_overflows(struct pmuvirt_ctx *ctx, uint32_t *counts);
+
+/**
+ * pmuvirt_pause() - account the running context up to now
+ * @pc:		the pcpu.
+ *
+ * Use with pmuvirt_resample() around work that must not be counted
+ * (a hypercall, hypervisor work under policy exclude).
+ *
+ * Return: 0 or -EFAULT.
+ */
+int pmuvirt_pause(struct pmuvirt_pcpu *pc);
+
+/**
+ * pmuvirt_resample() - restart the running context's counting from now
+ * @pc:		the pcpu.
+ *
+ * Events since the last sample (pmuvirt_pause(), a switch) are discarded:
+ * call it right after a privileged call returns (compensation).
+ *
+ * Return: 0 or -EFAULT.
+ */
+int pmuvirt_resample(struct pmuvirt_pcpu *pc);
+
+/**
+ * pmuvirt_ctx_release() - take a context off the hardware before freeing it
+ * @ctx:	the context; if running, call on its CPU.
+ *
+ * Stops its counters if it is running.  Afterwards no cache refers to it.
+ */
+void pmuvirt_ctx_release(struct pmuvirt_ctx *ctx);
+
+#endif /* PMUVIRT_PMUVIRT_H */

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/* x86 backend (Intel architectural perfmon v1-v5, AMD K7..Zen, PerfMonV2). */
+#ifndef PMUVIRT_X86_H
+#define PMUVIRT_X86_H
+
+#include <pmuvirt/pmuvirt.h>
+
+/* struct pmuvirt_pmu.model for x86 */
+enum pmuvirt_x86_model {
+	PMUVIRT_X86_INTEL_V1 = 1,	/* .. PMUVIRT_X86_INTEL_V1 + 4 for v5 */
+	PMUVIRT_X86_INTEL_V2,
+	PMUVIRT_X86_INTEL_V3,
+	PMUVIRT_X86_INTEL_V4,
+	PMUVIRT_X86_INTEL_V5,
+	PMUVIRT_X86_AMD_LEGACY = 16,	/* K7 .. Fam10h: PERF_CTL0-3 */
+	PMUVIRT_X86_AMD_CORE_EXT,	/* Fam15h, Zen: six counters at 0xC0010200 */
+	PMUVIRT_X86_AMD_PERFMON_V2,	/* plus global control and status */
+	PMUVIRT_X86_TSC_ONLY = 32,	/* no usable PMU: the TSC alone */
+};
+
+/**
+ * pmuvirt_x86_probe() - detect the PMU through CPUID and MSR accessors
+ * @pmu:	filled on success.
+ * @hw:		register access (cpuid, read_reg for IA32_PERF_CAPABILITIES).
+ * @hw_arg:	passed to @hw.
+ *
+ * A CPU without a usable PMU gets PMUVIRT_X86_TSC_ONLY (the TSC works).
+ * Return: 0, or -ENODEV when even CPUID is not available.
+ */
+int pmuvirt_x86_probe(struct pmuvirt_pmu *pmu, const struct pmuvirt_hw_ops *hw, void *hw_arg);
+
+#endif

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/*
+ * The interface between the host-neutral core and an architecture backend.
+ * Included by src/core and src/arch only.
+ *
+ * A backend fills a struct pmuvirt_pmu at probe time (slots, widths,
+ * thresholds, caps, ops) and implements the operations below.  Every
+ * register access goes through pc->hw and is counted in pc->stats.
+ */
+#ifndef PMUVIRT_ARCH_H
+#define PMUVIRT_ARCH_H
+
+#include "pmuvirt_defaults.h"
+#include <pmuvirt/pmuvirt.h>
+
+/**
+ * struct pmuvirt_arch_ops - what a backend implements
+ * @name:	backend name.
+ * @encode:	validate the architecture-specific parts of @ctl (raw codes,
+ *		filters, events this model has) and build the register image
+ *		@img for the slot assignment @slots that the core already made
+ *		(pmuvirt_assign()).  Must not touch hardware.  The core has
+ *		checked version, sizes, reserved fields and period ranges.
+ * @slot_ok:	optional: may counter @ctr be placed on slot @slot?  The
+ *		assigner asks it for every candidate; NULL means "general
+ *		counters can count anything, fixed ones only their events".
+ * @load:	make the control registers hold @ctx->img, writing only those
+ *		that differ from pc->cache or are not in pc->cache_known, and
+ *		keep the cache exact after each successful write.
+ * @stop:	stop all counting on @pc with as few writes as possible
+ *		(x86 v2+: GLOBAL_CTRL = 0; POWER: MMCR0 FC); keep the cache exact.
+ * @read:	raw value of @slot.
+ * @write:	set the raw value of @slot (counting may be running).
+ * @arm:	optional: make @slot signal an overflow after @remaining
+ *		events, with @period as the reload for later ones, and return
+ *		the raw value it now holds in @start.  NULL: the core writes
+ *		slot.threshold - min(@remaining, 2^(width-1)).
+ * @pmi_begin:	stop counting and report in @status the slots that the
+ *		hardware flags as overflowed (every slot when the PMU has no
+ *		status register).
+ * @pmi_end:	clear the overflow status of @clear and resume counting as
+ *		the cache says.
+ * @clear_status: optional: clear stale overflow status bits of @slots.
+ */
+struct pmuvirt_arch_ops {
+	const char *name;
+	int (*encode)(const struct pmuvirt_pmu *pmu, const struct pmuvirt_control *ctl,
+		      const uint8_t *slots, struct pmuvirt_hwctl *img,
+		      struct pmuvirt_error *err);
+	bool (*slot_ok)(const struct pmuvirt_pmu *pmu, const struct pmuvirt_counter_ctl *ctr,
+			unsigned int slot);
+	int (*load)(struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *ctx);
+	int (*stop)(struct pmuvirt_pcpu *pc);
+	int (*read)(struct pmuvirt_pcpu *pc, unsigned int slot, uint64_t *val);
+	int (*write)(struct pmuvirt_pcpu *pc, unsigned int slot, uint64_t val);
+	int (*arm)(struct pmuvirt_pcpu *pc, unsigned int slot, uint64_t remaining,
+		   uint64_t period, uint64_t *start);
+	int (*pmi_begin)(struct pmuvirt_pcpu *pc, uint32_t *status);
+	int (*pmi_end)(struct pmuvirt_pcpu *pc, uint32_t clear);
+	int (*clear_status)(struct pmuvirt_pcpu *pc, uint32_t slots);
+};
+
+/* Helpers the core offers to backends (src/core/util.c). */
+
+/* Mask of the low @width bits (width 1..64). */
+static inline uint64_t pmuvirt_width_mask(unsigned int width)
+{
+	return width >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << width) - 1);
+}
+
+/* Register accessors that count in pc->stats. */
+int pmuvirt_hw_read_reg(struct pmuvirt_pcpu *pc, uint32_t reg, uint64_t *val);
+int pmuvirt_hw_write_reg(struct pmuvirt_pcpu *pc, uint32_t reg, uint64_t val);
+int pmuvirt_hw_write_ctl(struct pmuvirt_pcpu *pc, uint32_t reg, uint64_t val);
+int pmuvirt_hw_read_counter(struct pmuvirt_pcpu *pc, uint32_t idx, uint64_t *val);
+int pmuvirt_hw_read_tsc(struct pmuvirt_pcpu *pc, uint64_t *val);
+
+/*
+ * Write image register @i to hardware register @reg if the cache does not
+ * already hold @val; keeps the cache exact.  Returns 0 or the accessor error.
+ */
+int pmuvirt_cache_write(struct pmuvirt_pcpu *pc, unsigned int i, uint32_t reg, uint64_t val);
+
+/* Set @err (if not NULL) and return @code. */
+int pmuvirt_fail(struct pmuvirt_error *err, int counter, const char *reason, int code);
+
+/*
+ * Assign the counters of @ctl to slots of @pmu: the TSC to the TSC slot,
+ * portable events to a fixed counter that counts them when one is free,
+ * everything else to general counters (asking ops->slot_ok).  Counters with
+ * the fewest candidate slots are placed first.
+ * Returns 0, -ENOSPC or -ENODEV (no slot of any kind can take a counter).
+ */
+int pmuvirt_assign(const struct pmuvirt_pmu *pmu, const struct pmuvirt_control *ctl,
+		   uint8_t *slots, struct pmuvirt_error *err);
+
+/* Does @slot of @pmu count portable event @ev? */
+static inline bool pmuvirt_slot_counts(const struct pmuvirt_pmu *pmu, unsigned int slot,
+				       unsigned int ev)
+{
+	return ev < 32 && (pmu->slot[slot].events & (1u << ev));
+}
+
+#endif /* PMUVIRT_ARCH_H */

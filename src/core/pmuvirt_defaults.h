@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/*
+ * The env contract.  Every host puts a file named pmuvirt_env.h on the
+ * include path of the core and arch sources (src/glue/<host>/).  It must
+ * provide:
+ *   - uint8_t .. uint64_t, int8_t .. int64_t, uintptr_t, size_t, bool,
+ *     true, false, NULL
+ *   - the errno values EINVAL, ENODEV, EBUSY, EOPNOTSUPP, ERANGE, ENOSPC,
+ *     EFAULT (Linux numbering)
+ * and may provide (defaults below otherwise):
+ *   - pmuvirt_barrier(), pmuvirt_smp_rmb(), pmuvirt_smp_wmb()
+ *   - PMUVIRT_READ_ONCE32(p), PMUVIRT_WRITE_ONCE32(p, v),
+ *     PMUVIRT_WRITE_ONCE64(p, v)
+ *   - pmuvirt_stamp_next(): a new nonzero 64-bit value on every call, from
+ *     any CPU (an atomic increment)
+ *   - PMUVIRT_CF_CHECK: marks functions reached through pointers (Xen IBT)
+ *   - pmuvirt_likely(x), pmuvirt_unlikely(x)
+ * The core includes nothing else from the host.
+ */
+#ifndef PMUVIRT_DEFAULTS_H
+#define PMUVIRT_DEFAULTS_H
+
+#ifndef PMUVIRT_HAVE_ENV
+#define PMUVIRT_HAVE_ENV 1
+#endif
+#include "pmuvirt_env.h"
+
+#if !defined(EINVAL) || !defined(ENODEV) || !defined(EBUSY) || !defined(EOPNOTSUPP) || \
+	!defined(ERANGE) || !defined(ENOSPC) || !defined(EFAULT)
+#error "pmuvirt_env.h must define EINVAL ENODEV EBUSY EOPNOTSUPP ERANGE ENOSPC EFAULT"
+#endif
+#if EINVAL != 22 || ENODEV != 19 || EBUSY != 16 || EOPNOTSUPP != 95 || ERANGE != 34 || \
+	ENOSPC != 28 || EFAULT != 14
+#error "pmuvirt_env.h: errno values must use the Linux numbering"
+#endif
+
+#ifndef NULL
+#error "pmuvirt_env.h must define NULL, the fixed-width integer types, size_t and bool"
+#endif
+
+#ifndef pmuvirt_barrier
+#define pmuvirt_barrier() __asm__ __volatile__("" ::: "memory")
+#endif
+#ifndef pmuvirt_smp_rmb
+#define pmuvirt_smp_rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+#endif
+#ifndef pmuvirt_smp_wmb
+#define pmuvirt_smp_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
+#endif
+#ifndef PMUVIRT_READ_ONCE32
+#define PMUVIRT_READ_ONCE32(p) (*(const volatile uint32_t *)(p))
+#endif
+#ifndef PMUVIRT_WRITE_ONCE32
+#define PMUVIRT_WRITE_ONCE32(p, v) (*(volatile uint32_t *)(p) = (v))
+#endif
+#ifndef PMUVIRT_WRITE_ONCE64
+#define PMUVIRT_WRITE_ONCE64(p, v) (*(volatile uint64_t *)(p) = (v))
+#endif
+#ifndef pmuvirt_stamp_next
+static inline uint64_t pmuvirt_stamp_next(void)
+{
+	static uint64_t pmuvirt_stamp_counter;
+
+	return __atomic_add_fetch(&pmuvirt_stamp_counter, 1, __ATOMIC_RELAXED);
+}
+#endif
+#ifndef PMUVIRT_CF_CHECK
+#define PMUVIRT_CF_CHECK
+#endif
+#ifndef pmuvirt_likely
+#define pmuvirt_likely(x) __builtin_expect(!!(x), 1)
+#define pmuvirt_unlikely(x) __builtin_expect(!!(x), 0)
+#endif
+
+/* The core must not call libc by accident. */
+#define memcpy  PMUVIRT_MISTAKE_libc_memcpy
+#define memset  PMUVIRT_MISTAKE_libc_memset
+#define malloc  PMUVIRT_MISTAKE_libc_malloc
+#define printf  PMUVIRT_MISTAKE_libc_printf
+
+#endif /* PMUVIRT_DEFAULTS_H */

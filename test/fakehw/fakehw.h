@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/*
+ * Strict fake PMU hardware for one CPU, for tests and the simulator.
+ *
+ * A fake models one CPU's PMU registers exactly as the SDM/APM/ISA describe
+ * them for the configured model.  Counters advance only through
+ * fakehw_run(), only when enabled and when their event select matches the
+ * event and privilege level; an overflow raises the PMI callback at the
+ * exact event, before the next event is counted.  Any access the model
+ * does not cover (unknown register, reserved bit, write to a read-only
+ * register, full-width write above the width) fails with -EFAULT, is counted
+ * in stats.errors and recorded in fakehw_last_error(): tests assert that no
+ * such error happened.
+ */
+#ifndef PMUVIRT_FAKEHW_H
+#define PMUVIRT_FAKEHW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <pmuvirt/pmuvirt.h>
+
+struct fakehw;
+
+enum fakehw_event {
+	FAKEHW_INSTRUCTIONS,
+	FAKEHW_CYCLES,
+	FAKEHW_BRANCHES,
+	FAKEHW_BRANCH_MISSES,
+	FAKEHW_NR_EVENTS
+};
+
+enum fakehw_vendor { FAKEHW_INTEL = 1, FAKEHW_AMD = 2 };
+
+/**
+ * struct fakehw_x86_config - which x86 PMU to model
+ * @vendor:	FAKEHW_INTEL or FAKEHW_AMD.
+ * @version:	Intel architectural perfmon version 1..5.
+ * @nr_gp:	Intel/PerfMonV2: general counters.
+ * @nr_fixed:	Intel v2+: fixed counters (0 for v1).
+ * @width:	Intel general/fixed counter width (AMD is always 48).
+ * @fw_write:	Intel: IA32_PERF_CAPABILITIES.FW_WRITE.
+ * @amd_family:	AMD family (0x0f K8, 0x10, 0x15, 0x17, 0x19 ...).
+ * @amd_core_ext: AMD: CPUID 0x80000001 ECX[23], six counters at 0xC0010200.
+ * @amd_perfmon_v2: AMD: CPUID 0x80000022 EAX[0], global control/status.
+ */
+struct fakehw_x86_config {
+	enum fakehw_vendor vendor;
+	unsigned int version;
+	unsigned int nr_gp;
+	unsigned int nr_fixed;
+	unsigned int width;
+	bool fw_write;
+	unsigned int amd_family;
+	bool amd_core_ext;
+	bool amd_perfmon_v2;
+};
+
+struct fakehw_stats {
+	uint64_t reg_reads;	/* rdmsr / mfspr */
+	uint64_t reg_writes;	/* wrmsr / mtspr */
+	uint64_t counter_reads;	/* rdpmc, and mfspr of a PMC on POWER */
+	uint64_t tsc_reads;
+	uint64_t errors;	/* refused accesses */
+	uint64_t pmis;		/* PMI callbacks raised */
+};
+
+struct fakehw *fakehw_x86_new(const struct fakehw_x86_config *cfg);
+/* @power: 8, 9 or 10. */
+struct fakehw *fakehw_ppc_new(unsigned int power);
+void fakehw_free(struct fakehw *hw);
+
+/* Register access for pmuvirt: pass fakehw_ops() with the fake as arg. */
+const struct pmuvirt_hw_ops *fakehw_ops(const struct fakehw *hw);
+
+/* Called at the exact event where an enabled, interrupting counter overflows. */
+void fakehw_set_pmi(struct fakehw *hw, void (*fn)(void *arg), void *arg);
+
+/*
+ * @n events of kind @ev happen, in kernel (supervisor) or user mode.
+ * Cycles also advance the TSC / time base by the same amount.
+ * Returns 0, or -EFAULT if a PMI callback failed.
+ */
+int fakehw_run(struct fakehw *hw, enum fakehw_event ev, uint64_t n, bool kernel);
+void fakehw_advance_tsc(struct fakehw *hw, uint64_t n);
+
+const struct fakehw_stats *fakehw_stats(const struct fakehw *hw);
+void fakehw_reset_stats(struct fakehw *hw);
+const char *fakehw_last_error(const struct fakehw *hw);
+
+/* Fault injection: the @n-th register access from now (1 = the next) fails. */
+void fakehw_fail_access(struct fakehw *hw, uint64_t n);
+
+/* Test helpers: raw register access that is not counted and not checked. */
+int fakehw_peek(const struct fakehw *hw, uint32_t reg, uint64_t *val);
+int fakehw_poke(struct fakehw *hw, uint32_t reg, uint64_t val);
+
+#endif /* PMUVIRT_FAKEHW_H */
