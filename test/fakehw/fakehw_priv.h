@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/* Shared between the common fake dispatcher and the per-architecture models. */
+#ifndef PMUVIRT_FAKEHW_PRIV_H
+#define PMUVIRT_FAKEHW_PRIV_H
+
+#include "fakehw.h"
+
+struct fakehw_impl {
+	int (*read_reg)(struct fakehw *hw, uint32_t reg, uint64_t *val);
+	int (*write_reg)(struct fakehw *hw, uint32_t reg, uint64_t val);
+	int (*read_counter)(struct fakehw *hw, uint32_t idx, uint64_t *val);
+	int (*cpuid)(struct fakehw *hw, uint32_t leaf, uint32_t sub, uint32_t out[4]);
+	/* Count @n events; call fakehw_raise_pmi() at each exact overflow. */
+	int (*run)(struct fakehw *hw, enum fakehw_event ev, uint64_t n, bool kernel);
+	int (*peek)(const struct fakehw *hw, uint32_t reg, uint64_t *val);
+	int (*poke)(struct fakehw *hw, uint32_t reg, uint64_t val);
+	void (*destroy)(struct fakehw *hw);
+};
+
+struct fakehw {
+	const struct fakehw_impl *impl;
+	struct fakehw_stats stats;
+	uint64_t tsc;
+	void (*pmi)(void *arg);
+	void *pmi_arg;
+	uint64_t fail_countdown;	/* 0: no fault injection */
+	char last_error[200];
+	void *priv;			/* the model's state */
+};
+
+struct fakehw *fakehw_alloc(const struct fakehw_impl *impl, void *priv);
+/* Record a refused access; returns -EFAULT. */
+int fakehw_error(struct fakehw *hw, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Raise the PMI callback (counts it); returns 0. */
+int fakehw_raise_pmi(struct fakehw *hw);
+
+#endif

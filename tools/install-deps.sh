@@ -1,0 +1,41 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+# Install the Debian 12 packages that a group of pmuvirt jobs needs.
+# usage: tools/install-deps.sh GROUP...   (groups: base cross qemu-ppc vm-linux vm-xen fuzz model)
+# As root it installs what is missing; otherwise it prints the command and fails.
+set -eu
+
+pkgs=""
+for group in "$@"; do
+	case "$group" in
+	base)     pkgs="$pkgs build-essential cmake pkg-config libcmocka-dev valgrind python3" ;;
+	cross)    pkgs="$pkgs gcc-powerpc64-linux-gnu gcc-powerpc64le-linux-gnu gcc-i686-linux-gnu qemu-user" ;;
+	qemu-ppc) pkgs="$pkgs qemu-system-ppc gcc-powerpc64-linux-gnu binutils-powerpc64-linux-gnu" ;;
+	vm-linux) pkgs="$pkgs qemu-system-x86 busybox-static cpio linux-headers-amd64 kmod" ;;
+	vm-xen)   pkgs="$pkgs qemu-system-x86 busybox-static cpio flex bison python3 dpkg-dev" ;;
+	fuzz)     pkgs="$pkgs clang libclang-rt-14-dev" ;;
+	model)    pkgs="$pkgs spin gcc" ;;
+	*) echo "install-deps: unknown group '$group'" >&2; exit 2 ;;
+	esac
+done
+
+missing=""
+for p in $pkgs; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps: missing packages; run as root:" >&2
+	echo "  apt-get update && apt-get install -y$missing" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+stamp=/var/lib/apt/periodic/pmuvirt-update-stamp
+if [ ! -e "$stamp" ] || [ -n "$(find "$stamp" -mmin +360 2>/dev/null)" ]; then
+	apt-get update -q >/dev/null
+	mkdir -p "$(dirname "$stamp")" && touch "$stamp"
+fi
+apt-get install -y -q --no-install-recommends $missing >/dev/null
