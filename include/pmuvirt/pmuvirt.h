@@ -173,6 +173,7 @@ struct pmuvirt_ctx;
  * @current:	the context whose counters are on the hardware, or NULL.
  * @cache:	what the control registers hold.
  * @cache_known: bit i set when @cache.reg[i] is known to equal the register.
+ * @paused:	nonzero between pmuvirt_pause() and pmuvirt_resample().
  * @cache_owner: stamp of the context whose control the cache holds, 0 none.
  * @stats:	access counts.
  */
@@ -182,6 +183,8 @@ struct pmuvirt_pcpu {
 	void *hw_arg;
 	uint32_t cpu;
 	uint32_t cache_known;
+	uint32_t paused;	/* between pmuvirt_pause() and pmuvirt_resample() */
+	uint32_t reserved;
 	struct pmuvirt_ctx *current;
 	uint64_t cache_owner;
 	struct pmuvirt_hwctl cache;
@@ -363,6 +366,25 @@ int pmuvirt_switch_in(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx);
  * Return: as pmuvirt_switch().
  */
 int pmuvirt_switch_out(struct pmuvirt_pcpu *pc);
+
+/**
+ * pmuvirt_arm_counter() - set when an i-mode counter next signals
+ * @pc:		the pcpu @ctx runs on, or NULL if it is suspended.
+ * @ctx:	the context.
+ * @i:		an i-mode counter of @ctx.
+ * @remaining:	events from now until the next notification (>= 1).
+ * @period:	events between later notifications (within half the range).
+ *
+ * This is what a stacked instance's "write the counter" becomes one level
+ * down: the guest restores a thread's i-mode counter by telling its VCPU how
+ * far the thread is from its next overflow.
+ *
+ * Return: 0; -EINVAL for a bad counter or zero values; -ERANGE for a period
+ * above half the counter range; -EBUSY if @ctx runs on another pcpu;
+ * -EFAULT if a register access failed.
+ */
+int pmuvirt_arm_counter(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, unsigned int i,
+			uint64_t remaining, uint64_t period);
 
 /**
  * pmuvirt_read() - logical 64-bit values of a context's counters

@@ -72,10 +72,12 @@ static inline uint64_t pmuvirt_stamp_next(void)
 #define pmuvirt_unlikely(x) __builtin_expect(!!(x), 0)
 #endif
 
-/* The core must not call libc by accident. */
+/* The core and backends must not call libc by accident. */
+#ifdef PMUVIRT_CORE_BUILD
 #define memcpy  PMUVIRT_MISTAKE_libc_memcpy
 #define memset  PMUVIRT_MISTAKE_libc_memset
 #define malloc  PMUVIRT_MISTAKE_libc_malloc
 #define printf  PMUVIRT_MISTAKE_libc_printf
+#endif
 
 #endif /* PMUVIRT_DEFAULTS_H */

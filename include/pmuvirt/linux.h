@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/*
+ * pmuvirt Linux module ABI: the ioctls of /dev/pmuvirt.
+ *
+ * Every request acts on the calling thread.  Every argument struct starts
+ * with its own size and PMUVIRT_LINUX_VERSION; reserved fields and flags
+ * must be zero.  Fixed-width fields only, 64-bit fields 8-byte aligned, so
+ * 32-bit and 64-bit callers share one layout.
+ *
+ * mmap(NULL, page size, PROT_READ, MAP_SHARED, fd, 0) maps the calling
+ * thread's struct pmuvirt_shared_ctx (read-only).  read(2) on the file
+ * returns struct pmuvirt_report records of threads that attached through
+ * that file with PMUVIRT_ATTACH_REPORT, when they detach or exit.
+ */
+#ifndef PMUVIRT_LINUX_H
+#define PMUVIRT_LINUX_H
+
+#include "abi.h"
+
+#ifdef __KERNEL__
+#include <uapi/linux/ioctl.h>
+#else
+#include <linux/ioctl.h>
+#endif
+
+#define PMUVIRT_LINUX_VERSION	1
+#define PMUVIRT_DEVICE		"/dev/pmuvirt"
+
+/* struct pmuvirt_attach.flags */
+#define PMUVIRT_ATTACH_REPORT	0x1u	/* queue final counts on this file */
+#define PMUVIRT_ATTACH_FLAGS	0x1u
+
+/* struct pmuvirt_attach.caps (filled by the module) */
+#define PMUVIRT_UREAD_TSC	0x1u	/* user mode may read the TSC (rdtsc) */
+#define PMUVIRT_UREAD_PMC	0x2u	/* user mode may use rdpmc */
+
+/**
+ * struct pmuvirt_attach - give the calling thread a context
+ * @size:	sizeof(struct pmuvirt_attach).
+ * @version:	PMUVIRT_LINUX_VERSION.
+ * @flags:	PMUVIRT_ATTACH_*.
+ * @signo:	signal sent on i-mode overflow notifications; 0 means SIGIO.
+ * @caps:	out: PMUVIRT_UREAD_* for this context.
+ * @reserved:	must be zero.
+ * @control:	what to count (checked by pmuvirt_validate()).
+ */
+struct pmuvirt_attach {
+	uint32_t size;
+	uint32_t version;
+	uint32_t flags;
+	uint32_t signo;
+	uint32_t caps;
+	uint32_t reserved[3];
+	struct pmuvirt_control control;
+};
+
+/* struct pmuvirt_counts.flags (out) */
+#define PMUVIRT_COUNTS_FAULTED	0x1u	/* a register access failed: last known values */
+
+/**
+ * struct pmuvirt_counts - read (or, on detach, final) counter values
+ * @size:	sizeof(struct pmuvirt_counts).
+ * @version:	PMUVIRT_LINUX_VERSION.
+ * @nr_counters: out: valid entries of @value.
+ * @flags:	out: PMUVIRT_COUNTS_*.
+ * @ovf_mask:	out, PMUVIRT_IOC_RESUME only: counters that had overflow
+ *		notifications since the last resume.
+ * @reserved:	must be zero.
+ * @value:	out: logical 64-bit values (PMUVIRT_IOC_RESUME: number of
+ *		notifications per counter).
+ */
+struct pmuvirt_counts {
+	uint32_t size;
+	uint32_t version;
+	uint32_t nr_counters;
+	uint32_t flags;
+	uint32_t ovf_mask;
+	uint32_t reserved;
+	uint64_t value[PMUVIRT_MAX_COUNTERS];
+};
+
+/* struct pmuvirt_report.how */
+#define PMUVIRT_REPORT_DETACH	1
+#define PMUVIRT_REPORT_EXIT	2
+
+/**
+ * struct pmuvirt_report - final counts of a thread, read(2) from the file
+ * @size:	sizeof(struct pmuvirt_report).
+ * @version:	PMUVIRT_LINUX_VERSION.
+ * @tid:	thread id (in the pid namespace of the attaching thread).
+ * @pid:	its thread-group id.
+ * @how:	PMUVIRT_REPORT_*.
+ * @nr_counters: valid entries of @value.
+ * @flags:	PMUVIRT_COUNTS_*.
+ * @reserved:	zero.
+ * @comm:	the thread's name when the record was made.
+ * @value:	final logical values.
+ */
+struct pmuvirt_report {
+	uint32_t size;
+	uint32_t version;
+	uint32_t tid;
+	uint32_t pid;
+	uint32_t how;
+	uint32_t nr_counters;
+	uint32_t flags;
+	uint32_t reserved;
+	char comm[16];
+	uint64_t value[PMUVIRT_MAX_COUNTERS];
+};
+
+#define PMUVIRT_IOC_MAGIC	0xD9
+
+/* 0 or -1 with errno (EINVAL, ENODEV, EOPNOTSUPP, ENOSPC, ERANGE, EBUSY, ENOMEM). */
+#define PMUVIRT_IOC_ATTACH	_IOWR(PMUVIRT_IOC_MAGIC, 1, struct pmuvirt_attach)
+/* Current values; ESRCH when the thread has no context. */
+#define PMUVIRT_IOC_READ	_IOWR(PMUVIRT_IOC_MAGIC, 2, struct pmuvirt_counts)
+/* Stop counting, return the final values, free the context. */
+#define PMUVIRT_IOC_DETACH	_IOWR(PMUVIRT_IOC_MAGIC, 3, struct pmuvirt_counts)
+/* Take pending overflow notifications and re-enable the overflow signal. */
+#define PMUVIRT_IOC_RESUME	_IOWR(PMUVIRT_IOC_MAGIC, 4, struct pmuvirt_counts)
+
+#endif /* PMUVIRT_LINUX_H */

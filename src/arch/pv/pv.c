@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/* Paravirtual backend: counters of the instance below, reached by hypercalls and shared records. */
+#include "pmuvirt_arch.h"
+#include "pv/pmuvirt_pv.h"
+
+/*
+ * Image: reg[s] describes the counter on slot s, which is counter s of the
+ * VCPU below: the event code in bits 0-47, the PMUVIRT_CTR_* flags in bits
+ * 48-55, bit 63 for i-mode.  used has a bit per counter.
+ */
+#define PV_FLAGS_SHIFT	48
+#define PV_IMODE	((uint64_t)1 << 63)
+#define PV_EVENT_MASK	(((uint64_t)1 << 48) - 1)
+
+static struct pmuvirt_pv_vcpu *vcpu_of(struct pmuvirt_pcpu *pc)
+{
+	return (struct pmuvirt_pv_vcpu *)pc->hw_arg;
+}
+
+static int PMUVIRT_CF_CHECK pv_encode(const struct pmuvirt_pmu *pmu,
+				      const struct pmuvirt_control *ctl, const uint8_t *slots,
+				      struct pmuvirt_hwctl *img, struct pmuvirt_error *err)
+{
+	struct pmuvirt_control below = *ctl;
+	const struct pmuvirt_pmu *lower = (const struct pmuvirt_pmu *)pmu->lower;
+	unsigned int i;
+	int ret;
+
+	/* The counters must fit the PMU below in the order the slots give. */
+	for (i = 0; i < ctl->nr_counters; i++) {
+		const struct pmuvirt_counter_ctl *c = &ctl->counter[i];
+
+		if (c->event & ~PV_EVENT_MASK)
+			return pmuvirt_fail(err, (int)i, "event code too wide", -EINVAL);
+		below.counter[slots[i]] = *c;
+	}
+	ret = pmuvirt_validate(lower, &below, 0, NULL, NULL, err);
+	if (ret) {
+		if (err && err->counter >= 0) {
+			for (i = 0; i < ctl->nr_counters; i++)
+				if (slots[i] == err->counter) {
+					err->counter = (int)i;
+					break;
+				}
+		}
+		return ret;
+	}
+	for (i = 0; i < ctl->nr_counters; i++) {
+		const struct pmuvirt_counter_ctl *c = &ctl->counter[i];
+
+		img->reg[slots[i]] = c->event | ((uint64_t)c->flags << PV_FLAGS_SHIFT) |
+				     (c->period ? PV_IMODE : 0);
+		img->used |= 1u << slots[i];
+	}
+	return 0;
+}
+
+static bool PMUVIRT_CF_CHECK pv_slot_ok(const struct pmuvirt_pmu *pmu,
+					const struct pmuvirt_counter_ctl *ctr, unsigned int slot)
+{
+	return true;
+}
+
+static int PMUVIRT_CF_CHECK pv_load(struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *ctx)
+{
+	struct pmuvirt_pv_vcpu *v = vcpu_of(pc);
+	const struct pmuvirt_hwctl *img = &ctx->img;
+	struct pmuvirt_control ctl;
+	unsigned int s, i;
+	bool same = pc->cache_known == ~0u && pc->cache.used == img->used;
+	int ret;
+
+	for (s = 0; same && s < PMUVIRT_HWCTL_REGS; s++)
+		if ((img->used & (1u << s)) && pc->cache.reg[s] != img->reg[s])
+			same = false;
+	if (same)
+		return 0;
+
+	ctl.version = PMUVIRT_ABI_VERSION;
+	ctl.flags = 0;
+	ctl.reserved = 0;
+	ctl.nr_counters = 0;
+	for (s = 0; s < PMUVIRT_HWCTL_REGS; s++) {
+		struct pmuvirt_counter_ctl *c = &ctl.counter[s];
+
+		if (!(img->used & (1u << s)))
+			break;
+		c->event = img->reg[s] & PV_EVENT_MASK;
+		c->flags = (uint32_t)((img->reg[s] >> PV_FLAGS_SHIFT) & 0xff);
+		c->reserved = 0;
+		c->period = 0;
+		for (i = 0; i < ctx->nr_counters; i++)
+			if (ctx->counter[i].slot == s)
+				c->period = ctx->counter[i].period;
+		ctl.nr_counters = s + 1;
+	}
+	pc->cache_known = 0;
+	pc->stats.ctl_writes++;
+	pc->stats.reg_writes++;
+	v->hypercalls++;
+	ret = v->ops->set_control(v->arg, &ctl);
+	if (ret)
+		return ret;
+	pc->cache = *img;
+	pc->cache_known = ~0u;
+	for (s = 0; s < PMUVIRT_MAX_COUNTERS; s++) {
+		v->target[s] = 0;
+		v->period[s] = 0;
+	}
+	return 0;
+}
+
+/* The VCPU's counters belong to the VCPU: an idle thread slot need not stop them. */
+static int PMUVIRT_CF_CHECK pv_stop(struct pmuvirt_pcpu *pc)
+{
+	return 0;
+}
+
+static int PMUVIRT_CF_CHECK pv_read(struct pmuvirt_pcpu *pc, unsigned int slot, uint64_t *val)
+{
+	struct pmuvirt_pv_vcpu *v = vcpu_of(pc);
+
+	pc->stats.reg_reads++;
+	return v->ops->read(v->arg, slot, val);
+}
+
+static int PMUVIRT_CF_CHECK pv_write(struct pmuvirt_pcpu *pc, unsigned int slot, uint64_t val)
+{
+	return -EOPNOTSUPP;
+}
+
+/*
+ * Arm slot @slot to signal @remaining events after the value in *@start.
+ * The VCPU below re-arms itself by @period after each signal; when its next
+ * signal already falls on the wanted point, no hypercall is needed.
+ */
+static int PMUVIRT_CF_CHECK pv_arm(struct pmuvirt_pcpu *pc, unsigned int slot,
+				   uint64_t remaining, uint64_t period, uint64_t *start)
+{
+	struct pmuvirt_pv_vcpu *v = vcpu_of(pc);
+	uint64_t now = *start, want = *start + remaining;
+	int ret;
+
+	if (v->target[slot] && v->period[slot] == period) {
+		while (v->target[slot] <= now)
+			v->target[slot] += period;
+		if (v->target[slot] == want)
+			return 0;
+	}
+	pc->stats.reg_writes++;
+	v->hypercalls++;
+	ret = v->ops->arm(v->arg, slot, remaining, period);
+	if (ret)
+		return ret;
+	/* Compensation: start counting after the hypercall returned. */
+	pc->stats.reg_reads++;
+	ret = v->ops->read(v->arg, slot, &now);
+	if (ret)
+		return ret;
+	v->target[slot] = now + remaining;
+	v->period[slot] = period;
+	*start = now;
+	return 0;
+}
+
+static int PMUVIRT_CF_CHECK pv_pmi_begin(struct pmuvirt_pcpu *pc, uint32_t *status)
+{
+	*status = pc->cache.used;
+	return 0;
+}
+
+static int PMUVIRT_CF_CHECK pv_pmi_end(struct pmuvirt_pcpu *pc, uint32_t clear)
+{
+	return 0;
+}
+
+static const struct pmuvirt_arch_ops pmuvirt_pv_ops = {
+	.name = "pv",
+	.encode = pv_encode,
+	.slot_ok = pv_slot_ok,
+	.load = pv_load,
+	.stop = pv_stop,
+	.read = pv_read,
+	.write = pv_write,
+	.arm = pv_arm,
+	.pmi_begin = pv_pmi_begin,
+	.pmi_end = pv_pmi_end,
+};
+
+int pmuvirt_pv_probe(struct pmuvirt_pmu *pmu, const struct pmuvirt_pmu *lower)
+{
+	unsigned int s, n = 0;
+	uint32_t events = 0;
+	const char *name = "pv on ";
+	unsigned int i, j;
+
+	if (!lower || !lower->nr_slots)
+		return -ENODEV;
+	for (s = 0; s < lower->nr_slots; s++)
+		events |= lower->slot[s].events;
+	n = lower->nr_slots;
+	if (n > PMUVIRT_MAX_COUNTERS)
+		n = PMUVIRT_MAX_COUNTERS;
+
+	pmu->ops = &pmuvirt_pv_ops;
+	pmu->arch = PMUVIRT_ARCH_PV;
+	pmu->model = lower->arch;
+	pmu->caps = 0;
+	pmu->nr_slots = n;
+	pmu->nr_gp = n;
+	pmu->nr_fixed = 0;
+	for (i = 0; name[i]; i++)
+		pmu->name[i] = name[i];
+	for (j = 0; lower->name[j] && i + 1 < sizeof(pmu->name); j++)
+		pmu->name[i++] = lower->name[j];
+	pmu->name[i] = 0;
+	for (s = 0; s < n; s++) {
+		struct pmuvirt_slot *sl = &pmu->slot[s];
+
+		sl->cls = PMUVIRT_CLASS_GP;
+		sl->index = (uint8_t)s;
+		sl->width = 64;
+		sl->flags = 0;
+		sl->events = events;
+		sl->user_index = s + 1;
+		sl->reserved = 0;
+		sl->threshold = 0;
+	}
+	for (i = 0; i < 8; i++)
+		pmu->arch_data[i] = 0;
+	pmu->lower = (void *)lower;
+	return 0;
+}

@@ -1,0 +1,586 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/*
+ * Contexts and scheduling: offsetting of a-mode counters, save/restore of
+ * i-mode counters, overflow handling, and the shared records.
+ *
+ * Every counter keeps a logical 64-bit value @count and the raw value
+ * @start it had below when last sampled.  Sampling adds
+ * (raw - start) mod 2^width to @count.  That is exact as long as fewer
+ * than 2^width events pass between two samples, which the PMI guarantees:
+ * every running counter interrupts when it reaches its slot's threshold,
+ * and the handler re-bases it at most 2^(width-1) events before the next
+ * threshold.
+ */
+#include "pmuvirt_arch.h"
+
+static inline const struct pmuvirt_arch_ops *ops_of(const struct pmuvirt_pcpu *pc)
+{
+	return pc->pmu->ops;
+}
+
+static inline const struct pmuvirt_slot *slot_of(const struct pmuvirt_ctx *ctx, unsigned int i)
+{
+	return &ctx->pmu->slot[ctx->counter[i].slot];
+}
+
+static inline uint64_t half_range(const struct pmuvirt_slot *s)
+{
+	return (uint64_t)1 << (s->width - 1);
+}
+
+/* Has the raw value passed the slot's overflow threshold (and not yet re-based)? */
+static inline bool past_threshold(const struct pmuvirt_slot *s, uint64_t raw)
+{
+	return ((raw - s->threshold) & pmuvirt_width_mask(s->width)) < half_range(s);
+}
+
+static inline void sample(struct pmuvirt_counter *c, const struct pmuvirt_slot *s, uint64_t raw)
+{
+	c->count += (raw - c->start) & pmuvirt_width_mask(s->width);
+	c->start = raw;
+}
+
+/* 64-bit unsigned division by shift and subtract: no libgcc helper on 32-bit hosts. */
+static uint64_t div64(uint64_t n, uint64_t d)
+{
+	uint64_t q = 0, r = 0;
+	int bit;
+
+	for (bit = 63; bit >= 0; bit--) {
+		r = (r << 1) | ((n >> bit) & 1);
+		if (r >= d) {
+			r -= d;
+			q |= (uint64_t)1 << bit;
+		}
+	}
+	return q;
+}
+
+/* Turn every period boundary the count has reached into a pending notification. */
+static uint32_t collect_overflows(struct pmuvirt_counter *c)
+{
+	uint64_t n;
+
+	if (!c->period || c->count < c->next_ovf)
+		return 0;
+	n = 1 + div64(c->count - c->next_ovf, c->period);
+	c->next_ovf += n * c->period;
+	if (c->pending + n < c->pending)
+		c->pending = ~0u;
+	else
+		c->pending += (uint32_t)n;
+	return (uint32_t)n;
+}
+
+static void publish(struct pmuvirt_ctx *ctx)
+{
+	struct pmuvirt_shared_ctx *rec = ctx->shared;
+	struct pmuvirt_pcpu *pc = ctx->running_on;
+	uint32_t seq;
+	unsigned int i;
+
+	if (!rec)
+		return;
+	seq = PMUVIRT_READ_ONCE32(&rec->seq);
+	PMUVIRT_WRITE_ONCE32(&rec->seq, seq + 1);
+	pmuvirt_smp_wmb();
+	rec->version = PMUVIRT_ABI_VERSION;
+	rec->nr_counters = ctx->nr_counters;
+	rec->below = pc ? pc->cpu : PMUVIRT_SHARED_NONE;
+	for (i = 0; i < ctx->nr_counters; i++) {
+		const struct pmuvirt_slot *s = slot_of(ctx, i);
+
+		PMUVIRT_WRITE_ONCE64(&rec->counter[i].count, ctx->counter[i].count);
+		PMUVIRT_WRITE_ONCE64(&rec->counter[i].start, ctx->counter[i].start);
+		rec->counter[i].index = pc ? s->user_index : 0;
+		rec->counter[i].width = s->width;
+	}
+	pmuvirt_smp_wmb();
+	PMUVIRT_WRITE_ONCE32(&rec->seq, seq + 2);
+}
+
+size_t pmuvirt_ctx_size(unsigned int max_counters)
+{
+	if (!max_counters || max_counters > PMUVIRT_MAX_COUNTERS)
+		return 0;
+	return sizeof(struct pmuvirt_ctx) + max_counters * sizeof(struct pmuvirt_counter);
+}
+
+static void zero_bytes(void *p, size_t n)
+{
+	volatile uint8_t *b = p;
+
+	while (n--)
+		*b++ = 0;
+}
+
+int pmuvirt_ctx_init(struct pmuvirt_ctx *ctx, size_t size, const struct pmuvirt_pmu *pmu)
+{
+	size_t max;
+
+	if (!ctx || !pmu || size < pmuvirt_ctx_size(1))
+		return -EINVAL;
+	zero_bytes(ctx, size);
+	max = (size - sizeof(struct pmuvirt_ctx)) / sizeof(struct pmuvirt_counter);
+	ctx->max_counters = (uint16_t)(max > PMUVIRT_MAX_COUNTERS ? PMUVIRT_MAX_COUNTERS : max);
+	ctx->pmu = pmu;
+	return 0;
+}
+
+void pmuvirt_ctx_attach_shared(struct pmuvirt_ctx *ctx, struct pmuvirt_shared_ctx *rec)
+{
+	ctx->shared = rec;
+	publish(ctx);
+}
+
+int pmuvirt_pcpu_init(struct pmuvirt_pcpu *pc, const struct pmuvirt_pmu *pmu,
+		      const struct pmuvirt_hw_ops *hw, void *hw_arg, uint32_t cpu)
+{
+	if (!pc || !pmu || !pmu->ops)
+		return -EINVAL;
+	zero_bytes(pc, sizeof(*pc));
+	pc->pmu = pmu;
+	pc->hw = hw;
+	pc->hw_arg = hw_arg;
+	pc->cpu = cpu;
+	return 0;
+}
+
+void pmuvirt_pcpu_invalidate(struct pmuvirt_pcpu *pc)
+{
+	pc->cache_known = 0;
+	pc->cache_owner = 0;
+}
+
+/*
+ * A register access failed: keep the context off the hardware for good,
+ * stop counting on this CPU, and forget what the registers hold.
+ */
+static int fault(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, int err)
+{
+	if (ctx) {
+		ctx->flags |= PMUVIRT_CTX_FAULTED;
+		ctx->fault = err;
+		if (ctx->running_on == pc) {
+			ctx->running_on = NULL;
+			pc->current = NULL;
+		}
+		publish(ctx);
+	}
+	pc->paused = 0;
+	ops_of(pc)->stop(pc);
+	pmuvirt_pcpu_invalidate(pc);
+	return -EFAULT;
+}
+
+static int read_slot(struct pmuvirt_pcpu *pc, unsigned int slot, uint64_t *snap, uint32_t *have)
+{
+	int ret;
+
+	if (*have & (1u << slot))
+		return 0;
+	ret = ops_of(pc)->read(pc, slot, &snap[slot]);
+	if (!ret)
+		*have |= 1u << slot;
+	return ret;
+}
+
+/*
+ * Arm counter @i of the running @ctx so that it signals at its next
+ * overflow point (i-mode) or half a range from now (a-mode re-base).
+ */
+static int arm(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, unsigned int i, uint64_t raw_now)
+{
+	struct pmuvirt_counter *c = &ctx->counter[i];
+	const struct pmuvirt_slot *s = slot_of(ctx, i);
+	uint64_t remaining, val;
+	int ret;
+
+	if (ops_of(pc)->arm) {
+		if (!c->period)
+			return 0;
+		val = raw_now;
+		ret = ops_of(pc)->arm(pc, c->slot, c->next_ovf - c->count, c->period, &val);
+		if (!ret)
+			c->start = val;
+		return ret;
+	}
+	if (s->cls == PMUVIRT_CLASS_TSC)
+		return 0;
+	remaining = c->period ? c->next_ovf - c->count : half_range(s);
+	if (remaining > half_range(s))
+		remaining = half_range(s);
+	val = (s->threshold - remaining) & pmuvirt_width_mask(s->width);
+	ret = ops_of(pc)->write(pc, c->slot, val);
+	if (!ret)
+		c->start = val;
+	return ret;
+}
+
+/* Fold the outgoing context from the snapshot and take it off the CPU. */
+static int suspend_current(struct pmuvirt_pcpu *pc, uint64_t *snap, uint32_t *have)
+{
+	struct pmuvirt_ctx *ctx = pc->current;
+	unsigned int i;
+	int ret;
+
+	if (!ctx)
+		return 0;
+	for (i = 0; i < ctx->nr_counters; i++) {
+		struct pmuvirt_counter *c = &ctx->counter[i];
+
+		ret = read_slot(pc, c->slot, snap, have);
+		if (ret)
+			return fault(pc, ctx, ret);
+		if (pc->paused)
+			c->start = snap[c->slot];
+		else
+			sample(c, slot_of(ctx, i), snap[c->slot]);
+		collect_overflows(c);
+	}
+	ctx->running_on = NULL;
+	pc->current = NULL;
+	pc->paused = 0;
+	publish(ctx);
+	return 0;
+}
+
+/* Put @ctx on the CPU; @snap holds values read before any control write. */
+static int resume(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint64_t *snap, uint32_t have)
+{
+	uint64_t ctl_writes = pc->stats.ctl_writes;
+	bool loaded = false;
+	unsigned int i;
+	int ret;
+
+	if (pc->cache_owner != ctx->stamp) {
+		ret = ops_of(pc)->load(pc, ctx);
+		if (ret)
+			return fault(pc, ctx, ret);
+		pc->cache_owner = ctx->stamp;
+		loaded = pc->stats.ctl_writes != ctl_writes;
+	}
+	/* Values read before a control write include the write's own events. */
+	if (loaded)
+		have = 0;
+	for (i = 0; i < ctx->nr_counters; i++) {
+		struct pmuvirt_counter *c = &ctx->counter[i];
+		const struct pmuvirt_slot *s = slot_of(ctx, i);
+
+		if (c->period) {
+			collect_overflows(c);
+			ret = 0;
+			if (ops_of(pc)->arm)
+				ret = read_slot(pc, c->slot, snap, &have);
+			if (!ret)
+				ret = arm(pc, ctx, i, snap[c->slot]);
+		} else {
+			ret = read_slot(pc, c->slot, snap, &have);
+			c->start = snap[c->slot];
+			/* After reprogramming, keep the next threshold within half a range. */
+			if (!ret && loaded && !ops_of(pc)->arm && s->cls != PMUVIRT_CLASS_TSC &&
+			    past_threshold(s, c->start))
+				ret = arm(pc, ctx, i, c->start);
+		}
+		if (ret)
+			return fault(pc, ctx, ret);
+	}
+	ctx->running_on = pc;
+	pc->current = ctx;
+	publish(ctx);
+	return 0;
+}
+
+int pmuvirt_switch(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next)
+{
+	uint64_t snap[PMUVIRT_MAX_SLOTS];
+	uint32_t have = 0;
+	int ret;
+
+	pc->stats.switches++;
+	if (next == pc->current)
+		return 0;
+	if (next && next->running_on)
+		return -EBUSY;
+	ret = suspend_current(pc, snap, &have);
+	if (ret)
+		return ret;
+	if (!next || !next->nr_counters || (next->flags & PMUVIRT_CTX_FAULTED)) {
+		ret = ops_of(pc)->stop(pc);
+		pc->cache_owner = 0;
+		if (ret)
+			return fault(pc, NULL, ret);
+		return next && (next->flags & PMUVIRT_CTX_FAULTED) ? -EFAULT : 0;
+	}
+	return resume(pc, next, snap, have);
+}
+
+int pmuvirt_switch_in(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx)
+{
+	if (pc->current)
+		return -EBUSY;
+	if (!ctx)
+		return -EINVAL;
+	return pmuvirt_switch(pc, ctx);
+}
+
+int pmuvirt_switch_out(struct pmuvirt_pcpu *pc)
+{
+	if (!pc->current)
+		return 0;
+	return pmuvirt_switch(pc, NULL);
+}
+
+int pmuvirt_set_control(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx,
+			const struct pmuvirt_control *ctl, struct pmuvirt_error *err)
+{
+	struct pmuvirt_hwctl img;
+	uint8_t slots[PMUVIRT_MAX_COUNTERS];
+	bool was_running;
+	unsigned int i;
+	int ret;
+
+	if (!ctx)
+		return pmuvirt_fail(err, -1, "no context", -EINVAL);
+	if (ctx->running_on && ctx->running_on != pc)
+		return pmuvirt_fail(err, -1, "context runs on another CPU", -EBUSY);
+	ret = pmuvirt_validate(ctx->pmu, ctl, ctx->max_counters, &img, slots, err);
+	if (ret)
+		return ret;
+
+	was_running = ctx->running_on != NULL;
+	if (was_running) {
+		uint64_t snap[PMUVIRT_MAX_SLOTS];
+		uint32_t have = 0;
+
+		ret = suspend_current(pc, snap, &have);
+		if (ret)
+			return ret;
+	}
+	ctx->img = img;
+	ctx->nr_counters = (uint16_t)ctl->nr_counters;
+	ctx->imode_mask = 0;
+	for (i = 0; i < ctl->nr_counters; i++) {
+		struct pmuvirt_counter *c = &ctx->counter[i];
+
+		c->count = 0;
+		c->start = 0;
+		c->period = ctl->counter[i].period;
+		c->next_ovf = c->period;
+		c->pending = 0;
+		c->slot = slots[i];
+		c->event = (ctl->counter[i].flags & PMUVIRT_CTR_RAW) ? PMUVIRT_EV_NONE :
+								      (uint8_t)ctl->counter[i].event;
+		if (c->period)
+			ctx->imode_mask |= 1u << i;
+	}
+	ctx->flags = (ctx->flags & ~PMUVIRT_CTX_FAULTED) | PMUVIRT_CTX_HAS_CONTROL;
+	ctx->fault = 0;
+	ctx->stamp = pmuvirt_stamp_next();
+	publish(ctx);
+	if (was_running)
+		return pmuvirt_switch(pc, ctx);
+	return 0;
+}
+
+int pmuvirt_arm_counter(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, unsigned int i,
+			uint64_t remaining, uint64_t period)
+{
+	struct pmuvirt_counter *c;
+	uint64_t raw;
+	int ret;
+
+	if (!ctx || i >= ctx->nr_counters || !remaining)
+		return -EINVAL;
+	if (ctx->running_on && ctx->running_on != pc)
+		return -EBUSY;
+	c = &ctx->counter[i];
+	if (!c->period || !period)
+		return -EINVAL;
+	if (period > half_range(slot_of(ctx, i)))
+		return -ERANGE;
+	if (ctx->running_on) {
+		ret = ops_of(pc)->read(pc, c->slot, &raw);
+		if (ret)
+			return fault(pc, ctx, ret);
+		if (pc->paused)
+			c->start = raw;
+		else
+			sample(c, slot_of(ctx, i), raw);
+		collect_overflows(c);
+	}
+	c->period = period;
+	c->next_ovf = c->count + remaining;
+	if (ctx->running_on) {
+		ret = arm(pc, ctx, i, c->start);
+		if (ret)
+			return fault(pc, ctx, ret);
+		publish(ctx);
+	}
+	return 0;
+}
+
+int pmuvirt_read(struct pmuvirt_ctx *ctx, uint64_t *vals)
+{
+	struct pmuvirt_pcpu *pc = ctx->running_on;
+	unsigned int i;
+
+	for (i = 0; i < ctx->nr_counters; i++) {
+		const struct pmuvirt_counter *c = &ctx->counter[i];
+		uint64_t raw;
+		int ret;
+
+		vals[i] = c->count;
+		if (!pc || pc->paused)
+			continue;
+		ret = ops_of(pc)->read(pc, c->slot, &raw);
+		if (ret) {
+			fault(pc, ctx, ret);
+			for (; i < ctx->nr_counters; i++)
+				vals[i] = ctx->counter[i].count;
+			return -EFAULT;
+		}
+		vals[i] += (raw - c->start) & pmuvirt_width_mask(slot_of(ctx, i)->width);
+	}
+	return 0;
+}
+
+int pmuvirt_pmi(struct pmuvirt_pcpu *pc, uint32_t *ovf_mask)
+{
+	struct pmuvirt_ctx *ctx = pc->current;
+	const struct pmuvirt_pmu *pmu = pc->pmu;
+	uint32_t status = 0, used = 0, mask = 0;
+	unsigned int i, s;
+	bool self_arming = ops_of(pc)->arm != NULL;
+	int ret;
+
+	pc->stats.pmis++;
+	if (ovf_mask)
+		*ovf_mask = 0;
+	ret = ops_of(pc)->pmi_begin(pc, &status);
+	if (ret)
+		return fault(pc, ctx, ret);
+
+	for (i = 0; ctx && i < ctx->nr_counters; i++) {
+		struct pmuvirt_counter *c = &ctx->counter[i];
+		const struct pmuvirt_slot *sl = slot_of(ctx, i);
+		uint64_t raw;
+
+		used |= 1u << c->slot;
+		if (sl->cls == PMUVIRT_CLASS_TSC)
+			continue;
+		if (self_arming && !c->period)
+			continue;
+		ret = ops_of(pc)->read(pc, c->slot, &raw);
+		if (ret)
+			return fault(pc, ctx, ret);
+		if (!self_arming && !past_threshold(sl, raw))
+			continue;
+		if (pc->paused)
+			c->start = raw;
+		else
+			sample(c, sl, raw);
+		if (collect_overflows(c))
+			mask |= 1u << i;
+		ret = arm(pc, ctx, i, raw);
+		if (ret)
+			return fault(pc, ctx, ret);
+	}
+
+	/* Counters that crossed for nobody: re-base them so they stay quiet. */
+	for (s = 0; !self_arming && s < pmu->nr_slots; s++) {
+		const struct pmuvirt_slot *sl = &pmu->slot[s];
+		uint64_t raw;
+
+		if (!(status & (1u << s)) || (used & (1u << s)) || sl->cls == PMUVIRT_CLASS_TSC)
+			continue;
+		ret = ops_of(pc)->read(pc, s, &raw);
+		if (ret)
+			return fault(pc, ctx, ret);
+		if (past_threshold(sl, raw)) {
+			ret = ops_of(pc)->write(pc, s, (sl->threshold - half_range(sl)) &
+							       pmuvirt_width_mask(sl->width));
+			if (ret)
+				return fault(pc, ctx, ret);
+		}
+	}
+
+	ret = ops_of(pc)->pmi_end(pc, status);
+	if (ret)
+		return fault(pc, ctx, ret);
+	if (ctx)
+		publish(ctx);
+	if (ovf_mask)
+		*ovf_mask = mask;
+	return 0;
+}
+
+uint32_t pmuvirt_take_overflows(struct pmuvirt_ctx *ctx, uint32_t *counts)
+{
+	uint32_t mask = 0;
+	unsigned int i;
+
+	for (i = 0; i < ctx->nr_counters; i++) {
+		if (counts)
+			counts[i] = ctx->counter[i].pending;
+		if (ctx->counter[i].pending)
+			mask |= 1u << i;
+		ctx->counter[i].pending = 0;
+	}
+	return mask;
+}
+
+/* Sample every counter of the running context; @discard drops the events since the last sample. */
+static int sample_current(struct pmuvirt_pcpu *pc, bool discard)
+{
+	struct pmuvirt_ctx *ctx = pc->current;
+	unsigned int i;
+	int ret;
+
+	if (!ctx)
+		return 0;
+	for (i = 0; i < ctx->nr_counters; i++) {
+		struct pmuvirt_counter *c = &ctx->counter[i];
+		uint64_t raw;
+
+		ret = ops_of(pc)->read(pc, c->slot, &raw);
+		if (ret)
+			return fault(pc, ctx, ret);
+		if (discard)
+			c->start = raw;
+		else
+			sample(c, slot_of(ctx, i), raw);
+		collect_overflows(c);
+	}
+	publish(ctx);
+	return 0;
+}
+
+int pmuvirt_pause(struct pmuvirt_pcpu *pc)
+{
+	int ret;
+
+	if (pc->paused)
+		return 0;
+	ret = sample_current(pc, false);
+	if (!ret && pc->current)
+		pc->paused = 1;
+	return ret;
+}
+
+int pmuvirt_resample(struct pmuvirt_pcpu *pc)
+{
+	pc->paused = 0;
+	return sample_current(pc, true);
+}
+
+void pmuvirt_ctx_release(struct pmuvirt_ctx *ctx)
+{
+	struct pmuvirt_pcpu *pc = ctx->running_on;
+
+	if (pc && pc->current == ctx)
+		pmuvirt_switch(pc, NULL);
+	ctx->running_on = NULL;
+	ctx->stamp = 0;
+	ctx->shared = NULL;
+}

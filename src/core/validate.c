@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/* Control validation and assignment of counters to physical slots. */
+#include "pmuvirt_arch.h"
+
+static bool default_slot_ok(const struct pmuvirt_pmu *pmu, const struct pmuvirt_counter_ctl *ctr,
+			    unsigned int slot)
+{
+	if (ctr->flags & PMUVIRT_CTR_RAW)
+		return pmu->slot[slot].cls == PMUVIRT_CLASS_GP;
+	return pmuvirt_slot_counts(pmu, slot, (unsigned int)ctr->event);
+}
+
+struct assign_state {
+	const struct pmuvirt_pmu *pmu;
+	uint32_t cand[PMUVIRT_MAX_COUNTERS];
+	int owner[PMUVIRT_MAX_SLOTS];	/* counter on each slot, -1 free */
+};
+
+/* Slots in the order a counter tries them: dedicated (fixed, TSC) first. */
+static bool place(struct assign_state *st, unsigned int ctr, uint32_t *visited)
+{
+	unsigned int pass, s;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (s = 0; s < st->pmu->nr_slots; s++) {
+			bool dedicated = st->pmu->slot[s].cls != PMUVIRT_CLASS_GP;
+
+			if (dedicated != (pass == 0))
+				continue;
+			if (!(st->cand[ctr] & (1u << s)) || (*visited & (1u << s)))
+				continue;
+			*visited |= 1u << s;
+			if (st->owner[s] < 0 || place(st, (unsigned int)st->owner[s], visited)) {
+				st->owner[s] = (int)ctr;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+static unsigned int popcount32(uint32_t v)
+{
+	unsigned int n = 0;
+
+	for (; v; v &= v - 1)
+		n++;
+	return n;
+}
+
+int pmuvirt_assign(const struct pmuvirt_pmu *pmu, const struct pmuvirt_control *ctl,
+		   uint8_t *slots, struct pmuvirt_error *err)
+{
+	struct assign_state st;
+	unsigned int i, s, n = ctl->nr_counters;
+	uint32_t done = 0;
+
+	st.pmu = pmu;
+	for (s = 0; s < PMUVIRT_MAX_SLOTS; s++)
+		st.owner[s] = -1;
+	for (i = 0; i < n; i++) {
+		const struct pmuvirt_counter_ctl *c = &ctl->counter[i];
+
+		st.cand[i] = 0;
+		for (s = 0; s < pmu->nr_slots; s++) {
+			bool ok = pmu->ops->slot_ok ? pmu->ops->slot_ok(pmu, c, s) :
+						      default_slot_ok(pmu, c, s);
+			if (ok)
+				st.cand[i] |= 1u << s;
+		}
+		if (!st.cand[i])
+			return pmuvirt_fail(err, (int)i, "no counter of this PMU can count this event",
+					    -ENODEV);
+	}
+	/* Most constrained counters first; ties in control order. */
+	while (popcount32(done) < n) {
+		unsigned int best = n, best_n = 99;
+
+		for (i = 0; i < n; i++) {
+			unsigned int k = popcount32(st.cand[i]);
+
+			if (!(done & (1u << i)) && k < best_n) {
+				best = i;
+				best_n = k;
+			}
+		}
+		uint32_t visited = 0;
+
+		if (!place(&st, best, &visited))
+			return pmuvirt_fail(err, (int)best, "not enough counters for this combination",
+					    -ENOSPC);
+		done |= 1u << best;
+	}
+	for (s = 0; s < pmu->nr_slots; s++)
+		if (st.owner[s] >= 0)
+			slots[st.owner[s]] = (uint8_t)s;
+	return 0;
+}
+
+int pmuvirt_validate(const struct pmuvirt_pmu *pmu, const struct pmuvirt_control *ctl,
+		     unsigned int max_counters, struct pmuvirt_hwctl *img, uint8_t *slots,
+		     struct pmuvirt_error *err)
+{
+	struct pmuvirt_hwctl local_img;
+	uint8_t local_slots[PMUVIRT_MAX_COUNTERS];
+	unsigned int i;
+	int ret;
+
+	if (!pmu || !pmu->ops || !ctl)
+		return pmuvirt_fail(err, -1, "missing PMU or control", -EINVAL);
+	if (!max_counters || max_counters > PMUVIRT_MAX_COUNTERS)
+		max_counters = PMUVIRT_MAX_COUNTERS;
+	if (ctl->version != PMUVIRT_ABI_VERSION)
+		return pmuvirt_fail(err, -1, "unsupported control version", -EINVAL);
+	if (ctl->flags || ctl->reserved)
+		return pmuvirt_fail(err, -1, "reserved control fields must be zero", -EINVAL);
+	if (ctl->nr_counters > max_counters)
+		return pmuvirt_fail(err, -1, "more counters than the context can hold", -ENOSPC);
+	if (pmu->nr_slots > PMUVIRT_MAX_SLOTS)
+		return pmuvirt_fail(err, -1, "PMU description is corrupt", -EINVAL);
+
+	for (i = 0; i < ctl->nr_counters; i++) {
+		const struct pmuvirt_counter_ctl *c = &ctl->counter[i];
+
+		if (c->reserved)
+			return pmuvirt_fail(err, (int)i, "reserved counter field must be zero", -EINVAL);
+		if (c->flags & ~PMUVIRT_CTR_FLAGS_ALL)
+			return pmuvirt_fail(err, (int)i, "unknown counter flags", -EINVAL);
+		if (!(c->flags & PMUVIRT_CTR_RAW) &&
+		    (c->event == PMUVIRT_EV_NONE || c->event >= PMUVIRT_EV_NR))
+			return pmuvirt_fail(err, (int)i, "unknown event", -EINVAL);
+		if (!(c->flags & PMUVIRT_CTR_RAW) && c->event == PMUVIRT_EV_TSC) {
+			if (c->period)
+				return pmuvirt_fail(err, (int)i, "the TSC counts in a-mode only", -EINVAL);
+			if (c->flags & (PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL))
+				return pmuvirt_fail(err, (int)i, "the TSC takes no user/kernel filter",
+						    -EINVAL);
+			continue;
+		}
+		if (!(c->flags & (PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL)))
+			return pmuvirt_fail(err, (int)i, "counts neither user nor kernel mode", -EINVAL);
+	}
+
+	if (!slots)
+		slots = local_slots;
+	if (!img)
+		img = &local_img;
+	ret = pmuvirt_assign(pmu, ctl, slots, err);
+	if (ret)
+		return ret;
+
+	for (i = 0; i < ctl->nr_counters; i++) {
+		const struct pmuvirt_slot *s = &pmu->slot[slots[i]];
+		uint64_t half = (uint64_t)1 << (s->width - 1);
+
+		if (ctl->counter[i].period > half)
+			return pmuvirt_fail(err, (int)i, "i-mode period above half the counter range",
+					    -ERANGE);
+	}
+
+	for (i = 0; i < PMUVIRT_HWCTL_REGS; i++)
+		img->reg[i] = 0;
+	img->used = 0;
+	img->reserved = 0;
+	return pmu->ops->encode(pmu, ctl, slots, img, err);
+}

@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/* Core tests over the idealised mock PMU: width math, switches, i-mode, costs. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+#include "mock_pmu.h"
+
+struct rig {
+	struct pmuvirt_pmu pmu;
+	struct mock_hw hw;
+	struct pmuvirt_pcpu pc;
+	struct pmuvirt_ctx *ctx[4];
+};
+
+static struct rig *rig_new(unsigned int width, uint64_t threshold)
+{
+	struct rig *r = calloc(1, sizeof(*r));
+	unsigned int i;
+	size_t sz = pmuvirt_ctx_size(8);
+
+	mock_pmu_init(&r->pmu, width, threshold);
+	mock_hw_init(&r->hw, width, threshold);
+	assert_int_equal(pmuvirt_pcpu_init(&r->pc, &r->pmu, &mock_hw_ops, &r->hw, 0), 0);
+	r->hw.pc = &r->pc;
+	for (i = 0; i < 4; i++) {
+		r->ctx[i] = malloc(sz);
+		assert_int_equal(pmuvirt_ctx_init(r->ctx[i], sz, &r->pmu), 0);
+	}
+	return r;
+}
+
+static void rig_free(struct rig *r)
+{
+	unsigned int i;
+
+	assert_int_equal(r->hw.errors, 0);
+	for (i = 0; i < 4; i++)
+		free(r->ctx[i]);
+	free(r);
+}
+
+static uint64_t read1(struct pmuvirt_ctx *ctx, unsigned int i)
+{
+	uint64_t v[PMUVIRT_MAX_COUNTERS];
+
+	assert_int_equal(pmuvirt_read(ctx, v), 0);
+	return v[i];
+}
+
+static const unsigned int ev_ic[] = { PMUVIRT_EV_INSTRUCTIONS, PMUVIRT_EV_CYCLES };
+
+/* a-mode counts exact far beyond 2^width, at every width and threshold. */
+static void test_amode_wide_counts(void **state)
+{
+	static const unsigned int widths[] = { 32, 40, 48, 64 };
+	unsigned int w, t;
+
+	for (w = 0; w < 4; w++) {
+		for (t = 0; t < 2; t++) {
+			unsigned int width = widths[w];
+			uint64_t thr = t ? (uint64_t)1 << (width - 1) : 0;
+			struct rig *r = rig_new(width, thr);
+			struct pmuvirt_control ctl;
+			uint64_t total = 0, step;
+			unsigned int k;
+
+			make_control(&ctl, 2, ev_ic, NULL);
+			assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &ctl, NULL), 0);
+			assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
+			for (k = 0; k < 7; k++) {
+				step = width < 64 ? ((uint64_t)1 << width) + 12345 * k + 1 :
+						    ((uint64_t)1 << 61) + k;
+				mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, step);
+				total += step;
+				assert_true(read1(r->ctx[0], 0) == total);
+				/* switch out and back in between steps, too */
+				if (k & 1) {
+					assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+					mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 99);
+					assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
+				}
+			}
+			assert_true(read1(r->ctx[0], 0) == total);
+			assert_true(read1(r->ctx[0], 1) == 0);
+			if (width < 64)
+				assert_true(r->hw.pmis >= 7);
+			rig_free(r);
+		}
+	}
+}
+
+/* Two contexts with identical controls: a switch costs only reads, one per counter. */
+static void test_switch_costs(void **state)
+{
+	struct rig *r = rig_new(48, 0);
+	struct pmuvirt_control ctl, other;
+	static const unsigned int ev3[] = { PMUVIRT_EV_INSTRUCTIONS, PMUVIRT_EV_CYCLES,
+					    PMUVIRT_EV_BRANCHES };
+	static const unsigned int ev3b[] = { PMUVIRT_EV_INSTRUCTIONS, PMUVIRT_EV_CYCLES,
+					     PMUVIRT_EV_BRANCH_MISSES };
+	uint64_t writes, reads;
+	unsigned int k;
+
+	make_control(&ctl, 3, ev3, NULL);
+	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &ctl, NULL), 0);
+	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[1], &ctl, NULL), 0);
+	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
+	for (k = 0; k < 10; k++) {
+		mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 100 + k);
+		writes = r->hw.writes;
+		reads = r->hw.reads;
+		assert_int_equal(pmuvirt_switch(&r->pc, r->ctx[(k + 1) & 1]), 0);
+		assert_int_equal(r->hw.writes - writes, 0);
+		assert_int_equal(r->hw.reads - reads, 3);
+	}
+	/* ctx0 ran steps 0,2,4,6,8; ctx1 ran 1,3,5,7,9 */
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	assert_int_equal(read1(r->ctx[0], 0), 100 + 102 + 104 + 106 + 108);
+	assert_int_equal(read1(r->ctx[1], 0), 101 + 103 + 105 + 107 + 109);
+
+	/* A differing control writes only the registers that differ. */
+	make_control(&other, 3, ev3b, NULL);
+	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[2], &other, NULL), 0);
+	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
+	writes = r->hw.writes;
+	assert_int_equal(pmuvirt_switch(&r->pc, r->ctx[2]), 0);
+	/* the branches select, and nothing else (global enable unchanged) */
+	assert_int_equal(r->hw.writes - writes, 1);
+	rig_free(r);
+}
+
+/* i-mode: exactly floor(count/period) notifications, across switches and huge steps. */
+static void test_imode_exact(void **state)
+{
+	static const unsigned int widths[] = { 32, 48 };
+	unsigned int w;
+
+	for (w = 0; w < 2; w++) {
+		struct rig *r = rig_new(widths[w], w ? 0 : 0x80000000u);
+		struct pmuvirt_control ctl;
+		uint64_t per[2] = { 1000, 0 };
+		uint32_t counts[2];
+		uint64_t total0 = 0, total1 = 0, got0 = 0;
+		unsigned int k;
+
+		make_control(&ctl, 2, ev_ic, per);
+		assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &ctl, NULL), 0);
+		per[0] = 777;
+		make_control(&ctl, 2, ev_ic, per);
+		assert_int_equal(pmuvirt_set_control(NULL, r->ctx[1], &ctl, NULL), 0);
+		for (k = 0; k < 40; k++) {
+			struct pmuvirt_ctx *c = r->ctx[k & 1];
+			uint64_t n = 1 + (k * 7919u) % 5000;
+
+			assert_int_equal(pmuvirt_switch(&r->pc, c), 0);
+			/* while running, notifications are delivered at once */
+			pmuvirt_take_overflows(c, counts);
+			if (c == r->ctx[0])
+				got0 += counts[0];
+			mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, n);
+			if (k & 1)
+				total1 += n;
+			else
+				total0 += n;
+			pmuvirt_take_overflows(c, counts);
+			if (c == r->ctx[0])
+				got0 += counts[0];
+		}
+		assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+		pmuvirt_take_overflows(r->ctx[0], counts);
+		got0 += counts[0];
+		assert_int_equal(read1(r->ctx[0], 0), total0);
+		assert_int_equal(read1(r->ctx[1], 0), total1);
+		assert_int_equal(got0, total0 / 1000);
+		/* never twice */
+		assert_int_equal(pmuvirt_take_overflows(r->ctx[0], counts), 0);
+		rig_free(r);
+	}
+}
+
+/* An overflow that happens while the PMI is held off is found at switch-out: pending, once. */
+static void test_imode_pending(void **state)
+{
+	struct rig *r = rig_new(48, 0);
+	struct pmuvirt_control ctl;
+	uint64_t per[1] = { 500 };
+	uint32_t counts[1];
+
+	make_control(&ctl, 1, ev_ic, per);
+	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &ctl, NULL), 0);
+	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
+	r->hw.in_pmi = true;	/* interrupts off: the PMI does not reach the handler */
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 1499);
+	r->hw.in_pmi = false;
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	assert_int_equal(pmuvirt_take_overflows(r->ctx[0], counts), 1);
+	assert_int_equal(counts[0], 2);
+	/* resumes 1 event before the third overflow */
+	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 1);
+	assert_int_equal(pmuvirt_take_overflows(r->ctx[0], counts), 1);
+	assert_int_equal(counts[0], 1);
+	assert_int_equal(read1(r->ctx[0], 0), 1500);
+	rig_free(r);
+}
+
+/* Compensation: events between pause and resample belong to nobody. */
+static void test_pause_resample(void **state)
+{
+	struct rig *r = rig_new(32, 0);
+	struct pmuvirt_control ctl;
+
+	make_control(&ctl, 1, ev_ic, NULL);
+	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &ctl, NULL), 0);
+	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 10);
+	assert_int_equal(pmuvirt_pause(&r->pc), 0);
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, ((uint64_t)1 << 33) + 5); /* wraps while paused */
+	assert_int_equal(read1(r->ctx[0], 0), 10);
+	assert_int_equal(pmuvirt_resample(&r->pc), 0);
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 7);
+	assert_int_equal(read1(r->ctx[0], 0), 17);
+	rig_free(r);
+}
+
+/* The TSC is a counter like the others; it never needs a PMU counter. */
+static void test_tsc(void **state)
+{
+	struct rig *r = rig_new(48, 0);
+	struct pmuvirt_control ctl;
+	static const unsigned int ev[] = { PMUVIRT_EV_TSC };
+	uint64_t w;
+
+	make_control(&ctl, 1, ev, NULL);
+	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &ctl, NULL), 0);
+	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[1], &ctl, NULL), 0);
+	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
+	r->hw.tsc += 1000;
+	w = r->hw.writes;
+	assert_int_equal(pmuvirt_switch(&r->pc, r->ctx[1]), 0);
+	assert_int_equal(r->hw.writes, w);
+	r->hw.tsc += 300;
+	assert_int_equal(pmuvirt_switch(&r->pc, r->ctx[0]), 0);
+	r->hw.tsc += 5;
+	assert_int_equal(read1(r->ctx[0], 0), 1005);
+	assert_int_equal(read1(r->ctx[1], 0), 300);
+	rig_free(r);
+}
+
+/* Malformed controls are refused with a reason and change nothing. */
+static void test_validation(void **state)
+{
+	struct rig *r = rig_new(48, 0);
+	struct pmuvirt_control ctl;
+	struct pmuvirt_error err;
+	uint64_t per[1];
+	static const unsigned int five[] = { 1, 2, 3, 4, 1 };
+	static const struct {
+		void (*mut)(struct pmuvirt_control *c);
+	} dummy[1] = { { NULL } };
+	(void)dummy;
+
+	make_control(&ctl, 2, ev_ic, NULL);
+	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &ctl, NULL), 0);
+	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 42);
+
+#define REFUSE(code, mutate) do { \
+		make_control(&ctl, 2, ev_ic, NULL); \
+		mutate; \
+		uint64_t wr = r->hw.writes; \
+		err.reason = NULL; \
+		assert_int_equal(pmuvirt_set_control(&r->pc, r->ctx[0], &ctl, &err), code); \
+		assert_non_null(err.reason); \
+		assert_int_equal(r->hw.writes, wr); \
+		assert_int_equal(read1(r->ctx[0], 0), 42); \
+	} while (0)
+
+	REFUSE(-EINVAL, ctl.version = 99);
+	REFUSE(-EINVAL, ctl.flags = 1);
+	REFUSE(-EINVAL, ctl.reserved = 1);
+	REFUSE(-EINVAL, ctl.counter[1].reserved = 1);
+	REFUSE(-EINVAL, ctl.counter[1].flags = 0x80);
+	REFUSE(-EINVAL, ctl.counter[1].flags = 0);
+	REFUSE(-EINVAL, ctl.counter[0].event = 0);
+	REFUSE(-EINVAL, ctl.counter[0].event = 77);
+	REFUSE(-EINVAL, (ctl.counter[0].event = PMUVIRT_EV_TSC, ctl.counter[0].period = 5));
+	REFUSE(-ENOSPC, ctl.nr_counters = 9);
+	REFUSE(-ENOSPC, make_control(&ctl, 5, five, NULL));
+	per[0] = ((uint64_t)1 << 47) + 1;
+	REFUSE(-ERANGE, ctl.counter[0].period = per[0]);
+	REFUSE(-EOPNOTSUPP, (ctl.counter[1].flags |= PMUVIRT_CTR_RAW, ctl.counter[1].event = 9));
+	assert_int_equal(err.counter, 1);
+	rig_free(r);
+}
+
+/* An owner stamp is the library's own: a new control always gets a new one. */
+static void test_cache_stamp(void **state)
+{
+	struct rig *r = rig_new(48, 0);
+	struct pmuvirt_control a, b;
+	static const unsigned int eb[] = { PMUVIRT_EV_BRANCHES };
+
+	make_control(&a, 1, ev_ic, NULL);
+	make_control(&b, 1, eb, NULL);
+	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &a, NULL), 0);
+	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	/* same storage, new control: must not be mistaken for the cached one */
+	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &b, NULL), 0);
+	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
+	assert_int_equal(r->hw.sel[0] & 0xff, PMUVIRT_EV_BRANCHES);
+	/* someone else wrote the registers: after invalidate they are rewritten */
+	r->hw.sel[0] = 0;
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	pmuvirt_pcpu_invalidate(&r->pc);
+	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
+	assert_int_equal(r->hw.sel[0] & 0xff, PMUVIRT_EV_BRANCHES);
+	rig_free(r);
+}
+
+/* A failing register access faults the context, stops counting, spares the CPU. */
+static void test_fault(void **state)
+{
+	unsigned int k;
+
+	for (k = 1; k < 12; k++) {
+		struct rig *r = rig_new(48, 0);
+		struct pmuvirt_control ctl;
+		int ret;
+
+		make_control(&ctl, 2, ev_ic, NULL);
+		assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &ctl, NULL), 0);
+		assert_int_equal(pmuvirt_set_control(NULL, r->ctx[1], &ctl, NULL), 0);
+		r->hw.fail_at = k;
+		ret = pmuvirt_switch_in(&r->pc, r->ctx[0]);
+		if (!ret) {
+			mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 5);
+			ret = pmuvirt_switch(&r->pc, r->ctx[1]);
+		}
+		r->hw.fail_at = 0;
+		if (ret) {
+			assert_int_equal(ret, -EFAULT);
+			assert_null(r->pc.current);
+			assert_int_equal(r->hw.global, 0);
+			/* the faulted context stays off; others still work */
+			if (r->ctx[0]->flags & PMUVIRT_CTX_FAULTED)
+				assert_int_equal(pmuvirt_switch(&r->pc, r->ctx[0]), -EFAULT);
+			assert_int_equal(r->hw.global, 0);
+			if (!(r->ctx[1]->flags & PMUVIRT_CTX_FAULTED)) {
+				assert_int_equal(pmuvirt_switch(&r->pc, r->ctx[1]), 0);
+				mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 3);
+				assert_true(read1(r->ctx[1], 0) >= 3);
+			}
+		}
+		rig_free(r);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_amode_wide_counts),
+		cmocka_unit_test(test_switch_costs),
+		cmocka_unit_test(test_imode_exact),
+		cmocka_unit_test(test_imode_pending),
+		cmocka_unit_test(test_pause_resample),
+		cmocka_unit_test(test_tsc),
+		cmocka_unit_test(test_validation),
+		cmocka_unit_test(test_cache_stamp),
+		cmocka_unit_test(test_fault),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
