@@ -47,7 +47,7 @@ for opt in -O2 -Os -O1; do
 		o=$dir/$(basename "$(dirname "$f")")-$(basename "$f" .c).o
 		$cc $opt -m32 -march=i686 -ffreestanding -nostdinc -fno-builtin \
 			-fno-stack-protector -fno-pic -Wall -Werror=implicit-function-declaration \
-			-DPMUVIRT_HAVE_ENV=1 -I"$src/src/glue/freestanding" -I"$src/src/core" \
+			-DPMUVIRT_HAVE_ENV=1 -DPMUVIRT_CORE_BUILD=1 -I"$src/src/glue/freestanding" -I"$src/src/core" \
 			-I"$src/src/arch" -I"$src/include" -c "$f" -o "$o" ||
 			die "$f does not build freestanding for i686 ($opt)"
 		objs="$objs $o"
