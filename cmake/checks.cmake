@@ -1,2 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
-# Host-neutrality checks are added here (see below).
+# Host neutrality: core and arch code build freestanding against the minimal
+# env; public headers are self-contained.
+if(PMUVIRT_TESTS)
+	add_test(NAME host-neutral
+		COMMAND sh ${PROJECT_SOURCE_DIR}/tools/check-host-neutral.sh ${CMAKE_C_COMPILER})
+	set_tests_properties(host-neutral PROPERTIES LABELS unit)
+endif()

@@ -13,6 +13,10 @@
  */
 #include "pmuvirt_arch.h"
 
+#ifdef PMUVIRT_DEFAULT_STAMP
+uint64_t pmuvirt_stamp_counter;
+#endif
+
 static inline const struct pmuvirt_arch_ops *ops_of(const struct pmuvirt_pcpu *pc)
 {
 	return pc->pmu->ops;

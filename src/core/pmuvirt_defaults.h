@@ -57,12 +57,10 @@
 #define PMUVIRT_WRITE_ONCE64(p, v) (*(volatile uint64_t *)(p) = (v))
 #endif
 #ifndef pmuvirt_stamp_next
-static inline uint64_t pmuvirt_stamp_next(void)
-{
-	static uint64_t pmuvirt_stamp_counter;
-
-	return __atomic_add_fetch(&pmuvirt_stamp_counter, 1, __ATOMIC_RELAXED);
-}
+/* One counter for the whole library, in ctx.c. */
+extern uint64_t pmuvirt_stamp_counter;
+#define pmuvirt_stamp_next() __atomic_add_fetch(&pmuvirt_stamp_counter, 1, __ATOMIC_RELAXED)
+#define PMUVIRT_DEFAULT_STAMP 1
 #endif
 #ifndef PMUVIRT_CF_CHECK
 #define PMUVIRT_CF_CHECK
