@@ -1,0 +1,94 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+# Build the bare-metal POWER test image (pmuvirt core + POWER backend on the
+# real SPRs) and boot it on qemu-system-ppc64 -M pseries once per CPU model.
+# Passes only when QEMU exits 0 (RTAS power-off) and the console shows the
+# pass marker.
+#
+# usage: test/qemu-ppc/run-qemu-ppc.sh [BUILD_DIR]
+# env:   QPPC_CPUS   CPU models to boot (default: power8 power9 power10)
+#        QPPC_QEMU   qemu-system-ppc64 binary
+#        QPPC_TIMEOUT seconds per boot (default 120)
+#        QPPC_CFLAGS extra compiler flags (-DQPPC_FORCE_FAIL checks the
+#                    failure path: QEMU must then exit 1)
+set -eu
+
+die() {
+	echo "qemu-ppc: $*" >&2
+	exit 1
+}
+
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+build=${1:-$src/build-qemu-ppc}
+cpus=${QPPC_CPUS:-power8 power9 power10}
+qemu=${QPPC_QEMU:-qemu-system-ppc64}
+tmo=${QPPC_TIMEOUT:-120}
+marker=PMUVIRT-QEMU-PPC
+cross=powerpc64-linux-gnu
+
+"$src/tools/install-deps.sh" qemu-ppc ||
+	die "missing packages: run 'tools/install-deps.sh qemu-ppc' as root"
+for t in $cross-gcc $cross-ld $qemu timeout; do
+	command -v $t >/dev/null || die "$t not found (tools/install-deps.sh qemu-ppc)"
+done
+
+# ---- build ----------------------------------------------------------------
+mkdir -p "$build/obj"
+build=$(cd "$build" && pwd)
+rm -f "$build"/obj/*.o
+cflags="-m64 -mbig-endian -mcpu=power8 -mabi=elfv1 -O2 -g -ffreestanding -nostdinc
+	-fno-stack-protector -fno-pic -msoft-float -mno-altivec -mno-vsx
+	-Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration
+	-DPMUVIRT_HAVE_ENV=1 -I$src/src/glue/freestanding -I$src/src/core -I$src/src/arch
+	-I$src/include -I$here ${QPPC_CFLAGS:-}"
+lib=$(ls "$src"/src/core/*.c "$src"/src/arch/ppc/*.c "$src"/src/arch/pv/*.c 2>/dev/null || true)
+objs=
+for f in $lib; do
+	o=$build/obj/lib-$(basename "$(dirname "$f")")-$(basename "$f" .c).o
+	# shellcheck disable=SC2086
+	$cross-gcc $cflags -DPMUVIRT_CORE_BUILD=1 -c "$f" -o "$o" ||
+		die "$f does not build freestanding for the image"
+	objs="$objs $o"
+done
+defs=
+[ -n "$(ls "$src"/src/arch/ppc/*.c 2>/dev/null)" ] && defs="$defs -DQPPC_HAVE_PPC=1"
+[ -n "$(ls "$src"/src/arch/pv/*.c 2>/dev/null)" ] && defs="$defs -DQPPC_HAVE_PV=1"
+for f in "$here"/*.c "$here"/*.S; do
+	o=$build/obj/img-$(basename "$f").o
+	# shellcheck disable=SC2086
+	$cross-gcc $cflags $defs -c "$f" -o "$o" || die "$f does not build"
+	objs="$objs $o"
+done
+# shellcheck disable=SC2086
+$cross-ld -static -nostdlib -T "$here/image.lds" -Map "$build/image.map" \
+	-o "$build/image.elf" $objs || die "link failed"
+echo "qemu-ppc: built $build/image.elf from $(echo $lib | wc -w) library files"
+
+# ---- boot -----------------------------------------------------------------
+fail=0
+for cpu in $cpus; do
+	log=$build/console-$cpu.log
+	rc=0
+	timeout "$tmo" "$qemu" \
+		-M pseries,x-vof=on,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken,cap-ccf-assist=off \
+		-cpu "$cpu" -m 512M -smp 1 -icount shift=0 \
+		-nodefaults -nographic -serial stdio -monitor none \
+		-action panic=exit-failure -no-reboot \
+		-kernel "$build/image.elf" </dev/null >"$log" 2>&1 || rc=$?
+	sed "s/^/[$cpu] /" "$log"
+	if [ "$rc" = 124 ]; then
+		echo "qemu-ppc: $cpu: timed out after $tmo s" >&2
+		fail=1
+	elif [ "$rc" != 0 ]; then
+		echo "qemu-ppc: $cpu: QEMU exit status $rc (guest failure)" >&2
+		fail=1
+	elif ! grep -q "^$marker: PASS" "$log"; then
+		echo "qemu-ppc: $cpu: exit status 0 but no '$marker: PASS' on the console" >&2
+		fail=1
+	else
+		echo "qemu-ppc: $cpu: PASS"
+	fi
+done
+[ "$fail" = 0 ] || die "FAIL"
+echo "qemu-ppc: PASS ($cpus)"
