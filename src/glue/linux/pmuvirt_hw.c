@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+/*
+ * pmuvirt.ko hardware side: register accessors, PMU probe, counter
+ * reservation against perf and the NMI watchdog, and the PMI (NMI) handler.
+ */
+#define pr_fmt(fmt) "pmuvirt: " fmt
+
+#include "pmuvirt_lx.h"
+
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <asm/msr.h>
+#include <asm/processor.h>
+#include <asm/nmi.h>
+#include <asm/apic.h>
+#include <asm/tlbflush.h>
+#include <asm/perf_event.h>
+
+static bool pmc = true;
+module_param(pmc, bool, 0444);
+MODULE_PARM_DESC(pmc, "use hardware counters besides the TSC (default 1)");
+
+struct pmuvirt_pmu pmuvirt_lx_pmu;
+bool pmuvirt_lx_pmc_ok;
+static bool rdpmc_ok;
+static unsigned int nr_reserved;
+static bool nmi_registered;
+
+static int lx_read_reg(void *arg, uint32_t reg, uint64_t *val)
+{
+	u64 v;
+
+	if (rdmsrl_safe(reg, &v))
+		return -EFAULT;
+	*val = v;
+	return 0;
+}
+
+static int lx_write_reg(void *arg, uint32_t reg, uint64_t val)
+{
+	return wrmsrl_safe(reg, val) ? -EFAULT : 0;
+}
+
+/* rdpmc of an absent counter faults: only after a probe found counters. */
+static int lx_read_counter(void *arg, uint32_t idx, uint64_t *val)
+{
+	if (!rdpmc_ok)
+		return -EFAULT;
+	*val = native_read_pmc(idx);
+	return 0;
+}
+
+static int lx_read_tsc(void *arg, uint64_t *val)
+{
+	*val = rdtsc_ordered();
+	return 0;
+}
+
+static int lx_cpuid(void *arg, uint32_t leaf, uint32_t sub, uint32_t out[4])
+{
+	unsigned int a = leaf, b = 0, c = sub, d = 0;
+
+	native_cpuid(&a, &b, &c, &d);
+	out[0] = a;
+	out[1] = b;
+	out[2] = c;
+	out[3] = d;
+	return 0;
+}
+
+static const struct pmuvirt_hw_ops lx_native_ops = {
+	.read_reg = lx_read_reg,
+	.write_reg = lx_write_reg,
+	.read_counter = lx_read_counter,
+	.read_tsc = lx_read_tsc,
+	.cpuid = lx_cpuid,
+};
+
+const struct pmuvirt_hw_ops *pmuvirt_lx_hw = &lx_native_ops;
+
+/* MSRs of general counter @i, as the kernel's reservation bitmap names them. */
+static bool gp_msrs(unsigned int i, u32 *ctr, u32 *sel)
+{
+	u32 model = pmuvirt_lx_pmu.model;
+
+	if (model >= PMUVIRT_X86_INTEL_V1 && model <= PMUVIRT_X86_INTEL_V5) {
+		*ctr = MSR_ARCH_PERFMON_PERFCTR0 + i;
+		*sel = MSR_ARCH_PERFMON_EVENTSEL0 + i;
+	} else if (model == PMUVIRT_X86_AMD_LEGACY) {
+		*ctr = MSR_K7_PERFCTR0 + i;
+		*sel = MSR_K7_EVNTSEL0 + i;
+	} else if (model == PMUVIRT_X86_AMD_CORE_EXT || model == PMUVIRT_X86_AMD_PERFMON_V2) {
+		*ctr = MSR_F15H_PERF_CTR + 2 * i;
+		*sel = MSR_F15H_PERF_CTL + 2 * i;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+static void release_gp(void)
+{
+	u32 ctr, sel;
+
+	while (nr_reserved) {
+		nr_reserved--;
+		if (gp_msrs(nr_reserved, &ctr, &sel)) {
+			release_evntsel_nmi(sel);
+			release_perfctr_nmi(ctr);
+		}
+	}
+}
+
+/*
+ * Take the general counters the way perf and the NMI watchdog take them:
+ * while we hold them, perf cannot create hardware events, and if they hold
+ * them we do not touch the PMU.  (perf takes the fixed counters only
+ * together with the general ones.)
+ */
+static bool reserve_gp(void)
+{
+	u32 ctr, sel;
+
+	while (nr_reserved < pmuvirt_lx_pmu.nr_gp) {
+		if (!gp_msrs(nr_reserved, &ctr, &sel))
+			goto busy;
+		if (!reserve_perfctr_nmi(ctr))
+			goto busy;
+		if (!reserve_evntsel_nmi(sel)) {
+			release_perfctr_nmi(ctr);
+			goto busy;
+		}
+		nr_reserved++;
+	}
+	return true;
+busy:
+	release_gp();
+	return false;
+}
+
+/**
+ * pmuvirt_lx_pmi() - handle a PMI on this CPU (NMI context or deferred)
+ * @lc:		this CPU's state, not busy.
+ *
+ * New overflow notifications are pending on the current context; the
+ * signal goes out from irq_work.
+ */
+void pmuvirt_lx_pmi(struct pmuvirt_lx_cpu *lc)
+{
+	u32 mask = 0;
+
+	lc->busy = true;
+	barrier();
+	pmuvirt_pmi(&lc->pc, &mask);
+	barrier();
+	lc->busy = false;
+	if (mask && lc->cur)
+		irq_work_queue(&lc->sig_work);
+}
+
+static int pmuvirt_nmi(unsigned int type, struct pt_regs *regs)
+{
+	struct pmuvirt_lx_cpu *lc = this_cpu_ptr(&pmuvirt_lx_cpu);
+
+	if (!lx_pc_current(&lc->pc))
+		return NMI_DONE;
+	if (lc->busy) {
+		/* the switch in progress saves the counters; redo after it */
+		lc->pmi_deferred = true;
+		return NMI_HANDLED;
+	}
+	pmuvirt_lx_pmi(lc);
+	/* a PMI masks LVTPC on Intel */
+	apic_write(APIC_LVTPC, APIC_DM_NMI);
+	return NMI_HANDLED;
+}
+
+/**
+ * pmuvirt_lx_uread_caps() - what user mode may read itself
+ * @slots:	slot of each counter of a validated control.
+ * @nr:		number of counters.
+ *
+ * Return: PMUVIRT_UREAD_* flags valid for the calling thread.
+ */
+u32 pmuvirt_lx_uread_caps(const u8 *slots, unsigned int nr)
+{
+	u32 caps = 0;
+	unsigned int i;
+	bool pmcs = false;
+
+	if (!test_thread_flag(TIF_NOTSC))
+		caps |= PMUVIRT_UREAD_TSC;
+	for (i = 0; i < nr; i++)
+		if (pmuvirt_lx_pmu.slot[slots[i]].cls != PMUVIRT_CLASS_TSC)
+			pmcs = true;
+	/* the module does not own CR4.PCE: only when perf leaves it set */
+	if (pmcs && rdpmc_ok && (cr4_read_shadow() & X86_CR4_PCE))
+		caps |= PMUVIRT_UREAD_PMC;
+	return caps;
+}
+
+/**
+ * pmuvirt_lx_hw_init() - probe the PMU and take what may be taken
+ *
+ * Return: 0, or a negative errno when not even the TSC can be used.
+ */
+int pmuvirt_lx_hw_init(void)
+{
+	int ret;
+
+	ret = pmuvirt_x86_probe(&pmuvirt_lx_pmu, pmuvirt_lx_hw, NULL);
+	if (ret) {
+		pr_err("probe failed: %s\n", pmuvirt_strerror(ret));
+		return ret;
+	}
+	pr_info("PMU: %s, %u general and %u fixed counters\n", pmuvirt_lx_pmu.name,
+		pmuvirt_lx_pmu.nr_gp, pmuvirt_lx_pmu.nr_fixed);
+	if (!pmuvirt_lx_pmu.nr_gp && !pmuvirt_lx_pmu.nr_fixed) {
+		pr_info("no usable PMU counters on this CPU: only the TSC can be counted\n");
+		return 0;
+	}
+	if (!pmc) {
+		pr_info("pmc=0: only the TSC can be counted\n");
+		return 0;
+	}
+	if (!reserve_gp()) {
+		pr_warn("PMU counters are in use by perf or the NMI watchdog (nmi_watchdog=0 frees them): only the TSC can be counted\n");
+		return 0;
+	}
+	rdpmc_ok = true;
+	ret = register_nmi_handler(NMI_LOCAL, pmuvirt_nmi, 0, "pmuvirt");
+	if (ret) {
+		pr_warn("cannot register the PMI handler (%d): only the TSC can be counted\n", ret);
+		release_gp();
+		rdpmc_ok = false;
+		return 0;
+	}
+	nmi_registered = true;
+	pmuvirt_lx_pmc_ok = true;
+	return 0;
+}
+
+/**
+ * pmuvirt_lx_hw_exit() - give back what pmuvirt_lx_hw_init() took
+ */
+void pmuvirt_lx_hw_exit(void)
+{
+	if (nmi_registered)
+		unregister_nmi_handler(NMI_LOCAL, "pmuvirt");
+	nmi_registered = false;
+	release_gp();
+	pmuvirt_lx_pmc_ok = false;
+	rdpmc_ok = false;
+}

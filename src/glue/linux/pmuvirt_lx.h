@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/* Private interface between the files of pmuvirt.ko. */
+#ifndef PMUVIRT_LX_H
+#define PMUVIRT_LX_H
+
+/*
+ * Included first by every glue file: struct pmuvirt_pcpu has a field named
+ * like the kernel's "current" macro, so it is declared and read here before
+ * any kernel header defines that macro.
+ */
+#include <pmuvirt/pmuvirt.h>
+#include <pmuvirt/linux.h>
+#include <x86/pmuvirt_x86.h>
+
+static inline struct pmuvirt_ctx *lx_pc_current(const struct pmuvirt_pcpu *pc)
+{
+	return pc->current;
+}
+
+#include <linux/percpu.h>
+#include <linux/irq_work.h>
+
+struct pmuvirt_thread;
+
+/**
+ * struct pmuvirt_lx_cpu - what the module keeps per CPU
+ * @pc:		the core's per-CPU state.
+ * @cur:	the thread whose context is on the counters, or NULL.
+ * @busy:	a core call is running; a PMI arriving now is deferred.
+ * @pmi_deferred: a PMI arrived while @busy.
+ * @sig_work:	delivers overflow signals outside NMI context.
+ */
+struct pmuvirt_lx_cpu {
+	struct pmuvirt_pcpu pc;
+	struct pmuvirt_thread *cur;
+	bool busy;
+	bool pmi_deferred;
+	struct irq_work sig_work;
+};
+
+DECLARE_PER_CPU(struct pmuvirt_lx_cpu, pmuvirt_lx_cpu);
+
+extern struct pmuvirt_pmu pmuvirt_lx_pmu;
+
+/* Counters other than the TSC may be used (probed and reserved). */
+extern bool pmuvirt_lx_pmc_ok;
+
+/* Register access for the current CPU; the only way to the hardware. */
+extern const struct pmuvirt_hw_ops *pmuvirt_lx_hw;
+
+int pmuvirt_lx_hw_init(void);
+void pmuvirt_lx_hw_exit(void);
+void pmuvirt_lx_pmi(struct pmuvirt_lx_cpu *lc);
+u32 pmuvirt_lx_uread_caps(const u8 *slots, unsigned int nr);
+
+#endif /* PMUVIRT_LX_H */

@@ -1,0 +1,657 @@
+// SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+/*
+ * pmuvirt.ko: per-thread virtual counters for Linux.
+ *
+ * A thread attaches through /dev/pmuvirt and gets a pmuvirt context.  A
+ * preempt notifier on the thread moves the context on and off the counters
+ * of whatever CPU the thread runs on (pmuvirt_switch() on that CPU's
+ * struct pmuvirt_pcpu with interrupts off).  The context's shared record
+ * lives in one page the thread maps read-only.
+ *
+ * Lifetime: only the thread itself attaches, detaches, reads and maps its
+ * context; a context dies with its thread (detected at the thread's last
+ * switch-out) or on detach.  Each context holds a module reference, so the
+ * module cannot be unloaded while any thread is attached.
+ */
+#define pr_fmt(fmt) "pmuvirt: " fmt
+
+#include "pmuvirt_lx.h"
+
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/miscdevice.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/preempt.h>
+#include <linux/llist.h>
+#include <linux/workqueue.h>
+#include <linux/irq_work.h>
+#include <linux/uaccess.h>
+#include <linux/poll.h>
+#include <linux/wait.h>
+#include <linux/kref.h>
+
+#define PMUVIRT_MAX_REPORTS	4096
+
+atomic64_t pmuvirt_linux_stamp = ATOMIC64_INIT(0);
+DEFINE_PER_CPU(struct pmuvirt_lx_cpu, pmuvirt_lx_cpu);
+
+static atomic_t nr_attached = ATOMIC_INIT(0);
+
+/* Reports of one open file. */
+struct pmuvirt_file {
+	struct kref ref;
+	spinlock_t lock;
+	struct list_head reports;
+	unsigned int nr_reports;
+	unsigned long dropped;
+	wait_queue_head_t wait;
+};
+
+struct pmuvirt_report_node {
+	struct list_head link;
+	struct pmuvirt_report rep;
+};
+
+/**
+ * struct pmuvirt_thread - one attached thread
+ * @pn:		preempt notifier registered on @task.
+ * @task:	the thread (a reference is held).
+ * @ctx:	its context.
+ * @page:	the page holding its shared record.
+ * @file:	where its final counts go, or NULL.
+ * @dead:	link in the list of exited threads.
+ * @tid, @pid:	ids for the report.
+ * @signo:	overflow signal.
+ * @sig_armed:	an overflow signal may be sent (until the next resume).
+ * @final:	values when the thread exited.
+ * @final_flags: PMUVIRT_COUNTS_* for @final.
+ */
+struct pmuvirt_thread {
+	struct preempt_notifier pn;
+	struct task_struct *task;
+	struct pmuvirt_ctx *ctx;
+	struct page *page;
+	struct pmuvirt_file *file;
+	struct llist_node dead;
+	u32 tid, pid;
+	int signo;
+	bool sig_armed;
+	u64 final[PMUVIRT_MAX_COUNTERS];
+	u32 final_flags;
+};
+
+static LLIST_HEAD(dead_threads);
+static void dead_work_fn(struct work_struct *work);
+static DECLARE_WORK(dead_work, dead_work_fn);
+
+static void dead_irq_work_fn(struct irq_work *iw)
+{
+	schedule_work(&dead_work);
+}
+
+static DEFINE_IRQ_WORK(dead_irq_work, dead_irq_work_fn);
+
+static struct preempt_ops pmuvirt_pn_ops;
+
+static struct pmuvirt_thread *task_thread(struct task_struct *task)
+{
+	struct preempt_notifier *pn;
+
+	hlist_for_each_entry(pn, &task->preempt_notifiers, link)
+		if (pn->ops == &pmuvirt_pn_ops)
+			return container_of(pn, struct pmuvirt_thread, pn);
+	return NULL;
+}
+
+/* Only current changes its own notifier list, so this needs no lock. */
+static struct pmuvirt_thread *current_thread(void)
+{
+	return task_thread(current);
+}
+
+static void pmuvirt_file_release(struct kref *ref)
+{
+	struct pmuvirt_file *pf = container_of(ref, struct pmuvirt_file, ref);
+	struct pmuvirt_report_node *n, *tmp;
+
+	list_for_each_entry_safe(n, tmp, &pf->reports, link)
+		kfree(n);
+	kfree(pf);
+}
+
+/* Switch this CPU to @next (NULL: stop).  Interrupts off. */
+static void lx_switch(struct pmuvirt_lx_cpu *lc, struct pmuvirt_thread *next)
+{
+	struct pmuvirt_ctx *ctx = next ? next->ctx : NULL;
+	int ret;
+
+	lc->busy = true;
+	barrier();
+	ret = pmuvirt_switch(&lc->pc, ctx);
+	lc->cur = (ctx && lx_pc_current(&lc->pc) == ctx) ? next : NULL;
+	barrier();
+	lc->busy = false;
+	if (unlikely(ret))
+		pr_warn_ratelimited("switch on CPU %u: %s\n", lc->pc.cpu, pmuvirt_strerror(ret));
+	if (unlikely(lc->pmi_deferred)) {
+		lc->pmi_deferred = false;
+		pmuvirt_lx_pmi(lc);
+	}
+}
+
+/* Read @thr's values on this CPU.  Interrupts off. */
+static int lx_read(struct pmuvirt_lx_cpu *lc, struct pmuvirt_thread *thr, u64 *vals)
+{
+	int ret;
+
+	lc->busy = true;
+	barrier();
+	ret = pmuvirt_read(thr->ctx, vals);
+	barrier();
+	lc->busy = false;
+	if (unlikely(lc->pmi_deferred)) {
+		lc->pmi_deferred = false;
+		pmuvirt_lx_pmi(lc);
+	}
+	return ret;
+}
+
+static bool has_pending(const struct pmuvirt_ctx *ctx)
+{
+	unsigned int i;
+
+	for (i = 0; i < ctx->nr_counters; i++)
+		if (READ_ONCE(ctx->counter[i].pending))
+			return true;
+	return false;
+}
+
+/* irq_work on the CPU that took the PMI: signal the thread on the counters. */
+static void sig_work_fn(struct irq_work *iw)
+{
+	struct pmuvirt_lx_cpu *lc = container_of(iw, struct pmuvirt_lx_cpu, sig_work);
+	struct pmuvirt_thread *thr = lc->cur;
+	struct kernel_siginfo info;
+	u32 mask = 0;
+	unsigned int i;
+
+	if (!thr || !thr->sig_armed || thr->task != current)
+		return;	/* stays pending; sent at the thread's next switch-in */
+	for (i = 0; i < thr->ctx->nr_counters; i++)
+		if (READ_ONCE(thr->ctx->counter[i].pending))
+			mask |= 1u << i;
+	if (!mask)
+		return;
+	thr->sig_armed = false;
+	clear_siginfo(&info);
+	info.si_signo = thr->signo;
+	info.si_code = POLL_IN;
+	info.si_band = mask;
+	info.si_fd = -1;
+	send_sig_info(thr->signo, &info, thr->task);
+}
+
+/*
+ * The thread leaves the CPU.  Interrupts are off and the runqueue is locked.
+ * If the next task is attached too, switch straight to it: the core then
+ * writes only the control registers that differ.
+ */
+static void pmuvirt_sched_out(struct preempt_notifier *pn, struct task_struct *next)
+{
+	struct pmuvirt_thread *thr = container_of(pn, struct pmuvirt_thread, pn);
+	struct pmuvirt_lx_cpu *lc = this_cpu_ptr(&pmuvirt_lx_cpu);
+	struct pmuvirt_thread *nthr = task_thread(next);
+	bool dead = READ_ONCE(current->__state) == TASK_DEAD;
+
+	if (nthr && (next->flags & PF_EXITING))
+		nthr = NULL;
+	if (lc->cur == thr || nthr)
+		lx_switch(lc, nthr);
+	if (!dead)
+		return;
+	/* last switch: this task never runs again and its list is never walked */
+	thr->final_flags = pmuvirt_read(thr->ctx, thr->final) ? PMUVIRT_COUNTS_FAULTED : 0;
+	llist_add(&thr->dead, &dead_threads);
+	irq_work_queue(&dead_irq_work);
+}
+
+/* The thread runs again on @cpu.  Preemption is off. */
+static void pmuvirt_sched_in(struct preempt_notifier *pn, int cpu)
+{
+	struct pmuvirt_thread *thr = container_of(pn, struct pmuvirt_thread, pn);
+	struct pmuvirt_lx_cpu *lc;
+	unsigned long flags;
+
+	if (current->flags & PF_EXITING)
+		return;	/* an exiting thread is counted no more */
+	local_irq_save(flags);
+	lc = this_cpu_ptr(&pmuvirt_lx_cpu);
+	if (lc->cur != thr)
+		lx_switch(lc, thr);
+	if (thr->sig_armed && has_pending(thr->ctx))
+		irq_work_queue(&lc->sig_work);
+	local_irq_restore(flags);
+}
+
+static struct preempt_ops pmuvirt_pn_ops = {
+	.sched_in = pmuvirt_sched_in,
+	.sched_out = pmuvirt_sched_out,
+};
+
+static void queue_report(struct pmuvirt_thread *thr, const u64 *vals, u32 flags, u32 how)
+{
+	struct pmuvirt_file *pf = thr->file;
+	struct pmuvirt_report_node *n;
+
+	if (!pf)
+		return;
+	n = kzalloc(sizeof(*n), GFP_KERNEL);
+	spin_lock(&pf->lock);
+	if (!n || pf->nr_reports >= PMUVIRT_MAX_REPORTS) {
+		pf->dropped++;
+		spin_unlock(&pf->lock);
+		kfree(n);
+		pr_warn_ratelimited("report of thread %u dropped\n", thr->tid);
+		return;
+	}
+	n->rep.size = sizeof(n->rep);
+	n->rep.version = PMUVIRT_LINUX_VERSION;
+	n->rep.tid = thr->tid;
+	n->rep.pid = thr->pid;
+	n->rep.how = how;
+	n->rep.nr_counters = thr->ctx->nr_counters;
+	n->rep.flags = flags;
+	get_task_comm(n->rep.comm, thr->task);
+	memcpy(n->rep.value, vals, sizeof(u64) * thr->ctx->nr_counters);
+	list_add_tail(&n->link, &pf->reports);
+	pf->nr_reports++;
+	spin_unlock(&pf->lock);
+	wake_up_interruptible(&pf->wait);
+}
+
+/* Free a thread that is off the hardware and whose notifier is gone. */
+static void free_thread(struct pmuvirt_thread *thr)
+{
+	pmuvirt_ctx_release(thr->ctx);
+	kfree(thr->ctx);
+	put_page(thr->page);	/* a mapping keeps its own reference */
+	if (thr->file)
+		kref_put(&thr->file->ref, pmuvirt_file_release);
+	put_task_struct(thr->task);
+	kfree(thr);
+	atomic_dec(&nr_attached);
+	module_put(THIS_MODULE);
+}
+
+static void dead_work_fn(struct work_struct *work)
+{
+	struct llist_node *list = llist_del_all(&dead_threads);
+	struct pmuvirt_thread *thr, *tmp;
+
+	llist_for_each_entry_safe(thr, tmp, list, dead) {
+		queue_report(thr, thr->final, thr->final_flags, PMUVIRT_REPORT_EXIT);
+		free_thread(thr);
+	}
+}
+
+/* Copy in a versioned argument struct whose first words are size, version. */
+static int get_arg(void *karg, size_t size, unsigned long uarg)
+{
+	u32 hdr[2];
+
+	if (copy_from_user(hdr, (void __user *)uarg, sizeof(hdr)))
+		return -EFAULT;
+	if (hdr[0] != size) {
+		pr_notice_ratelimited("%s[%d]: argument size %u, expected %zu\n",
+				      current->comm, task_pid_nr(current), hdr[0], size);
+		return -EINVAL;
+	}
+	if (hdr[1] != PMUVIRT_LINUX_VERSION) {
+		pr_notice_ratelimited("%s[%d]: ABI version %u, expected %u\n", current->comm,
+				      task_pid_nr(current), hdr[1], PMUVIRT_LINUX_VERSION);
+		return -EINVAL;
+	}
+	if (copy_from_user(karg, (void __user *)uarg, size))
+		return -EFAULT;
+	return 0;
+}
+
+static int ioc_attach(struct pmuvirt_file *pf, unsigned long uarg)
+{
+	struct pmuvirt_attach *a;
+	struct pmuvirt_thread *thr = NULL;
+	struct pmuvirt_error err = { -1, NULL };
+	struct pmuvirt_lx_cpu *lc;
+	u8 slots[PMUVIRT_MAX_COUNTERS];
+	unsigned long flags;
+	size_t size;
+	int ret;
+
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	if (!a)
+		return -ENOMEM;
+	ret = get_arg(a, sizeof(*a), uarg);
+	if (ret)
+		goto out;
+	ret = -EINVAL;
+	if (a->flags & ~PMUVIRT_ATTACH_FLAGS || a->caps || a->reserved[0] || a->reserved[1] ||
+	    a->reserved[2] || a->signo >= _NSIG) {
+		pr_notice_ratelimited("%s[%d]: attach: unknown flags, bad signal or reserved field set\n",
+				      current->comm, task_pid_nr(current));
+		goto out;
+	}
+	ret = pmuvirt_validate(&pmuvirt_lx_pmu, &a->control, PMUVIRT_MAX_COUNTERS, NULL, slots,
+			       &err);
+	if (ret) {
+		pr_notice_ratelimited("%s[%d]: control refused (counter %d): %s: %s\n",
+				      current->comm, task_pid_nr(current), err.counter,
+				      err.reason ? err.reason : "-", pmuvirt_strerror(ret));
+		goto out;
+	}
+	if (!pmuvirt_lx_pmc_ok) {
+		unsigned int i;
+
+		for (i = 0; i < a->control.nr_counters; i++) {
+			if (pmuvirt_lx_pmu.slot[slots[i]].cls == PMUVIRT_CLASS_TSC)
+				continue;
+			pr_notice_ratelimited("%s[%d]: counter %u needs PMU counters that perf or the NMI watchdog hold\n",
+					      current->comm, task_pid_nr(current), i);
+			ret = -EBUSY;
+			goto out;
+		}
+	}
+	if (current_thread()) {
+		ret = -EBUSY;
+		goto out;
+	}
+	a->caps = pmuvirt_lx_uread_caps(slots, a->control.nr_counters);
+
+	ret = -ENOMEM;
+	thr = kzalloc(sizeof(*thr), GFP_KERNEL);
+	if (!thr)
+		goto out;
+	size = pmuvirt_ctx_size(a->control.nr_counters ? a->control.nr_counters : 1);
+	thr->ctx = kzalloc(size, GFP_KERNEL);
+	thr->page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!thr->ctx || !thr->page)
+		goto out_free;
+	ret = pmuvirt_ctx_init(thr->ctx, size, &pmuvirt_lx_pmu);
+	if (!ret)
+		ret = pmuvirt_set_control(NULL, thr->ctx, &a->control, &err);
+	if (ret) {
+		pr_notice_ratelimited("%s[%d]: set control: %s\n", current->comm,
+				      task_pid_nr(current), err.reason ? err.reason : pmuvirt_strerror(ret));
+		goto out_free;
+	}
+	pmuvirt_ctx_attach_shared(thr->ctx, page_address(thr->page));
+	if (copy_to_user((void __user *)uarg, a, sizeof(*a))) {
+		ret = -EFAULT;
+		goto out_free;
+	}
+
+	thr->task = get_task_struct(current);
+	thr->tid = task_pid_vnr(current);
+	thr->pid = task_tgid_vnr(current);
+	thr->signo = a->signo ? a->signo : SIGIO;
+	thr->sig_armed = true;
+	if (a->flags & PMUVIRT_ATTACH_REPORT) {
+		kref_get(&pf->ref);
+		thr->file = pf;
+	}
+	__module_get(THIS_MODULE);
+	atomic_inc(&nr_attached);
+	preempt_notifier_init(&thr->pn, &pmuvirt_pn_ops);
+
+	preempt_disable();
+	preempt_notifier_register(&thr->pn);
+	local_irq_save(flags);
+	lc = this_cpu_ptr(&pmuvirt_lx_cpu);
+	lx_switch(lc, thr);
+	local_irq_restore(flags);
+	preempt_enable();
+	ret = 0;
+	goto out;
+
+out_free:
+	if (thr->page)
+		__free_page(thr->page);
+	kfree(thr->ctx);
+	kfree(thr);
+out:
+	kfree(a);
+	return ret;
+}
+
+static int ioc_counts(unsigned int cmd, unsigned long uarg)
+{
+	struct pmuvirt_thread *thr = current_thread();
+	struct pmuvirt_counts c;
+	struct pmuvirt_lx_cpu *lc;
+	unsigned long flags;
+	int ret;
+
+	ret = get_arg(&c, sizeof(c), uarg);
+	if (ret)
+		return ret;
+	if (c.reserved)
+		return -EINVAL;
+	if (!thr)
+		return -ESRCH;
+	memset(c.value, 0, sizeof(c.value));
+	c.nr_counters = thr->ctx->nr_counters;
+
+	preempt_disable();
+	local_irq_save(flags);
+	lc = this_cpu_ptr(&pmuvirt_lx_cpu);
+	if (cmd == PMUVIRT_IOC_RESUME) {
+		u32 counts[PMUVIRT_MAX_COUNTERS];
+		unsigned int i;
+
+		c.ovf_mask = pmuvirt_take_overflows(thr->ctx, counts);
+		for (i = 0; i < c.nr_counters; i++)
+			c.value[i] = counts[i];
+		thr->sig_armed = true;
+		ret = 0;
+	} else {
+		if (cmd == PMUVIRT_IOC_DETACH && lc->cur == thr)
+			lx_switch(lc, NULL);
+		ret = lx_read(lc, thr, c.value);
+		if (ret)
+			c.flags |= PMUVIRT_COUNTS_FAULTED;
+	}
+	local_irq_restore(flags);
+	if (cmd == PMUVIRT_IOC_DETACH)
+		preempt_notifier_unregister(&thr->pn);
+	preempt_enable();
+
+	if (cmd == PMUVIRT_IOC_DETACH) {
+		queue_report(thr, c.value, c.flags, PMUVIRT_REPORT_DETACH);
+		free_thread(thr);
+	}
+	if (copy_to_user((void __user *)uarg, &c, sizeof(c)))
+		return -EFAULT;
+	return 0;
+}
+
+static long pmuvirt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct pmuvirt_file *pf = file->private_data;
+
+	switch (cmd) {
+	case PMUVIRT_IOC_ATTACH:
+		return ioc_attach(pf, arg);
+	case PMUVIRT_IOC_READ:
+	case PMUVIRT_IOC_DETACH:
+	case PMUVIRT_IOC_RESUME:
+		return ioc_counts(cmd, arg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static int pmuvirt_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct pmuvirt_thread *thr = current_thread();
+
+	if (!thr)
+		return -ESRCH;
+	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_SIZE)
+		return -EINVAL;
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	vma->vm_flags &= ~VM_MAYWRITE;
+	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
+	return vm_insert_page(vma, vma->vm_start, thr->page);
+}
+
+static ssize_t pmuvirt_read_reports(struct file *file, char __user *buf, size_t len,
+				    loff_t *ppos)
+{
+	struct pmuvirt_file *pf = file->private_data;
+	struct pmuvirt_report_node *n;
+	size_t done = 0;
+	int ret;
+
+	if (len < sizeof(n->rep))
+		return -EINVAL;
+	while (done + sizeof(n->rep) <= len) {
+		spin_lock(&pf->lock);
+		n = list_first_entry_or_null(&pf->reports, struct pmuvirt_report_node, link);
+		if (n) {
+			list_del(&n->link);
+			pf->nr_reports--;
+		}
+		spin_unlock(&pf->lock);
+		if (!n) {
+			if (done || (file->f_flags & O_NONBLOCK))
+				break;
+			ret = wait_event_interruptible(pf->wait, READ_ONCE(pf->nr_reports));
+			if (ret)
+				return ret;
+			continue;
+		}
+		if (copy_to_user(buf + done, &n->rep, sizeof(n->rep))) {
+			kfree(n);
+			return done ? done : -EFAULT;
+		}
+		kfree(n);
+		done += sizeof(n->rep);
+	}
+	return done ? done : -EAGAIN;
+}
+
+static __poll_t pmuvirt_poll(struct file *file, poll_table *wait)
+{
+	struct pmuvirt_file *pf = file->private_data;
+
+	poll_wait(file, &pf->wait, wait);
+	return READ_ONCE(pf->nr_reports) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static int pmuvirt_open(struct inode *inode, struct file *file)
+{
+	struct pmuvirt_file *pf = kzalloc(sizeof(*pf), GFP_KERNEL);
+
+	if (!pf)
+		return -ENOMEM;
+	kref_init(&pf->ref);
+	spin_lock_init(&pf->lock);
+	INIT_LIST_HEAD(&pf->reports);
+	init_waitqueue_head(&pf->wait);
+	file->private_data = pf;
+	return nonseekable_open(inode, file);
+}
+
+/* Closing a file detaches nothing: contexts belong to threads. */
+static int pmuvirt_release(struct inode *inode, struct file *file)
+{
+	struct pmuvirt_file *pf = file->private_data;
+
+	kref_put(&pf->ref, pmuvirt_file_release);
+	return 0;
+}
+
+static const struct file_operations pmuvirt_fops = {
+	.owner = THIS_MODULE,
+	.open = pmuvirt_open,
+	.release = pmuvirt_release,
+	.unlocked_ioctl = pmuvirt_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = pmuvirt_mmap,
+	.read = pmuvirt_read_reports,
+	.poll = pmuvirt_poll,
+	.llseek = no_llseek,
+};
+
+static struct miscdevice pmuvirt_dev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "pmuvirt",
+	.fops = &pmuvirt_fops,
+	.mode = 0666,
+};
+
+static int attached_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&nr_attached));
+}
+
+static const struct kernel_param_ops attached_ops = {
+	.get = attached_get,
+};
+module_param_cb(attached, &attached_ops, NULL, 0444);
+MODULE_PARM_DESC(attached, "number of threads with a context (read-only)");
+
+static int __init pmuvirt_init(void)
+{
+	unsigned int cpu;
+	int ret;
+
+	ret = pmuvirt_lx_hw_init();
+	if (ret)
+		return ret;
+	for_each_possible_cpu(cpu) {
+		struct pmuvirt_lx_cpu *lc = per_cpu_ptr(&pmuvirt_lx_cpu, cpu);
+
+		ret = pmuvirt_pcpu_init(&lc->pc, &pmuvirt_lx_pmu, pmuvirt_lx_hw, NULL, cpu);
+		if (ret)
+			goto fail;
+		init_irq_work(&lc->sig_work, sig_work_fn);
+	}
+	preempt_notifier_inc();
+	ret = misc_register(&pmuvirt_dev);
+	if (ret) {
+		preempt_notifier_dec();
+		goto fail;
+	}
+	pr_info("ready: /dev/pmuvirt, ABI %u\n", PMUVIRT_LINUX_VERSION);
+	return 0;
+fail:
+	pmuvirt_lx_hw_exit();
+	return ret;
+}
+
+static void __exit pmuvirt_exit(void)
+{
+	unsigned int cpu;
+
+	misc_deregister(&pmuvirt_dev);
+	/* no thread holds a context (each holds a module reference) */
+	irq_work_sync(&dead_irq_work);
+	flush_work(&dead_work);
+	for_each_possible_cpu(cpu)
+		irq_work_sync(&per_cpu_ptr(&pmuvirt_lx_cpu, cpu)->sig_work);
+	preempt_notifier_dec();
+	pmuvirt_lx_hw_exit();
+	pr_info("unloaded\n");
+}
+
+module_init(pmuvirt_init);
+module_exit(pmuvirt_exit);
+
+MODULE_LICENSE("Dual BSD/GPL");
+MODULE_DESCRIPTION("pmuvirt: per-thread virtual hardware counters");
