@@ -368,23 +368,25 @@ int pmuvirt_switch_in(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx);
 int pmuvirt_switch_out(struct pmuvirt_pcpu *pc);
 
 /**
- * pmuvirt_arm_counter() - set when an i-mode counter next signals
+ * pmuvirt_arm_counters() - set when i-mode counters next signal
  * @pc:		the pcpu @ctx runs on, or NULL if it is suspended.
  * @ctx:	the context.
- * @i:		an i-mode counter of @ctx.
- * @remaining:	events from now until the next notification (>= 1).
- * @period:	events between later notifications (within half the range).
+ * @mask:	its i-mode counters to arm (bit i = counter i).
+ * @remaining:	per counter: events from now until the next notification (>= 1).
+ * @period:	per counter: events between later notifications (within half
+ *		the counter range).
  *
- * This is what a stacked instance's "write the counter" becomes one level
- * down: the guest restores a thread's i-mode counter by telling its VCPU how
- * far the thread is from its next overflow.
+ * This is what a stacked instance's "write the counters" becomes one level
+ * down: the guest restores a thread's i-mode counters by telling its VCPU
+ * how far the thread is from its next overflows.  All counters in @mask are
+ * armed from one sample.
  *
- * Return: 0; -EINVAL for a bad counter or zero values; -ERANGE for a period
- * above half the counter range; -EBUSY if @ctx runs on another pcpu;
- * -EFAULT if a register access failed.
+ * Return: 0; -EINVAL for a bad mask, a counter that is not i-mode, or zero
+ * values; -ERANGE for a period above half the counter range; -EBUSY if @ctx
+ * runs on another pcpu; -EFAULT if a register access failed.
  */
-int pmuvirt_arm_counter(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, unsigned int i,
-			uint64_t remaining, uint64_t period);
+int pmuvirt_arm_counters(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint32_t mask,
+			 const uint64_t *remaining, const uint64_t *period);
 
 /**
  * pmuvirt_read() - logical 64-bit values of a context's counters

@@ -190,25 +190,17 @@ static int read_slot(struct pmuvirt_pcpu *pc, unsigned int slot, uint64_t *snap,
 }
 
 /*
- * Arm counter @i of the running @ctx so that it signals at its next
- * overflow point (i-mode) or half a range from now (a-mode re-base).
+ * Hardware backends: arm counter @i of the running @ctx so that it signals
+ * at its next overflow point (i-mode) or half a range from now (a-mode
+ * re-base), by writing the counter.
  */
-static int arm(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, unsigned int i, uint64_t raw_now)
+static int arm(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, unsigned int i)
 {
 	struct pmuvirt_counter *c = &ctx->counter[i];
 	const struct pmuvirt_slot *s = slot_of(ctx, i);
 	uint64_t remaining, val;
 	int ret;
 
-	if (ops_of(pc)->arm) {
-		if (!c->period)
-			return 0;
-		val = raw_now;
-		ret = ops_of(pc)->arm(pc, c->slot, c->next_ovf - c->count, c->period, &val);
-		if (!ret)
-			c->start = val;
-		return ret;
-	}
 	if (s->cls == PMUVIRT_CLASS_TSC)
 		return 0;
 	remaining = c->period ? c->next_ovf - c->count : half_range(s);
@@ -220,6 +212,61 @@ static int arm(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, unsigned int i,
 		c->start = val;
 	return ret;
 }
+
+/*
+ * Self-arming backends: arm the i-mode counters in @which (a counter mask)
+ * in one step.  Their start values must be fresh samples.  Sets *@called
+ * when the backend had to make a call (whose events then need discarding
+ * from every other counter).
+ */
+static int arm_batch(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint32_t which,
+		     bool *called)
+{
+	uint64_t remaining[PMUVIRT_MAX_SLOTS], period[PMUVIRT_MAX_SLOTS], start[PMUVIRT_MAX_SLOTS];
+	uint64_t writes = pc->stats.reg_writes;
+	uint32_t slots = 0;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ctx->nr_counters; i++) {
+		struct pmuvirt_counter *c = &ctx->counter[i];
+
+		if (!(which & (1u << i)) || !c->period)
+			continue;
+		slots |= 1u << c->slot;
+		remaining[c->slot] = c->next_ovf - c->count;
+		period[c->slot] = c->period;
+		start[c->slot] = c->start;
+	}
+	if (!slots)
+		return 0;
+	ret = ops_of(pc)->arm(pc, slots, remaining, period, start);
+	if (ret)
+		return ret;
+	for (i = 0; i < ctx->nr_counters; i++)
+		if (slots & (1u << ctx->counter[i].slot))
+			ctx->counter[i].start = start[ctx->counter[i].slot];
+	*called = pc->stats.reg_writes != writes;
+	return 0;
+}
+
+/* Restart the counters of the running @ctx from now, except those in @keep. */
+static int restart_from_now(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint32_t keep)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ctx->nr_counters; i++) {
+		if (keep & (1u << i))
+			continue;
+		ret = ops_of(pc)->read(pc, ctx->counter[i].slot, &ctx->counter[i].start);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int sample_current(struct pmuvirt_pcpu *pc, bool discard);
 
 /* Fold the outgoing context from the snapshot and take it off the CPU. */
 static int suspend_current(struct pmuvirt_pcpu *pc, uint64_t *snap, uint32_t *have)
@@ -253,7 +300,8 @@ static int suspend_current(struct pmuvirt_pcpu *pc, uint64_t *snap, uint32_t *ha
 static int resume(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint64_t *snap, uint32_t have)
 {
 	uint64_t ctl_writes = pc->stats.ctl_writes;
-	bool loaded = false;
+	bool self_arming = ops_of(pc)->arm != NULL;
+	bool loaded = false, called = false;
 	unsigned int i;
 	int ret;
 
@@ -267,25 +315,43 @@ static int resume(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint64_t *sn
 	/* Values read before a control write include the write's own events. */
 	if (loaded)
 		have = 0;
+
+	/* i-mode counters first: arming a stacked instance's counters is a call. */
+	for (i = 0; i < ctx->nr_counters; i++) {
+		struct pmuvirt_counter *c = &ctx->counter[i];
+
+		if (!c->period)
+			continue;
+		collect_overflows(c);
+		if (self_arming) {
+			ret = read_slot(pc, c->slot, snap, &have);
+			c->start = snap[c->slot];
+		} else {
+			ret = arm(pc, ctx, i);
+		}
+		if (ret)
+			return fault(pc, ctx, ret);
+	}
+	if (self_arming && ctx->imode_mask) {
+		ret = arm_batch(pc, ctx, ctx->imode_mask, &called);
+		if (ret)
+			return fault(pc, ctx, ret);
+		if (called)
+			have = 0;
+	}
+
 	for (i = 0; i < ctx->nr_counters; i++) {
 		struct pmuvirt_counter *c = &ctx->counter[i];
 		const struct pmuvirt_slot *s = slot_of(ctx, i);
 
-		if (c->period) {
-			collect_overflows(c);
-			ret = 0;
-			if (ops_of(pc)->arm)
-				ret = read_slot(pc, c->slot, snap, &have);
-			if (!ret)
-				ret = arm(pc, ctx, i, snap[c->slot]);
-		} else {
-			ret = read_slot(pc, c->slot, snap, &have);
-			c->start = snap[c->slot];
-			/* After reprogramming, keep the next threshold within half a range. */
-			if (!ret && loaded && !ops_of(pc)->arm && s->cls != PMUVIRT_CLASS_TSC &&
-			    past_threshold(s, c->start))
-				ret = arm(pc, ctx, i, c->start);
-		}
+		if (c->period)
+			continue;
+		ret = read_slot(pc, c->slot, snap, &have);
+		c->start = snap[c->slot];
+		/* After reprogramming, keep the next threshold within half a range. */
+		if (!ret && loaded && !self_arming && s->cls != PMUVIRT_CLASS_TSC &&
+		    past_threshold(s, c->start))
+			ret = arm(pc, ctx, i);
 		if (ret)
 			return fault(pc, ctx, ret);
 	}
@@ -314,7 +380,15 @@ int pmuvirt_switch(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next)
 		pc->cache_owner = 0;
 		if (ret)
 			return fault(pc, NULL, ret);
-		return next && (next->flags & PMUVIRT_CTX_FAULTED) ? -EFAULT : 0;
+		if (next && (next->flags & PMUVIRT_CTX_FAULTED))
+			return -EFAULT;
+		if (next) {
+			/* Nothing to count yet, but a later control must find it running here. */
+			next->running_on = pc;
+			pc->current = next;
+			publish(next);
+		}
+		return 0;
 	}
 	return resume(pc, next, snap, have);
 }
@@ -387,40 +461,53 @@ int pmuvirt_set_control(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx,
 	return 0;
 }
 
-int pmuvirt_arm_counter(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, unsigned int i,
-			uint64_t remaining, uint64_t period)
+int pmuvirt_arm_counters(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint32_t mask,
+			 const uint64_t *remaining, const uint64_t *period)
 {
-	struct pmuvirt_counter *c;
-	uint64_t raw;
+	bool running, called = false;
+	unsigned int i;
 	int ret;
 
-	if (!ctx || i >= ctx->nr_counters || !remaining)
+	if (!ctx || !remaining || !period || !mask ||
+	    (ctx->nr_counters < 32 && (mask >> ctx->nr_counters)))
 		return -EINVAL;
 	if (ctx->running_on && ctx->running_on != pc)
 		return -EBUSY;
-	c = &ctx->counter[i];
-	if (!c->period || !period)
-		return -EINVAL;
-	if (period > half_range(slot_of(ctx, i)))
-		return -ERANGE;
-	if (ctx->running_on) {
-		ret = ops_of(pc)->read(pc, c->slot, &raw);
-		if (ret)
-			return fault(pc, ctx, ret);
-		if (pc->paused)
-			c->start = raw;
-		else
-			sample(c, slot_of(ctx, i), raw);
-		collect_overflows(c);
+	for (i = 0; i < ctx->nr_counters; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		if (!ctx->counter[i].period || !period[i] || !remaining[i])
+			return -EINVAL;
+		if (period[i] > half_range(slot_of(ctx, i)))
+			return -ERANGE;
 	}
-	c->period = period;
-	c->next_ovf = c->count + remaining;
-	if (ctx->running_on) {
-		ret = arm(pc, ctx, i, c->start);
+	running = ctx->running_on != NULL;
+	if (running && pc->current == ctx) {
+		ret = pc->paused ? 0 : sample_current(pc, false);
 		if (ret)
-			return fault(pc, ctx, ret);
-		publish(ctx);
+			return ret;
 	}
+	for (i = 0; i < ctx->nr_counters; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		ctx->counter[i].period = period[i];
+		ctx->counter[i].next_ovf = ctx->counter[i].count + remaining[i];
+	}
+	if (!running)
+		return 0;
+	if (ops_of(pc)->arm) {
+		ret = arm_batch(pc, ctx, mask, &called);
+		if (!ret && called)
+			ret = restart_from_now(pc, ctx, mask);
+	} else {
+		ret = 0;
+		for (i = 0; !ret && i < ctx->nr_counters; i++)
+			if (mask & (1u << i))
+				ret = arm(pc, ctx, i);
+	}
+	if (ret)
+		return fault(pc, ctx, ret);
+	publish(ctx);
 	return 0;
 }
 
@@ -455,7 +542,6 @@ int pmuvirt_pmi(struct pmuvirt_pcpu *pc, uint32_t *ovf_mask)
 	const struct pmuvirt_pmu *pmu = pc->pmu;
 	uint32_t status = 0, used = 0, mask = 0;
 	unsigned int i, s;
-	bool self_arming = ops_of(pc)->arm != NULL;
 	int ret;
 
 	pc->stats.pmis++;
@@ -465,6 +551,32 @@ int pmuvirt_pmi(struct pmuvirt_pcpu *pc, uint32_t *ovf_mask)
 	if (ret)
 		return fault(pc, ctx, ret);
 
+	if (ops_of(pc)->arm) {
+		/* Stacked: fold everything, deliver what is due, re-arm in one call. */
+		bool called = false;
+
+		if (ctx && !pc->paused) {
+			ret = sample_current(pc, false);
+			if (ret)
+				return ret;
+			for (i = 0; i < ctx->nr_counters; i++)
+				if (ctx->counter[i].pending)
+					mask |= 1u << i;
+			ret = arm_batch(pc, ctx, ctx->imode_mask, &called);
+			if (!ret && called)
+				ret = restart_from_now(pc, ctx, ctx->imode_mask);
+			if (ret)
+				return fault(pc, ctx, ret);
+			publish(ctx);
+		}
+		ret = ops_of(pc)->pmi_end(pc, status);
+		if (ret)
+			return fault(pc, ctx, ret);
+		if (ovf_mask)
+			*ovf_mask = mask;
+		return 0;
+	}
+
 	for (i = 0; ctx && i < ctx->nr_counters; i++) {
 		struct pmuvirt_counter *c = &ctx->counter[i];
 		const struct pmuvirt_slot *sl = slot_of(ctx, i);
@@ -473,12 +585,10 @@ int pmuvirt_pmi(struct pmuvirt_pcpu *pc, uint32_t *ovf_mask)
 		used |= 1u << c->slot;
 		if (sl->cls == PMUVIRT_CLASS_TSC)
 			continue;
-		if (self_arming && !c->period)
-			continue;
 		ret = ops_of(pc)->read(pc, c->slot, &raw);
 		if (ret)
 			return fault(pc, ctx, ret);
-		if (!self_arming && !past_threshold(sl, raw))
+		if (!past_threshold(sl, raw))
 			continue;
 		if (pc->paused)
 			c->start = raw;
@@ -486,13 +596,13 @@ int pmuvirt_pmi(struct pmuvirt_pcpu *pc, uint32_t *ovf_mask)
 			sample(c, sl, raw);
 		if (collect_overflows(c))
 			mask |= 1u << i;
-		ret = arm(pc, ctx, i, raw);
+		ret = arm(pc, ctx, i);
 		if (ret)
 			return fault(pc, ctx, ret);
 	}
 
 	/* Counters that crossed for nobody: re-base them so they stay quiet. */
-	for (s = 0; !self_arming && s < pmu->nr_slots; s++) {
+	for (s = 0; s < pmu->nr_slots; s++) {
 		const struct pmuvirt_slot *sl = &pmu->slot[s];
 		uint64_t raw;
 

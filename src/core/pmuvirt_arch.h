@@ -31,10 +31,14 @@
  *		(x86 v2+: GLOBAL_CTRL = 0; POWER: MMCR0 FC); keep the cache exact.
  * @read:	raw value of @slot.
  * @write:	set the raw value of @slot (counting may be running).
- * @arm:	optional: make @slot signal an overflow after @remaining
- *		events, with @period as the reload for later ones, and return
- *		the raw value it now holds in @start.  NULL: the core writes
- *		slot.threshold - min(@remaining, 2^(width-1)).
+ * @arm:	optional, for backends that arm counters themselves (a stacked
+ *		instance): make each slot in @slots signal an overflow after
+ *		@remaining[slot] events, with @period[slot] as the reload for
+ *		later ones, all in one step (one hypercall), so that the
+ *		events of that step fall outside every counter.  @start[slot]
+ *		holds the raw value just sampled and receives the raw value
+ *		after arming.  Arrays are indexed by slot.  NULL: the core
+ *		writes slot.threshold - min(remaining, 2^(width-1)).
  * @pmi_begin:	stop counting and report in @status the slots that the
  *		hardware flags as overflowed (every slot when the PMU has no
  *		status register).
@@ -53,8 +57,8 @@ struct pmuvirt_arch_ops {
 	int (*stop)(struct pmuvirt_pcpu *pc);
 	int (*read)(struct pmuvirt_pcpu *pc, unsigned int slot, uint64_t *val);
 	int (*write)(struct pmuvirt_pcpu *pc, unsigned int slot, uint64_t val);
-	int (*arm)(struct pmuvirt_pcpu *pc, unsigned int slot, uint64_t remaining,
-		   uint64_t period, uint64_t *start);
+	int (*arm)(struct pmuvirt_pcpu *pc, uint32_t slots, const uint64_t *remaining,
+		   const uint64_t *period, uint64_t *start);
 	int (*pmi_begin)(struct pmuvirt_pcpu *pc, uint32_t *status);
 	int (*pmi_end)(struct pmuvirt_pcpu *pc, uint32_t clear);
 	int (*clear_status)(struct pmuvirt_pcpu *pc, uint32_t slots);

@@ -19,13 +19,15 @@
  * struct pmuvirt_pv_lower_ops - what the instance below offers one VCPU
  * @set_control: hypercall: program the VCPU's counters (the instance below
  *		validates it again: it does not trust the guest).
- * @arm:	hypercall: VCPU counter @counter signals after @remaining
- *		events, then every @period events.
+ * @arm:	hypercall: each VCPU counter i in @mask signals after
+ *		@remaining[i] events, then every @period[i] events; all are
+ *		armed from one sample, so the hypercall's own events fall
+ *		outside every counter (see pmuvirt_arm_counters()).
  * @read:	VCPU counter @counter's logical value now (no hypercall).
  */
 struct pmuvirt_pv_lower_ops {
 	int (*set_control)(void *arg, const struct pmuvirt_control *ctl);
-	int (*arm)(void *arg, uint32_t counter, uint64_t remaining, uint64_t period);
+	int (*arm)(void *arg, uint32_t mask, const uint64_t *remaining, const uint64_t *period);
 	int (*read)(void *arg, uint32_t counter, uint64_t *val);
 };
 

@@ -130,36 +130,48 @@ static int PMUVIRT_CF_CHECK pv_write(struct pmuvirt_pcpu *pc, unsigned int slot,
 }
 
 /*
- * Arm slot @slot to signal @remaining events after the value in *@start.
- * The VCPU below re-arms itself by @period after each signal; when its next
- * signal already falls on the wanted point, no hypercall is needed.
+ * Arm the slots in @slots.  The VCPU below re-arms itself by its period
+ * after each signal; when every wanted point is where the VCPU will signal
+ * anyway, no hypercall is needed.  Otherwise one hypercall arms them all
+ * and the start values are read after it returns (compensation).
  */
-static int PMUVIRT_CF_CHECK pv_arm(struct pmuvirt_pcpu *pc, unsigned int slot,
-				   uint64_t remaining, uint64_t period, uint64_t *start)
+static int PMUVIRT_CF_CHECK pv_arm(struct pmuvirt_pcpu *pc, uint32_t slots,
+				   const uint64_t *remaining, const uint64_t *period,
+				   uint64_t *start)
 {
 	struct pmuvirt_pv_vcpu *v = vcpu_of(pc);
-	uint64_t now = *start, want = *start + remaining;
+	uint32_t need = 0;
+	unsigned int s;
 	int ret;
 
-	if (v->target[slot] && v->period[slot] == period) {
-		while (v->target[slot] <= now)
-			v->target[slot] += period;
-		if (v->target[slot] == want)
-			return 0;
+	for (s = 0; s < PMUVIRT_MAX_COUNTERS; s++) {
+		if (!(slots & (1u << s)))
+			continue;
+		if (v->target[s] && v->period[s] == period[s]) {
+			while (v->target[s] <= start[s])
+				v->target[s] += period[s];
+			if (v->target[s] == start[s] + remaining[s])
+				continue;
+		}
+		need |= 1u << s;
 	}
+	if (!need)
+		return 0;
 	pc->stats.reg_writes++;
 	v->hypercalls++;
-	ret = v->ops->arm(v->arg, slot, remaining, period);
+	ret = v->ops->arm(v->arg, slots, remaining, period);
 	if (ret)
 		return ret;
-	/* Compensation: start counting after the hypercall returned. */
-	pc->stats.reg_reads++;
-	ret = v->ops->read(v->arg, slot, &now);
-	if (ret)
-		return ret;
-	v->target[slot] = now + remaining;
-	v->period[slot] = period;
-	*start = now;
+	for (s = 0; s < PMUVIRT_MAX_COUNTERS; s++) {
+		if (!(slots & (1u << s)))
+			continue;
+		pc->stats.reg_reads++;
+		ret = v->ops->read(v->arg, s, &start[s]);
+		if (ret)
+			return ret;
+		v->target[s] = start[s] + remaining[s];
+		v->period[s] = period[s];
+	}
 	return 0;
 }
 
