@@ -1,0 +1,560 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/* pmuvirt-sim: table, JSON and SVG output. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "output.h"
+#include "truth.h"
+
+#define LABEL_MAX	(2 * SIM_NAME_MAX + 2)
+
+static const char *mode_name(const struct sim_counter *c)
+{
+	return c->period ? "i" : "a";
+}
+
+/* The counters a thread has at the end (its last control). */
+static const struct sim_counter_set *final_set(const struct scenario *sc, unsigned int t)
+{
+	const struct sim_counter_set *set = &sc->threads[t].ctrs;
+	unsigned int i;
+
+	for (i = 0; i < sc->nr_steps; i++)
+		if (sc->steps[i].kind == SIM_STEP_CONTROL && sc->steps[i].thread == (int)t)
+			set = &sc->steps[i].ctrs;
+	return set;
+}
+
+/* The counters a thread has when step @upto runs. */
+static const struct sim_counter_set *set_at(const struct scenario *sc, unsigned int t,
+					    unsigned int upto)
+{
+	const struct sim_counter_set *set = &sc->threads[t].ctrs;
+	unsigned int i;
+
+	for (i = 0; i < upto && i < sc->nr_steps; i++)
+		if (sc->steps[i].kind == SIM_STEP_CONTROL && sc->steps[i].thread == (int)t)
+			set = &sc->steps[i].ctrs;
+	return set;
+}
+
+static const struct sim_step *read_step(const struct scenario *sc, unsigned int idx,
+					unsigned int *step_no)
+{
+	unsigned int i;
+
+	for (i = 0; i < sc->nr_steps; i++)
+		if (sc->steps[i].kind == SIM_STEP_READ && sc->steps[i].read_index == idx) {
+			*step_no = i;
+			return &sc->steps[i];
+		}
+	return NULL;
+}
+
+unsigned int sim_compare(const struct scenario *sc, const struct sim_result *res,
+			 const struct sim_result *truth, FILE *log)
+{
+	unsigned int t, k, r, bad = 0;
+	char label[LABEL_MAX];
+
+	for (t = 0; t < sc->nr_threads; t++) {
+		const struct sim_thread_result *a = &res->threads[t], *b = &truth->threads[t];
+
+		sim_thread_label(sc, t, label, sizeof(label));
+		if (a->nr_counters != b->nr_counters) {
+			bad++;
+			if (log)
+				fprintf(log, "%s: %u counters, expected %u\n", label,
+					a->nr_counters, b->nr_counters);
+			continue;
+		}
+		for (k = 0; k < b->nr_counters; k++) {
+			if (a->ctr[k].count != b->ctr[k].count) {
+				bad++;
+				if (log)
+					fprintf(log, "%s counter %u: count %llu, truth %llu\n",
+						label, k + 1,
+						(unsigned long long)a->ctr[k].count,
+						(unsigned long long)b->ctr[k].count);
+			}
+			if (a->ctr[k].overflows != b->ctr[k].overflows) {
+				bad++;
+				if (log)
+					fprintf(log, "%s counter %u: %llu overflows, truth %llu\n",
+						label, k + 1,
+						(unsigned long long)a->ctr[k].overflows,
+						(unsigned long long)b->ctr[k].overflows);
+			}
+		}
+	}
+	for (r = 0; r < truth->nr_reads; r++) {
+		const struct sim_read_result *a = &res->reads[r], *b = &truth->reads[r];
+
+		sim_thread_label(sc, b->thread, label, sizeof(label));
+		if (a->nr_counters != b->nr_counters) {
+			bad++;
+			if (log)
+				fprintf(log, "read at line %d (%s): %u counts, expected %u\n",
+					b->line, label, a->nr_counters, b->nr_counters);
+			continue;
+		}
+		for (k = 0; k < b->nr_counters; k++)
+			if (a->counts[k] != b->counts[k]) {
+				bad++;
+				if (log)
+					fprintf(log, "read at line %d (%s) counter %u: %llu, truth %llu\n",
+						b->line, label, k + 1,
+						(unsigned long long)a->counts[k],
+						(unsigned long long)b->counts[k]);
+			}
+	}
+	return bad;
+}
+
+/* JSON */
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void sim_output_json(FILE *f, const struct scenario *sc, const struct sim_result *res,
+		     const struct sim_result *truth)
+{
+	unsigned int t, k, r;
+	char label[LABEL_MAX];
+
+	fprintf(f, "{\n  \"threads\": {");
+	for (t = 0; t < sc->nr_threads; t++) {
+		const struct sim_counter_set *set = final_set(sc, t);
+
+		sim_thread_label(sc, t, label, sizeof(label));
+		fprintf(f, "%s\n    ", t ? "," : "");
+		json_string(f, label);
+		fprintf(f, ": {\n      \"counters\": [");
+		for (k = 0; k < set->n; k++)
+			fprintf(f,
+				"%s\n        { \"event\": \"%s\", \"mode\": \"%s\", \"count\": %llu, \"truth\": %llu, \"overflows\": %llu }",
+				k ? "," : "", sim_event_name(set->c[k].event),
+				mode_name(&set->c[k]),
+				(unsigned long long)res->threads[t].ctr[k].count,
+				(unsigned long long)truth->threads[t].ctr[k].count,
+				(unsigned long long)res->threads[t].ctr[k].overflows);
+		fprintf(f, "\n      ]\n    }");
+	}
+	fprintf(f, "%s},\n  \"reads\": [", sc->nr_threads ? "\n  " : "");
+	for (r = 0; r < res->nr_reads; r++) {
+		const struct sim_read_result *rd = &res->reads[r];
+
+		sim_thread_label(sc, rd->thread, label, sizeof(label));
+		fprintf(f, "%s\n    { \"line\": %d, \"thread\": ", r ? "," : "", rd->line);
+		json_string(f, label);
+		fprintf(f, ", \"counts\": [");
+		for (k = 0; k < rd->nr_counters; k++)
+			fprintf(f, "%s%llu", k ? ", " : "", (unsigned long long)rd->counts[k]);
+		fprintf(f, "] }");
+	}
+	fprintf(f, "%s],\n", res->nr_reads ? "\n  " : "");
+	fprintf(f,
+		"  \"stats\": { \"msr_reads\": %llu, \"msr_writes\": %llu, \"hypercalls\": %llu,\n"
+		"             \"vcpu_switches\": %llu, \"thread_switches\": %llu }\n}\n",
+		(unsigned long long)res->stats.msr_reads,
+		(unsigned long long)res->stats.msr_writes,
+		(unsigned long long)res->stats.hypercalls,
+		(unsigned long long)res->stats.vcpu_switches,
+		(unsigned long long)res->stats.thread_switches);
+}
+
+/* Table */
+
+static void counter_name(char *buf, size_t len, const struct sim_counter *c)
+{
+	if (c->period)
+		snprintf(buf, len, "%s:i%llu", sim_event_name(c->event),
+			 (unsigned long long)c->period);
+	else
+		snprintf(buf, len, "%s", sim_event_name(c->event));
+}
+
+void sim_output_table(FILE *f, const struct scenario *sc, const struct sim_result *res,
+		      const struct sim_result *truth, const char *title)
+{
+	const struct sim_pmu *pmu = &sc->pmu;
+	unsigned int t, k, r, bad;
+	char label[LABEL_MAX], cname[64];
+
+	fprintf(f, "%s: pmu %s", title, pmu->name);
+	if (pmu->model == SIM_MODEL_INTEL)
+		fprintf(f, " gp=%u fixed=%u width=%u fw-write=%d", pmu->gp, pmu->fixed,
+			pmu->width, pmu->fw_write);
+	else
+		fprintf(f, " gp=%u width=%u", pmu->gp, pmu->width);
+	fprintf(f, ", %u pcpus, %u domains, %u threads, %u steps, hypervisor events %sd\n\n",
+		sc->nr_pcpus, sc->nr_domains, sc->nr_threads, sc->nr_steps,
+		sc->policy == SIM_POLICY_INCLUDE ? "include" : "exclude");
+
+	fprintf(f, "%-20s %-28s %20s %20s %-3s %10s %10s\n", "thread", "counter", "count",
+		"truth", "", "overflows", "(truth)");
+	for (t = 0; t < sc->nr_threads; t++) {
+		const struct sim_counter_set *set = final_set(sc, t);
+
+		sim_thread_label(sc, t, label, sizeof(label));
+		for (k = 0; k < set->n; k++) {
+			const struct sim_counter_result *a = &res->threads[t].ctr[k];
+			const struct sim_counter_result *b = &truth->threads[t].ctr[k];
+			bool ok = a->count == b->count && a->overflows == b->overflows;
+
+			counter_name(cname, sizeof(cname), &set->c[k]);
+			fprintf(f, "%-20s %-28s %20llu %20llu %-3s", k ? "" : label, cname,
+				(unsigned long long)a->count, (unsigned long long)b->count,
+				ok ? "ok" : "BAD");
+			if (set->c[k].period)
+				fprintf(f, " %10llu %10llu\n", (unsigned long long)a->overflows,
+					(unsigned long long)b->overflows);
+			else
+				fprintf(f, " %10s %10s\n", "-", "-");
+		}
+	}
+	if (res->nr_reads) {
+		fprintf(f, "\n%-6s %-20s %s\n", "read", "thread", "counts (truth)");
+		for (r = 0; r < res->nr_reads; r++) {
+			const struct sim_read_result *a = &res->reads[r], *b = &truth->reads[r];
+			bool ok = a->nr_counters == b->nr_counters;
+
+			sim_thread_label(sc, a->thread, label, sizeof(label));
+			fprintf(f, "l.%-4d %-20s", a->line, label);
+			for (k = 0; k < a->nr_counters; k++) {
+				fprintf(f, " %llu", (unsigned long long)a->counts[k]);
+				if (k < b->nr_counters && a->counts[k] == b->counts[k])
+					continue;
+				ok = false;
+				fprintf(f, " (%llu)", (unsigned long long)b->counts[k]);
+			}
+			fprintf(f, "  %s\n", ok ? "ok" : "BAD");
+		}
+	}
+	fprintf(f, "\nstats: msr_reads %llu, msr_writes %llu, hypercalls %llu, vcpu_switches %llu, thread_switches %llu\n",
+		(unsigned long long)res->stats.msr_reads,
+		(unsigned long long)res->stats.msr_writes,
+		(unsigned long long)res->stats.hypercalls,
+		(unsigned long long)res->stats.vcpu_switches,
+		(unsigned long long)res->stats.thread_switches);
+	bad = sim_compare(sc, res, truth, NULL);
+	if (bad)
+		fprintf(f, "result: %u MISMATCHES with the truth\n", bad);
+	else
+		fprintf(f, "result: exact (every count, overflow and read equals the truth)\n");
+}
+
+/* SVG */
+
+#define SVG_W		1000
+#define SVG_H		560
+#define PLOT_X		90
+#define PLOT_Y		50
+#define PLOT_W		640
+#define PLOT_H		430
+
+static const char *const palette[] = {
+	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+	"#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22",
+};
+
+struct svg_scale {
+	bool log;
+	double max;		/* linear: top of the axis; log: decades */
+	unsigned int nsteps;
+};
+
+static double sx(const struct svg_scale *s, double step)
+{
+	return PLOT_X + PLOT_W * (s->nsteps ? step / s->nsteps : 0.0);
+}
+
+static double sy(const struct svg_scale *s, uint64_t v)
+{
+	double y = s->log ? log10(1.0 + (double)v) : (double)v;
+
+	return PLOT_Y + PLOT_H - PLOT_H * (s->max > 0 ? y / s->max : 0.0);
+}
+
+/* 1234567 -> "1.23M" */
+static void short_num(char *buf, size_t len, double v)
+{
+	static const char *const suf[] = { "", "k", "M", "G", "T", "P", "E", "Z" };
+	unsigned int i = 0;
+
+	while (v >= 1000.0 && i < 7) {
+		v /= 1000.0;
+		i++;
+	}
+	if (v == floor(v))
+		snprintf(buf, len, "%.0f%s", v, suf[i]);
+	else
+		snprintf(buf, len, "%.3g%s", v, suf[i]);
+}
+
+static void xml_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '<')
+			fputs("&lt;", f);
+		else if (*s == '>')
+			fputs("&gt;", f);
+		else if (*s == '&')
+			fputs("&amp;", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+int sim_output_svg(FILE *f, const struct scenario *sc, const struct sim_result *res,
+		   const struct sim_result *truth, const char *title)
+{
+	unsigned int nser = 0, t, k, i, s, r, n = sc->nr_steps;
+	unsigned int first[SIM_MAX_THREADS + 1];
+	struct sim_replay rp;
+	struct svg_scale sc_y = { false, 0, n };
+	uint64_t *val = NULL, vmax = 0, vmin_pos = UINT64_MAX;
+	unsigned char *has = NULL;
+	char buf[160], why[200];
+
+	/* One series per (thread, counter index). */
+	for (t = 0; t < sc->nr_threads; t++) {
+		unsigned int most = sc->threads[t].ctrs.n;
+
+		for (i = 0; i < n; i++)
+			if (sc->steps[i].kind == SIM_STEP_CONTROL && sc->steps[i].thread == (int)t &&
+			    sc->steps[i].ctrs.n > most)
+				most = sc->steps[i].ctrs.n;
+		first[t] = nser;
+		nser += most;
+	}
+	first[sc->nr_threads] = nser;
+	val = calloc((size_t)nser * (n + 1) + 1, sizeof(*val));
+	has = calloc((size_t)nser * (n + 1) + 1, 1);
+	if (!val || !has || sim_replay_init(&rp, sc)) {
+		free(val);
+		free(has);
+		return -1;
+	}
+	for (s = 0; s <= n; s++) {
+		if (s > 0 && sim_replay_step(&rp, &sc->steps[s - 1], why, sizeof(why)))
+			break;
+		for (t = 0; t < sc->nr_threads; t++)
+			for (k = 0; k < rp.ctrs[t].n; k++) {
+				size_t at = (size_t)(first[t] + k) * (n + 1) + s;
+
+				val[at] = rp.truth[t][k];
+				has[at] = 1;
+				if (val[at] > vmax)
+					vmax = val[at];
+				if (val[at] && val[at] < vmin_pos)
+					vmin_pos = val[at];
+			}
+	}
+	sim_replay_free(&rp);
+	for (r = 0; r < res->nr_reads; r++)
+		for (k = 0; k < res->reads[r].nr_counters; k++)
+			if (res->reads[r].counts[k] > vmax)
+				vmax = res->reads[r].counts[k];
+	for (t = 0; t < sc->nr_threads; t++)
+		for (k = 0; k < res->threads[t].nr_counters; k++)
+			if (res->threads[t].ctr[k].count > vmax)
+				vmax = res->threads[t].ctr[k].count;
+
+	/* Log scale when the values span more than three decades. */
+	sc_y.log = vmin_pos != UINT64_MAX && (double)vmax / (double)vmin_pos > 1000.0;
+	if (sc_y.log) {
+		sc_y.max = ceil(log10(1.0 + (double)vmax));
+	} else {
+		double step = 1;
+
+		while (step * 5 < (double)vmax)
+			step *= (step * 2 * 5 >= (double)vmax) ? 2 : 10;
+		sc_y.max = vmax ? ceil((double)vmax / step) * step : 1;
+	}
+
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n",
+		SVG_W, SVG_H, SVG_W, SVG_H);
+	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+	fprintf(f, "<text x=\"%d\" y=\"28\" font-size=\"16\" font-weight=\"bold\">", PLOT_X);
+	xml_text(f, title);
+	fprintf(f, " \xe2\x80\x94 per-thread counts over the steps (pmu %s)</text>\n",
+		sc->pmu.name);
+
+	/* Grid and y axis. */
+	if (sc_y.log) {
+		unsigned int d, every = sc_y.max > 12 ? 2 : 1;
+
+		for (d = 0; d <= (unsigned int)sc_y.max; d += every) {
+			double y = PLOT_Y + PLOT_H - PLOT_H * d / sc_y.max;
+
+			fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n",
+				PLOT_X, y, PLOT_X + PLOT_W, y);
+			short_num(buf, sizeof(buf), pow(10, d));
+			fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+				PLOT_X - 6, y + 4, d ? buf : "0");
+		}
+	} else {
+		for (i = 0; i <= 5; i++) {
+			double v = sc_y.max * i / 5, y = PLOT_Y + PLOT_H - PLOT_H * i / 5.0;
+
+			fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n",
+				PLOT_X, y, PLOT_X + PLOT_W, y);
+			short_num(buf, sizeof(buf), v);
+			fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+				PLOT_X - 6, y + 4, buf);
+		}
+	}
+	/* x axis ticks: about ten. */
+	{
+		unsigned int every = 1;
+
+		unsigned int mant = 1;	/* 1, 2, 5, 10, 20, 50, ... */
+
+		while (n / every > 10) {
+			mant = mant == 1 ? 2 : mant == 2 ? 5 : 1;
+			every = mant == 1 ? every * 2 : mant == 2 ? every * 2 : every * 5 / 2;
+		}
+		for (i = 0; i <= n; i += every) {
+			double x = sx(&sc_y, i);
+
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#444\"/>\n",
+				x, PLOT_Y + PLOT_H, x, PLOT_Y + PLOT_H + 5);
+			fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%u</text>\n", x,
+				PLOT_Y + PLOT_H + 19, i);
+		}
+	}
+	/* Control steps as dashed verticals. */
+	for (i = 0; i < n; i++)
+		if (sc->steps[i].kind == SIM_STEP_CONTROL)
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#bbb\" stroke-dasharray=\"4 3\"/>\n",
+				sx(&sc_y, i + 1), PLOT_Y, sx(&sc_y, i + 1), PLOT_Y + PLOT_H);
+	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#444\"/>\n",
+		PLOT_X, PLOT_Y, PLOT_W, PLOT_H);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">step (after step i; dashed: control)</text>\n",
+		PLOT_X + PLOT_W / 2, PLOT_Y + PLOT_H + 40);
+	fprintf(f, "<text transform=\"translate(24 %d) rotate(-90)\" text-anchor=\"middle\">%s</text>\n",
+		PLOT_Y + PLOT_H / 2, sc_y.log ? "count (events, log scale)" : "count (events)");
+
+	/* Series: exact counts as lines, pmuvirt's values as markers. */
+	for (t = 0; t < sc->nr_threads; t++) {
+		for (k = 0; k < first[t + 1] - first[t]; k++) {
+			unsigned int ser = first[t] + k;
+			const char *col = palette[ser % 10];
+			const char *dash = (ser / 10) % 2 ? " stroke-dasharray=\"6 3\"" : "";
+			bool open = false;
+
+			for (s = 0; s <= n; s++) {
+				size_t at = (size_t)ser * (n + 1) + s;
+
+				if (!has[at]) {
+					if (open)
+						fprintf(f, "\"/>\n");
+					open = false;
+					continue;
+				}
+				if (!open)
+					fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"",
+						col, dash);
+				fprintf(f, "%.1f,%.1f ", sx(&sc_y, s), sy(&sc_y, val[at]));
+				open = true;
+			}
+			if (open)
+				fprintf(f, "\"/>\n");
+		}
+	}
+	for (r = 0; r < res->nr_reads; r++) {
+		const struct sim_read_result *a = &res->reads[r], *b = &truth->reads[r];
+		unsigned int stepno = 0;
+
+		if (!read_step(sc, r, &stepno))
+			continue;
+		for (k = 0; k < a->nr_counters; k++) {
+			unsigned int ser = first[a->thread] + k;
+			double x = sx(&sc_y, stepno + 1), y = sy(&sc_y, a->counts[k]);
+
+			if (k < b->nr_counters && a->counts[k] == b->counts[k])
+				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"white\" stroke=\"%s\" stroke-width=\"2\"/>\n",
+					x, y, palette[ser % 10]);
+			else
+				fprintf(f, "<path d=\"M%.1f %.1f l8 8 m0 -8 l-8 8\" transform=\"translate(-4 -4)\" stroke=\"red\" stroke-width=\"3\"/>\n",
+					x, y);
+		}
+	}
+	for (t = 0; t < sc->nr_threads; t++)
+		for (k = 0; k < res->threads[t].nr_counters; k++) {
+			unsigned int ser = first[t] + k;
+			double x = sx(&sc_y, n), y = sy(&sc_y, res->threads[t].ctr[k].count);
+			bool ok = res->threads[t].ctr[k].count == truth->threads[t].ctr[k].count;
+
+			fprintf(f, "<path d=\"M%.1f %.1f l6 6 l-6 6 l-6 -6 z\" transform=\"translate(0 -6)\" fill=\"%s\" stroke=\"%s\"/>\n",
+				x, y, ok ? palette[ser % 10] : "red", ok ? "#222" : "red");
+		}
+
+	/* Legend. */
+	{
+		double ly = PLOT_Y + 6;
+		unsigned int shown = 0;
+
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-weight=\"bold\">thread counter</text>\n",
+			PLOT_X + PLOT_W + 24, ly);
+		ly += 18;
+		for (t = 0; t < sc->nr_threads; t++)
+			for (k = 0; k < first[t + 1] - first[t]; k++) {
+				unsigned int ser = first[t] + k;
+				const struct sim_counter_set *set = final_set(sc, t);
+				const struct sim_counter *c = k < set->n ? &set->c[k] : NULL;
+
+				if (shown++ >= 24)
+					continue;
+				if (!c)
+					c = &set_at(sc, t, 0)->c[k < sc->threads[t].ctrs.n ? k : 0];
+				sim_thread_label(sc, t, buf, sizeof(buf) / 2);
+				fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"%s/>\n",
+					PLOT_X + PLOT_W + 24, ly - 4, PLOT_X + PLOT_W + 48, ly - 4,
+					palette[ser % 10],
+					(ser / 10) % 2 ? " stroke-dasharray=\"6 3\"" : "");
+				fprintf(f, "<text x=\"%d\" y=\"%.1f\">", PLOT_X + PLOT_W + 54, ly);
+				xml_text(f, buf);
+				fprintf(f, " %s%s</text>\n", sim_event_name(c->event),
+					c->period ? " (i)" : "");
+				ly += 17;
+			}
+		if (shown > 24)
+			fprintf(f, "<text x=\"%d\" y=\"%.1f\">\xe2\x80\xa6 and %u more</text>\n",
+				PLOT_X + PLOT_W + 24, ly, shown - 24), ly += 17;
+		ly += 10;
+		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#333\" stroke-width=\"2\"/>\n",
+			PLOT_X + PLOT_W + 24, ly - 4, PLOT_X + PLOT_W + 48, ly - 4);
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\">exact count (truth)</text>\n",
+			PLOT_X + PLOT_W + 54, ly);
+		ly += 17;
+		fprintf(f, "<circle cx=\"%d\" cy=\"%.1f\" r=\"4\" fill=\"white\" stroke=\"#333\" stroke-width=\"2\"/>\n",
+			PLOT_X + PLOT_W + 36, ly - 4);
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\">read by the thread</text>\n",
+			PLOT_X + PLOT_W + 54, ly);
+		ly += 17;
+		fprintf(f, "<path d=\"M%d %.1f l6 6 l-6 6 l-6 -6 z\" fill=\"#333\"/>\n",
+			PLOT_X + PLOT_W + 36, ly - 10);
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\">pmuvirt's final count</text>\n",
+			PLOT_X + PLOT_W + 54, ly);
+		ly += 17;
+		fprintf(f, "<path d=\"M%d %.1f l8 8 m0 -8 l-8 8\" stroke=\"red\" stroke-width=\"3\"/>\n",
+			PLOT_X + PLOT_W + 32, ly - 9);
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\">differs from the truth</text>\n",
+			PLOT_X + PLOT_W + 54, ly);
+	}
+	fprintf(f, "</svg>\n");
+	free(val);
+	free(has);
+	return 0;
+}

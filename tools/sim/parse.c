@@ -1,0 +1,963 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/* pmuvirt-sim: scenario parser and validation (docs/simulator.md). */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "truth.h"
+
+#define MAX_TOKENS	64
+
+static const char *const event_names[SIM_NR_EVENTS] = {
+	"instructions", "cycles", "branches", "branch-misses",
+};
+
+const char *sim_event_name(enum sim_event ev)
+{
+	return (unsigned int)ev < SIM_NR_EVENTS ? event_names[ev] : NULL;
+}
+
+void sim_thread_label(const struct scenario *sc, unsigned int thread, char *buf, size_t len)
+{
+	const struct sim_thread *t = &sc->threads[thread];
+
+	snprintf(buf, len, "%s.%s", sc->domains[t->domain].name, t->name);
+}
+
+/* Model capacity */
+
+static bool has_fixed_ins(const struct sim_pmu *pmu)
+{
+	return pmu->model == SIM_MODEL_POWER || (pmu->model == SIM_MODEL_INTEL && pmu->fixed >= 1);
+}
+
+static bool has_fixed_cyc(const struct sim_pmu *pmu)
+{
+	return pmu->model == SIM_MODEL_POWER || (pmu->model == SIM_MODEL_INTEL && pmu->fixed >= 2);
+}
+
+uint64_t sim_period_max(const struct sim_pmu *pmu)
+{
+	return (uint64_t)1 << (pmu->width - 1);
+}
+
+unsigned int sim_max_counters(const struct sim_pmu *pmu)
+{
+	unsigned int n = pmu->gp + has_fixed_ins(pmu) + has_fixed_cyc(pmu);
+
+	return n < SIM_MAX_COUNTERS ? n : SIM_MAX_COUNTERS;
+}
+
+int sim_counters_fit(const struct sim_pmu *pmu, const struct sim_counter_set *set,
+		     char *why, size_t len)
+{
+	unsigned int i, per_ev[SIM_NR_EVENTS] = { 0 }, need;
+
+	if (set->n == 0 || set->n > SIM_MAX_COUNTERS) {
+		snprintf(why, len, "a counter set needs 1 to %d counters", SIM_MAX_COUNTERS);
+		return -1;
+	}
+	for (i = 0; i < set->n; i++) {
+		uint64_t p = set->c[i].period;
+
+		if ((unsigned int)set->c[i].event >= SIM_NR_EVENTS) {
+			snprintf(why, len, "counter %u has an unknown event", i + 1);
+			return -1;
+		}
+		if (p > sim_period_max(pmu)) {
+			snprintf(why, len,
+				 "i-mode period %llu of counter %u is above half the counter range (2^%u) of %s",
+				 (unsigned long long)p, i + 1, pmu->width - 1, pmu->name);
+			return -1;
+		}
+		per_ev[set->c[i].event]++;
+	}
+	if (has_fixed_ins(pmu) && per_ev[SIM_EV_INSTRUCTIONS])
+		per_ev[SIM_EV_INSTRUCTIONS]--;
+	if (has_fixed_cyc(pmu) && per_ev[SIM_EV_CYCLES])
+		per_ev[SIM_EV_CYCLES]--;
+	need = per_ev[0] + per_ev[1] + per_ev[2] + per_ev[3];
+	if (need > pmu->gp) {
+		snprintf(why, len,
+			 "%u counters cannot be counted at once on %s: they need %u general-purpose counters, it has %u",
+			 set->n, pmu->name, need, pmu->gp);
+		return -1;
+	}
+	return 0;
+}
+
+/* Parser state */
+
+struct parser {
+	struct scenario *sc;
+	char *err;
+	size_t errlen;
+	int line;
+	bool have_pmu, have_pcpus, have_policy, have_pv_cost;
+	bool in_steps;
+	unsigned int cap_threads, cap_steps;
+	struct sim_replay replay;
+	bool replay_ready;
+};
+
+__attribute__((format(printf, 2, 3)))
+static int fail(struct parser *p, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(p->err, p->errlen, "line %d: ", p->line);
+
+	if (n < 0 || (size_t)n >= p->errlen)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static bool is_name(const char *s)
+{
+	if (!(isalpha((unsigned char)*s) || *s == '_'))
+		return false;
+	for (s++; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '_'))
+			return false;
+	return true;
+}
+
+static int check_name(struct parser *p, const char *s, const char *what)
+{
+	if (!is_name(s))
+		return fail(p, "bad %s name '%s' (names are [A-Za-z_][A-Za-z0-9_]*)", what, s);
+	if (strlen(s) >= SIM_NAME_MAX)
+		return fail(p, "%s name '%s' is longer than %d characters", what, s,
+			    SIM_NAME_MAX - 1);
+	return 0;
+}
+
+/* Decimal or 0x hex, at most 2^62.  @what names the number in messages. */
+static int parse_num(struct parser *p, const char *s, const char *what, uint64_t *out)
+{
+	const char *q = s;
+	unsigned int base = 10;
+	uint64_t v = 0;
+
+	if (q[0] == '0' && (q[1] == 'x' || q[1] == 'X')) {
+		base = 16;
+		q += 2;
+	}
+	if (!*q)
+		return fail(p, "bad number '%s' for %s", s, what);
+	for (; *q; q++) {
+		unsigned int d;
+
+		if (*q >= '0' && *q <= '9')
+			d = (unsigned int)(*q - '0');
+		else if (base == 16 && isxdigit((unsigned char)*q))
+			d = (unsigned int)(tolower((unsigned char)*q) - 'a' + 10);
+		else
+			return fail(p, "bad number '%s' for %s", s, what);
+		if (v > (SIM_NUM_MAX - d) / base)
+			return fail(p, "number '%s' for %s is larger than 2^62", s, what);
+		v = v * base + d;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_event(struct parser *p, const char *s, enum sim_event *ev)
+{
+	unsigned int i;
+
+	for (i = 0; i < SIM_NR_EVENTS; i++)
+		if (!strcmp(s, event_names[i])) {
+			*ev = (enum sim_event)i;
+			return 0;
+		}
+	return fail(p, "unknown event '%s' (instructions, cycles, branches, branch-misses)", s);
+}
+
+/* <event> or <event>:i<period> */
+static int parse_counter(struct parser *p, const char *tok, struct sim_counter *c)
+{
+	char buf[64];
+	const char *colon = strchr(tok, ':');
+
+	c->period = 0;
+	if (!colon)
+		return parse_event(p, tok, &c->event);
+	if ((size_t)(colon - tok) >= sizeof(buf))
+		return fail(p, "bad counter '%s'", tok);
+	memcpy(buf, tok, (size_t)(colon - tok));
+	buf[colon - tok] = 0;
+	if (parse_event(p, buf, &c->event))
+		return -1;
+	if (colon[1] != 'i')
+		return fail(p, "bad counter '%s' (expected <event> or <event>:i<period>)", tok);
+	if (parse_num(p, colon + 2, "an i-mode period", &c->period))
+		return -1;
+	if (!c->period)
+		return fail(p, "i-mode period of counter '%s' must be at least 1", tok);
+	return 0;
+}
+
+static int parse_counters(struct parser *p, char **tok, int n, struct sim_counter_set *set)
+{
+	int i;
+
+	if (n < 1)
+		return fail(p, "no counters given");
+	if (n > SIM_MAX_COUNTERS)
+		return fail(p, "more than %d counters", SIM_MAX_COUNTERS);
+	set->n = (unsigned int)n;
+	for (i = 0; i < n; i++)
+		if (parse_counter(p, tok[i], &set->c[i]))
+			return -1;
+	return 0;
+}
+
+/* <event>=<n> ... into @ev (zeroed first); at least one, each event once. */
+static int parse_events(struct parser *p, char **tok, int n, uint64_t *ev, const char *stmt)
+{
+	bool seen[SIM_NR_EVENTS] = { false };
+	int i;
+
+	memset(ev, 0, sizeof(uint64_t) * SIM_NR_EVENTS);
+	if (n < 1)
+		return fail(p, "%s needs at least one <event>=<n>", stmt);
+	for (i = 0; i < n; i++) {
+		char *eq = strchr(tok[i], '=');
+		enum sim_event e;
+
+		if (!eq)
+			return fail(p, "expected <event>=<n>, got '%s'", tok[i]);
+		*eq = 0;
+		if (parse_event(p, tok[i], &e))
+			return -1;
+		if (seen[e])
+			return fail(p, "event %s given twice", tok[i]);
+		seen[e] = true;
+		if (parse_num(p, eq + 1, tok[i], &ev[e]))
+			return -1;
+	}
+	return 0;
+}
+
+static int find_domain(const struct scenario *sc, const char *name)
+{
+	unsigned int d;
+
+	for (d = 0; d < sc->nr_domains; d++)
+		if (!strcmp(sc->domains[d].name, name))
+			return (int)d;
+	return -1;
+}
+
+static int find_thread(const struct scenario *sc, unsigned int dom, const char *name)
+{
+	unsigned int t;
+
+	for (t = 0; t < sc->nr_threads; t++)
+		if (sc->threads[t].domain == dom && !strcmp(sc->threads[t].name, name))
+			return (int)t;
+	return -1;
+}
+
+/* Split "<a>.<b>" in place; returns the part after the dot or NULL. */
+static char *split_dot(char *s)
+{
+	char *dot = strchr(s, '.');
+
+	if (!dot)
+		return NULL;
+	*dot = 0;
+	return dot + 1;
+}
+
+static int parse_domain_ref(struct parser *p, char *tok, const char *what, unsigned int *dom,
+			    char **rest)
+{
+	char copy[128];
+	int d;
+
+	snprintf(copy, sizeof(copy), "%s", tok);
+	*rest = split_dot(tok);
+	if (!*rest || !**rest)
+		return fail(p, "expected <domain>.<%s>, got '%s'", what, copy);
+	d = find_domain(p->sc, tok);
+	if (d < 0) {
+		if (!is_name(tok))
+			return fail(p, "bad domain name '%s'", tok);
+		return fail(p, "unknown domain '%s'", tok);
+	}
+	*dom = (unsigned int)d;
+	return 0;
+}
+
+static int parse_vcpu_ref(struct parser *p, char *tok, unsigned int *dom, unsigned int *vcpu)
+{
+	char *rest;
+	uint64_t v;
+
+	if (parse_domain_ref(p, tok, "vcpu", dom, &rest))
+		return -1;
+	if (parse_num(p, rest, "a VCPU number", &v))
+		return -1;
+	if (v >= p->sc->domains[*dom].nr_vcpus)
+		return fail(p, "unknown VCPU %s.%s (domain %s has VCPUs 0..%u)", tok, rest, tok,
+			    p->sc->domains[*dom].nr_vcpus - 1);
+	*vcpu = (unsigned int)v;
+	return 0;
+}
+
+static int parse_thread_ref(struct parser *p, char *tok, unsigned int *dom, int *thread)
+{
+	char *rest;
+
+	if (parse_domain_ref(p, tok, "thread", dom, &rest))
+		return -1;
+	if (check_name(p, rest, "thread"))
+		return -1;
+	*thread = find_thread(p->sc, *dom, rest);
+	if (*thread < 0)
+		return fail(p, "unknown thread %s.%s", tok, rest);
+	return 0;
+}
+
+static int parse_pcpu(struct parser *p, const char *tok, unsigned int *pcpu)
+{
+	uint64_t v;
+
+	if (parse_num(p, tok, "a PCPU number", &v))
+		return -1;
+	if (v >= p->sc->nr_pcpus)
+		return fail(p, "PCPU %llu out of range (pcpus %u: 0..%u)", (unsigned long long)v,
+			    p->sc->nr_pcpus, p->sc->nr_pcpus - 1);
+	*pcpu = (unsigned int)v;
+	return 0;
+}
+
+/* Declarations */
+
+static int decl_pmu(struct parser *p, char **tok, int n)
+{
+	static const struct {
+		const char *name;
+		enum sim_model model;
+		unsigned int version, gp, fixed, width;
+	} models[] = {
+		{ "intel-v1", SIM_MODEL_INTEL, 1, 4, 0, 48 },
+		{ "intel-v2", SIM_MODEL_INTEL, 2, 4, 3, 48 },
+		{ "intel-v3", SIM_MODEL_INTEL, 3, 4, 3, 48 },
+		{ "intel-v4", SIM_MODEL_INTEL, 4, 4, 3, 48 },
+		{ "intel-v5", SIM_MODEL_INTEL, 5, 4, 3, 48 },
+		{ "amd-k8", SIM_MODEL_AMD_K8, 0, 4, 0, 48 },
+		{ "amd-fam17h", SIM_MODEL_AMD_FAM17H, 0, 6, 0, 48 },
+		{ "amd-perfmonv2", SIM_MODEL_AMD_PERFMONV2, 0, 6, 0, 48 },
+		{ "power8", SIM_MODEL_POWER, 8, 4, 2, 32 },
+		{ "power9", SIM_MODEL_POWER, 9, 4, 2, 32 },
+		{ "power10", SIM_MODEL_POWER, 10, 4, 2, 32 },
+	};
+	struct sim_pmu *pmu = &p->sc->pmu;
+	bool seen[4] = { false };
+	unsigned int m;
+	int i;
+
+	if (p->have_pmu)
+		return fail(p, "duplicate pmu declaration (first at line %d)", pmu->line);
+	if (n < 2)
+		return fail(p, "pmu needs a model");
+	for (m = 0; m < sizeof(models) / sizeof(models[0]); m++)
+		if (!strcmp(tok[1], models[m].name))
+			break;
+	if (m == sizeof(models) / sizeof(models[0]))
+		return fail(p, "unknown pmu model '%s' (intel-v1..intel-v5, amd-k8, amd-fam17h, amd-perfmonv2, power8, power9, power10)",
+			    tok[1]);
+	memset(pmu, 0, sizeof(*pmu));
+	pmu->model = models[m].model;
+	pmu->version = models[m].version;
+	pmu->gp = models[m].gp;
+	pmu->fixed = models[m].fixed;
+	pmu->width = models[m].width;
+	pmu->fw_write = pmu->model == SIM_MODEL_INTEL;
+	snprintf(pmu->name, sizeof(pmu->name), "%s", models[m].name);
+	pmu->line = p->line;
+
+	for (i = 2; i < n; i++) {
+		static const char *const keys[4] = { "gp", "fixed", "width", "fw-write" };
+		char *eq = strchr(tok[i], '=');
+		unsigned int k;
+		uint64_t v;
+
+		if (!eq)
+			return fail(p, "expected <key>=<value>, got '%s'", tok[i]);
+		*eq = 0;
+		for (k = 0; k < 4; k++)
+			if (!strcmp(tok[i], keys[k]))
+				break;
+		if (k == 4 || (pmu->model == SIM_MODEL_AMD_PERFMONV2 && k != 0) ||
+		    (pmu->model != SIM_MODEL_INTEL && pmu->model != SIM_MODEL_AMD_PERFMONV2))
+			return fail(p, "model %s has no key '%s'", pmu->name, tok[i]);
+		if (seen[k])
+			return fail(p, "key %s given twice", keys[k]);
+		seen[k] = true;
+		if (parse_num(p, eq + 1, keys[k], &v))
+			return -1;
+		switch (k) {
+		case 0:
+			if (pmu->model == SIM_MODEL_INTEL && (v < 1 || v > 8))
+				return fail(p, "gp=%llu out of range (1..8)", (unsigned long long)v);
+			if (pmu->model == SIM_MODEL_AMD_PERFMONV2 && (v < 1 || v > 6))
+				return fail(p, "gp=%llu out of range (1..6)", (unsigned long long)v);
+			pmu->gp = (unsigned int)v;
+			break;
+		case 1:
+			if (pmu->version == 1 && v)
+				return fail(p, "intel-v1 has no fixed counters (fixed=0)");
+			if (v > 7)
+				return fail(p, "fixed=%llu out of range (0..7)", (unsigned long long)v);
+			pmu->fixed = (unsigned int)v;
+			break;
+		case 2:
+			if (v < 32 || v > 64)
+				return fail(p, "width=%llu out of range (32..64)", (unsigned long long)v);
+			pmu->width = (unsigned int)v;
+			break;
+		case 3:
+			if (v > 1)
+				return fail(p, "fw-write must be 0 or 1");
+			pmu->fw_write = v;
+			break;
+		}
+	}
+	p->have_pmu = true;
+	return 0;
+}
+
+static int decl_pcpus(struct parser *p, char **tok, int n)
+{
+	uint64_t v;
+
+	if (p->have_pcpus)
+		return fail(p, "duplicate pcpus declaration");
+	if (n != 2)
+		return fail(p, "usage: pcpus <n>");
+	if (parse_num(p, tok[1], "pcpus", &v))
+		return -1;
+	if (v < 1 || v > SIM_MAX_PCPUS)
+		return fail(p, "pcpus %llu out of range (1..%d)", (unsigned long long)v,
+			    SIM_MAX_PCPUS);
+	p->sc->nr_pcpus = (unsigned int)v;
+	p->have_pcpus = true;
+	return 0;
+}
+
+static int decl_vcpus(struct parser *p, char **tok, int n)
+{
+	struct scenario *sc = p->sc;
+	struct sim_domain *d;
+	uint64_t v;
+	int old;
+
+	if (n != 3)
+		return fail(p, "usage: vcpus <domain> <n>");
+	if (check_name(p, tok[1], "domain"))
+		return -1;
+	old = find_domain(sc, tok[1]);
+	if (old >= 0)
+		return fail(p, "duplicate declaration of domain %s (first at line %d)", tok[1],
+			    sc->domains[old].line);
+	if (parse_num(p, tok[2], "vcpus", &v))
+		return -1;
+	if (v < 1 || v > SIM_MAX_VCPUS)
+		return fail(p, "vcpus %llu out of range (1..%d)", (unsigned long long)v,
+			    SIM_MAX_VCPUS);
+	if (sc->nr_domains >= SIM_MAX_DOMAINS)
+		return fail(p, "more than %d domains", SIM_MAX_DOMAINS);
+	d = &sc->domains[sc->nr_domains++];
+	snprintf(d->name, sizeof(d->name), "%s", tok[1]);
+	d->nr_vcpus = (unsigned int)v;
+	d->line = p->line;
+	return 0;
+}
+
+static int decl_thread(struct parser *p, char **tok, int n)
+{
+	struct scenario *sc = p->sc;
+	struct sim_thread *t;
+	unsigned int dom;
+	char *rest;
+	int old;
+
+	if (n < 3)
+		return fail(p, "usage: thread <domain>.<thread> <counter> [<counter> ...]");
+	if (parse_domain_ref(p, tok[1], "thread", &dom, &rest))
+		return -1;
+	if (check_name(p, rest, "thread"))
+		return -1;
+	old = find_thread(sc, dom, rest);
+	if (old >= 0)
+		return fail(p, "duplicate declaration of thread %s.%s (first at line %d)", tok[1],
+			    rest, sc->threads[old].line);
+	if (sc->nr_threads >= SIM_MAX_THREADS)
+		return fail(p, "more than %d threads", SIM_MAX_THREADS);
+	if (sc->nr_threads == p->cap_threads) {
+		unsigned int cap = p->cap_threads ? 2 * p->cap_threads : 16;
+		void *nt = realloc(sc->threads, cap * sizeof(*sc->threads));
+
+		if (!nt)
+			return fail(p, "out of memory");
+		sc->threads = nt;
+		p->cap_threads = cap;
+	}
+	t = &sc->threads[sc->nr_threads];
+	memset(t, 0, sizeof(*t));
+	snprintf(t->name, sizeof(t->name), "%s", rest);
+	t->domain = dom;
+	t->line = p->line;
+	if (parse_counters(p, tok + 2, n - 2, &t->ctrs))
+		return -1;
+	sc->nr_threads++;
+	return 0;
+}
+
+static int decl_policy(struct parser *p, char **tok, int n)
+{
+	if (p->have_policy)
+		return fail(p, "duplicate policy declaration");
+	if (n != 2)
+		return fail(p, "usage: policy hypervisor-events=<exclude|include>");
+	if (!strcmp(tok[1], "hypervisor-events=exclude"))
+		p->sc->policy = SIM_POLICY_EXCLUDE;
+	else if (!strcmp(tok[1], "hypervisor-events=include"))
+		p->sc->policy = SIM_POLICY_INCLUDE;
+	else
+		return fail(p, "bad policy '%s' (hypervisor-events=exclude or include)", tok[1]);
+	p->have_policy = true;
+	return 0;
+}
+
+static int decl_pv_cost(struct parser *p, char **tok, int n)
+{
+	if (p->have_pv_cost)
+		return fail(p, "duplicate pv-cost declaration");
+	p->have_pv_cost = true;
+	return parse_events(p, tok + 1, n - 1, p->sc->pv_cost, "pv-cost");
+}
+
+/* The declarations are complete: check what needs all of them. */
+static int end_declarations(struct parser *p)
+{
+	struct scenario *sc = p->sc;
+	char why[200];
+	unsigned int t;
+
+	if (!p->have_pmu)
+		return fail(p, "no pmu declared before the first step");
+	if (!p->have_pcpus)
+		return fail(p, "no pcpus declared before the first step");
+	for (t = 0; t < sc->nr_threads; t++)
+		if (sim_counters_fit(&sc->pmu, &sc->threads[t].ctrs, why, sizeof(why))) {
+			char label[2 * SIM_NAME_MAX + 2];
+
+			p->line = sc->threads[t].line;
+			sim_thread_label(sc, t, label, sizeof(label));
+			return fail(p, "thread %s: %s", label, why);
+		}
+	if (sim_replay_init(&p->replay, sc))
+		return fail(p, "out of memory");
+	p->replay_ready = true;
+	p->in_steps = true;
+	return 0;
+}
+
+/* Steps */
+
+static int parse_step(struct parser *p, char **tok, int n, struct sim_step *st)
+{
+	const char *s = tok[0];
+	char why[200];
+
+	memset(st, 0, sizeof(*st));
+	st->line = p->line;
+	st->thread = -1;
+	if (!strcmp(s, "schedule")) {
+		st->kind = SIM_STEP_SCHEDULE;
+		if (n != 3)
+			return fail(p, "usage: schedule <pcpu> <domain>.<vcpu>");
+		if (parse_pcpu(p, tok[1], &st->pcpu))
+			return -1;
+		return parse_vcpu_ref(p, tok[2], &st->domain, &st->vcpu);
+	}
+	if (!strcmp(s, "deschedule")) {
+		st->kind = SIM_STEP_DESCHEDULE;
+		if (n != 2)
+			return fail(p, "usage: deschedule <pcpu>");
+		return parse_pcpu(p, tok[1], &st->pcpu);
+	}
+	if (!strcmp(s, "switch")) {
+		st->kind = SIM_STEP_SWITCH;
+		if (n != 3)
+			return fail(p, "usage: switch <domain>.<vcpu> <thread>|-");
+		if (parse_vcpu_ref(p, tok[1], &st->domain, &st->vcpu))
+			return -1;
+		if (!strcmp(tok[2], "-"))
+			return 0;
+		if (check_name(p, tok[2], "thread"))
+			return -1;
+		st->thread = find_thread(p->sc, st->domain, tok[2]);
+		if (st->thread < 0)
+			return fail(p, "unknown thread %s.%s", p->sc->domains[st->domain].name,
+				    tok[2]);
+		return 0;
+	}
+	if (!strcmp(s, "exec")) {
+		st->kind = SIM_STEP_EXEC;
+		if (n < 2)
+			return fail(p, "usage: exec <domain>.<vcpu> <event>=<n> ...");
+		if (parse_vcpu_ref(p, tok[1], &st->domain, &st->vcpu))
+			return -1;
+		return parse_events(p, tok + 2, n - 2, st->events, "exec");
+	}
+	if (!strcmp(s, "hyper")) {
+		st->kind = SIM_STEP_HYPER;
+		if (n < 2)
+			return fail(p, "usage: hyper <pcpu> <event>=<n> ...");
+		if (parse_pcpu(p, tok[1], &st->pcpu))
+			return -1;
+		return parse_events(p, tok + 2, n - 2, st->events, "hyper");
+	}
+	if (!strcmp(s, "control")) {
+		st->kind = SIM_STEP_CONTROL;
+		if (n < 3)
+			return fail(p, "usage: control <domain>.<thread> <counter> [<counter> ...]");
+		if (parse_thread_ref(p, tok[1], &st->domain, &st->thread))
+			return -1;
+		if (parse_counters(p, tok + 2, n - 2, &st->ctrs))
+			return -1;
+		if (sim_counters_fit(&p->sc->pmu, &st->ctrs, why, sizeof(why)))
+			return fail(p, "control of %s.%s: %s", p->sc->domains[st->domain].name,
+				    p->sc->threads[st->thread].name, why);
+		return 0;
+	}
+	if (!strcmp(s, "read")) {
+		st->kind = SIM_STEP_READ;
+		if (n != 2)
+			return fail(p, "usage: read <domain>.<thread>");
+		if (parse_thread_ref(p, tok[1], &st->domain, &st->thread))
+			return -1;
+		st->read_index = p->sc->nr_reads;
+		return 0;
+	}
+	return fail(p, "unknown statement '%s'", s);
+}
+
+static bool is_step(const char *s)
+{
+	static const char *const steps[] = {
+		"schedule", "deschedule", "switch", "exec", "hyper", "control", "read",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		if (!strcmp(s, steps[i]))
+			return true;
+	return false;
+}
+
+static int add_step(struct parser *p, char **tok, int n)
+{
+	struct scenario *sc = p->sc;
+	struct sim_step st;
+	char why[200];
+
+	if (!p->in_steps && end_declarations(p))
+		return -1;
+	if (parse_step(p, tok, n, &st))
+		return -1;
+	if (sim_replay_step(&p->replay, &st, why, sizeof(why)))
+		return fail(p, "%s", why);
+	if (sc->nr_steps == p->cap_steps) {
+		unsigned int cap = p->cap_steps ? 2 * p->cap_steps : 64;
+		void *ns;
+
+		if (cap > 100000000u)
+			return fail(p, "too many steps");
+		ns = realloc(sc->steps, cap * sizeof(*sc->steps));
+		if (!ns)
+			return fail(p, "out of memory");
+		sc->steps = ns;
+		p->cap_steps = cap;
+	}
+	sc->steps[sc->nr_steps++] = st;
+	if (st.kind == SIM_STEP_READ)
+		sc->nr_reads++;
+	return 0;
+}
+
+static int parse_line(struct parser *p, char *line)
+{
+	char *tok[MAX_TOKENS];
+	int n = 0;
+	char *s;
+
+	for (s = line; *s; s++) {
+		if (*s == '#') {
+			*s = 0;
+			break;
+		}
+		if (*s == '\t' || *s == '\r')
+			*s = ' ';
+		else if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+			return fail(p, "unexpected character 0x%02x", (unsigned char)*s);
+	}
+	for (s = strtok(line, " "); s; s = strtok(NULL, " ")) {
+		if (n == MAX_TOKENS)
+			return fail(p, "more than %d words on one line", MAX_TOKENS);
+		tok[n++] = s;
+	}
+	if (!n)
+		return 0;
+	if (is_step(tok[0]))
+		return add_step(p, tok, n);
+	if (p->in_steps && (!strcmp(tok[0], "pmu") || !strcmp(tok[0], "pcpus") ||
+			    !strcmp(tok[0], "vcpus") || !strcmp(tok[0], "thread") ||
+			    !strcmp(tok[0], "policy") || !strcmp(tok[0], "pv-cost")))
+		return fail(p, "declaration '%s' after the first step", tok[0]);
+	if (!strcmp(tok[0], "pmu"))
+		return decl_pmu(p, tok, n);
+	if (!strcmp(tok[0], "pcpus"))
+		return decl_pcpus(p, tok, n);
+	if (!strcmp(tok[0], "vcpus"))
+		return decl_vcpus(p, tok, n);
+	if (!strcmp(tok[0], "thread"))
+		return decl_thread(p, tok, n);
+	if (!strcmp(tok[0], "policy"))
+		return decl_policy(p, tok, n);
+	if (!strcmp(tok[0], "pv-cost"))
+		return decl_pv_cost(p, tok, n);
+	return fail(p, "unknown statement '%s'", tok[0]);
+}
+
+void sim_scenario_free(struct scenario *sc)
+{
+	free(sc->domains);
+	free(sc->threads);
+	free(sc->steps);
+	memset(sc, 0, sizeof(*sc));
+}
+
+int sim_parse(const char *text, struct scenario *sc, char *err, size_t errlen)
+{
+	struct parser p;
+	const char *s = text;
+	char *line = NULL;
+	size_t cap = 0;
+	int ret = 0;
+
+	memset(sc, 0, sizeof(*sc));
+	memset(&p, 0, sizeof(p));
+	p.sc = sc;
+	p.err = err;
+	p.errlen = errlen;
+	if (errlen)
+		err[0] = 0;
+	sc->domains = calloc(SIM_MAX_DOMAINS, sizeof(*sc->domains));
+	if (!sc->domains) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	while (*s) {
+		const char *nl = strchr(s, '\n');
+		size_t len = nl ? (size_t)(nl - s) : strlen(s);
+
+		p.line++;
+		if (len + 1 > cap) {
+			char *nb = realloc(line, len + 1);
+
+			if (!nb) {
+				ret = fail(&p, "out of memory");
+				break;
+			}
+			line = nb;
+			cap = len + 1;
+		}
+		memcpy(line, s, len);
+		line[len] = 0;
+		if (memchr(s, 0, len)) {
+			ret = fail(&p, "unexpected character 0x00");
+			break;
+		}
+		ret = parse_line(&p, line);
+		if (ret)
+			break;
+		s += len;
+		if (*s == '\n')
+			s++;
+	}
+	if (!ret && !p.in_steps) {
+		if (p.line == 0)
+			p.line = 1;
+		if (!p.have_pmu)
+			ret = fail(&p, "end of file: no pmu declaration");
+		else if (!p.have_pcpus)
+			ret = fail(&p, "end of file: no pcpus declaration");
+		else
+			ret = end_declarations(&p);
+	}
+	free(line);
+	if (p.replay_ready)
+		sim_replay_free(&p.replay);
+	if (ret)
+		sim_scenario_free(sc);
+	return ret;
+}
+
+int sim_parse_file(const char *path, struct scenario *sc, char *err, size_t errlen)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int ret;
+
+	memset(sc, 0, sizeof(*sc));
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	for (;;) {
+		size_t got;
+
+		if (cap - len < 4096) {
+			char *nb = realloc(buf, cap ? 2 * cap : 65536);
+
+			if (!nb) {
+				snprintf(err, errlen, "%s: out of memory", path);
+				ret = -1;
+				goto out;
+			}
+			buf = nb;
+			cap = cap ? 2 * cap : 65536;
+		}
+		got = fread(buf + len, 1, cap - len - 1, f);
+		len += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		snprintf(err, errlen, "%s: read error", path);
+		ret = -1;
+		goto out;
+	}
+	buf[len] = 0;
+	if (strlen(buf) != len) {
+		/* A NUL byte: report its line. */
+		int line = 1;
+		size_t i;
+
+		for (i = 0; buf[i]; i++)
+			line += buf[i] == '\n';
+		snprintf(err, errlen, "line %d: unexpected character 0x00", line);
+		ret = -1;
+		goto out;
+	}
+	ret = sim_parse(buf, sc, err, errlen);
+out:
+	free(buf);
+	if (f != stdin)
+		fclose(f);
+	return ret;
+}
+
+/* Printer */
+
+static void print_counters(FILE *f, const struct sim_counter_set *set)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->n; i++) {
+		fprintf(f, " %s", event_names[set->c[i].event]);
+		if (set->c[i].period)
+			fprintf(f, ":i%llu", (unsigned long long)set->c[i].period);
+	}
+}
+
+static void print_events(FILE *f, const uint64_t *ev)
+{
+	unsigned int e;
+
+	for (e = 0; e < SIM_NR_EVENTS; e++)
+		if (ev[e])
+			fprintf(f, " %s=%llu", event_names[e], (unsigned long long)ev[e]);
+}
+
+void sim_scenario_print(FILE *f, const struct scenario *sc)
+{
+	const struct sim_pmu *pmu = &sc->pmu;
+	unsigned int i, e;
+	bool any_ev;
+
+	fprintf(f, "pmu %s", pmu->name);
+	if (pmu->model == SIM_MODEL_INTEL)
+		fprintf(f, " gp=%u fixed=%u width=%u fw-write=%d", pmu->gp, pmu->fixed,
+			pmu->width, pmu->fw_write);
+	else if (pmu->model == SIM_MODEL_AMD_PERFMONV2)
+		fprintf(f, " gp=%u", pmu->gp);
+	fprintf(f, "\npcpus %u\n", sc->nr_pcpus);
+	for (i = 0; i < sc->nr_domains; i++)
+		fprintf(f, "vcpus %s %u\n", sc->domains[i].name, sc->domains[i].nr_vcpus);
+	for (i = 0; i < sc->nr_threads; i++) {
+		fprintf(f, "thread %s.%s", sc->domains[sc->threads[i].domain].name,
+			sc->threads[i].name);
+		print_counters(f, &sc->threads[i].ctrs);
+		fputc('\n', f);
+	}
+	fprintf(f, "policy hypervisor-events=%s\n",
+		sc->policy == SIM_POLICY_INCLUDE ? "include" : "exclude");
+	for (e = 0, any_ev = false; e < SIM_NR_EVENTS; e++)
+		any_ev |= sc->pv_cost[e] != 0;
+	if (any_ev) {
+		fprintf(f, "pv-cost");
+		print_events(f, sc->pv_cost);
+		fputc('\n', f);
+	}
+	for (i = 0; i < sc->nr_steps; i++) {
+		const struct sim_step *st = &sc->steps[i];
+		const char *dom = sc->domains[st->domain].name;
+
+		switch (st->kind) {
+		case SIM_STEP_SCHEDULE:
+			fprintf(f, "schedule %u %s.%u\n", st->pcpu, dom, st->vcpu);
+			break;
+		case SIM_STEP_DESCHEDULE:
+			fprintf(f, "deschedule %u\n", st->pcpu);
+			break;
+		case SIM_STEP_SWITCH:
+			fprintf(f, "switch %s.%u %s\n", dom, st->vcpu,
+				st->thread < 0 ? "-" : sc->threads[st->thread].name);
+			break;
+		case SIM_STEP_EXEC:
+		case SIM_STEP_HYPER:
+			if (st->kind == SIM_STEP_EXEC)
+				fprintf(f, "exec %s.%u", dom, st->vcpu);
+			else
+				fprintf(f, "hyper %u", st->pcpu);
+			for (e = 0, any_ev = false; e < SIM_NR_EVENTS; e++)
+				any_ev |= st->events[e] != 0;
+			if (any_ev)
+				print_events(f, st->events);
+			else
+				fprintf(f, " instructions=0");
+			fputc('\n', f);
+			break;
+		case SIM_STEP_CONTROL:
+			fprintf(f, "control %s.%s", dom, sc->threads[st->thread].name);
+			print_counters(f, &st->ctrs);
+			fputc('\n', f);
+			break;
+		case SIM_STEP_READ:
+			fprintf(f, "read %s.%s\n", dom, sc->threads[st->thread].name);
+			break;
+		}
+	}
+}

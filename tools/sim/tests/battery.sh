@@ -1,0 +1,36 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+# battery.sh SIM MODEL FIRST COUNT: generate COUNT scenarios from seeds
+# FIRST.. on MODEL ("all": every model in turn) and run each with --check:
+# every count, overflow and read must equal the truth.
+sim=$1
+model=$2
+first=$3
+count=$4
+models="intel-v1 intel-v2 intel-v3 intel-v4 intel-v5 amd-k8 amd-fam17h amd-perfmonv2 power8 power9 power10"
+tmp=${TMPDIR:-/tmp}/sim-battery.$$
+trap 'rm -f "$tmp".*' EXIT
+seed=$first
+last=$((first + count))
+fails=0
+while [ "$seed" -lt "$last" ]; do
+	m=$model
+	if [ "$m" = all ]; then
+		set -- $models
+		shift $((seed % 11))
+		m=$1
+	fi
+	if ! "$sim" gen --seed "$seed" --model "$m" >"$tmp.scn"; then
+		echo "FAIL: gen --seed $seed --model $m" >&2
+		exit 1
+	fi
+	if ! "$sim" run "$tmp.scn" --json --check >"$tmp.out" 2>"$tmp.err"; then
+		echo "FAIL: $sim gen --seed $seed --model $m | run --check:" >&2
+		head -n 20 "$tmp.err" >&2
+		fails=$((fails + 1))
+		[ "$fails" -ge 5 ] && exit 1
+	fi
+	seed=$((seed + 1))
+done
+[ "$fails" -eq 0 ] || exit 1
+echo "$count scenarios exact on $model"
