@@ -48,7 +48,7 @@
 #define EVSEL_ANY		((uint64_t)1 << 21)
 #define EVSEL_EN		((uint64_t)1 << 22)
 #define EVSEL_OWNED		(EVSEL_USR | EVSEL_OS | EVSEL_INT | EVSEL_EN)
-#define EVSEL_LOW_FREE		0xff8cffffull	/* event, umask, edge, inv, cmask */
+#define EVSEL_LOW_FREE		0xff84ffffull	/* event, umask, edge, inv, cmask */
 #define INTEL_IN_TX		((uint64_t)1 << 32)
 #define INTEL_IN_TXCP		((uint64_t)1 << 33)
 #define AMD_EVENT_HI		(0xfull << 32)
@@ -198,9 +198,12 @@ static PMUVIRT_CF_CHECK bool x86_slot_ok(const struct pmuvirt_pmu *pmu,
 
 	switch (s->cls) {
 	case PMUVIRT_CLASS_GP:
-		if (raw)
+		if (raw && (ctr->event & INTEL_IN_TXCP) && is_intel(pmu) &&
+		    (pmu->arch_data[AD_FLAGS] & X86_F_RTM))
 			/* SDM: IN_TXCP is only supported on IA32_PERFEVTSEL2. */
-			return !(is_intel(pmu) && (ctr->event & INTEL_IN_TXCP)) || s->index == 2;
+			return s->index == 2;
+		if (raw)
+			return true;
 		return ctr->event != PMUVIRT_EV_NONE && ctr->event != PMUVIRT_EV_TSC &&
 		       ctr->event < PMUVIRT_EV_NR;
 	case PMUVIRT_CLASS_FIXED:
