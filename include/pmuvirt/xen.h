@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/*
+ * pmuvirt's hypercall ABI under Xen (x86).
+ *
+ * One hypercall, PMUVIRT_XEN_HYPERCALL, with two arguments: a command
+ * (PMUVIRT_XEN_*) and the guest address of that command's argument struct.
+ * Every argument struct starts with struct pmuvirt_xen_hdr; @size must be
+ * the exact size of the command's struct and @version PMUVIRT_XEN_VERSION.
+ * A command always acts on the calling VCPU (or its domain): there is no
+ * way to name another VCPU or domain.
+ *
+ * Return values are 0 or a negative errno (Linux numbering): -EINVAL for a
+ * wrong version, size, reserved field or argument, -EFAULT for a guest
+ * address Xen cannot read or write, -ENODEV when pmuvirt has no PMU or the
+ * VCPU has no counters, -EOPNOTSUPP for an unknown command (a Xen without
+ * pmuvirt returns -ENOSYS for the hypercall itself).  SET_CONTROL adds the
+ * errors of pmuvirt_validate().
+ *
+ * Layout rules as in abi.h: fixed-width fields, explicit padding, guest
+ * addresses as uint64_t, every struct a multiple of 8 bytes.
+ */
+#ifndef PMUVIRT_XEN_H
+#define PMUVIRT_XEN_H
+
+#include "types.h"
+#include "abi.h"
+
+/* __HYPERVISOR_arch_7: arch_0 is MCA and arch_1 Xen's paging continuation. */
+#define PMUVIRT_XEN_HYPERCALL		55
+/* VIRQ_ARCH_1 (per VCPU): new overflow notifications; x86 uses ARCH_0 for MCA. */
+#define PMUVIRT_XEN_VIRQ		17
+#define PMUVIRT_XEN_VERSION		1
+
+/* Commands (first hypercall argument). */
+#define PMUVIRT_XEN_QUERY		1	/* struct pmuvirt_xen_query */
+#define PMUVIRT_XEN_SET_CONTROL		2	/* struct pmuvirt_xen_set_control */
+#define PMUVIRT_XEN_ARM			3	/* struct pmuvirt_xen_arm */
+#define PMUVIRT_XEN_MAP_SHARED		4	/* struct pmuvirt_xen_map_shared */
+#define PMUVIRT_XEN_READ		5	/* struct pmuvirt_xen_read */
+#define PMUVIRT_XEN_TAKE_OVERFLOWS	6	/* struct pmuvirt_xen_take_overflows */
+
+/**
+ * struct pmuvirt_xen_hdr - first member of every argument struct
+ * @version:	PMUVIRT_XEN_VERSION.
+ * @size:	sizeof the whole argument struct.
+ */
+struct pmuvirt_xen_hdr {
+	uint32_t version;
+	uint32_t size;
+};
+
+/* One physical counter, as struct pmuvirt_slot. */
+struct pmuvirt_xen_slot {
+	uint8_t cls;
+	uint8_t index;
+	uint8_t width;
+	uint8_t flags;
+	uint32_t events;
+	uint32_t user_index;
+	uint32_t reserved;
+	uint64_t threshold;
+};
+
+/**
+ * struct pmuvirt_xen_query - what the PMU offers (all fields but @hdr out)
+ * @abi_version: PMUVIRT_ABI_VERSION of struct pmuvirt_control.
+ * @arch, @model, @caps, @nr_slots, @nr_gp, @nr_fixed: as struct pmuvirt_pmu.
+ * @virq:	PMUVIRT_XEN_VIRQ.
+ * @max_counters: most counters a control may have.
+ * @nr_records:	shared records of the domain (one per possible VCPU).
+ * @record_size: sizeof(struct pmuvirt_shared_ctx).
+ * @nr_frames:	frames holding the records (see PMUVIRT_XEN_MAP_SHARED).
+ * @vcpu_id:	the calling VCPU.
+ * @name:	model name, NUL-terminated.
+ * @slot:	the first @nr_slots entries are valid.
+ */
+struct pmuvirt_xen_query {
+	struct pmuvirt_xen_hdr hdr;
+	uint32_t abi_version;
+	uint32_t arch;
+	uint32_t model;
+	uint32_t caps;
+	uint32_t nr_slots;
+	uint32_t nr_gp;
+	uint32_t nr_fixed;
+	uint32_t virq;
+	uint32_t max_counters;
+	uint32_t nr_records;
+	uint32_t record_size;
+	uint32_t nr_frames;
+	uint32_t vcpu_id;
+	uint32_t reserved;
+	char name[40];
+	struct pmuvirt_xen_slot slot[PMUVIRT_MAX_COUNTERS];
+};
+
+/**
+ * struct pmuvirt_xen_set_control - give the calling VCPU a new control
+ * @err_counter: out: counter the failure refers to, -1 for the whole
+ *		control or on success.
+ * @reserved:	must be zero.
+ * @ctl:	the control; counts restart at zero.
+ */
+struct pmuvirt_xen_set_control {
+	struct pmuvirt_xen_hdr hdr;
+	int32_t err_counter;
+	uint32_t reserved;
+	struct pmuvirt_control ctl;
+};
+
+/**
+ * struct pmuvirt_xen_arm - re-arm an i-mode counter of the calling VCPU
+ * @counter:	counter number in the current control (i-mode).
+ * @reserved:	must be zero.
+ * @remaining:	events until the next notification (1..@period).
+ * @period:	events between later notifications (the control's range).
+ */
+struct pmuvirt_xen_arm {
+	struct pmuvirt_xen_hdr hdr;
+	uint32_t counter;
+	uint32_t reserved;
+	uint64_t remaining;
+	uint64_t period;
+};
+
+/**
+ * struct pmuvirt_xen_map_shared - where the domain's VCPU records live
+ * @nr_records:	out: records (one per possible VCPU; record i is VCPU i).
+ * @record_size: out: sizeof(struct pmuvirt_shared_ctx).
+ * @per_frame:	out: records per frame; a record never crosses a frame.
+ * @nr_frames:	in: capacity of @frames; out: frames needed.
+ * @frames:	in: guest address of a uint64_t array that receives the
+ *		frame numbers (PV: machine frames, to map read-only).
+ *
+ * Record i is at byte (i % per_frame) * record_size of frame
+ * i / per_frame.  -ENOSPC (with @nr_frames set) when the array is too
+ * small; -EOPNOTSUPP for HVM guests (they need the frames placed in their
+ * physical map first).
+ */
+struct pmuvirt_xen_map_shared {
+	struct pmuvirt_xen_hdr hdr;
+	uint32_t nr_records;
+	uint32_t record_size;
+	uint32_t per_frame;
+	uint32_t nr_frames;
+	uint64_t frames;
+};
+
+/**
+ * struct pmuvirt_xen_read - logical values of the calling VCPU's counters
+ * @nr_counters: out: valid entries of @value.
+ * @reserved:	must be zero.
+ * @value:	out.
+ */
+struct pmuvirt_xen_read {
+	struct pmuvirt_xen_hdr hdr;
+	uint32_t nr_counters;
+	uint32_t reserved;
+	uint64_t value[PMUVIRT_MAX_COUNTERS];
+};
+
+/**
+ * struct pmuvirt_xen_take_overflows - drain pending notifications
+ * @mask:	out: counters with notifications (bit i = counter i).
+ * @reserved:	must be zero.
+ * @count:	out: notifications per counter.
+ */
+struct pmuvirt_xen_take_overflows {
+	struct pmuvirt_xen_hdr hdr;
+	uint32_t mask;
+	uint32_t reserved;
+	uint32_t count[PMUVIRT_MAX_COUNTERS];
+};
+
+#endif /* PMUVIRT_XEN_H */

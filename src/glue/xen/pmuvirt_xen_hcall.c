@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/*
+ * The pmuvirt hypercall (include/pmuvirt/xen.h).
+ *
+ * Everything the guest passes is untrusted: the header is checked before
+ * anything else is read, sizes must match exactly, reserved fields must be
+ * zero, counter numbers are bounded by the calling VCPU's own control, and
+ * guest addresses only go through copy_{from,to}_guest.  Every command
+ * acts on the calling VCPU or its own domain.
+ */
+#include <xen/lib.h>
+#include <xen/sched.h>
+#include <xen/guest_access.h>
+#include <xen/hypercall.h>
+#include <xen/mm.h>
+#include <asm/page.h>
+
+#include "pmuvirt_xen.h"
+
+static int pmuvirt_xen_query(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+{
+	const struct pmuvirt_pmu *pmu = &pmuvirt_xen_pmu;
+	const struct pmuvirt_xen_domain *dd = v->domain->arch.pmuvirt;
+	struct pmuvirt_xen_query q;
+	unsigned int i;
+
+	memset(&q, 0, sizeof(q));
+	q.hdr.version = PMUVIRT_XEN_VERSION;
+	q.hdr.size = sizeof(q);
+	q.abi_version = PMUVIRT_ABI_VERSION;
+	q.arch = pmu->arch;
+	q.model = pmu->model;
+	q.caps = pmu->caps;
+	q.nr_slots = min_t(uint32_t, pmu->nr_slots, PMUVIRT_MAX_SLOTS);
+	q.nr_gp = pmu->nr_gp;
+	q.nr_fixed = pmu->nr_fixed;
+	q.virq = PMUVIRT_XEN_VIRQ;
+	q.max_counters = PMUVIRT_MAX_COUNTERS;
+	q.nr_records = dd ? dd->nr_records : 0;
+	q.record_size = sizeof(struct pmuvirt_shared_ctx);
+	q.nr_frames = dd ? dd->nr_frames : 0;
+	q.vcpu_id = v->vcpu_id;
+	safe_strcpy(q.name, pmu->name);
+	for (i = 0; i < q.nr_slots; i++) {
+		q.slot[i].cls = pmu->slot[i].cls;
+		q.slot[i].index = pmu->slot[i].index;
+		q.slot[i].width = pmu->slot[i].width;
+		q.slot[i].flags = pmu->slot[i].flags;
+		q.slot[i].events = pmu->slot[i].events;
+		q.slot[i].user_index = pmu->slot[i].user_index;
+		q.slot[i].threshold = pmu->slot[i].threshold;
+	}
+	return copy_to_guest(arg, &q, 1) ? -EFAULT : 0;
+}
+
+static int pmuvirt_xen_set_control(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+{
+	struct pmuvirt_xen_set_control op;
+	struct pmuvirt_error err = { .counter = -1, .reason = NULL };
+	struct pmuvirt_pcpu *pc;
+	unsigned long flags;
+	int rc;
+
+	if (copy_from_guest(&op, arg, 1))
+		return -EFAULT;
+	if (op.reserved)
+		return -EINVAL;
+	/* pmuvirt_validate() checks version, counter count and reserved bits. */
+	local_irq_save(flags);
+	pc = pmuvirt_xen_this_pcpu();
+	rc = pc ? pmuvirt_set_control(pc, v->arch.pmuvirt, &op.ctl, &err) : -ENODEV;
+	local_irq_restore(flags);
+	op.err_counter = rc ? err.counter : -1;
+	if (rc && err.reason)
+		gdprintk(XENLOG_DEBUG, "pmuvirt: control refused: counter %d: %s\n",
+			 err.counter, err.reason);
+	if (copy_to_guest(arg, &op, 1))
+		return -EFAULT;
+	return rc;
+}
+
+static int pmuvirt_xen_arm(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+{
+	const struct pmuvirt_ctx *ctx = v->arch.pmuvirt;
+	struct pmuvirt_xen_arm op;
+
+	if (copy_from_guest(&op, arg, 1))
+		return -EFAULT;
+	if (op.reserved)
+		return -EINVAL;
+	if (op.counter >= ctx->nr_counters || !(ctx->imode_mask & (1u << op.counter)))
+		return -EINVAL;
+	if (!op.period || !op.remaining || op.remaining > op.period)
+		return -ERANGE;
+	/* The core has no call yet that sets an i-mode counter's remaining count. */
+	return -EOPNOTSUPP;
+}
+
+static int pmuvirt_xen_map_shared(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+{
+	const struct pmuvirt_xen_domain *dd = v->domain->arch.pmuvirt;
+	XEN_GUEST_HANDLE_PARAM(void) frames;
+	struct pmuvirt_xen_map_shared op;
+	unsigned int capacity, i;
+
+	if (copy_from_guest(&op, arg, 1))
+		return -EFAULT;
+	/* HVM guests need the frames in their physical map first. */
+	if (!is_pv_domain(v->domain))
+		return -EOPNOTSUPP;
+	if (!dd)
+		return -ENODEV;
+	capacity = op.nr_frames;
+	op.nr_records = dd->nr_records;
+	op.record_size = sizeof(struct pmuvirt_shared_ctx);
+	op.per_frame = dd->per_frame;
+	op.nr_frames = dd->nr_frames;
+	if (copy_to_guest(arg, &op, 1))
+		return -EFAULT;
+	if (capacity < dd->nr_frames)
+		return -ENOSPC;
+	frames = guest_handle_from_ptr((uintptr_t)op.frames, void);
+	for (i = 0; i < dd->nr_frames; i++) {
+		uint64_t mfn = mfn_x(virt_to_mfn(dd->frames[i]));
+
+		if (copy_to_guest_offset(frames, i, &mfn, 1))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+static int pmuvirt_xen_read(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+{
+	struct pmuvirt_ctx *ctx = v->arch.pmuvirt;
+	struct pmuvirt_xen_read op;
+	unsigned long flags;
+	int rc;
+
+	if (copy_from_guest(&op, arg, 1))
+		return -EFAULT;
+	if (op.reserved)
+		return -EINVAL;
+	memset(op.value, 0, sizeof(op.value));
+	local_irq_save(flags);
+	op.nr_counters = min_t(uint32_t, ctx->nr_counters, PMUVIRT_MAX_COUNTERS);
+	rc = pmuvirt_read(ctx, op.value);
+	local_irq_restore(flags);
+	if (copy_to_guest(arg, &op, 1))
+		return -EFAULT;
+	return rc;
+}
+
+static int pmuvirt_xen_take_overflows(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+{
+	struct pmuvirt_xen_take_overflows op;
+	unsigned long flags;
+
+	if (copy_from_guest(&op, arg, 1))
+		return -EFAULT;
+	if (op.reserved)
+		return -EINVAL;
+	memset(op.count, 0, sizeof(op.count));
+	local_irq_save(flags);
+	op.mask = pmuvirt_take_overflows(v->arch.pmuvirt, op.count);
+	local_irq_restore(flags);
+	return copy_to_guest(arg, &op, 1) ? -EFAULT : 0;
+}
+
+/* Exact argument size of each command, 0 for an unknown one. */
+static uint32_t pmuvirt_xen_arg_size(unsigned int cmd)
+{
+	switch (cmd) {
+	case PMUVIRT_XEN_QUERY:
+		return sizeof(struct pmuvirt_xen_query);
+	case PMUVIRT_XEN_SET_CONTROL:
+		return sizeof(struct pmuvirt_xen_set_control);
+	case PMUVIRT_XEN_ARM:
+		return sizeof(struct pmuvirt_xen_arm);
+	case PMUVIRT_XEN_MAP_SHARED:
+		return sizeof(struct pmuvirt_xen_map_shared);
+	case PMUVIRT_XEN_READ:
+		return sizeof(struct pmuvirt_xen_read);
+	case PMUVIRT_XEN_TAKE_OVERFLOWS:
+		return sizeof(struct pmuvirt_xen_take_overflows);
+	default:
+		return 0;
+	}
+}
+
+/**
+ * do_pmuvirt_op() - the pmuvirt hypercall
+ * @cmd:	PMUVIRT_XEN_*.
+ * @arg:	guest address of the command's argument struct.
+ *
+ * Return: 0 or a negative errno, see include/pmuvirt/xen.h.
+ */
+long do_pmuvirt_op(unsigned int cmd, XEN_GUEST_HANDLE_PARAM(void) arg)
+{
+	struct vcpu *v = current;
+	struct pmuvirt_xen_hdr hdr;
+	uint32_t size = pmuvirt_xen_arg_size(cmd);
+
+	if (!size)
+		return -EOPNOTSUPP;
+	if (!pmuvirt_xen_ready || !v->arch.pmuvirt)
+		return -ENODEV;
+	if (copy_from_guest(&hdr, arg, 1))
+		return -EFAULT;
+	if (hdr.version != PMUVIRT_XEN_VERSION || hdr.size != size)
+		return -EINVAL;
+
+	switch (cmd) {
+	case PMUVIRT_XEN_QUERY:
+		return pmuvirt_xen_query(v, arg);
+	case PMUVIRT_XEN_SET_CONTROL:
+		return pmuvirt_xen_set_control(v, arg);
+	case PMUVIRT_XEN_ARM:
+		return pmuvirt_xen_arm(v, arg);
+	case PMUVIRT_XEN_MAP_SHARED:
+		return pmuvirt_xen_map_shared(v, arg);
+	case PMUVIRT_XEN_READ:
+		return pmuvirt_xen_read(v, arg);
+	case PMUVIRT_XEN_TAKE_OVERFLOWS:
+		return pmuvirt_xen_take_overflows(v, arg);
+	}
+	return -EOPNOTSUPP;
+}
