@@ -40,22 +40,27 @@ static uint64_t count_loop(uint64_t n, uint64_t *cyc)
 static void milestone_raw_pmu(void)
 {
 	static const uint64_t ns[] = { 1, 10, 1000, 100000, 3000000 };
-	uint64_t c0 = 0, cyc, v, frozen;
+	uint64_t c0 = 0, cyc, v, frozen, tb;
 	unsigned int i;
 	bool linear = true;
 
-	kprintf("raw PMU: PVR %lx, MMCR0 %lx\n", mfspr(SPR_PVR), mfspr(SPR_MMCR0));
+	kprintf("raw PMU: PVR %llx, MMCR0 %llx\n", mfspr(SPR_PVR), mfspr(SPR_MMCR0));
 	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
 		v = count_loop(ns[i], &cyc);
-		kprintf("  loop n=%lu: PMC5 %lu = 2n + %ld, PMC6 %lu\n", ns[i], v,
-			(long)(v - 2 * ns[i]), cyc);
+		kprintf("  loop n=%llu: PMC5 %llu = 2n + %lld, PMC6 %llu\n", ns[i], v,
+			(long long)(v - 2 * ns[i]), cyc);
 		if (i == 0)
 			c0 = v - 2 * ns[i];
 		else if (v - 2 * ns[i] != c0)
 			linear = false;
 	}
 	check(linear, "PMC5 counts exactly 2n + const instructions");
-	kprintf("  const = %lu\n", c0);
+	tb = mftb();
+	count_loop(1000000, &cyc);
+	tb = mftb() - tb;
+	kprintf("  time base: %llu ticks around 2000000 instructions\n", tb);
+	check(tb >= 1024000 && tb < 1024000 + 200, "time base ticks 0.512 per instruction (-icount shift=0)");
+	kprintf("  const = %llu\n", c0);
 
 	frozen = mfspr(SPR_PMC5);
 	count_loop(1, &cyc);

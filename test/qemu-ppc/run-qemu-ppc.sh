@@ -53,7 +53,7 @@ for f in $lib; do
 done
 defs=
 [ -n "$(ls "$src"/src/arch/ppc/*.c 2>/dev/null)" ] && defs="$defs -DQPPC_HAVE_PPC=1"
-[ -n "$(ls "$src"/src/arch/pv/*.c 2>/dev/null)" ] && defs="$defs -DQPPC_HAVE_PV=1"
+[ -n "$(ls "$src"/src/arch/pv/*.c 2>/dev/null)" ] && defs="$defs -DQPPC_HAVE_PV=1 -DQPPC_HAVE_PV_TESTS=0"
 for f in "$here"/*.c "$here"/*.S; do
 	o=$build/obj/img-$(basename "$f").o
 	# shellcheck disable=SC2086
@@ -61,7 +61,7 @@ for f in "$here"/*.c "$here"/*.S; do
 	objs="$objs $o"
 done
 # shellcheck disable=SC2086
-$cross-ld -static -nostdlib -T "$here/image.lds" -Map "$build/image.map" \
+$cross-ld -static -nostdlib --no-warn-rwx-segments -T "$here/image.lds" -Map "$build/image.map" \
 	-o "$build/image.elf" $objs || die "link failed"
 echo "qemu-ppc: built $build/image.elf from $(echo $lib | wc -w) library files"
 

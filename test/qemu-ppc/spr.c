@@ -5,7 +5,7 @@
 struct spr_stats spr_stats;
 
 #define PMU_SPRS(X) X(SPR_SIER) X(SPR_MMCR2) X(SPR_MMCRA) X(787) X(788) X(789) \
-	X(790) X(791) X(792) X(SPR_MMCR0) X(SPR_SIAR) X(SPR_SDAR) X(SPR_MMCR1)
+	X(790) X(791) X(792) X(SPR_MMCR0) X(SPR_SIAR) X(SPR_SDAR) X(SPR_MMCR1) X(SPR_MMCR3)
 
 static int spr_read(void *arg, uint32_t reg, uint64_t *val)
 {
@@ -34,12 +34,12 @@ static int spr_write(void *arg, uint32_t reg, uint64_t val)
 
 static int spr_read_counter(void *arg, uint32_t idx, uint64_t *val)
 {
-	/* @idx is the slot index within the class: PMC number - 1. */
-	if (idx > 5) {
+	/* @idx is the PMC number, 1-6 (the POWER backend's convention). */
+	if (idx < 1 || idx > 6) {
 		spr_stats.errors++;
 		return -EFAULT;
 	}
-	return spr_read(arg, SPR_PMC1 + idx, val);
+	return spr_read(arg, SPR_PMC1 + idx - 1, val);
 }
 
 static int spr_read_tb(void *arg, uint64_t *val)

@@ -6,6 +6,7 @@
 #include <pmuvirt/pmuvirt.h>
 
 #define SPR_PVR		287
+#define SPR_MMCR3	754	/* ISA 3.1 */
 #define SPR_SIER	784
 #define SPR_MMCR2	785
 #define SPR_MMCRA	786
