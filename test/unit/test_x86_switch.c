@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/*
+ * The core on the x86 backend and the fake x86 PMU: register accesses per
+ * switch, overflow delivery, and a-mode counts exact past 2^width.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include "fakehw.h"
+#include "x86/pmuvirt_x86.h"
+
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+#define U	PMUVIRT_CTR_USER
+#define K	PMUVIRT_CTR_KERNEL
+#define R	PMUVIRT_CTR_RAW
+
+static const struct fakehw_x86_config cfg_v4 = {
+	.vendor = FAKEHW_INTEL, .version = 4, .nr_gp = 4, .nr_fixed = 3, .width = 48,
+	.fw_write = true,
+};
+
+struct rig {
+	struct fakehw *hw;
+	struct pmuvirt_pmu pmu;
+	struct pmuvirt_pcpu pc;
+	uint32_t ovf;		/* ovf_mask bits seen in PMIs */
+	unsigned int pmis;
+	int pmi_ret;
+	struct pmuvirt_ctx *watch;	/* sampled at each PMI */
+	uint64_t at[16];
+	unsigned int nr_at;
+};
+
+static void on_pmi(void *arg)
+{
+	struct rig *r = arg;
+	uint32_t mask = 0;
+	int ret = pmuvirt_pmi(&r->pc, &mask);
+
+	r->pmis++;
+	if (ret)
+		r->pmi_ret = ret;
+	r->ovf |= mask;
+	if (mask && r->watch && r->nr_at < 16) {
+		uint64_t v[PMUVIRT_MAX_COUNTERS];
+
+		assert_int_equal(pmuvirt_read(r->watch, v), 0);
+		r->at[r->nr_at++] = v[0];
+	}
+}
+
+static struct rig *rig_new(const struct fakehw_x86_config *cfg)
+{
+	struct rig *r = calloc(1, sizeof(*r));
+
+	assert_non_null(r);
+	r->hw = fakehw_x86_new(cfg);
+	assert_non_null(r->hw);
+	assert_int_equal(pmuvirt_x86_probe(&r->pmu, fakehw_ops(r->hw), r->hw), 0);
+	assert_int_equal(pmuvirt_pcpu_init(&r->pc, &r->pmu, fakehw_ops(r->hw), r->hw, 0), 0);
+	fakehw_set_pmi(r->hw, on_pmi, r);
+	return r;
+}
+
+static void rig_free(struct rig *r)
+{
+	assert_int_equal(fakehw_stats(r->hw)->errors, 0);
+	assert_int_equal(r->pmi_ret, 0);
+	fakehw_free(r->hw);
+	free(r);
+}
+
+static struct pmuvirt_ctx *ctx_new(struct rig *r, unsigned int n, const struct pmuvirt_counter_ctl *c)
+{
+	size_t size = pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS);
+	struct pmuvirt_ctx *ctx = calloc(1, size);
+	struct pmuvirt_control ctl = { .version = PMUVIRT_ABI_VERSION, .nr_counters = n };
+	struct pmuvirt_error err = { 0 };
+	unsigned int i;
+
+	assert_non_null(ctx);
+	assert_int_equal(pmuvirt_ctx_init(ctx, size, &r->pmu), 0);
+	for (i = 0; i < n; i++)
+		ctl.counter[i] = c[i];
+	assert_int_equal(pmuvirt_set_control(NULL, ctx, &ctl, &err), 0);
+	return ctx;
+}
+
+static void ctx_free(struct pmuvirt_ctx *ctx)
+{
+	pmuvirt_ctx_release(ctx);
+	free(ctx);
+}
+
+static uint64_t val(struct pmuvirt_ctx *ctx, unsigned int i)
+{
+	uint64_t v[PMUVIRT_MAX_COUNTERS];
+
+	assert_int_equal(pmuvirt_read(ctx, v), 0);
+	return v[i];
+}
+
+static void run(struct rig *r, enum fakehw_event ev, uint64_t n, bool kernel)
+{
+	assert_int_equal(fakehw_run(r->hw, ev, n, kernel), 0);
+}
+
+static const struct pmuvirt_counter_ctl same[] = {
+	{ .event = PMUVIRT_EV_INSTRUCTIONS, .flags = U },
+	{ .event = PMUVIRT_EV_BRANCHES, .flags = U },
+	{ .event = PMUVIRT_EV_TSC },
+};
+
+static void test_identical_controls(void **state)
+{
+	struct rig *r = rig_new(&cfg_v4);
+	struct pmuvirt_ctx *a = ctx_new(r, 3, same), *b = ctx_new(r, 3, same);
+	const struct fakehw_stats *st = fakehw_stats(r->hw);
+
+	assert_int_equal(pmuvirt_switch_in(&r->pc, a), 0);
+	run(r, FAKEHW_INSTRUCTIONS, 100, false);
+	run(r, FAKEHW_BRANCHES, 10, false);
+	run(r, FAKEHW_CYCLES, 7, false);
+
+	fakehw_reset_stats(r->hw);
+	assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
+	assert_int_equal(st->reg_writes, 0);
+	assert_int_equal(st->reg_reads, 0);
+	assert_int_equal(st->counter_reads, 2);
+	assert_int_equal(st->tsc_reads, 1);
+
+	run(r, FAKEHW_INSTRUCTIONS, 5, false);
+	run(r, FAKEHW_BRANCHES, 3, true);	/* user only: not counted */
+	run(r, FAKEHW_BRANCHES, 4, false);
+	fakehw_reset_stats(r->hw);
+	assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
+	assert_int_equal(st->reg_writes + st->reg_reads, 0);
+	assert_int_equal(st->counter_reads + st->tsc_reads, 3);
+
+	run(r, FAKEHW_INSTRUCTIONS, 1, false);
+	assert_int_equal(val(a, 0), 101);
+	assert_int_equal(val(a, 1), 10);
+	assert_int_equal(val(a, 2), 7);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	assert_int_equal(val(b, 0), 5);
+	assert_int_equal(val(b, 1), 4);
+	assert_int_equal(val(b, 2), 0);
+	ctx_free(a);
+	ctx_free(b);
+	rig_free(r);
+}
+
+static void test_differing_controls(void **state)
+{
+	static const struct pmuvirt_counter_ctl ca[] = {
+		{ .event = PMUVIRT_EV_INSTRUCTIONS, .flags = U },
+		{ .event = PMUVIRT_EV_BRANCHES, .flags = U },
+	};
+	static const struct pmuvirt_counter_ctl cb[] = {
+		{ .event = PMUVIRT_EV_INSTRUCTIONS, .flags = U },
+		{ .event = PMUVIRT_EV_BRANCH_MISSES, .flags = U },
+	};
+	struct rig *r = rig_new(&cfg_v4);
+	struct pmuvirt_ctx *a = ctx_new(r, 2, ca), *b = ctx_new(r, 2, cb);
+	const struct fakehw_stats *st = fakehw_stats(r->hw);
+	uint64_t v;
+
+	assert_int_equal(pmuvirt_switch_in(&r->pc, a), 0);
+	run(r, FAKEHW_BRANCHES, 20, false);
+	run(r, FAKEHW_BRANCH_MISSES, 2, false);
+	fakehw_reset_stats(r->hw);
+	assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
+	/* Only IA32_PERFEVTSEL0 differs. */
+	assert_int_equal(st->reg_writes, 1);
+	assert_int_equal(fakehw_peek(r->hw, 0x186, &v), 0);
+	assert_int_equal(v, 0xc5 | (1u << 16) | (1u << 20) | (1u << 22));
+	run(r, FAKEHW_BRANCH_MISSES, 3, false);
+	run(r, FAKEHW_BRANCHES, 30, false);
+	run(r, FAKEHW_INSTRUCTIONS, 9, false);
+
+	/* Stopping with global control: one write. */
+	fakehw_reset_stats(r->hw);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	assert_int_equal(st->reg_writes, 1);
+	assert_int_equal(fakehw_peek(r->hw, 0x38f, &v), 0);
+	assert_int_equal(v, 0);
+	run(r, FAKEHW_INSTRUCTIONS, 1000, false);
+
+	assert_int_equal(pmuvirt_switch_in(&r->pc, a), 0);
+	run(r, FAKEHW_BRANCHES, 1, false);
+	assert_int_equal(val(a, 0), 0);
+	assert_int_equal(val(a, 1), 21);
+	assert_int_equal(val(b, 0), 9);
+	assert_int_equal(val(b, 1), 3);
+	ctx_free(a);
+	ctx_free(b);
+	rig_free(r);
+}
+
+/* a-mode counts stay exact far beyond 2^width, folded by the PMI. */
+struct wrap_case {
+	const char *what;
+	struct fakehw_x86_config cfg;
+	unsigned int width;	/* of the counter used */
+	struct pmuvirt_counter_ctl c;
+	enum fakehw_event ev;
+};
+
+static const struct wrap_case wraps[] = {
+	{ "Intel v1 40-bit (32-bit writes)", { FAKEHW_INTEL, 1, 2, 0, 40 }, 32,
+	  { .event = PMUVIRT_EV_BRANCHES, .flags = U }, FAKEHW_BRANCHES },
+	{ "Intel v2 32-bit", { FAKEHW_INTEL, 2, 2, 3, 32 }, 32,
+	  { .event = PMUVIRT_EV_BRANCHES, .flags = U }, FAKEHW_BRANCHES },
+	{ "Intel v2 40-bit fixed counter", { FAKEHW_INTEL, 2, 2, 3, 40 }, 40,
+	  { .event = PMUVIRT_EV_INSTRUCTIONS, .flags = U }, FAKEHW_INSTRUCTIONS },
+	{ "Intel v3 48-bit, legacy writes", { FAKEHW_INTEL, 3, 4, 3, 48 }, 32,
+	  { .event = PMUVIRT_EV_BRANCH_MISSES, .flags = U }, FAKEHW_BRANCH_MISSES },
+	{ "Intel v4 40-bit FW_WRITE", { FAKEHW_INTEL, 4, 4, 3, 40, true }, 40,
+	  { .event = 0xc4, .flags = U | R }, FAKEHW_BRANCHES },
+	{ "Intel v4 48-bit FW_WRITE", { FAKEHW_INTEL, 4, 4, 3, 48, true }, 48,
+	  { .event = PMUVIRT_EV_BRANCHES, .flags = U }, FAKEHW_BRANCHES },
+	{ "Intel v5 48-bit fixed", { FAKEHW_INTEL, 5, 8, 4, 48, true }, 48,
+	  { .event = PMUVIRT_EV_CYCLES, .flags = U }, FAKEHW_CYCLES },
+	{ "AMD K8", { .vendor = FAKEHW_AMD, .amd_family = 0xf }, 48,
+	  { .event = PMUVIRT_EV_CYCLES, .flags = U }, FAKEHW_CYCLES },
+	{ "AMD Zen", { .vendor = FAKEHW_AMD, .amd_family = 0x17, .amd_core_ext = true }, 48,
+	  { .event = PMUVIRT_EV_INSTRUCTIONS, .flags = U }, FAKEHW_INSTRUCTIONS },
+	{ "AMD Zen 4", { .vendor = FAKEHW_AMD, .nr_gp = 6, .amd_family = 0x19,
+			 .amd_core_ext = true, .amd_perfmon_v2 = true }, 48,
+	  { .event = PMUVIRT_EV_BRANCHES, .flags = U }, FAKEHW_BRANCHES },
+};
+
+static void test_wrap_exact(void **state)
+{
+	unsigned int k;
+
+	for (k = 0; k < sizeof(wraps) / sizeof(wraps[0]); k++) {
+		const struct wrap_case *w = &wraps[k];
+		struct rig *r = rig_new(&w->cfg);
+		struct pmuvirt_counter_ctl c[2] = { w->c, { .event = PMUVIRT_EV_TSC } };
+		struct pmuvirt_ctx *a = ctx_new(r, 2, c), *b = ctx_new(r, 2, c);
+		uint64_t range = 1ull << w->width, total_a = 0, total_b = 0, n;
+		unsigned int round;
+
+		print_message("%s\n", w->what);
+		assert_int_equal(r->pmu.slot[a->counter[0].slot].width, w->width);
+		assert_int_equal(pmuvirt_switch_in(&r->pc, a), 0);
+		for (round = 0; round < 6; round++) {
+			n = range * (round + 1) + 12345 * round + 1;
+			run(r, w->ev, n, false);
+			total_a += n;
+			assert_true(val(a, 0) == total_a);
+			assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
+			n = range / 2 + round;
+			run(r, w->ev, n, false);
+			total_b += n;
+			assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
+		}
+		/* Stop, let the counter run for nobody, come back with another context. */
+		run(r, w->ev, 3, false);
+		total_a += 3;
+		assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+		run(r, w->ev, range * 3, false);	/* nobody counts */
+		assert_int_equal(pmuvirt_switch_in(&r->pc, b), 0);
+		run(r, w->ev, 2 * range + 1, false);
+		total_b += 2 * range + 1;
+		assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+		assert_true(val(a, 0) == total_a);
+		assert_true(val(b, 0) == total_b);
+		assert_true(r->pmis > 0);
+		assert_int_equal(r->ovf, 0);	/* a-mode counters notify nobody */
+		ctx_free(a);
+		ctx_free(b);
+		rig_free(r);
+	}
+}
+
+static void test_imode_overflows(void **state)
+{
+	static const struct pmuvirt_counter_ctl ci[] = {
+		{ .event = PMUVIRT_EV_BRANCHES, .flags = U, .period = 100 },
+		{ .event = PMUVIRT_EV_INSTRUCTIONS, .flags = U },
+	};
+	static const struct pmuvirt_counter_ctl co[] = {
+		{ .event = PMUVIRT_EV_BRANCHES, .flags = U | K },
+	};
+	struct rig *r = rig_new(&cfg_v4);
+	struct pmuvirt_ctx *a = ctx_new(r, 2, ci), *b = ctx_new(r, 1, co);
+	uint32_t counts[PMUVIRT_MAX_COUNTERS];
+
+	r->watch = a;
+	assert_int_equal(pmuvirt_switch_in(&r->pc, a), 0);
+	run(r, FAKEHW_BRANCHES, 250, false);
+	assert_int_equal(r->nr_at, 2);
+	assert_int_equal(r->at[0], 100);	/* the PMI came at the exact event */
+	assert_int_equal(r->at[1], 200);
+	assert_int_equal(r->ovf, 1);
+
+	/* Another context uses the same counter meanwhile. */
+	assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
+	run(r, FAKEHW_BRANCHES, 1000, false);
+	assert_int_equal(r->nr_at, 2);
+	assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
+	run(r, FAKEHW_BRANCHES, 49, false);
+	assert_int_equal(r->nr_at, 2);
+	run(r, FAKEHW_BRANCHES, 1, false);
+	assert_int_equal(r->nr_at, 3);
+	assert_int_equal(r->at[2], 300);
+	assert_int_equal(val(a, 0), 300);
+	assert_int_equal(val(b, 0), 1000);
+
+	assert_int_equal(pmuvirt_take_overflows(a, counts), 1);
+	assert_int_equal(counts[0], 3);
+	assert_int_equal(counts[1], 0);
+	assert_int_equal(pmuvirt_take_overflows(a, counts), 0);
+
+	/* Many periods in one run: every one is counted, none twice. */
+	run(r, FAKEHW_BRANCHES, 100 * 1000, false);
+	assert_int_equal(pmuvirt_take_overflows(a, counts), 1);
+	assert_int_equal(counts[0], 1000);
+	assert_int_equal(val(a, 0), 100300);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	ctx_free(a);
+	ctx_free(b);
+	rig_free(r);
+}
+
+static void test_non_global_stop(void **state)
+{
+	static const struct fakehw_x86_config zen = {
+		.vendor = FAKEHW_AMD, .amd_family = 0x17, .amd_core_ext = true,
+	};
+	static const struct pmuvirt_counter_ctl c[] = {
+		{ .event = PMUVIRT_EV_INSTRUCTIONS, .flags = U },
+		{ .event = PMUVIRT_EV_CYCLES, .flags = K },
+	};
+	struct rig *r = rig_new(&zen);
+	struct pmuvirt_ctx *a = ctx_new(r, 2, c);
+	const struct fakehw_stats *st = fakehw_stats(r->hw);
+	uint64_t v;
+
+	assert_int_equal(pmuvirt_switch_in(&r->pc, a), 0);
+	run(r, FAKEHW_INSTRUCTIONS, 10, false);
+	fakehw_reset_stats(r->hw);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	/* Without global control: clear EN in each enabled select, nothing else. */
+	assert_int_equal(st->reg_writes, 2);
+	assert_int_equal(fakehw_peek(r->hw, 0xc0010200u, &v), 0);
+	assert_int_equal(v & (1u << 22), 0);
+	run(r, FAKEHW_INSTRUCTIONS, 10, false);
+	fakehw_reset_stats(r->hw);
+	assert_int_equal(pmuvirt_switch_in(&r->pc, a), 0);
+	assert_int_equal(st->reg_writes, 2);
+	run(r, FAKEHW_INSTRUCTIONS, 5, false);
+	assert_int_equal(val(a, 0), 15);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	ctx_free(a);
+	rig_free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_identical_controls),
+		cmocka_unit_test(test_differing_controls),
+		cmocka_unit_test(test_wrap_exact),
+		cmocka_unit_test(test_imode_overflows),
+		cmocka_unit_test(test_non_global_stop),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
