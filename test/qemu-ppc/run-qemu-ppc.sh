@@ -53,7 +53,7 @@ for f in $lib; do
 done
 defs=
 [ -n "$(ls "$src"/src/arch/ppc/*.c 2>/dev/null)" ] && defs="$defs -DQPPC_HAVE_PPC=1"
-[ -n "$(ls "$src"/src/arch/pv/*.c 2>/dev/null)" ] && defs="$defs -DQPPC_HAVE_PV=1 -DQPPC_HAVE_PV_TESTS=0"
+[ -n "$(ls "$src"/src/arch/pv/*.c 2>/dev/null)" ] && defs="$defs -DQPPC_HAVE_PV=1"
 for f in "$here"/*.c "$here"/*.S; do
 	o=$build/obj/img-$(basename "$f").o
 	# shellcheck disable=SC2086

@@ -8,6 +8,8 @@
 #define QPPC_MAXCTR		4
 /* Instructions a switch, a poll and the loop call may add to a slice. */
 #define QPPC_MAX_SWITCH_COST	2000
+/* The same for a thread switch of a guest stacked on the hypervisor. */
+#define QPPC_MAX_STACKED_COST	6000
 /* pseries time base: 512 MHz; -icount shift=0: one instruction per ns. */
 #define QPPC_TB_PER_1000_INSNS	512
 #define QPPC_STR_(x)		#x
@@ -40,9 +42,11 @@ struct qppc_thread {
 extern struct pmuvirt_pmu qppc_pmu;
 extern struct pmuvirt_pcpu qppc_pc;
 extern uint64_t qppc_pmis;
+extern uint64_t qppc_pmi_tb;
 
 void qppc_spin(uint64_t n);
 void qppc_poll(struct pmuvirt_pcpu *pc);
+void qppc_pmc_reset(void);
 int qppc_thread_init(struct qppc_thread *t, const struct pmuvirt_pmu *pmu,
 		     struct pmuvirt_pcpu *pc);
 int qppc_schedule(struct pmuvirt_pcpu *pc, struct qppc_thread *th, unsigned int n,
