@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/*
+ * The core on the POWER backend and the fake SPR bank: register accesses
+ * per switch, a-mode counts exact past 2^32 through the exception, i-mode
+ * save/restore with POWER reload values, and postponed exceptions (taken
+ * while the hypervisor runs) that are never lost.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include "fakehw.h"
+#include "ppc/pmuvirt_ppc.h"
+
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+#define U	PMUVIRT_CTR_USER
+#define K	PMUVIRT_CTR_KERNEL
+#define UK	(U | K)
+#define RAW	PMUVIRT_CTR_RAW
+#define INS	PMUVIRT_EV_INSTRUCTIONS
+#define CYC	PMUVIRT_EV_CYCLES
+#define TB	PMUVIRT_EV_TSC
+#define M0(x)	PMUVIRT_PPC_MMCR0_##x
+
+struct rig {
+	struct fakehw *hw;
+	struct pmuvirt_pmu pmu;
+	struct pmuvirt_pcpu pc;
+	bool ee;		/* external interrupts enabled: exceptions taken at once */
+	unsigned int raised;	/* alerts raised by the hardware */
+	unsigned int postponed;	/* of which raised while ee was off */
+	unsigned int taken;	/* pmuvirt_pmi() calls */
+	int pmi_ret;
+};
+
+static void take(struct rig *r)
+{
+	uint32_t mask;
+	int ret = pmuvirt_pmi(&r->pc, &mask);
+
+	r->taken++;
+	if (ret)
+		r->pmi_ret = ret;
+}
+
+static void on_pmi(void *arg)
+{
+	struct rig *r = arg;
+
+	r->raised++;
+	if (r->ee)
+		take(r);
+	else
+		r->postponed++;
+}
+
+static uint64_t mmcr0(struct rig *r)
+{
+	uint64_t v;
+
+	assert_int_equal(fakehw_peek(r->hw, PMUVIRT_PPC_SPR_MMCR0, &v), 0);
+	return v;
+}
+
+/*
+ * Turn interrupts on: the performance monitor exception exists while
+ * MMCR0[PMAO] is set, so a postponed one is taken now.
+ */
+static void ee_on(struct rig *r)
+{
+	r->ee = true;
+	if (mmcr0(r) & M0(PMAO))
+		take(r);
+}
+
+static struct rig *rig_new(unsigned int power)
+{
+	struct rig *r = calloc(1, sizeof(*r));
+
+	assert_non_null(r);
+	r->hw = fakehw_ppc_new(power);
+	assert_non_null(r->hw);
+	assert_int_equal(pmuvirt_ppc_probe(&r->pmu, fakehw_ops(r->hw), r->hw), 0);
+	assert_int_equal(pmuvirt_pcpu_init(&r->pc, &r->pmu, fakehw_ops(r->hw), r->hw, 0), 0);
+	fakehw_set_pmi(r->hw, on_pmi, r);
+	r->ee = true;
+	return r;
+}
+
+static void rig_free(struct rig *r)
+{
+	if (fakehw_stats(r->hw)->errors)
+		fail_msg("fake SPR bank refused an access: %s", fakehw_last_error(r->hw));
+	assert_int_equal(r->pmi_ret, 0);
+	fakehw_free(r->hw);
+	free(r);
+}
+
+struct cdesc {
+	uint64_t event;
+	uint32_t flags;
+	uint64_t period;
+};
+
+static struct pmuvirt_ctx *ctx_new(struct rig *r, unsigned int n, const struct cdesc *c)
+{
+	size_t size = pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS);
+	struct pmuvirt_ctx *ctx = calloc(1, size);
+	struct pmuvirt_control ctl = { .version = PMUVIRT_ABI_VERSION, .nr_counters = n };
+	struct pmuvirt_error err = { 0 };
+	unsigned int i;
+
+	assert_non_null(ctx);
+	assert_int_equal(pmuvirt_ctx_init(ctx, size, &r->pmu), 0);
+	for (i = 0; i < n; i++) {
+		ctl.counter[i].event = c[i].event;
+		ctl.counter[i].flags = c[i].flags;
+		ctl.counter[i].period = c[i].period;
+	}
+	if (pmuvirt_set_control(NULL, ctx, &ctl, &err))
+		fail_msg("set_control: %s", err.reason);
+	return ctx;
+}
+
+static uint64_t val(struct pmuvirt_ctx *ctx, unsigned int i)
+{
+	uint64_t v[PMUVIRT_MAX_COUNTERS];
+
+	assert_int_equal(pmuvirt_read(ctx, v), 0);
+	return v[i];
+}
+
+static void run(struct rig *r, enum fakehw_event ev, uint64_t n, bool kernel)
+{
+	assert_int_equal(fakehw_run(r->hw, ev, n, kernel), 0);
+}
+
+/* a-mode counts stay exact far past 2^32: every crossing of bit 31 interrupts and is folded. */
+static void test_amode_exact_past_2e32(void **state)
+{
+	static const struct cdesc c[] = {
+		{ INS, UK }, { CYC, UK }, { PMUVIRT_PPC_RAW(1, 0x02), UK | RAW },
+		{ PMUVIRT_PPC_RAW(2, 0x1e), K | RAW }, { TB, 0 },
+	};
+	unsigned int p;
+
+	for (p = 8; p <= 10; p++) {
+		struct rig *r = rig_new(p);
+		struct pmuvirt_ctx *ctx = ctx_new(r, 5, c);
+		uint64_t big = 3ull * (1ull << 32) + 12345, tb0;
+
+		assert_int_equal(pmuvirt_switch(&r->pc, ctx), 0);
+		tb0 = val(ctx, 4);
+		run(r, FAKEHW_INSTRUCTIONS, big, false);
+		run(r, FAKEHW_CYCLES, big + 7, true);
+		run(r, FAKEHW_CYCLES, 1000, false);
+		assert_int_equal(val(ctx, 0), big);
+		assert_int_equal(val(ctx, 1), big + 7 + 1000);
+		assert_int_equal(val(ctx, 2), big);
+		assert_int_equal(val(ctx, 3), big + 7);	/* kernel only */
+		assert_int_equal(val(ctx, 4) - tb0, big + 7 + 1000);
+		/* Each counter crossed bit 31 every 2^31 events: 6 per counter, in 3 runs. */
+		assert_true(r->taken >= 12);
+		assert_int_equal(r->raised, r->taken);
+		/* Suspended, the values stay; resumed, they go on from there. */
+		assert_int_equal(pmuvirt_switch(&r->pc, NULL), 0);
+		run(r, FAKEHW_INSTRUCTIONS, 1ull << 40, false);
+		assert_int_equal(val(ctx, 0), big);
+		assert_int_equal(pmuvirt_switch(&r->pc, ctx), 0);
+		run(r, FAKEHW_INSTRUCTIONS, 5, false);
+		assert_int_equal(val(ctx, 0), big + 5);
+		assert_int_equal(val(ctx, 2), big + 5);
+		assert_int_equal(pmuvirt_switch(&r->pc, NULL), 0);
+		free(ctx);
+		rig_free(r);
+	}
+}
+
+/* What a switch costs in SPR accesses. */
+static void test_switch_costs(void **state)
+{
+	static const struct cdesc ca[] = { { INS, UK }, { CYC, UK }, { TB, 0 } };
+	static const struct cdesc cb[] = { { INS, U }, { CYC, U }, { TB, 0 } };
+	unsigned int p;
+
+	for (p = 8; p <= 10; p++) {
+		struct rig *r = rig_new(p);
+		struct pmuvirt_ctx *a1 = ctx_new(r, 3, ca), *a2 = ctx_new(r, 3, ca);
+		struct pmuvirt_ctx *b = ctx_new(r, 3, cb);
+		unsigned int nregs = p == 10 ? 5 : 4;
+		struct pmuvirt_stats s0;
+
+		/* Cold cache: every control register written once, MMCR0 twice (freeze first, last). */
+		s0 = r->pc.stats;
+		assert_int_equal(pmuvirt_switch(&r->pc, a1), 0);
+		assert_int_equal(r->pc.stats.ctl_writes - s0.ctl_writes, nregs + 1);
+		assert_int_equal(r->pc.stats.reg_writes - s0.reg_writes, nregs + 1);
+		assert_int_equal(mmcr0(r) & (M0(FC) | M0(PMAE)), M0(PMAE));
+		run(r, FAKEHW_INSTRUCTIONS, 100, false);
+
+		/* Same control, another context: only reads (3 counters + MMCR0, which an alert may change). */
+		s0 = r->pc.stats;
+		fakehw_reset_stats(r->hw);
+		assert_int_equal(pmuvirt_switch(&r->pc, a2), 0);
+		assert_int_equal(r->pc.stats.reg_writes - s0.reg_writes, 0);
+		assert_int_equal(r->pc.stats.reg_reads - s0.reg_reads, 3 + 1);
+		assert_int_equal(fakehw_stats(r->hw)->reg_writes, 0);
+		run(r, FAKEHW_INSTRUCTIONS, 50, false);
+		assert_int_equal(val(a1, 0), 100);
+		assert_int_equal(val(a2, 0), 50);
+
+		/* Other filters: freeze, MMCR2, MMCR0.  MMCR1, MMCRA (MMCR3) unchanged. */
+		s0 = r->pc.stats;
+		assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
+		assert_int_equal(r->pc.stats.ctl_writes - s0.ctl_writes, 3);
+		run(r, FAKEHW_INSTRUCTIONS, 40, true);
+		run(r, FAKEHW_INSTRUCTIONS, 30, false);
+		assert_int_equal(val(b, 0), 30);
+		assert_int_equal(val(a2, 0), 50);
+
+		/* Back to a1: MMCR2 and MMCR0 again. */
+		s0 = r->pc.stats;
+		assert_int_equal(pmuvirt_switch(&r->pc, a1), 0);
+		assert_int_equal(r->pc.stats.ctl_writes - s0.ctl_writes, 3);
+
+		/* Stopping costs one write; stopping again none. */
+		s0 = r->pc.stats;
+		assert_int_equal(pmuvirt_switch(&r->pc, NULL), 0);
+		assert_int_equal(r->pc.stats.reg_writes - s0.reg_writes, 1);
+		assert_true(mmcr0(r) & M0(FC));
+		assert_int_equal(pmuvirt_switch(&r->pc, NULL), 0);
+		assert_int_equal(r->pc.stats.reg_writes - s0.reg_writes, 1);
+		run(r, FAKEHW_INSTRUCTIONS, 1000, false);
+		assert_int_equal(val(a1, 0), 100);
+		free(a1);
+		free(a2);
+		free(b);
+		rig_free(r);
+	}
+}
+
+/* i-mode: the counter is armed at 0x80000000 - remaining and notifies at the exact event. */
+static void test_imode_reload(void **state)
+{
+	static const struct cdesc ci[] = { { INS, UK, 1000 }, { TB, 0 } };
+	static const struct cdesc co[] = { { INS, UK }, { CYC, UK } };
+	struct rig *r = rig_new(9);
+	struct pmuvirt_ctx *a = ctx_new(r, 2, ci), *b = ctx_new(r, 2, co);
+	uint32_t counts[PMUVIRT_MAX_COUNTERS];
+	uint64_t pmc5;
+
+	assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
+	assert_int_equal(fakehw_peek(r->hw, PMUVIRT_PPC_SPR_PMC(5), &pmc5), 0);
+	assert_int_equal(pmc5, 0x80000000ull - 1000);
+	run(r, FAKEHW_INSTRUCTIONS, 2500, false);
+	assert_int_equal(r->taken, 2);
+	assert_int_equal(val(a, 0), 2500);
+
+	/* Another context uses PMC5 meanwhile (a-mode). */
+	assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
+	run(r, FAKEHW_INSTRUCTIONS, 0x7fffffffull, true);
+	assert_int_equal(val(b, 0), 0x7fffffffull);
+
+	/* Back: PMC5 is reloaded 500 events before the next notification. */
+	assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
+	assert_int_equal(fakehw_peek(r->hw, PMUVIRT_PPC_SPR_PMC(5), &pmc5), 0);
+	assert_int_equal(pmc5, 0x80000000ull - 500);
+	r->taken = 0;
+	run(r, FAKEHW_INSTRUCTIONS, 499, false);
+	assert_int_equal(r->taken, 0);
+	run(r, FAKEHW_INSTRUCTIONS, 1, false);
+	assert_int_equal(r->taken, 1);
+	run(r, FAKEHW_INSTRUCTIONS, 2000, false);
+	assert_int_equal(val(a, 0), 5000);
+	assert_int_equal(pmuvirt_take_overflows(a, counts), 1u);
+	assert_int_equal(counts[0], 5);
+	assert_int_equal(pmuvirt_take_overflows(a, counts), 0);
+
+	/* Suspended with a notification due: found on the way out, delivered once. */
+	run(r, FAKEHW_INSTRUCTIONS, 999, false);
+	r->ee = false;
+	run(r, FAKEHW_INSTRUCTIONS, 1, true);		/* raised, postponed */
+	assert_int_equal(r->postponed, 1);
+	assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
+	ee_on(r);
+	assert_int_equal(pmuvirt_take_overflows(a, counts), 1u);
+	assert_int_equal(counts[0], 1);
+	assert_int_equal(val(a, 0), 6000);
+	assert_int_equal(pmuvirt_switch(&r->pc, NULL), 0);
+	free(a);
+	free(b);
+	rig_free(r);
+}
+
+/* Deterministic pseudo-random numbers (xorshift). */
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+#define NVCPU 3
+
+/*
+ * VCPUs of three domains share one CPU.  Between VCPUs the hypervisor runs
+ * with interrupts off and its instructions count for the VCPU that was
+ * last on the CPU; exceptions raised then are postponed.  Every
+ * notification must reach its own VCPU exactly once.
+ */
+static void test_postponed_exceptions(void **state)
+{
+	static const uint64_t period[NVCPU] = { 997, 1009, 1499 };
+	unsigned int p;
+
+	for (p = 8; p <= 10; p++) {
+		struct rig *r = rig_new(p);
+		struct pmuvirt_ppc_domain dom[NVCPU];
+		struct pmuvirt_ctx *v[NVCPU];
+		uint64_t truth_ins[NVCPU] = { 0 }, truth_cyc[NVCPU] = { 0 }, got[NVCPU] = { 0 };
+		uint64_t seed = 0x9e3779b97f4a7c15ull + p;
+		unsigned int i, iter, cur = NVCPU;
+		uint32_t counts[PMUVIRT_MAX_COUNTERS];
+
+		for (i = 0; i < NVCPU; i++) {
+			struct cdesc c[] = { { INS, UK, period[i] }, { CYC, UK }, { TB, 0 } };
+			struct pmuvirt_control ctl = { .version = PMUVIRT_ABI_VERSION, .nr_counters = 3 };
+			size_t size = pmuvirt_ctx_size(4);
+			unsigned int k;
+
+			v[i] = calloc(1, size);
+			assert_int_equal(pmuvirt_ctx_init(v[i], size, &r->pmu), 0);
+			for (k = 0; k < 3; k++) {
+				ctl.counter[k].event = c[k].event;
+				ctl.counter[k].flags = c[k].flags;
+				ctl.counter[k].period = c[k].period;
+			}
+			pmuvirt_ppc_domain_init(&dom[i]);
+			/* No counters before the domain enables the monitor. */
+			assert_int_equal(pmuvirt_ppc_domain_set_control(&dom[i], NULL, v[i], &ctl, NULL),
+					 -EOPNOTSUPP);
+			assert_int_equal(pmuvirt_ppc_h_perfmon(&dom[i], PMUVIRT_PPC_PERFMON_ENABLE, 0),
+					 PMUVIRT_PPC_H_SUCCESS);
+			assert_int_equal(pmuvirt_ppc_domain_set_control(&dom[i], NULL, v[i], &ctl, NULL), 0);
+		}
+
+		for (iter = 0; iter < 1500; iter++) {
+			unsigned int next = (unsigned int)(rnd(&seed) % NVCPU);
+			uint64_t n, h, k;
+
+			/* Hypervisor: interrupts off, switch, interrupts on. */
+			r->ee = false;
+			assert_int_equal(pmuvirt_switch(&r->pc, v[next]), 0);
+			cur = next;
+			ee_on(r);
+
+			/* The VCPU runs: interrupts on, exceptions taken at once. */
+			n = 1 + rnd(&seed) % 3000;
+			run(r, FAKEHW_INSTRUCTIONS, n, rnd(&seed) & 1);
+			truth_ins[cur] += n;
+			n = 1 + rnd(&seed) % 5000;
+			run(r, FAKEHW_CYCLES, n, false);
+			truth_cyc[cur] += n;
+
+			/*
+			 * Hypervisor work with interrupts off, one event at a time: after
+			 * a postponed alert the counters stay frozen until it is taken.
+			 */
+			r->ee = false;
+			h = rnd(&seed) % 400;
+			for (k = 0; k < h; k++) {
+				if (!(mmcr0(r) & M0(FC)))
+					truth_ins[cur]++;
+				run(r, FAKEHW_INSTRUCTIONS, 1, true);
+			}
+			/* Sometimes the same VCPU goes on: its postponed exception is taken now. */
+			if (rnd(&seed) % 4 == 0)
+				ee_on(r);
+			/* The guest drains its notifications now and then. */
+			if (rnd(&seed) % 3 == 0) {
+				pmuvirt_take_overflows(v[cur], counts);
+				got[cur] += counts[0];
+			}
+		}
+		r->ee = false;
+		assert_int_equal(pmuvirt_switch(&r->pc, NULL), 0);
+		ee_on(r);
+
+		for (i = 0; i < NVCPU; i++) {
+			pmuvirt_take_overflows(v[i], counts);
+			got[i] += counts[0];
+			assert_int_equal(val(v[i], 0), truth_ins[i]);
+			assert_int_equal(val(v[i], 1), truth_cyc[i]);
+			if (got[i] != truth_ins[i] / period[i])
+				fail_msg("POWER%u VCPU %u: %llu notifications, wanted %llu", p, i,
+					 (unsigned long long)got[i],
+					 (unsigned long long)(truth_ins[i] / period[i]));
+			free(v[i]);
+		}
+		print_message("POWER%u: %u exceptions, %u postponed, %u handled\n", p, r->raised,
+			      r->postponed, r->taken);
+		/* The scenario really exercised what it claims. */
+		assert_true(r->raised >= 400);
+		assert_true(r->postponed >= 40);
+		rig_free(r);
+	}
+}
+
+/* A failing SPR access faults the context and leaves the counters stopped. */
+static void test_fault(void **state)
+{
+	static const struct cdesc c[] = { { INS, UK }, { CYC, UK } };
+	struct rig *r = rig_new(8);
+	struct pmuvirt_ctx *a = ctx_new(r, 2, c);
+
+	fakehw_fail_access(r->hw, 3);
+	assert_int_equal(pmuvirt_switch(&r->pc, a), -EFAULT);
+	assert_true(a->flags & PMUVIRT_CTX_FAULTED);
+	assert_null(r->pc.current);
+	assert_true(mmcr0(r) & M0(FC));
+	run(r, FAKEHW_INSTRUCTIONS, 10, false);
+	assert_int_equal(val(a, 0), 0);
+	free(a);
+	rig_free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_amode_exact_past_2e32),
+		cmocka_unit_test(test_switch_costs),
+		cmocka_unit_test(test_imode_reload),
+		cmocka_unit_test(test_postponed_exceptions),
+		cmocka_unit_test(test_fault),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
