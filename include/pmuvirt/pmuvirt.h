@@ -201,6 +201,7 @@ struct pmuvirt_pcpu {
  * @pending:	overflow notifications found and not yet taken.
  * @slot:	physical slot (index into pmuvirt_pmu.slot).
  * @event:	enum pmuvirt_event, or PMUVIRT_EV_NONE for a raw code.
+ * @width:	the slot's width, kept here for the switch path.
  */
 struct pmuvirt_counter {
 	uint64_t count;
@@ -210,7 +211,8 @@ struct pmuvirt_counter {
 	uint32_t pending;
 	uint8_t slot;
 	uint8_t event;
-	uint16_t reserved;
+	uint8_t width;
+	uint8_t reserved;
 };
 
 /* struct pmuvirt_ctx.flags */

@@ -40,7 +40,7 @@ static inline bool past_threshold(const struct pmuvirt_slot *s, uint64_t raw)
 
 static inline void sample(struct pmuvirt_counter *c, const struct pmuvirt_slot *s, uint64_t raw)
 {
-	c->count += (raw - c->start) & pmuvirt_width_mask(s->width);
+	c->count += (raw - c->start) & (~(uint64_t)0 >> (64 - c->width));
 	c->start = raw;
 }
 
@@ -177,7 +177,8 @@ static int fault(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, int err)
 	return -EFAULT;
 }
 
-static int read_slot(struct pmuvirt_pcpu *pc, unsigned int slot, uint64_t *snap, uint32_t *have)
+static inline int read_slot(struct pmuvirt_pcpu *pc, unsigned int slot, uint64_t *snap,
+			    uint32_t *have)
 {
 	int ret;
 
@@ -273,27 +274,44 @@ static int suspend_current(struct pmuvirt_pcpu *pc, uint64_t *snap, uint32_t *ha
 {
 	struct pmuvirt_ctx *ctx = pc->current;
 	unsigned int i;
+	bool paused;
 	int ret;
 
 	if (!ctx)
 		return 0;
+	paused = pc->paused;
 	for (i = 0; i < ctx->nr_counters; i++) {
 		struct pmuvirt_counter *c = &ctx->counter[i];
 
 		ret = read_slot(pc, c->slot, snap, have);
 		if (ret)
 			return fault(pc, ctx, ret);
-		if (pc->paused)
+		if (paused)
 			c->start = snap[c->slot];
 		else
-			sample(c, slot_of(ctx, i), snap[c->slot]);
-		collect_overflows(c);
+			sample(c, NULL, snap[c->slot]);
+		if (c->period)
+			collect_overflows(c);
 	}
 	ctx->running_on = NULL;
 	pc->current = NULL;
 	pc->paused = 0;
 	publish(ctx);
 	return 0;
+}
+
+/* Do the control registers already hold @img?  (Images cover every register they manage.) */
+static bool cache_holds(const struct pmuvirt_pcpu *pc, const struct pmuvirt_hwctl *img)
+{
+	uint32_t used = img->used;
+	unsigned int i;
+
+	if (!used || (pc->cache_known & used) != used)
+		return false;
+	for (i = 0; used; i++, used >>= 1)
+		if ((used & 1) && pc->cache.reg[i] != img->reg[i])
+			return false;
+	return true;
 }
 
 /* Put @ctx on the CPU; @snap holds values read before any control write. */
@@ -305,7 +323,7 @@ static int resume(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint64_t *sn
 	unsigned int i;
 	int ret;
 
-	if (pc->cache_owner != ctx->stamp) {
+	if (pc->cache_owner != ctx->stamp && !cache_holds(pc, &ctx->img)) {
 		ret = ops_of(pc)->load(pc, ctx);
 		if (ret)
 			return fault(pc, ctx, ret);
@@ -447,6 +465,7 @@ int pmuvirt_set_control(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx,
 		c->next_ovf = c->period;
 		c->pending = 0;
 		c->slot = slots[i];
+		c->width = ctx->pmu->slot[slots[i]].width;
 		c->event = (ctl->counter[i].flags & PMUVIRT_CTR_RAW) ? PMUVIRT_EV_NONE :
 								      (uint8_t)ctl->counter[i].event;
 		if (c->period)

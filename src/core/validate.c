@@ -16,21 +16,33 @@ struct assign_state {
 	int owner[PMUVIRT_MAX_SLOTS];	/* counter on each slot, -1 free */
 };
 
-/* Slots in the order a counter tries them: dedicated (fixed, TSC) first. */
+/*
+ * Place counter @ctr: a free candidate slot if there is one (dedicated
+ * fixed/TSC slots before general ones, lower slots first), otherwise move
+ * another counter out of the way (augmenting path).
+ */
 static bool place(struct assign_state *st, unsigned int ctr, uint32_t *visited)
 {
 	unsigned int pass, s;
 
-	for (pass = 0; pass < 2; pass++) {
+	for (pass = 0; pass < 4; pass++) {
+		bool want_free = pass < 2, dedicated_pass = !(pass & 1);
+
 		for (s = 0; s < st->pmu->nr_slots; s++) {
 			bool dedicated = st->pmu->slot[s].cls != PMUVIRT_CLASS_GP;
 
-			if (dedicated != (pass == 0))
+			if (dedicated != dedicated_pass || !(st->cand[ctr] & (1u << s)))
 				continue;
-			if (!(st->cand[ctr] & (1u << s)) || (*visited & (1u << s)))
+			if (want_free) {
+				if (st->owner[s] >= 0)
+					continue;
+				st->owner[s] = (int)ctr;
+				return true;
+			}
+			if (*visited & (1u << s))
 				continue;
 			*visited |= 1u << s;
-			if (st->owner[s] < 0 || place(st, (unsigned int)st->owner[s], visited)) {
+			if (place(st, (unsigned int)st->owner[s], visited)) {
 				st->owner[s] = (int)ctr;
 				return true;
 			}
@@ -118,6 +130,9 @@ int pmuvirt_validate(const struct pmuvirt_pmu *pmu, const struct pmuvirt_control
 		return pmuvirt_fail(err, -1, "more counters than the context can hold", -ENOSPC);
 	if (pmu->nr_slots > PMUVIRT_MAX_SLOTS)
 		return pmuvirt_fail(err, -1, "PMU description is corrupt", -EINVAL);
+	for (i = 0; i < pmu->nr_slots; i++)
+		if (pmu->slot[i].width < 1 || pmu->slot[i].width > 64)
+			return pmuvirt_fail(err, -1, "PMU description is corrupt", -EINVAL);
 
 	for (i = 0; i < ctl->nr_counters; i++) {
 		const struct pmuvirt_counter_ctl *c = &ctl->counter[i];
