@@ -1,0 +1,38 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+# The two jobs of the README's quick start.
+#   tools/pmuvirt.sh demo   install what is missing, build, run the simulator
+#                           on the Perfctr-Xen Figure 5 scenario
+#   tools/pmuvirt.sh test   install what is missing, build, run every test
+#                           (all CTest labels) and the sanitizer build
+# Environment: BUILD (default build), JOBS (default: number of CPUs).
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$top/build}
+jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+
+configure_and_build() {
+	cmake -S "$top" -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo $2 >/dev/null
+	cmake --build "$1" -j "$jobs" >/dev/null
+}
+
+case "${1:-}" in
+demo)
+	"$top/tools/install-deps.sh" base
+	configure_and_build "$build" ""
+	"$build/tools/sim/pmuvirt-sim" run "$top/examples/figure5.scn"
+	;;
+test)
+	"$top/tools/install-deps.sh" base cross qemu-ppc vm-linux vm-xen fuzz model
+	configure_and_build "$build" ""
+	echo "== all tests (labels: unit sim cross qemu-ppc vm-linux vm-xen fuzz model)"
+	ctest --test-dir "$build" --output-on-failure -j "$jobs"
+	echo "== unit and sim tests again under AddressSanitizer and UndefinedBehaviorSanitizer"
+	configure_and_build "$build-san" "-DPMUVIRT_SANITIZE=ON"
+	ctest --test-dir "$build-san" --output-on-failure -j "$jobs" -L 'unit|sim'
+	;;
+*)
+	echo "usage: tools/pmuvirt.sh demo|test" >&2
+	exit 2
+	;;
+esac
