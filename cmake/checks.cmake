@@ -6,3 +6,10 @@ if(PMUVIRT_TESTS)
 		COMMAND sh ${PROJECT_SOURCE_DIR}/tools/check-host-neutral.sh ${CMAKE_C_COMPILER})
 	set_tests_properties(host-neutral PROPERTIES LABELS unit)
 endif()
+
+# Install rules, package config and pkg-config file work for a consumer.
+if(PMUVIRT_TESTS)
+	add_test(NAME install-consumer
+		COMMAND sh ${PROJECT_SOURCE_DIR}/tools/check-install.sh ${PROJECT_BINARY_DIR})
+	set_tests_properties(install-consumer PROPERTIES LABELS unit)
+endif()
