@@ -201,12 +201,16 @@ static void test_switch_costs(void **state)
 		assert_int_equal(mmcr0(r) & (M0(FC) | M0(PMAE)), M0(PMAE));
 		run(r, FAKEHW_INSTRUCTIONS, 100, false);
 
-		/* Same control, another context: only reads (3 counters + MMCR0, which an alert may change). */
+		/*
+		 * Same control, another context: only reads.  3 counters, and
+		 * MMCR0 (an alert may have changed it) if the core asks the
+		 * backend to load at all.
+		 */
 		s0 = r->pc.stats;
 		fakehw_reset_stats(r->hw);
 		assert_int_equal(pmuvirt_switch(&r->pc, a2), 0);
 		assert_int_equal(r->pc.stats.reg_writes - s0.reg_writes, 0);
-		assert_int_equal(r->pc.stats.reg_reads - s0.reg_reads, 3 + 1);
+		assert_in_range(r->pc.stats.reg_reads - s0.reg_reads, 3, 3 + 1);
 		assert_int_equal(fakehw_stats(r->hw)->reg_writes, 0);
 		run(r, FAKEHW_INSTRUCTIONS, 50, false);
 		assert_int_equal(val(a1, 0), 100);

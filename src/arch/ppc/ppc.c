@@ -301,7 +301,8 @@ static int PMUVIRT_CF_CHECK ppc_pmi_end(struct pmuvirt_pcpu *pc, uint32_t clear)
 	uint64_t v;
 
 	(void)clear;
-	if (ctx && ctx->nr_counters && pc->cache_owner == ctx->stamp)
+	/* The running context's image is what the other MMCRs hold. */
+	if (ctx && ctx->nr_counters)
 		v = ctx->img.reg[PMUVIRT_PPC_IMG_MMCR0];
 	else
 		v = (pc->cache.reg[0] & ~(M0_PMAE | M0_PMAO)) | M0_FC;
