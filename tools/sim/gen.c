@@ -64,7 +64,7 @@ static uint64_t log_num(struct gen *g, unsigned int bits)
 static void random_pmu(struct gen *g, const char *model)
 {
 	struct sim_pmu *pmu = &g->sc->pmu;
-	static const unsigned int widths[] = { 32, 40, 48, 48, 48, 64 };
+	static const unsigned int widths[] = { 32, 40, 44, 48, 48, 48 };
 
 	memset(pmu, 0, sizeof(*pmu));
 	snprintf(pmu->name, sizeof(pmu->name), "%s", model);
@@ -105,7 +105,7 @@ static uint64_t random_period(struct gen *g)
 
 	switch (range(g, 0, 3)) {
 	case 0:
-		p = range(g, 1, 1000);
+		p = chance(g, 10) ? range(g, 1, 10) : range(g, 500, 5000);
 		break;
 	case 1:
 		p = range(g, 1000, 1000000);
@@ -179,11 +179,34 @@ static bool commit(struct gen *g)
 	return true;
 }
 
-/* Event counts for one exec/hyper step, within the budgets for thread @t. */
+#define GEN_ANY_THREAD	(-2)
+
+/* Smallest i-mode period of event @e over all threads now; 0 if none. */
+static uint64_t min_period(struct gen *g, unsigned int e)
+{
+	uint64_t best = 0;
+	unsigned int t, k;
+
+	for (t = 0; t < g->sc->nr_threads; t++)
+		for (k = 0; k < g->rp.ctrs[t].n; k++) {
+			const struct sim_counter *c = &g->rp.ctrs[t].c[k];
+
+			if (c->event == e && c->period && (!best || c->period < best))
+				best = c->period;
+		}
+	return best;
+}
+
+/*
+ * Event counts for one exec/hyper step, within the budgets, for thread @t
+ * (GEN_ANY_THREAD: hypervisor work, which passes through whatever counters
+ * are loaded).
+ */
 static void random_events(struct gen *g, uint64_t *ev, int t)
 {
 	const struct sim_pmu *pmu = &g->sc->pmu;
-	unsigned int e, k, shift = pmu->width - 1;
+	/* a counter signals (and costs an interrupt) every sim_period_max() events */
+	unsigned int e, k, shift = 63 - (unsigned int)__builtin_clzll(sim_period_max(pmu));
 
 	for (e = 0; e < SIM_NR_EVENTS; e++) {
 		uint64_t n, wraps, notes = 0;
@@ -215,7 +238,16 @@ static void random_events(struct gen *g, uint64_t *ev, int t)
 			n = n ? range(g, 0, n) : log_num(g, 20);
 			wraps = (n >> shift) * 8;
 		}
-		if (t >= 0) {
+		if (t == GEN_ANY_THREAD) {
+			/* hardware counts it for whoever is loaded: assume the worst */
+			uint64_t p = min_period(g, e);
+
+			notes = p ? n / p + 1 : 0;
+			if (notes > g->notify_left) {
+				n = 0;
+				notes = 0;
+			}
+		} else if (t >= 0) {
 			const struct sim_counter_set *set = &g->rp.ctrs[t];
 
 			for (k = 0; k < set->n; k++) {
@@ -329,8 +361,7 @@ static int gen_step(struct gen *g)
 		if (!st)
 			return -1;
 		st->pcpu = (unsigned int)range(g, 0, sc->nr_pcpus - 1);
-		random_events(g, st->events, sc->policy == SIM_POLICY_INCLUDE ?
-				  sim_replay_pcpu_thread(rp, st->pcpu) : -1);
+		random_events(g, st->events, GEN_ANY_THREAD);
 		commit(g);
 		return 0;
 	}
@@ -408,7 +439,7 @@ int sim_gen(struct scenario *sc, uint64_t seed, const char *model, char *err, si
 	sc->policy = chance(&g, 50) ? SIM_POLICY_INCLUDE : SIM_POLICY_EXCLUDE;
 	if (chance(&g, 60))
 		for (e = 0; e < SIM_NR_EVENTS; e++)
-			sc->pv_cost[e] = chance(&g, 60) ? range(&g, 0, 2000) : 0;
+			sc->pv_cost[e] = chance(&g, 60) ? range(&g, 0, 300) : 0;
 	if (sim_replay_init(&g.rp, sc))
 		goto oom;
 	nsteps = (unsigned int)range(&g, 20, 160);

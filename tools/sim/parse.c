@@ -39,6 +39,9 @@ static bool has_fixed_cyc(const struct sim_pmu *pmu)
 
 uint64_t sim_period_max(const struct sim_pmu *pmu)
 {
+	/* Without full-width writes only 32 bits of a counter can be set. */
+	if (pmu->model == SIM_MODEL_INTEL && !pmu->fw_write)
+		return (uint64_t)1 << 31;
 	return (uint64_t)1 << (pmu->width - 1);
 }
 
@@ -68,10 +71,26 @@ int sim_counters_fit(const struct sim_pmu *pmu, const struct sim_counter_set *se
 		if (p > sim_period_max(pmu)) {
 			snprintf(why, len,
 				 "i-mode period %llu of counter %u is above half the counter range (2^%u) of %s",
-				 (unsigned long long)p, i + 1, pmu->width - 1, pmu->name);
+				 (unsigned long long)p, i + 1, 63 - __builtin_clzll(sim_period_max(pmu)),
+				 pmu->name);
 			return -1;
 		}
 		per_ev[set->c[i].event]++;
+	}
+	/*
+	 * POWER: branches are PMC1-only on POWER8 and PMC4-only on POWER9/10,
+	 * branch misses PMC4-only everywhere.
+	 */
+	if (pmu->model == SIM_MODEL_POWER) {
+		unsigned int b = per_ev[SIM_EV_BRANCHES], m = per_ev[SIM_EV_BRANCH_MISSES];
+
+		if (pmu->version == 8 ? (b > 1 || m > 1) : b + m > 1) {
+			snprintf(why, len, pmu->version == 8 ?
+				 "%s counts branches on PMC1 only and branch misses on PMC4 only" :
+				 "%s counts branches and branch misses on PMC4 only (one of them at a time)",
+				 pmu->name);
+			return -1;
+		}
 	}
 	if (has_fixed_ins(pmu) && per_ev[SIM_EV_INSTRUCTIONS])
 		per_ev[SIM_EV_INSTRUCTIONS]--;
@@ -419,8 +438,8 @@ static int decl_pmu(struct parser *p, char **tok, int n)
 			pmu->fixed = (unsigned int)v;
 			break;
 		case 2:
-			if (v < 32 || v > 64)
-				return fail(p, "width=%llu out of range (32..64)", (unsigned long long)v);
+			if (v < 32 || v > 48)
+				return fail(p, "width=%llu out of range (32..48)", (unsigned long long)v);
 			pmu->width = (unsigned int)v;
 			break;
 		case 3:

@@ -50,7 +50,7 @@ enum sim_model {
  *		AMD: 0).  Only the first two count events of the format:
  *		fixed counter 0 instructions, fixed counter 1 cycles (POWER:
  *		PMC5 instructions, PMC6 cycles).
- * @width:	counter width in bits (AMD 48, POWER 32).
+ * @width:	counter width in bits (Intel 32..48, AMD 48, POWER 32).
  * @fw_write:	Intel: full-width counter writes (IA32_PERF_CAPABILITIES).
  * @name:	the model as written ("intel-v3", "power9", ...).
  * @line:	line of the declaration.
@@ -165,7 +165,11 @@ const char *sim_event_name(enum sim_event ev);
  */
 int sim_counters_fit(const struct sim_pmu *pmu, const struct sim_counter_set *set,
 		     char *why, size_t len);
-/* Largest i-mode period: half the counter range, 2^(width-1). */
+/*
+ * Largest i-mode period: half the counter range, 2^(width-1); 2^31 on POWER
+ * and on Intel without full-width writes (fw-write=0: only 32 bits of a
+ * general-purpose counter can be written).
+ */
 uint64_t sim_period_max(const struct sim_pmu *pmu);
 /* Most counters one thread can name on this model. */
 unsigned int sim_max_counters(const struct sim_pmu *pmu);
