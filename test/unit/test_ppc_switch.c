@@ -76,6 +76,31 @@ static void ee_on(struct rig *r)
 		take(r);
 }
 
+/*
+ * Unless an alert is pending (the hardware then changed MMCR0 behind the
+ * cache), every control register the cache claims to know holds that value.
+ */
+static void check_cache(struct rig *r)
+{
+	static const uint32_t spr[5] = {
+		PMUVIRT_PPC_SPR_MMCR0, PMUVIRT_PPC_SPR_MMCR1, PMUVIRT_PPC_SPR_MMCR2,
+		PMUVIRT_PPC_SPR_MMCRA, PMUVIRT_PPC_SPR_MMCR3,
+	};
+	unsigned int i, n = r->pmu.model == PMUVIRT_PPC_POWER10 ? 5 : 4;
+	uint64_t v;
+
+	if (mmcr0(r) & M0(PMAO))
+		return;
+	for (i = 0; i < n; i++) {
+		if (!(r->pc.cache_known & (1u << i)))
+			continue;
+		assert_int_equal(fakehw_peek(r->hw, spr[i], &v), 0);
+		if (v != r->pc.cache.reg[i])
+			fail_msg("cache reg %u = %#llx, hardware %#llx", i,
+				 (unsigned long long)r->pc.cache.reg[i], (unsigned long long)v);
+	}
+}
+
 static struct rig *rig_new(unsigned int power)
 {
 	struct rig *r = calloc(1, sizeof(*r));
@@ -165,6 +190,7 @@ static void test_amode_exact_past_2e32(void **state)
 		/* Each counter crossed bit 31 every 2^31 events: 6 per counter, in 3 runs. */
 		assert_true(r->taken >= 12);
 		assert_int_equal(r->raised, r->taken);
+		check_cache(r);
 		/* Suspended, the values stay; resumed, they go on from there. */
 		assert_int_equal(pmuvirt_switch(&r->pc, NULL), 0);
 		run(r, FAKEHW_INSTRUCTIONS, 1ull << 40, false);
@@ -230,6 +256,7 @@ static void test_switch_costs(void **state)
 		assert_int_equal(pmuvirt_switch(&r->pc, a1), 0);
 		assert_int_equal(r->pc.stats.ctl_writes - s0.ctl_writes, 3);
 
+		check_cache(r);
 		/* Stopping costs one write; stopping again none. */
 		s0 = r->pc.stats;
 		assert_int_equal(pmuvirt_switch(&r->pc, NULL), 0);
@@ -361,6 +388,7 @@ static void test_postponed_exceptions(void **state)
 			assert_int_equal(pmuvirt_switch(&r->pc, v[next]), 0);
 			cur = next;
 			ee_on(r);
+			check_cache(r);
 
 			/* The VCPU runs: interrupts on, exceptions taken at once. */
 			n = 1 + rnd(&seed) % 3000;
