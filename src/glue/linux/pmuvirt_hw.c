@@ -10,6 +10,7 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
+#include <asm/asm.h>
 #include <asm/msr.h>
 #include <asm/processor.h>
 #include <asm/nmi.h>
@@ -68,6 +69,38 @@ static int lx_cpuid(void *arg, uint32_t leaf, uint32_t sub, uint32_t out[4])
 	out[3] = d;
 	return 0;
 }
+
+/* rdpmc that returns -EFAULT instead of oopsing when the counter is absent. */
+static int rdpmc_safe(u32 idx, u64 *val)
+{
+	u32 lo, hi;
+	int err;
+
+	asm volatile("1: rdpmc; xor %[err],%[err]\n"
+		     "2:\n\t"
+		     _ASM_EXTABLE_TYPE_REG(1b, 2b, EX_TYPE_EFAULT_REG, %[err])
+		     : [err] "=r" (err), "=a" (lo), "=d" (hi)
+		     : "c" (idx));
+	*val = ((u64)hi << 32) | lo;
+	return err;
+}
+
+/* Leaf 0 without a vendor: the backend then describes a PMU-less CPU. */
+static int lx_cpuid_nopmu(void *arg, uint32_t leaf, uint32_t sub, uint32_t out[4])
+{
+	lx_cpuid(arg, leaf, sub, out);
+	if (!leaf)
+		out[1] = out[2] = out[3] = 0;
+	return 0;
+}
+
+static const struct pmuvirt_hw_ops lx_nopmu_ops = {
+	.read_reg = lx_read_reg,
+	.write_reg = lx_write_reg,
+	.read_counter = lx_read_counter,
+	.read_tsc = lx_read_tsc,
+	.cpuid = lx_cpuid_nopmu,
+};
 
 static const struct pmuvirt_hw_ops lx_native_ops = {
 	.read_reg = lx_read_reg,
@@ -137,6 +170,32 @@ static bool reserve_gp(void)
 busy:
 	release_gp();
 	return false;
+}
+
+/*
+ * Does the PMU the probe describes answer?  Emulators (QEMU's AMD models)
+ * report a PMU by family but ignore the MSRs and fault on rdpmc.  Runs with
+ * the counters reserved, on one CPU.
+ */
+static bool pmu_responds(void)
+{
+	const struct pmuvirt_slot *s = &pmuvirt_lx_pmu.slot[0];
+	u64 old, back = 0, pmc = 0;
+	u32 ctr, sel;
+	bool ok;
+
+	if (!s->user_index || rdpmc_safe(s->user_index - 1, &pmc))
+		return false;
+	if (!pmuvirt_lx_pmu.nr_gp)
+		return true;
+	if (!gp_msrs(0, &ctr, &sel) || rdmsrl_safe(ctr, &old))
+		return false;
+	preempt_disable();
+	ok = !wrmsrl_safe(ctr, 0x5a5a5a) && !rdmsrl_safe(ctr, &back) && back == 0x5a5a5a &&
+	     !rdpmc_safe(s->user_index - 1, &pmc) && (u32)pmc == 0x5a5a5a;
+	wrmsrl_safe(ctr, old);
+	preempt_enable();
+	return ok;
 }
 
 /**
@@ -227,6 +286,12 @@ int pmuvirt_lx_hw_init(void)
 	if (!reserve_gp()) {
 		pr_warn("PMU counters are in use by perf or the NMI watchdog (nmi_watchdog=0 frees them): only the TSC can be counted\n");
 		return 0;
+	}
+	if (!pmu_responds()) {
+		release_gp();
+		pr_info("the %s described by CPUID does not respond (emulated CPU?): only the TSC can be counted\n",
+			pmuvirt_lx_pmu.name);
+		return pmuvirt_x86_probe(&pmuvirt_lx_pmu, &lx_nopmu_ops, NULL);
 	}
 	rdpmc_ok = true;
 	ret = register_nmi_handler(NMI_LOCAL, pmuvirt_nmi, 0, "pmuvirt");

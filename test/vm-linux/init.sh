@@ -1,0 +1,54 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+# /init of the pmuvirt test guest: load the module, run the checks, print
+# one result line and power off.
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+result=PASS
+fail() { echo "vm: FAIL: $*"; result=FAIL; }
+attached() { cat /sys/module/pmuvirt/parameters/attached 2>/dev/null || echo none; }
+wait_attached() {
+	i=0
+	while [ "$(attached)" != "$1" ] && [ $i -lt 300 ]; do usleep 10000; i=$((i + 1)); done
+	[ "$(attached)" = "$1" ]
+}
+
+echo "vm: kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo) CPUs, clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+insmod /pmuvirt.ko || fail "insmod"
+dmesg | grep 'pmuvirt:' | sed 's/^/vm: dmesg: /'
+[ -c /dev/pmuvirt ] || fail "no /dev/pmuvirt"
+
+for t in probe accuracy migrate fork exec malformed; do
+	/vmtest $t || fail "vmtest $t"
+	[ "$(attached)" = 0 ] || fail "contexts left after $t: $(attached)"
+done
+dmesg | grep -q 'control refused (counter 0): no counter of this PMU can count this event' ||
+	fail "no reason logged for the refused PMC request"
+dmesg | grep 'pmuvirt:' | grep -E 'refused|argument size|ABI version|reserved' | head -4 | sed 's/^/vm: dmesg: /'
+
+echo "vm: pmuvirt-stat:"
+/pmuvirt-stat -e instructions,cycles,tsc -- /vmtest spin 10000000 > /stat.out 2>&1 || fail "pmuvirt-stat"
+sed 's/^/vm:   /' /stat.out
+grep -q 'not supported.*instructions' /stat.out || fail "pmuvirt-stat: instructions"
+grep -q 'vmtest-[0-9]* .*[0-9] *tsc' /stat.out || fail "pmuvirt-stat: tsc"
+
+# unload with attached threads: refused while they live, fine after
+/vmtest hold &
+holder=$!
+wait_attached 3 || fail "hold: $(attached) contexts"
+if rmmod pmuvirt 2>/dev/null; then fail "module unloaded under attached threads"; else echo "vm: rmmod refused while 3 threads are attached"; fi
+kill $holder
+wait $holder
+wait_attached 0 || fail "contexts left after the holder died: $(attached)"
+rmmod pmuvirt || fail "rmmod after the threads exited"
+[ -e /dev/pmuvirt ] && fail "/dev/pmuvirt still there"
+insmod /pmuvirt.ko || fail "reload"
+/vmtest probe >/dev/null || fail "probe after reload"
+rmmod pmuvirt || fail "second rmmod"
+
+if dmesg | grep -E 'BUG|WARNING:|Oops|general protection|Call Trace' ; then fail "kernel warnings"; fi
+echo "PMUVIRT-VM-RESULT: $result"
+poweroff -f

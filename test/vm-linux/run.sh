@@ -1,0 +1,78 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+# Build pmuvirt.ko against Debian's linux-headers-amd64, boot the matching
+# Debian kernel under qemu-system-x86_64 (TCG, -icount shift=0) with a
+# busybox initramfs, and run test/vm-linux/vmtest.c inside.
+# usage: run.sh SOURCE_DIR BUILD_DIR       exit 0 pass, 1 fail, 77 skipped
+set -eu
+src=$(cd "$1" && pwd)
+out=$2
+mkdir -p "$out/cache"
+out=$(cd "$out" && pwd)
+log=$out/console.log
+
+skip() { echo "vm-linux: SKIP: $*"; exit 77; }
+die() { echo "vm-linux: FAIL: $*"; exit 1; }
+
+if [ "$(id -u)" = 0 ]; then
+	sh "$src/tools/install-deps.sh" vm-linux || skip "cannot install the vm-linux packages"
+else
+	sh "$src/tools/install-deps.sh" vm-linux 2>/dev/null ||
+		skip "not root and the vm-linux packages are missing (tools/install-deps.sh vm-linux)"
+fi
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing"
+
+# The kernel version of the installed headers, not of the running kernel.
+kver=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 | sed -n 's/^linux-headers-\([^ ,]*\).*/\1/p')
+hver=$(dpkg-query -W -f='${Version}' "linux-headers-$kver")
+[ -n "$kver" ] && [ -d "/lib/modules/$kver/build" ] || skip "no linux-headers-amd64 build tree"
+echo "vm-linux: kernel $kver ($hver)"
+
+img=$out/cache/linux-image-$kver-$hver
+vmlinuz=$img/boot/vmlinuz-$kver
+if [ ! -f "$vmlinuz" ]; then
+	rm -rf "$out/cache/dl" "$img.tmp"
+	mkdir -p "$out/cache/dl"
+	(cd "$out/cache/dl" && apt-get download -q "linux-image-$kver=$hver" >/dev/null 2>&1) ||
+		(cd "$out/cache/dl" && apt-get download -q "linux-image-$kver" >/dev/null 2>&1) ||
+		skip "cannot download linux-image-$kver"
+	dpkg-deb -x "$out/cache/dl"/linux-image-"$kver"_*.deb "$img.tmp"
+	mv "$img.tmp" "$img"
+	rm -rf "$out/cache/dl"
+fi
+
+echo "vm-linux: building pmuvirt.ko"
+make -s -C "$src/src/glue/linux" BUILD="$out/module" KVER="$kver" >"$out/module.log" 2>&1 ||
+	{ cat "$out/module.log"; die "module build"; }
+grep -E 'warning|error' "$out/module.log" && die "module build warnings"
+
+echo "vm-linux: building the guest programs"
+root=$out/initramfs
+rm -rf "$root"
+mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev"
+cflags="-static -O2 -Wall -Wextra -Werror -I$src/include -I$src/tools/pmuvirt-stat"
+gcc $cflags -pthread -o "$root/vmtest" "$src/test/vm-linux/vmtest.c" \
+	"$src/tools/pmuvirt-stat/libpmuvirt-user.c" || die "vmtest build"
+gcc $cflags -o "$root/pmuvirt-stat" "$src/tools/pmuvirt-stat/pmuvirt-stat.c" \
+	"$src/tools/pmuvirt-stat/libpmuvirt-user.c" || die "pmuvirt-stat build"
+cp /bin/busybox "$root/bin/busybox"
+cp "$src/test/vm-linux/init.sh" "$root/init"
+chmod +x "$root/init"
+cp "$out/module/pmuvirt.ko" "$root/"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initramfs.cpio.gz"
+
+echo "vm-linux: booting (TCG, -icount shift=0)"
+start=$(date +%s)
+timeout ${PMUVIRT_VM_TIMEOUT:-480} qemu-system-x86_64 -machine pc -cpu qemu64 -smp 2 -m 512 \
+	-icount shift=0 -nographic -no-reboot -nic none \
+	-kernel "$vmlinuz" -initrd "$out/initramfs.cpio.gz" \
+	-append "console=ttyS0 panic=-1 quiet nokaslr edd=off" >"$log" 2>&1 || true
+echo "vm-linux: guest ran $(($(date +%s) - start)) s"
+tr -d '\r' <"$log" | grep '^vm: ' || true
+if tr -d '\r' <"$log" | grep -q '^PMUVIRT-VM-RESULT: PASS'; then
+	echo "vm-linux: PASS"
+	exit 0
+fi
+echo "vm-linux: console log follows"
+cat "$log"
+die "no pass marker on the console"

@@ -1,0 +1,533 @@
+// SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+/*
+ * Checks of pmuvirt.ko run inside a guest booted with -icount shift=0,
+ * where one instruction is one TSC tick: a loop of n iterations of
+ * "dec; jnz" is 2n ticks of the thread's own time.
+ *
+ * usage: vmtest probe|accuracy|migrate|fork|exec|malformed|hold|spin N
+ * Every check prints "vm: ..." lines and ends with "vm: <name> ok" or
+ * "vm: <name> FAIL"; the exit status is 0 only when it passed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include "libpmuvirt-user.h"
+
+#define LOOPS		20000000ull	/* 40M instructions per thread */
+#define MAX_ERR		0.02
+#define NR_THREADS	3
+
+static int failed;
+static const char *self;
+
+#define CHECK(cond, ...) do {							\
+	if (!(cond)) {								\
+		printf("vm: FAIL %s:%d: ", __func__, __LINE__);			\
+		printf(__VA_ARGS__);						\
+		printf("\n");							\
+		failed = 1;							\
+	}									\
+} while (0)
+
+static inline uint64_t rd_tsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("lfence; rdtsc" : "=a"(lo), "=d"(hi) :: "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* Exactly 2 * n instructions. */
+static void spin(uint64_t n)
+{
+	__asm__ __volatile__("1: dec %0\n\tjnz 1b" : "+r"(n) :: "cc");
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		printf("vm: cannot pin to CPU %d: %s\n", cpu, strerror(errno));
+}
+
+static void tsc_control(struct pmuvirt_control *ctl)
+{
+	memset(ctl, 0, sizeof(*ctl));
+	ctl->version = PMUVIRT_ABI_VERSION;
+	ctl->nr_counters = 1;
+	ctl->counter[0].event = PMUVIRT_EV_TSC;
+}
+
+static uint64_t schedstat_ns(void)
+{
+	char path[64];
+	unsigned long long ns = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/schedstat", (long)syscall(SYS_gettid));
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%llu", &ns) != 1)
+			ns = 0;
+		fclose(f);
+	}
+	return ns;
+}
+
+static double rel_err(double got, double want)
+{
+	double e = (got - want) / want;
+
+	return e < 0 ? -e : e;
+}
+
+static int attached_count(void)
+{
+	FILE *f = fopen("/sys/module/pmuvirt/parameters/attached", "r");
+	int n = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &n) != 1)
+			n = -1;
+		fclose(f);
+	}
+	return n;
+}
+
+/* Wait for threads that just exited to be released by the module. */
+static int wait_attached(int want)
+{
+	int i, n = -1;
+
+	for (i = 0; i < 200; i++) {
+		n = attached_count();
+		if (n == want)
+			break;
+		usleep(10000);
+	}
+	return n;
+}
+
+/* ---- probe: PMC requests fail with ENODEV, the TSC works ---- */
+
+static int attach_one(int fd, uint64_t event, uint32_t flags)
+{
+	struct pmuvirt_control ctl;
+	struct pmuvirt_user u;
+	uint64_t v;
+
+	tsc_control(&ctl);
+	ctl.counter[0].event = event;
+	ctl.counter[0].flags = flags;
+	if (pmuvirt_user_attach(&u, fd, &ctl, 0, 0))
+		return -errno;
+	spin(1000);
+	pmuvirt_user_detach(&u, &v);
+	return 0;
+}
+
+static void t_probe(void)
+{
+	int fd = pmuvirt_user_open(1);
+	int ret;
+
+	CHECK(fd >= 0, "open %s: %s", PMUVIRT_DEVICE, strerror(errno));
+	ret = attach_one(fd, PMUVIRT_EV_INSTRUCTIONS, PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL);
+	printf("vm: instructions request: %s\n", ret ? strerror(-ret) : "accepted");
+	CHECK(ret == -ENODEV, "instructions: want ENODEV, got %d", ret);
+	ret = attach_one(fd, PMUVIRT_EV_CYCLES, PMUVIRT_CTR_USER);
+	printf("vm: cycles request: %s\n", ret ? strerror(-ret) : "accepted");
+	CHECK(ret == -ENODEV, "cycles: want ENODEV, got %d", ret);
+	ret = attach_one(fd, PMUVIRT_EV_TSC, 0);
+	printf("vm: tsc request: %s\n", ret ? strerror(-ret) : "accepted");
+	CHECK(ret == 0, "tsc: %d", ret);
+	close(fd);
+}
+
+/* ---- accuracy: threads on one CPU preempting each other ---- */
+
+struct worker {
+	pthread_t th;
+	int cpu_a, cpu_b;	/* migrate from a to b halfway when they differ */
+	uint64_t loops;
+	uint64_t virt, virt_ioctl, raw, sched_ns;
+	uint32_t below_a, below_b;
+	uint64_t direct_reads;
+	int err;
+};
+
+static pthread_barrier_t start_barrier;
+
+static void *worker_fn(void *arg)
+{
+	struct worker *w = arg;
+	struct pmuvirt_control ctl;
+	struct pmuvirt_user u;
+	uint64_t v0, v1, t0, t1, s0, s1, vi;
+	int fd;
+
+	pin(w->cpu_a);
+	fd = pmuvirt_user_open(1);
+	tsc_control(&ctl);
+	if (fd < 0 || pmuvirt_user_attach(&u, fd, &ctl, 0, 0)) {
+		w->err = errno;
+		pthread_barrier_wait(&start_barrier);
+		return NULL;
+	}
+	pthread_barrier_wait(&start_barrier);
+	s0 = schedstat_ns();
+	pmuvirt_user_read(&u, &v0);
+	t0 = rd_tsc();
+	if (w->cpu_a != w->cpu_b) {
+		spin(w->loops / 2);
+		w->below_a = u.rec ? u.rec->below : 0;
+		pin(w->cpu_b);
+		spin(w->loops - w->loops / 2);
+		w->below_b = u.rec ? u.rec->below : 0;
+	} else {
+		spin(w->loops);
+	}
+	t1 = rd_tsc();
+	pmuvirt_user_read(&u, &v1);
+	s1 = schedstat_ns();
+	pmuvirt_user_read_ioctl(&u, &vi);
+	w->virt = v1 - v0;
+	w->virt_ioctl = vi;
+	w->raw = t1 - t0;
+	w->sched_ns = s1 - s0;
+	w->direct_reads = u.direct_reads;
+	if (pmuvirt_user_detach(&u, NULL))
+		w->err = errno;
+	close(fd);
+	return NULL;
+}
+
+static void *hog_fn(void *arg)
+{
+	pin((int)(long)arg);
+	for (;;)
+		spin(1000000);
+	return NULL;
+}
+
+static void report(const char *what, int i, const struct worker *w, unsigned int share)
+{
+	double want = 2.0 * (double)w->loops;
+	double err = rel_err((double)w->virt, want);
+
+	printf("vm: %s thread %d: own work %.0f, virtual TSC %llu (error %.3f%%), raw TSC %llu (%.2fx), schedstat %llu ns, direct reads %llu\n",
+	       what, i, want, (unsigned long long)w->virt, 100.0 * err,
+	       (unsigned long long)w->raw, (double)w->raw / (double)w->virt,
+	       (unsigned long long)w->sched_ns, (unsigned long long)w->direct_reads);
+	CHECK(!w->err, "thread %d: %s", i, strerror(w->err));
+	CHECK(err < MAX_ERR, "thread %d: virtual TSC error %.3f%% over %.0f%%", i, 100.0 * err,
+	      100.0 * MAX_ERR);
+	CHECK(w->raw > (uint64_t)(0.7 * share * (double)w->virt),
+	      "thread %d: raw TSC only %.2fx the virtual one, expected about %ux", i,
+	      (double)w->raw / (double)w->virt, share);
+	CHECK(w->virt_ioctl >= w->virt, "thread %d: ioctl read %llu below direct read", i,
+	      (unsigned long long)w->virt_ioctl);
+	CHECK(w->direct_reads >= 2, "thread %d: reads did not use the shared page", i);
+}
+
+static void t_accuracy(void)
+{
+	struct worker w[NR_THREADS];
+	int i;
+
+	memset(w, 0, sizeof(w));
+	pthread_barrier_init(&start_barrier, NULL, NR_THREADS);
+	for (i = 0; i < NR_THREADS; i++) {
+		w[i].cpu_a = w[i].cpu_b = 0;
+		w[i].loops = LOOPS;
+		pthread_create(&w[i].th, NULL, worker_fn, &w[i]);
+	}
+	for (i = 0; i < NR_THREADS; i++)
+		pthread_join(w[i].th, NULL);
+	for (i = 0; i < NR_THREADS; i++)
+		report("accuracy", i, &w[i], NR_THREADS);
+	CHECK(wait_attached(0) == 0, "contexts left: %d", attached_count());
+}
+
+/* ---- migrate: half the work on CPU 0, half on CPU 1, hogs on both ---- */
+
+static void t_migrate(void)
+{
+	struct worker w;
+	pthread_t hog[2];
+	int i;
+
+	memset(&w, 0, sizeof(w));
+	pthread_barrier_init(&start_barrier, NULL, 1);
+	for (i = 0; i < 2; i++)
+		pthread_create(&hog[i], NULL, hog_fn, (void *)(long)i);
+	w.cpu_a = 0;
+	w.cpu_b = 1;
+	w.loops = LOOPS;
+	pthread_create(&w.th, NULL, worker_fn, &w);
+	pthread_join(w.th, NULL);
+	printf("vm: migrate: record said CPU %u, then CPU %u\n", w.below_a, w.below_b);
+	report("migrate", 0, &w, 2);
+	CHECK(w.below_a == 0 && w.below_b == 1, "shared record did not follow the migration");
+	CHECK(wait_attached(0) == 0, "contexts left: %d", attached_count());
+}
+
+/* ---- fork: the child starts clean; its own context reports on exit ---- */
+
+static void t_fork(void)
+{
+	struct pmuvirt_control ctl;
+	struct pmuvirt_user u;
+	struct pmuvirt_report rep;
+	struct pollfd pfd;
+	uint64_t v;
+	pid_t pid;
+	int fd = pmuvirt_user_open(0), status;
+
+	tsc_control(&ctl);
+	CHECK(fd >= 0 && !pmuvirt_user_attach(&u, fd, &ctl, 0, 0), "attach: %s", strerror(errno));
+	pid = fork();
+	if (!pid) {
+		struct pmuvirt_user cu;
+		int ret = pmuvirt_user_read_ioctl(&u, &v);
+
+		/* the mapping of the parent's record is not inherited either */
+		if (ret == 0 || errno != ESRCH)
+			_exit(10);
+		if (pmuvirt_user_attach(&cu, fd, &ctl, PMUVIRT_ATTACH_REPORT, 0))
+			_exit(11);
+		spin(LOOPS);
+		_exit(0);	/* exits attached */
+	}
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %#x", status);
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	memset(&rep, 0, sizeof(rep));
+	CHECK(poll(&pfd, 1, 5000) == 1, "no exit report");
+	CHECK(read(fd, &rep, sizeof(rep)) == sizeof(rep), "report read: %s", strerror(errno));
+	printf("vm: fork: child %d reported tid %u how %u: virtual TSC %llu for %llu of own work (error %.3f%%)\n",
+	       pid, rep.tid, rep.how, (unsigned long long)rep.value[0],
+	       (unsigned long long)(2 * LOOPS),
+	       100.0 * rel_err((double)rep.value[0], 2.0 * LOOPS));
+	CHECK(rep.tid == (uint32_t)pid && rep.how == PMUVIRT_REPORT_EXIT, "wrong report");
+	/* the child's count also includes its exit path up to its first switch-out */
+	CHECK(rel_err((double)rep.value[0], 2.0 * LOOPS) < MAX_ERR, "child count off");
+	CHECK(!pmuvirt_user_read(&u, &v) && v > 0, "parent lost its context");
+	CHECK(!pmuvirt_user_detach(&u, NULL), "parent detach: %s", strerror(errno));
+	close(fd);
+	CHECK(wait_attached(0) == 0, "contexts left: %d", attached_count());
+}
+
+/* ---- exec: the context stays with the thread across exec ---- */
+
+static void t_exec(void)
+{
+	struct pmuvirt_control ctl;
+	struct pmuvirt_user u;
+	pid_t pid;
+	int status;
+
+	pid = fork();
+	if (!pid) {
+		int fd = pmuvirt_user_open(1);
+
+		tsc_control(&ctl);
+		if (fd < 0 || pmuvirt_user_attach(&u, fd, &ctl, 0, 0))
+			_exit(20);
+		spin(LOOPS / 4);
+		execl(self, self, "exec-child", (char *)NULL);
+		_exit(21);
+	}
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "exec child status %#x", status);
+	CHECK(wait_attached(0) == 0, "contexts left: %d", attached_count());
+}
+
+static int exec_child(void)
+{
+	struct pmuvirt_user u;
+	uint64_t v0 = 0, v1 = 0;
+	int fd = pmuvirt_user_open(1);
+
+	memset(&u, 0, sizeof(u));
+	u.fd = fd;
+	u.nr_counters = 1;
+	if (fd < 0 || pmuvirt_user_read_ioctl(&u, &v0))
+		return 30;
+	u.rec = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	if (u.rec == MAP_FAILED)
+		return 31;
+	u.caps = PMUVIRT_UREAD_TSC;
+	spin(LOOPS / 4);
+	if (pmuvirt_user_read(&u, &v1) || !u.direct_reads)
+		return 32;
+	printf("vm: exec: count before exec's own work %llu, after %llu more (want about %llu)\n",
+	       (unsigned long long)v0, (unsigned long long)(v1 - v0),
+	       (unsigned long long)(LOOPS / 2));
+	if (v0 < LOOPS / 2 || rel_err((double)(v1 - v0), LOOPS / 2.0) > MAX_ERR)
+		return 33;
+	return pmuvirt_user_detach(&u, NULL) ? 34 : 0;
+}
+
+/* ---- malformed requests: errors, and nothing left running ---- */
+
+static int raw_attach(int fd, struct pmuvirt_attach *a)
+{
+	return ioctl(fd, PMUVIRT_IOC_ATTACH, a) ? errno : 0;
+}
+
+static void t_malformed(void)
+{
+	struct pmuvirt_attach good, a;
+	struct pmuvirt_counts c;
+	struct pmuvirt_user u;
+	void *p;
+	int fd = pmuvirt_user_open(1), e;
+
+	memset(&good, 0, sizeof(good));
+	good.size = sizeof(good);
+	good.version = PMUVIRT_LINUX_VERSION;
+	tsc_control(&good.control);
+
+#define BAD(field_change, want) do {						\
+		a = good;							\
+		field_change;							\
+		e = raw_attach(fd, &a);						\
+		printf("vm: malformed attach (%s): %s\n", #field_change, strerror(e)); \
+		CHECK(e == (want), "%s: got %d want %d", #field_change, e, want); \
+	} while (0)
+
+	BAD(a.size = sizeof(a) - 8, EINVAL);
+	BAD(a.size = 0, EINVAL);
+	BAD(a.version = 99, EINVAL);
+	BAD(a.flags = 0x80, EINVAL);
+	BAD(a.reserved[1] = 1, EINVAL);
+	BAD(a.caps = 1, EINVAL);
+	BAD(a.signo = 999, EINVAL);
+	BAD(a.control.version = 7, EINVAL);
+	BAD(a.control.flags = 1, EINVAL);
+	BAD(a.control.nr_counters = PMUVIRT_MAX_COUNTERS + 1, ENOSPC);
+	BAD(a.control.counter[0].event = 99, EINVAL);
+	BAD(a.control.counter[0].reserved = 1, EINVAL);
+	BAD(a.control.counter[0].flags = 0x100, EINVAL);
+	BAD(a.control.counter[0].flags = PMUVIRT_CTR_USER, EINVAL);
+	BAD(a.control.counter[0].period = 1000, EINVAL);
+	BAD(a.control.counter[0].event = PMUVIRT_EV_BRANCHES;
+	    a.control.counter[0].flags = PMUVIRT_CTR_USER, ENODEV);
+	e = ioctl(fd, PMUVIRT_IOC_ATTACH, (void *)16) ? errno : 0;
+	CHECK(e == EFAULT, "bad pointer: %d", e);
+	e = ioctl(fd, _IOWR(PMUVIRT_IOC_MAGIC, 99, struct pmuvirt_counts), &c) ? errno : 0;
+	CHECK(e == ENOTTY, "unknown ioctl: %d", e);
+
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.version = PMUVIRT_LINUX_VERSION;
+	e = ioctl(fd, PMUVIRT_IOC_READ, &c) ? errno : 0;
+	CHECK(e == ESRCH, "read without context: %d", e);
+	e = ioctl(fd, PMUVIRT_IOC_DETACH, &c) ? errno : 0;
+	CHECK(e == ESRCH, "detach without context: %d", e);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	CHECK(p == MAP_FAILED && errno == ESRCH, "mmap without context");
+	CHECK(attached_count() == 0, "a malformed request left a context: %d", attached_count());
+
+	CHECK(!pmuvirt_user_attach(&u, fd, &good.control, 0, 0), "good attach: %s",
+	      strerror(errno));
+	e = raw_attach(fd, &good);
+	CHECK(e == EBUSY, "second attach: %d", e);
+	c.size = 8;
+	e = ioctl(fd, PMUVIRT_IOC_READ, &c) ? errno : 0;
+	CHECK(e == EINVAL, "read with bad size: %d", e);
+	c.size = sizeof(c);
+	c.version = 0;
+	e = ioctl(fd, PMUVIRT_IOC_READ, &c) ? errno : 0;
+	CHECK(e == EINVAL, "read with bad version: %d", e);
+	c.version = PMUVIRT_LINUX_VERSION;
+	c.reserved = 5;
+	e = ioctl(fd, PMUVIRT_IOC_READ, &c) ? errno : 0;
+	CHECK(e == EINVAL, "read with reserved set: %d", e);
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(p == MAP_FAILED, "writable mapping granted");
+	p = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, 0);
+	CHECK(p == MAP_FAILED, "two-page mapping granted");
+	if (u.rec)
+		CHECK(mprotect((void *)u.rec, 4096, PROT_READ | PROT_WRITE) != 0,
+		      "mapping made writable");
+	CHECK(!pmuvirt_user_detach(&u, NULL), "detach: %s", strerror(errno));
+	CHECK(attached_count() == 0, "contexts left: %d", attached_count());
+	close(fd);
+}
+
+/* ---- hold: threads stay attached until killed (for the unload check) ---- */
+
+static void *hold_fn(void *arg)
+{
+	struct pmuvirt_control ctl;
+	struct pmuvirt_user u;
+	int fd = pmuvirt_user_open(1);
+
+	tsc_control(&ctl);
+	if (fd < 0 || pmuvirt_user_attach(&u, fd, &ctl, 0, 0))
+		printf("vm: hold: attach failed: %s\n", strerror(errno));
+	for (;;)
+		usleep(1000 + (unsigned int)(long)arg);
+	return NULL;
+}
+
+static void t_hold(void)
+{
+	pthread_t th[2];
+
+	pthread_create(&th[0], NULL, hold_fn, (void *)1L);
+	pthread_create(&th[1], NULL, hold_fn, (void *)2L);
+	hold_fn((void *)3L);
+}
+
+int main(int argc, char **argv)
+{
+	const char *what = argc > 1 ? argv[1] : "";
+
+	self = argv[0];
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(what, "probe"))
+		t_probe();
+	else if (!strcmp(what, "accuracy"))
+		t_accuracy();
+	else if (!strcmp(what, "migrate"))
+		t_migrate();
+	else if (!strcmp(what, "fork"))
+		t_fork();
+	else if (!strcmp(what, "exec"))
+		t_exec();
+	else if (!strcmp(what, "exec-child"))
+		return exec_child();
+	else if (!strcmp(what, "malformed"))
+		t_malformed();
+	else if (!strcmp(what, "hold"))
+		t_hold();
+	else if (!strcmp(what, "spin") && argc > 2)
+		spin(strtoull(argv[2], NULL, 0));
+	else {
+		fprintf(stderr, "usage: vmtest probe|accuracy|migrate|fork|exec|malformed|hold|spin N\n");
+		return 2;
+	}
+	if (!strcmp(what, "spin"))
+		return 0;
+	printf("vm: %s %s\n", what, failed ? "FAIL" : "ok");
+	return failed;
+}

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+/* libpmuvirt-user: attach, map and read pmuvirt.ko contexts. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <pmuvirt/user.h>
+#include "libpmuvirt-user.h"
+
+static inline uint64_t rd_tsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline uint64_t rd_pmc(uint32_t idx)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi) : "c"(idx));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+int pmuvirt_user_open(int cloexec)
+{
+	return open(PMUVIRT_DEVICE, O_RDWR | (cloexec ? O_CLOEXEC : 0));
+}
+
+int pmuvirt_user_attach(struct pmuvirt_user *u, int fd, const struct pmuvirt_control *ctl,
+			uint32_t flags, uint32_t signo)
+{
+	struct pmuvirt_attach a;
+	void *p;
+
+	memset(u, 0, sizeof(*u));
+	u->fd = fd;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.version = PMUVIRT_LINUX_VERSION;
+	a.flags = flags;
+	a.signo = signo;
+	a.control = *ctl;
+	if (ioctl(fd, PMUVIRT_IOC_ATTACH, &a))
+		return -1;
+	u->caps = a.caps;
+	u->nr_counters = ctl->nr_counters;
+	p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, fd, 0);
+	if (p != MAP_FAILED)
+		u->rec = p;	/* without it every read takes the ioctl */
+	return 0;
+}
+
+static int count_ioctl(struct pmuvirt_user *u, unsigned long cmd, uint64_t *vals)
+{
+	struct pmuvirt_counts c;
+
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.version = PMUVIRT_LINUX_VERSION;
+	if (ioctl(u->fd, cmd, &c))
+		return -1;
+	if (vals)
+		memcpy(vals, c.value, sizeof(uint64_t) * u->nr_counters);
+	return 0;
+}
+
+int pmuvirt_user_read_ioctl(struct pmuvirt_user *u, uint64_t *vals)
+{
+	u->ioctl_reads++;
+	return count_ioctl(u, PMUVIRT_IOC_READ, vals);
+}
+
+/* What a thread's record sits on: this CPU's TSC or counters. */
+static int below_hw(void *arg, uint32_t cpu, uint32_t index, uint64_t *val)
+{
+	const struct pmuvirt_user *u = arg;
+
+	if (cpu == PMUVIRT_SHARED_NONE)
+		return -PMUVIRT_USER_EAGAIN;
+	if (index & PMUVIRT_SHARED_TSC) {
+		if (!(u->caps & PMUVIRT_UREAD_TSC))
+			return -PMUVIRT_USER_EAGAIN;
+		*val = rd_tsc();
+		return 0;
+	}
+	if (!(u->caps & PMUVIRT_UREAD_PMC))
+		return -PMUVIRT_USER_EAGAIN;
+	*val = rd_pmc(index - 1);
+	return 0;
+}
+
+int pmuvirt_user_read(struct pmuvirt_user *u, uint64_t *vals)
+{
+	if (u->rec && !pmuvirt_shared_read(u->rec, 0, u->nr_counters, below_hw, u, vals)) {
+		u->direct_reads++;
+		return 0;
+	}
+	return pmuvirt_user_read_ioctl(u, vals);
+}
+
+int pmuvirt_user_detach(struct pmuvirt_user *u, uint64_t *final)
+{
+	int ret = count_ioctl(u, PMUVIRT_IOC_DETACH, final);
+
+	if (u->rec)
+		munmap((void *)u->rec, (size_t)sysconf(_SC_PAGESIZE));
+	u->rec = NULL;
+	return ret;
+}
+
+static const struct {
+	const char *name;
+	uint32_t event;
+} names[] = {
+	{ "instructions", PMUVIRT_EV_INSTRUCTIONS },
+	{ "cycles", PMUVIRT_EV_CYCLES },
+	{ "branches", PMUVIRT_EV_BRANCHES },
+	{ "branch-misses", PMUVIRT_EV_BRANCH_MISSES },
+	{ "tsc", PMUVIRT_EV_TSC },
+};
+
+static int parse_one(const char *s, size_t len, struct pmuvirt_counter_ctl *c)
+{
+	char buf[64], *mod, *end;
+	unsigned int i;
+
+	if (!len || len >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	memset(c, 0, sizeof(*c));
+	c->flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
+	mod = strchr(buf, ':');
+	if (mod) {
+		*mod++ = 0;
+		c->flags = 0;
+		for (; *mod; mod++) {
+			if (*mod == 'u')
+				c->flags |= PMUVIRT_CTR_USER;
+			else if (*mod == 'k')
+				c->flags |= PMUVIRT_CTR_KERNEL;
+			else
+				return -1;
+		}
+	}
+	if (buf[0] == 'r' && buf[1]) {
+		c->event = strtoull(buf + 1, &end, 16);
+		if (*end)
+			return -1;
+		c->flags |= PMUVIRT_CTR_RAW;
+		return 0;
+	}
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcasecmp(buf, names[i].name))
+			continue;
+		c->event = names[i].event;
+		if (c->event == PMUVIRT_EV_TSC)
+			c->flags = 0;
+		return 0;
+	}
+	return -1;
+}
+
+int pmuvirt_user_parse_events(const char *list, struct pmuvirt_control *ctl)
+{
+	const char *p = list;
+
+	memset(ctl, 0, sizeof(*ctl));
+	ctl->version = PMUVIRT_ABI_VERSION;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		if (ctl->nr_counters >= PMUVIRT_MAX_COUNTERS) {
+			errno = ENOSPC;
+			return -1;
+		}
+		if (parse_one(p, len, &ctl->counter[ctl->nr_counters])) {
+			errno = EINVAL;
+			return -1;
+		}
+		ctl->nr_counters++;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/*
+ * libpmuvirt-user: per-thread virtual counters of pmuvirt.ko from user
+ * space.  Attach the calling thread, then read its counts from the mapped
+ * shared record with rdtsc/rdpmc and no system call; the read ioctl is the
+ * fallback when user mode may not read a counter itself.
+ */
+#ifndef LIBPMUVIRT_USER_H
+#define LIBPMUVIRT_USER_H
+
+#include <stdint.h>
+#include <pmuvirt/abi.h>
+#include <pmuvirt/linux.h>
+
+/**
+ * struct pmuvirt_user - the calling thread's attachment
+ * @fd:		the open /dev/pmuvirt.
+ * @rec:	the thread's shared record (read-only mapping), or NULL.
+ * @caps:	PMUVIRT_UREAD_* from the attach.
+ * @nr_counters: counters of the control.
+ * @direct_reads: reads served without a system call.
+ * @ioctl_reads: reads that fell back to the ioctl.
+ */
+struct pmuvirt_user {
+	int fd;
+	const struct pmuvirt_shared_ctx *rec;
+	uint32_t caps;
+	uint32_t nr_counters;
+	uint64_t direct_reads;
+	uint64_t ioctl_reads;
+};
+
+/**
+ * pmuvirt_user_open() - open /dev/pmuvirt
+ * @cloexec:	close the descriptor on exec.
+ *
+ * Return: a file descriptor, or -1 with errno set.
+ */
+int pmuvirt_user_open(int cloexec);
+
+/**
+ * pmuvirt_user_attach() - give the calling thread a context and map it
+ * @u:		receives the attachment.
+ * @fd:		from pmuvirt_user_open().
+ * @ctl:	what to count.
+ * @flags:	PMUVIRT_ATTACH_*.
+ * @signo:	overflow signal, 0 for SIGIO.
+ *
+ * Return: 0, or -1 with errno (the kernel logs the reason).
+ */
+int pmuvirt_user_attach(struct pmuvirt_user *u, int fd, const struct pmuvirt_control *ctl,
+			uint32_t flags, uint32_t signo);
+
+/**
+ * pmuvirt_user_read() - the calling thread's current logical values
+ * @u:		its attachment.
+ * @vals:	receives u->nr_counters values.
+ *
+ * Return: 0, or -1 with errno.
+ */
+int pmuvirt_user_read(struct pmuvirt_user *u, uint64_t *vals);
+
+/**
+ * pmuvirt_user_read_ioctl() - the same through the read ioctl
+ * @u:		the attachment.
+ * @vals:	receives u->nr_counters values.
+ *
+ * Return: 0, or -1 with errno.
+ */
+int pmuvirt_user_read_ioctl(struct pmuvirt_user *u, uint64_t *vals);
+
+/**
+ * pmuvirt_user_detach() - stop counting and free the context
+ * @u:		the attachment (unmapped afterwards).
+ * @final:	if not NULL, receives the final values.
+ *
+ * Return: 0, or -1 with errno.
+ */
+int pmuvirt_user_detach(struct pmuvirt_user *u, uint64_t *final);
+
+/**
+ * pmuvirt_user_parse_events() - build a control from "instructions,tsc,..."
+ * @list:	comma-separated event names (instructions, cycles, branches,
+ *		branch-misses, tsc, rHEX for a raw code), each optionally
+ *		followed by :u or :k.
+ * @ctl:	receives the control.
+ *
+ * Return: 0, or -1 with errno EINVAL (unknown name) or ENOSPC (too many).
+ */
+int pmuvirt_user_parse_events(const char *list, struct pmuvirt_control *ctl);
+
+#endif /* LIBPMUVIRT_USER_H */
