@@ -25,7 +25,10 @@ enum pmuvirt_x86_model {
  * @hw_arg:	passed to @hw.
  *
  * A CPU without a usable PMU gets PMUVIRT_X86_TSC_ONLY (the TSC works).
- * Return: 0, or -ENODEV when even CPUID is not available.
+ * Only reads: CPUID, and IA32_PERF_CAPABILITIES when CPUID.1:ECX.PDCM says
+ * it exists.
+ * Return: 0; -ENODEV when even CPUID is not available; the accessor's error
+ * when a later CPUID or the PERF_CAPABILITIES read fails.
  */
 int pmuvirt_x86_probe(struct pmuvirt_pmu *pmu, const struct pmuvirt_hw_ops *hw, void *hw_arg);
 
