@@ -362,6 +362,57 @@ static void test_non_global_stop(void **state)
 	rig_free(r);
 }
 
+static void test_invalidate_fault_legacy(void **state)
+{
+	static const struct fakehw_x86_config v3_legacy = {
+		.vendor = FAKEHW_INTEL, .version = 3, .nr_gp = 4, .nr_fixed = 3, .width = 48,
+	};
+	struct rig *r = rig_new(&cfg_v4);
+	struct pmuvirt_ctx *a = ctx_new(r, 3, same), *b;
+	const struct fakehw_stats *st = fakehw_stats(r->hw);
+	uint64_t v, ctl;
+
+	/*
+	 * Unknown cache: every control register of the image is written once
+	 * (4 selects, FIXED_CTR_CTRL, GLOBAL_CTRL); the core may re-base the
+	 * two counters that sit below half their range.
+	 */
+	fakehw_reset_stats(r->hw);
+	ctl = r->pc.stats.ctl_writes;
+	assert_int_equal(pmuvirt_switch_in(&r->pc, a), 0);
+	assert_int_equal(r->pc.stats.ctl_writes - ctl, 6);
+	assert_in_range(st->reg_writes, 6, 8);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	pmuvirt_pcpu_invalidate(&r->pc);
+	fakehw_reset_stats(r->hw);
+	ctl = r->pc.stats.ctl_writes;
+	assert_int_equal(pmuvirt_switch_in(&r->pc, a), 0);
+	assert_int_equal(r->pc.stats.ctl_writes - ctl, 6);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+
+	/* A failing register write faults the context and leaves counting off. */
+	pmuvirt_pcpu_invalidate(&r->pc);
+	fakehw_fail_access(r->hw, 2);
+	assert_int_equal(pmuvirt_switch_in(&r->pc, a), -EFAULT);
+	assert_true(a->flags & PMUVIRT_CTX_FAULTED);
+	assert_null(r->pc.current);
+	ctx_free(a);
+	rig_free(r);
+
+	/* Legacy writes: a reprogrammed counter starts in the sign-extended range. */
+	r = rig_new(&v3_legacy);
+	b = ctx_new(r, 3, same);
+	assert_int_equal(fakehw_poke(r->hw, 0xc1, 0x123456789ull), 0);
+	assert_int_equal(pmuvirt_switch_in(&r->pc, b), 0);
+	assert_int_equal(fakehw_peek(r->hw, 0xc1, &v), 0);
+	assert_true(v == 0xffff80000000ull);
+	run(r, FAKEHW_BRANCHES, 3ull << 33, false);
+	assert_true(val(b, 1) == 3ull << 33);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	ctx_free(b);
+	rig_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -370,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_wrap_exact),
 		cmocka_unit_test(test_imode_overflows),
 		cmocka_unit_test(test_non_global_stop),
+		cmocka_unit_test(test_invalidate_fault_legacy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
