@@ -1,0 +1,109 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+# Boot Xen with pmuvirt under QEMU (TCG, -icount shift=0) with Debian's
+# kernel as a PV dom0 of two VCPUs on one physical CPU, and run
+# pmuvirt_xen_test inside dom0.  Judged by console markers, not by QEMU's
+# exit status.
+#
+# usage: test/vm-xen/run.sh [BUILD_DIR]     (default <source>/build-xen)
+# Exit: 0 pass, 1 fail, 77 skipped (missing tools and not root).
+# Environment: PMUVIRT_XEN_ITERATIONS (loop length per thread, default 1e8),
+#              PMUVIRT_XEN_TIMEOUT (seconds, default 900).
+set -eu
+
+srcroot=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$srcroot/build-xen}
+mkdir -p "$build"
+build=$(cd "$build" && pwd)
+cache=$build/cache
+work=$build/vm-xen
+iterations=${PMUVIRT_XEN_ITERATIONS:-100000000}
+timeout_s=${PMUVIRT_XEN_TIMEOUT:-900}
+
+log() { echo "vm-xen: $*" >&2; }
+
+need="qemu-system-x86_64 busybox cpio gzip gcc make flex bison python3 dpkg-deb dpkg-source apt-get"
+if [ "$(id -u)" = 0 ]; then
+	"$srcroot/tools/install-deps.sh" vm-xen
+fi
+for t in $need; do
+	if ! command -v "$t" >/dev/null 2>&1; then
+		log "SKIP: $t missing and not root (run tools/install-deps.sh vm-xen as root)"
+		exit 77
+	fi
+done
+busybox=$(command -v busybox)
+case "$(file -b "$busybox" 2>/dev/null || echo static)" in
+*dynamic*) [ -x /bin/busybox ] && busybox=/bin/busybox ;;
+esac
+
+# 1. The hypervisor with pmuvirt.
+xen=$("$srcroot/tools/xen/fetch-build.sh" "$build" | tail -n 1)
+[ -f "$xen" ] || { log "FAIL: no hypervisor"; exit 1; }
+
+# 2. Debian's kernel, unpacked without running its install scripts.
+kdir=$cache/kernel
+if [ ! -e "$kdir/stamp" ]; then
+	pkg=$(apt-cache depends linux-image-amd64 | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\).*/\1/p' | head -n 1)
+	[ -n "$pkg" ] || { log "FAIL: cannot resolve linux-image-amd64"; exit 1; }
+	rm -rf "$kdir"
+	mkdir -p "$kdir"
+	log "fetching $pkg"
+	(cd "$kdir" && apt-get download -q "$pkg" >/dev/null 2>&1) || { log "FAIL: apt-get download $pkg"; exit 1; }
+	dpkg-deb -x "$kdir"/linux-image-*.deb "$kdir/root"
+	touch "$kdir/stamp"
+fi
+vmlinuz=$(ls "$kdir"/root/boot/vmlinuz-* | head -n 1)
+kver=${vmlinuz##*/vmlinuz-}
+kmods=$kdir/root/lib/modules/$kver/kernel/drivers/xen
+
+# 3. The initramfs: busybox, the xen-privcmd and xenfs modules, the test.
+rm -rf "$work"
+mkdir -p "$work/root/bin" "$work/root/lib/modules" "$work/root/proc" "$work/root/sys" \
+	"$work/root/dev" "$work/root/tmp"
+cp "$busybox" "$work/root/bin/busybox"
+for a in sh mount mkdir insmod cat grep echo reboot sleep dmesg; do
+	ln -s busybox "$work/root/bin/$a"
+done
+for m in xen-privcmd.ko xenfs/xenfs.ko; do
+	cp "$kmods/$m" "$work/root/lib/modules/" || { log "FAIL: $m not in $kver"; exit 1; }
+done
+gcc -O2 -Wall -Wextra -static -pthread -I"$srcroot/include" \
+	-o "$work/root/pmuvirt_xen_test" "$srcroot/test/vm-xen/pmuvirt_xen_test.c"
+cat >"$work/root/init" <<INIT
+#!/bin/sh
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+insmod /lib/modules/xen-privcmd.ko
+insmod /lib/modules/xenfs.ko
+mkdir -p /proc/xen
+mount -t xenfs xenfs /proc/xen
+echo "PMUVIRT-XEN-DOM0-UP cpus=\$(grep -c ^processor /proc/cpuinfo)"
+/pmuvirt_xen_test $iterations
+echo "PMUVIRT-XEN-TEST-EXIT=\$?"
+cat /proc/interrupts
+reboot -f
+INIT
+chmod +x "$work/root/init"
+(cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.cpio.gz"
+
+# 4. Boot: one physical CPU, dom0 with two VCPUs, TSC = executed instructions.
+console=$work/console.log
+log "booting Xen (log: $console)"
+start=$(date +%s)
+timeout "$timeout_s" qemu-system-x86_64 -M pc -cpu Nehalem -m 1024 -smp 1 \
+	-icount shift=0,sleep=off -rtc clock=vm -display none -monitor none -serial "file:$console" -no-reboot \
+	-kernel "$xen" \
+	-append "console=com1 com1=115200,8n1 dom0_mem=512M,max:512M dom0_max_vcpus=2 loglvl=all guest_loglvl=all" \
+	-initrd "$vmlinuz console=hvc0 panic=-1 quiet,$work/initrd.cpio.gz" </dev/null || true
+log "QEMU ran $(( $(date +%s) - start )) s"
+
+grep -a "pmuvirt\|PMUVIRT-XEN" "$console" | sed 's/^(XEN) //' >&2 || true
+if grep -qa "PMUVIRT-XEN-PASSED" "$console" && grep -qa "PMUVIRT-XEN-TEST-EXIT=0" "$console"; then
+	log "PASS"
+	exit 0
+fi
+tail -n 30 "$console" >&2
+log "FAIL"
+exit 1
