@@ -21,19 +21,32 @@ insmod /pmuvirt.ko || fail "insmod"
 dmesg | grep 'pmuvirt:' | sed 's/^/vm: dmesg: /'
 [ -c /dev/pmuvirt ] || fail "no /dev/pmuvirt"
 
-for t in probe accuracy migrate fork exec malformed; do
-	/vmtest $t || fail "vmtest $t"
+# vmmode (kernel command line): icount = one CPU, -icount shift=0, exact
+# instruction counts; smp = two CPUs without -icount, for migration.
+mode=${vmmode:-icount}
+echo "vm: mode $mode"
+if [ "$mode" = icount ]; then
+	tests="probe accuracy fork exec malformed"
+	how=
+else
+	tests="probe accuracy migrate fork"
+	how=schedstat
+fi
+for t in $tests; do
+	/vmtest $t $how || fail "vmtest $t"
 	[ "$(attached)" = 0 ] || fail "contexts left after $t: $(attached)"
 done
 dmesg | grep -q 'control refused (counter 0): no counter of this PMU can count this event' ||
 	fail "no reason logged for the refused PMC request"
 dmesg | grep 'pmuvirt:' | grep -E 'refused|argument size|ABI version|reserved' | head -4 | sed 's/^/vm: dmesg: /'
 
+if [ "$mode" = icount ]; then
 echo "vm: pmuvirt-stat:"
 /pmuvirt-stat -e instructions,cycles,tsc -- /vmtest spin 10000000 > /stat.out 2>&1 || fail "pmuvirt-stat"
 sed 's/^/vm:   /' /stat.out
 grep -q 'not supported.*instructions' /stat.out || fail "pmuvirt-stat: instructions"
 grep -q 'vmtest-[0-9]* .*[0-9] *tsc' /stat.out || fail "pmuvirt-stat: tsc"
+fi
 
 # unload with attached threads: refused while they live, fine after
 /vmtest hold &
