@@ -25,19 +25,6 @@ static const struct sim_counter_set *final_set(const struct scenario *sc, unsign
 	return set;
 }
 
-/* The counters a thread has when step @upto runs. */
-static const struct sim_counter_set *set_at(const struct scenario *sc, unsigned int t,
-					    unsigned int upto)
-{
-	const struct sim_counter_set *set = &sc->threads[t].ctrs;
-	unsigned int i;
-
-	for (i = 0; i < upto && i < sc->nr_steps; i++)
-		if (sc->steps[i].kind == SIM_STEP_CONTROL && sc->steps[i].thread == (int)t)
-			set = &sc->steps[i].ctrs;
-	return set;
-}
-
 static const struct sim_step *read_step(const struct scenario *sc, unsigned int idx,
 					unsigned int *step_no)
 {
@@ -261,10 +248,54 @@ void sim_output_table(FILE *f, const struct scenario *sc, const struct sim_resul
 #define PLOT_W		640
 #define PLOT_H		430
 
+#define LEGEND_MAX	30
+
+/* The event all threads have as counter @k at the end, or NULL if they differ. */
+static const char *counter_column_name(const struct scenario *sc, unsigned int k)
+{
+	const char *name = NULL;
+	unsigned int t;
+
+	for (t = 0; t < sc->nr_threads; t++) {
+		const struct sim_counter_set *set = final_set(sc, t);
+		const char *n;
+
+		if (k >= set->n)
+			continue;
+		n = sim_event_name(set->c[k].event);
+		if (name && strcmp(name, n))
+			return NULL;
+		name = n;
+	}
+	return name;
+}
+
 static const char *const palette[] = {
 	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
 	"#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22",
+	"#393b79", "#637939",
 };
+#define NPAL	(sizeof(palette) / sizeof(palette[0]))
+
+static const char *const dashes[] = { "", "7 4", "2 3", "9 3 2 3" };
+
+/* Many series: one colour per thread, one line style per counter. */
+struct svg_style {
+	bool grouped;
+};
+
+static const char *ser_color(const struct svg_style *st, unsigned int t, unsigned int ser)
+{
+	return palette[(st->grouped ? t : ser) % NPAL];
+}
+
+static void ser_dash(FILE *f, const struct svg_style *st, unsigned int k, unsigned int ser)
+{
+	const char *d = st->grouped ? dashes[k % 4] : (ser / NPAL) % 2 ? "6 3" : "";
+
+	if (*d)
+		fprintf(f, " stroke-dasharray=\"%s\"", d);
+}
 
 struct svg_scale {
 	bool log;
@@ -317,7 +348,8 @@ static void xml_text(FILE *f, const char *s)
 int sim_output_svg(FILE *f, const struct scenario *sc, const struct sim_result *res,
 		   const struct sim_result *truth, const char *title)
 {
-	unsigned int nser = 0, t, k, i, s, r, n = sc->nr_steps;
+	unsigned int nser = 0, t, k, i, s, r, n = sc->nr_steps, max_k = 0, height;
+	struct svg_style style = { false };
 	unsigned int first[SIM_MAX_THREADS + 1];
 	struct sim_replay rp;
 	struct svg_scale sc_y = { false, 0, n };
@@ -381,9 +413,23 @@ int sim_output_svg(FILE *f, const struct scenario *sc, const struct sim_result *
 		sc_y.max = vmax ? ceil((double)vmax / step) * step : 1;
 	}
 
+	style.grouped = nser > 12;
+	for (t = 0; t < sc->nr_threads; t++)
+		if (first[t + 1] - first[t] > max_k)
+			max_k = first[t + 1] - first[t];
+	{
+		unsigned int entries = style.grouped ? sc->nr_threads : nser;
+
+		entries = entries > LEGEND_MAX ? LEGEND_MAX + 1 : entries;
+		if (style.grouped)
+			entries += 2 + (max_k < 4 ? max_k : 4);
+		height = PLOT_Y + 40 + 17 * (entries + 5);
+		if (height < SVG_H)
+			height = SVG_H;
+	}
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n",
-		SVG_W, SVG_H, SVG_W, SVG_H);
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%u\" viewBox=\"0 0 %d %u\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n",
+		SVG_W, height, SVG_W, height);
 	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
 	fprintf(f, "<text x=\"%d\" y=\"28\" font-size=\"16\" font-weight=\"bold\">", PLOT_X);
 	xml_text(f, title);
@@ -449,8 +495,7 @@ int sim_output_svg(FILE *f, const struct scenario *sc, const struct sim_result *
 	for (t = 0; t < sc->nr_threads; t++) {
 		for (k = 0; k < first[t + 1] - first[t]; k++) {
 			unsigned int ser = first[t] + k;
-			const char *col = palette[ser % 10];
-			const char *dash = (ser / 10) % 2 ? " stroke-dasharray=\"6 3\"" : "";
+			const char *col = ser_color(&style, t, ser);
 			bool open = false;
 
 			for (s = 0; s <= n; s++) {
@@ -462,9 +507,12 @@ int sim_output_svg(FILE *f, const struct scenario *sc, const struct sim_result *
 					open = false;
 					continue;
 				}
-				if (!open)
-					fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"",
-						col, dash);
+				if (!open) {
+					fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"",
+						col);
+					ser_dash(f, &style, k, ser);
+					fprintf(f, " points=\"");
+				}
 				fprintf(f, "%.1f,%.1f ", sx(&sc_y, s), sy(&sc_y, val[at]));
 				open = true;
 			}
@@ -484,7 +532,7 @@ int sim_output_svg(FILE *f, const struct scenario *sc, const struct sim_result *
 
 			if (k < b->nr_counters && a->counts[k] == b->counts[k])
 				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"white\" stroke=\"%s\" stroke-width=\"2\"/>\n",
-					x, y, palette[ser % 10]);
+					x, y, ser_color(&style, a->thread, ser));
 			else
 				fprintf(f, "<path d=\"M%.1f %.1f l8 8 m0 -8 l-8 8\" transform=\"translate(-4 -4)\" stroke=\"red\" stroke-width=\"3\"/>\n",
 					x, y);
@@ -497,41 +545,65 @@ int sim_output_svg(FILE *f, const struct scenario *sc, const struct sim_result *
 			bool ok = res->threads[t].ctr[k].count == truth->threads[t].ctr[k].count;
 
 			fprintf(f, "<path d=\"M%.1f %.1f l6 6 l-6 6 l-6 -6 z\" transform=\"translate(0 -6)\" fill=\"%s\" stroke=\"%s\"/>\n",
-				x, y, ok ? palette[ser % 10] : "red", ok ? "#222" : "red");
+				x, y, ok ? ser_color(&style, t, ser) : "red", ok ? "#222" : "red");
 		}
 
 	/* Legend. */
 	{
 		double ly = PLOT_Y + 6;
-		unsigned int shown = 0;
+		unsigned int shown = 0, lx = PLOT_X + PLOT_W + 24;
 
-		fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-weight=\"bold\">thread counter</text>\n",
-			PLOT_X + PLOT_W + 24, ly);
+		fprintf(f, "<text x=\"%u\" y=\"%.1f\" font-weight=\"bold\">%s</text>\n", lx, ly,
+			style.grouped ? "thread (colour)" : "thread counter");
 		ly += 18;
 		for (t = 0; t < sc->nr_threads; t++)
 			for (k = 0; k < first[t + 1] - first[t]; k++) {
 				unsigned int ser = first[t] + k;
 				const struct sim_counter_set *set = final_set(sc, t);
-				const struct sim_counter *c = k < set->n ? &set->c[k] : NULL;
+				const struct sim_counter *c = k < set->n ? &set->c[k] : &set->c[0];
 
-				if (shown++ >= 24)
+				if (style.grouped && k)
 					continue;
-				if (!c)
-					c = &set_at(sc, t, 0)->c[k < sc->threads[t].ctrs.n ? k : 0];
+				if (shown++ >= LEGEND_MAX)
+					continue;
 				sim_thread_label(sc, t, buf, sizeof(buf) / 2);
-				fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"%s/>\n",
-					PLOT_X + PLOT_W + 24, ly - 4, PLOT_X + PLOT_W + 48, ly - 4,
-					palette[ser % 10],
-					(ser / 10) % 2 ? " stroke-dasharray=\"6 3\"" : "");
-				fprintf(f, "<text x=\"%d\" y=\"%.1f\">", PLOT_X + PLOT_W + 54, ly);
+				fprintf(f, "<line x1=\"%u\" y1=\"%.1f\" x2=\"%u\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"",
+					lx, ly - 4, lx + 24, ly - 4, ser_color(&style, t, ser));
+				if (!style.grouped)
+					ser_dash(f, &style, k, ser);
+				fprintf(f, "/>\n<text x=\"%u\" y=\"%.1f\">", lx + 30, ly);
 				xml_text(f, buf);
-				fprintf(f, " %s%s</text>\n", sim_event_name(c->event),
-					c->period ? " (i)" : "");
+				if (!style.grouped)
+					fprintf(f, " %s%s", sim_event_name(c->event),
+						c->period ? " (i)" : "");
+				fprintf(f, "</text>\n");
 				ly += 17;
 			}
-		if (shown > 24)
-			fprintf(f, "<text x=\"%d\" y=\"%.1f\">\xe2\x80\xa6 and %u more</text>\n",
-				PLOT_X + PLOT_W + 24, ly, shown - 24), ly += 17;
+		if (shown > LEGEND_MAX) {
+			fprintf(f, "<text x=\"%u\" y=\"%.1f\">\xe2\x80\xa6 and %u more</text>\n", lx,
+				ly, shown - LEGEND_MAX);
+			ly += 17;
+		}
+		if (style.grouped) {
+			ly += 10;
+			fprintf(f, "<text x=\"%u\" y=\"%.1f\" font-weight=\"bold\">counter (line style)</text>\n",
+				lx, ly);
+			ly += 18;
+			for (k = 0; k < max_k && k < 4; k++) {
+				const char *name = counter_column_name(sc, k);
+
+				fprintf(f, "<line x1=\"%u\" y1=\"%.1f\" x2=\"%u\" y2=\"%.1f\" stroke=\"#333\" stroke-width=\"2\"",
+					lx, ly - 4, lx + 24, ly - 4);
+				ser_dash(f, &style, k, 0);
+				fprintf(f, "/>\n<text x=\"%u\" y=\"%.1f\">", lx + 30, ly);
+				if (name)
+					fprintf(f, "%s", name);
+				else
+					fprintf(f, "counter %u", k + 1);
+				fprintf(f, "%s</text>\n", max_k > 4 && k == 3 ? " (and 5th, ...)" : "");
+				ly += 17;
+			}
+		}
 		ly += 10;
 		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#333\" stroke-width=\"2\"/>\n",
 			PLOT_X + PLOT_W + 24, ly - 4, PLOT_X + PLOT_W + 48, ly - 4);

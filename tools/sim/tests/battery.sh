@@ -10,6 +10,9 @@ count=$4
 models="intel-v1 intel-v2 intel-v3 intel-v4 intel-v5 amd-k8 amd-fam17h amd-perfmonv2 power8 power9 power10"
 tmp=${TMPDIR:-/tmp}/sim-battery.$$
 trap 'rm -f "$tmp".*' EXIT
+# A run that hangs fails after a minute instead of stalling the suite.
+limit=
+command -v timeout >/dev/null 2>&1 && limit="timeout 60"
 seed=$first
 last=$((first + count))
 fails=0
@@ -24,7 +27,7 @@ while [ "$seed" -lt "$last" ]; do
 		echo "FAIL: gen --seed $seed --model $m" >&2
 		exit 1
 	fi
-	if ! "$sim" run "$tmp.scn" --json --check >"$tmp.out" 2>"$tmp.err"; then
+	if ! $limit "$sim" run "$tmp.scn" --json --check >"$tmp.out" 2>"$tmp.err"; then
 		echo "FAIL: $sim gen --seed $seed --model $m | run --check:" >&2
 		head -n 20 "$tmp.err" >&2
 		fails=$((fails + 1))
