@@ -197,6 +197,8 @@ static uint32_t tok_power_off = 0xffffffffu, tok_os_term = 0xffffffffu;
 
 void board_init(void)
 {
+	/* No decrementer interrupt while MSR[EE] is on (4 s of virtual time). */
+	__asm__ __volatile__("mtdec %0" : : "r"(0x7fffffffu));
 	uint32_t in[1] = { (uint32_t)(uintptr_t)"/rtas" };
 
 	rtas_node = ci_call("finddevice", 1, 1, in);
@@ -241,6 +243,24 @@ void board_exit(bool pass)
 	kputs("board: power-off returned\n");
 	for (;;)
 		;
+}
+
+void (*board_pmi_hook)(void);
+uint64_t board_irqs[2];
+
+/* Called by start.S for the decrementer and the performance monitor. */
+void board_irq(unsigned long vec)
+{
+	if (vec == 0x900) {
+		board_irqs[0]++;
+		__asm__ __volatile__("mtdec %0" : : "r"(0x7fffffffu));
+		return;
+	}
+	board_irqs[1]++;
+	if (board_pmi_hook)
+		board_pmi_hook();
+	else
+		__asm__ __volatile__("mtspr 795, %0" : : "r"(0x80000000ul));	/* freeze */
 }
 
 /* Called by start.S for any interrupt the image does not expect. */

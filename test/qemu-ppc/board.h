@@ -22,6 +22,13 @@ void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Power off with QEMU exit status 0 (pass) or 1 (fail). */
 void board_exit(bool pass) __attribute__((noreturn));
 
+/*
+ * The performance monitor interrupt (0xf00) calls this, with MSR[EE]
+ * off; board_irqs counts decrementer [0] and PMU [1] interrupts.
+ */
+extern void (*board_pmi_hook)(void);
+extern uint64_t board_irqs[2];
+
 void *memcpy(void *d, const void *s, size_t n);
 void *memset(void *d, int c, size_t n);
 

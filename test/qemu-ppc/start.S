@@ -5,6 +5,9 @@
  * link address 0 (position-independent code until then), then run C.
  */
 #define SPRG1	273
+#define SPRG2	274
+#define FRAME	448		/* 112 ABI area + 40 saved doublewords */
+#define SAVE(n)	(112 + 8 * (n))	/* r0..r31, then CR LR CTR XER SRR0 SRR1 */
 
 	.section .text.start, "ax"
 	.globl _start
@@ -50,13 +53,23 @@ _start:
 	mtctr	%r5
 	bctr
 
-/* Every vector: note which one in r3 (old r3 in SPRG1) and report. */
+/*
+ * Every vector: note which one in r3 (old r3 in SPRG1) and report.  The
+ * decrementer and the performance monitor are handled and return.
+ */
 	.section .text.vectors, "ax"
 	.macro vec n
 	.balign	0x80
+	.if \n == 0x900 || \n == 0xf00
+	mtspr	SPRG1, %r1
+	mtspr	SPRG2, %r3
+	li	%r3, \n
+	b	irq_common
+	.else
 	mtspr	SPRG1, %r3
 	li	%r3, \n
 	b	trap_common
+	.endif
 	.endm
 	vec 0x100
 	vec 0x180
@@ -109,6 +122,109 @@ start64:
 6:	bl	board_main
 	nop
 7:	b	7b
+
+/* A handled interrupt: save everything, call board_irq(vec), return. */
+irq_common:
+	lis	%r1, _irq_stack_top@ha
+	addi	%r1, %r1, _irq_stack_top@l
+	addi	%r1, %r1, -FRAME
+	std	%r0, SAVE(0)(%r1)
+	std	%r2, SAVE(2)(%r1)
+	std	%r4, SAVE(4)(%r1)
+	std	%r5, SAVE(5)(%r1)
+	std	%r6, SAVE(6)(%r1)
+	std	%r7, SAVE(7)(%r1)
+	std	%r8, SAVE(8)(%r1)
+	std	%r9, SAVE(9)(%r1)
+	std	%r10, SAVE(10)(%r1)
+	std	%r11, SAVE(11)(%r1)
+	std	%r12, SAVE(12)(%r1)
+	std	%r13, SAVE(13)(%r1)
+	std	%r14, SAVE(14)(%r1)
+	std	%r15, SAVE(15)(%r1)
+	std	%r16, SAVE(16)(%r1)
+	std	%r17, SAVE(17)(%r1)
+	std	%r18, SAVE(18)(%r1)
+	std	%r19, SAVE(19)(%r1)
+	std	%r20, SAVE(20)(%r1)
+	std	%r21, SAVE(21)(%r1)
+	std	%r22, SAVE(22)(%r1)
+	std	%r23, SAVE(23)(%r1)
+	std	%r24, SAVE(24)(%r1)
+	std	%r25, SAVE(25)(%r1)
+	std	%r26, SAVE(26)(%r1)
+	std	%r27, SAVE(27)(%r1)
+	std	%r28, SAVE(28)(%r1)
+	std	%r29, SAVE(29)(%r1)
+	std	%r30, SAVE(30)(%r1)
+	std	%r31, SAVE(31)(%r1)
+	mfspr	%r0, SPRG1
+	std	%r0, SAVE(1)(%r1)
+	mfspr	%r0, SPRG2
+	std	%r0, SAVE(3)(%r1)
+	mfcr	%r0
+	std	%r0, SAVE(32)(%r1)
+	mflr	%r0
+	std	%r0, SAVE(33)(%r1)
+	mfctr	%r0
+	std	%r0, SAVE(34)(%r1)
+	mfxer	%r0
+	std	%r0, SAVE(35)(%r1)
+	mfsrr0	%r0
+	std	%r0, SAVE(36)(%r1)
+	mfsrr1	%r0
+	std	%r0, SAVE(37)(%r1)
+	li	%r0, 0
+	std	%r0, 0(%r1)
+	lis	%r2, .TOC.@ha
+	addi	%r2, %r2, .TOC.@l
+	bl	board_irq
+	nop
+	ld	%r0, SAVE(37)(%r1)
+	mtsrr1	%r0
+	ld	%r0, SAVE(36)(%r1)
+	mtsrr0	%r0
+	ld	%r0, SAVE(35)(%r1)
+	mtxer	%r0
+	ld	%r0, SAVE(34)(%r1)
+	mtctr	%r0
+	ld	%r0, SAVE(33)(%r1)
+	mtlr	%r0
+	ld	%r0, SAVE(32)(%r1)
+	mtcr	%r0
+	ld	%r0, SAVE(0)(%r1)
+	ld	%r2, SAVE(2)(%r1)
+	ld	%r3, SAVE(3)(%r1)
+	ld	%r4, SAVE(4)(%r1)
+	ld	%r5, SAVE(5)(%r1)
+	ld	%r6, SAVE(6)(%r1)
+	ld	%r7, SAVE(7)(%r1)
+	ld	%r8, SAVE(8)(%r1)
+	ld	%r9, SAVE(9)(%r1)
+	ld	%r10, SAVE(10)(%r1)
+	ld	%r11, SAVE(11)(%r1)
+	ld	%r12, SAVE(12)(%r1)
+	ld	%r13, SAVE(13)(%r1)
+	ld	%r14, SAVE(14)(%r1)
+	ld	%r15, SAVE(15)(%r1)
+	ld	%r16, SAVE(16)(%r1)
+	ld	%r17, SAVE(17)(%r1)
+	ld	%r18, SAVE(18)(%r1)
+	ld	%r19, SAVE(19)(%r1)
+	ld	%r20, SAVE(20)(%r1)
+	ld	%r21, SAVE(21)(%r1)
+	ld	%r22, SAVE(22)(%r1)
+	ld	%r23, SAVE(23)(%r1)
+	ld	%r24, SAVE(24)(%r1)
+	ld	%r25, SAVE(25)(%r1)
+	ld	%r26, SAVE(26)(%r1)
+	ld	%r27, SAVE(27)(%r1)
+	ld	%r28, SAVE(28)(%r1)
+	ld	%r29, SAVE(29)(%r1)
+	ld	%r30, SAVE(30)(%r1)
+	ld	%r31, SAVE(31)(%r1)
+	ld	%r1, SAVE(1)(%r1)
+	rfid
 
 /* An unexpected interrupt: report it on the trap stack; never returns. */
 trap_common:
