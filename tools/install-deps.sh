@@ -10,7 +10,7 @@ for group in "$@"; do
 	case "$group" in
 	base)     pkgs="$pkgs build-essential cmake pkg-config libcmocka-dev valgrind python3" ;;
 	cross)    pkgs="$pkgs cmake gcc-powerpc64-linux-gnu gcc-powerpc64le-linux-gnu gcc-i686-linux-gnu libc6-dev-ppc64-cross libc6-dev-ppc64el-cross libc6-dev-i386-cross libc6-i386 qemu-user dpkg-dev xz-utils" ;;
-	qemu-ppc) pkgs="$pkgs qemu-system-ppc gcc-powerpc64-linux-gnu binutils-powerpc64-linux-gnu" ;;
+	qemu-ppc) pkgs="$pkgs qemu-system-ppc gcc-powerpc64-linux-gnu binutils-powerpc64-linux-gnu dpkg-dev" ;;
 	vm-linux) pkgs="$pkgs qemu-system-x86 busybox-static cpio linux-headers-amd64 kmod" ;;
 	vm-xen)   pkgs="$pkgs qemu-system-x86 busybox-static cpio flex bison python3 dpkg-dev" ;;
 	fuzz)     pkgs="$pkgs clang libclang-rt-14-dev" ;;

@@ -7,7 +7,11 @@
 #
 # usage: test/qemu-ppc/run-qemu-ppc.sh [BUILD_DIR]
 # env:   QPPC_CPUS   CPU models to boot (default: power8 power9 power10)
-#        QPPC_QEMU   qemu-system-ppc64 binary
+#        QPPC_QEMU   qemu-system-ppc64 binary (default: Debian 12's, QEMU 7.2)
+#        QPPC_QEMU10 1 (default): also boot on QEMU 10 from Debian's
+#                    bookworm-backports, which raises the performance monitor
+#                    interrupt; fetched once into BUILD_DIR/qemu10 without
+#                    installing it.  0: skip.
 #        QPPC_TIMEOUT seconds per boot (default 120)
 #        QPPC_CFLAGS extra compiler flags (-DQPPC_FORCE_FAIL checks the
 #                    failure path: QEMU must then exit 1)
@@ -65,30 +69,78 @@ $cross-ld -static -nostdlib --no-warn-rwx-segments -T "$here/image.lds" -Map "$b
 	-o "$build/image.elf" $objs || die "link failed"
 echo "qemu-ppc: built $build/image.elf from $(echo $lib | wc -w) library files"
 
+# ---- QEMU 10 (bookworm-backports), unpacked into the build directory -------
+fetch_qemu10() {
+	q=$build/qemu10
+	[ -x "$q/root/usr/bin/qemu-system-ppc64" ] && return 0
+	sources=/etc/apt/sources.list.d/debian.sources
+	[ -f "$sources" ] || { echo "qemu-ppc: no $sources" >&2; return 1; }
+	mkdir -p "$q/apt/sources.list.d" "$q/apt/lists/partial" "$q/apt/cache/archives/partial" \
+		"$q/deb"
+	# The first stanza (the main archive), with the backports suite.
+	awk 'BEGIN { RS = ""; ORS = "\n" } NR == 1' "$sources" |
+		sed -e 's/^Types:.*/Types: deb/' -e 's/^Suites:.*/Suites: bookworm-backports/' \
+		> "$q/apt/sources.list.d/backports.sources"
+	set -- -o Dir::Etc::SourceList=/dev/null \
+		-o Dir::Etc::SourceParts="$q/apt/sources.list.d" \
+		-o Dir::State::Lists="$q/apt/lists" -o Dir::Cache="$q/apt/cache" \
+		-o APT::Sandbox::User="$(id -un)" -o Debug::NoLocking=1
+	apt-get -q "$@" update >"$q/update.log" 2>&1 || return 1
+	ver=$(apt-cache "$@" madison qemu-system-ppc | awk -F'|' '/backports/ { gsub(/ /, "", $2); print $2; exit }')
+	[ -n "$ver" ] || { echo "qemu-ppc: no qemu-system-ppc in bookworm-backports" >&2; return 1; }
+	(cd "$q/deb" && apt-get -q "$@" download "qemu-system-ppc=$ver" "qemu-system-data=$ver") \
+		>"$q/download.log" 2>&1 || return 1
+	for d in "$q"/deb/*.deb; do
+		dpkg-deb -x "$d" "$q/root" || return 1
+	done
+	[ -x "$q/root/usr/bin/qemu-system-ppc64" ]
+}
+
+qemus="debian12"
+if [ "${QPPC_QEMU10:-1}" = 1 ]; then
+	fetch_qemu10 || die "cannot fetch QEMU 10 from bookworm-backports (see $build/qemu10/*.log); QPPC_QEMU10=0 skips it"
+	qemus="$qemus backports"
+fi
+
 # ---- boot -----------------------------------------------------------------
 fail=0
-for cpu in $cpus; do
-	log=$build/console-$cpu.log
-	rc=0
-	timeout "$tmo" "$qemu" \
-		-M pseries,x-vof=on,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken,cap-ccf-assist=off \
-		-cpu "$cpu" -m 512M -smp 1 -icount shift=0 \
-		-nodefaults -nographic -serial stdio -monitor none \
-		-action panic=exit-failure -no-reboot \
-		-kernel "$build/image.elf" </dev/null >"$log" 2>&1 || rc=$?
-	sed "s/^/[$cpu] /" "$log"
-	if [ "$rc" = 124 ]; then
-		echo "qemu-ppc: $cpu: timed out after $tmo s" >&2
-		fail=1
-	elif [ "$rc" != 0 ]; then
-		echo "qemu-ppc: $cpu: QEMU exit status $rc (guest failure)" >&2
-		fail=1
-	elif ! grep -q "^$marker: PASS" "$log"; then
-		echo "qemu-ppc: $cpu: exit status 0 but no '$marker: PASS' on the console" >&2
-		fail=1
+for which in $qemus; do
+	if [ "$which" = backports ]; then
+		set -- "$build/qemu10/root/usr/bin/qemu-system-ppc64" -L "$build/qemu10/root/usr/share/qemu"
+		want=interrupt
 	else
-		echo "qemu-ppc: $cpu: PASS"
+		set -- "$qemu"
+		want=
 	fi
+	echo "qemu-ppc: $which: $("$@" --version | head -n 1)"
+	for cpu in $cpus; do
+		log=$build/console-$which-$cpu.log
+		tag="$which/$cpu"
+		rc=0
+		timeout "$tmo" "$@" \
+			-M pseries,x-vof=on,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken,cap-ccf-assist=off \
+			-cpu "$cpu" -m 512M -smp 1 -icount shift=0 \
+			-nodefaults -nographic -serial stdio -monitor none \
+			-action panic=exit-failure -no-reboot \
+			-kernel "$build/image.elf" </dev/null >"$log" 2>&1 || rc=$?
+		sed "s|^|[$tag] |" "$log"
+		if [ "$rc" = 124 ]; then
+			echo "qemu-ppc: $tag: timed out after $tmo s" >&2
+			fail=1
+		elif [ "$rc" != 0 ]; then
+			echo "qemu-ppc: $tag: QEMU exit status $rc (guest failure)" >&2
+			fail=1
+		elif ! grep -q "^$marker: PASS" "$log"; then
+			echo "qemu-ppc: $tag: exit status 0 but no '$marker: PASS' on the console" >&2
+			fail=1
+		elif [ -n "$want" ] && grep -q "overflow: mode" "$log" &&
+		     ! grep -q "overflow: mode $want" "$log"; then
+			echo "qemu-ppc: $tag: overflows were not taken by $want" >&2
+			fail=1
+		else
+			echo "qemu-ppc: $tag: PASS"
+		fi
+	done
 done
 [ "$fail" = 0 ] || die "FAIL"
-echo "qemu-ppc: PASS ($cpus)"
+echo "qemu-ppc: PASS ($qemus; $cpus)"
