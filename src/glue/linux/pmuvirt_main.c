@@ -65,7 +65,8 @@ struct pmuvirt_report_node {
  * @page:	the page holding its shared record.
  * @file:	where its final counts go, or NULL.
  * @dead:	link in the list of exited threads.
- * @tid, @pid:	ids for the report.
+ * @tid:	thread id for the report.
+ * @pid:	thread-group id for the report.
  * @signo:	overflow signal.
  * @sig_armed:	an overflow signal may be sent (until the next resume).
  * @final:	values when the thread exited.
