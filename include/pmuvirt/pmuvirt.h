@@ -170,7 +170,7 @@ struct pmuvirt_ctx;
  * @hw, @hw_arg: register access.
  * @cpu:	the CPU number (PCPU in a hypervisor, VCPU in a guest); shared
  *		records name it in their @below field.
- * @current:	the context whose counters are on the hardware, or NULL.
+ * @running:	the context whose counters are on the hardware, or NULL.
  * @cache:	what the control registers hold.
  * @cache_known: bit i set when @cache.reg[i] is known to equal the register.
  * @paused:	nonzero between pmuvirt_pause() and pmuvirt_resample().
@@ -185,7 +185,7 @@ struct pmuvirt_pcpu {
 	uint32_t cache_known;
 	uint32_t paused;	/* between pmuvirt_pause() and pmuvirt_resample() */
 	uint32_t reserved;
-	struct pmuvirt_ctx *current;
+	struct pmuvirt_ctx *running;
 	uint64_t cache_owner;
 	struct pmuvirt_hwctl cache;
 	struct pmuvirt_stats stats;
@@ -340,7 +340,7 @@ void pmuvirt_pcpu_invalidate(struct pmuvirt_pcpu *pc);
  * @pc:		the pcpu.
  * @next:	the incoming context, or NULL to stop counting.
  *
- * The outgoing context (pc->current) and @next are served from one snapshot
+ * The outgoing context (pc->running) and @next are served from one snapshot
  * of the counters: a-mode counters are offset (read only, never written);
  * i-mode counters are saved and re-armed.  Control registers are written
  * only where @next's image differs from what they hold.  Overflows found on

@@ -167,7 +167,7 @@ static int fault(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, int err)
 		ctx->fault = err;
 		if (ctx->running_on == pc) {
 			ctx->running_on = NULL;
-			pc->current = NULL;
+			pc->running = NULL;
 		}
 		publish(ctx);
 	}
@@ -272,7 +272,7 @@ static int sample_current(struct pmuvirt_pcpu *pc, bool discard);
 /* Fold the outgoing context from the snapshot and take it off the CPU. */
 static int suspend_current(struct pmuvirt_pcpu *pc, uint64_t *snap, uint32_t *have)
 {
-	struct pmuvirt_ctx *ctx = pc->current;
+	struct pmuvirt_ctx *ctx = pc->running;
 	unsigned int i;
 	bool paused;
 	int ret;
@@ -294,7 +294,7 @@ static int suspend_current(struct pmuvirt_pcpu *pc, uint64_t *snap, uint32_t *ha
 			collect_overflows(c);
 	}
 	ctx->running_on = NULL;
-	pc->current = NULL;
+	pc->running = NULL;
 	pc->paused = 0;
 	publish(ctx);
 	return 0;
@@ -374,7 +374,7 @@ static int resume(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint64_t *sn
 			return fault(pc, ctx, ret);
 	}
 	ctx->running_on = pc;
-	pc->current = ctx;
+	pc->running = ctx;
 	publish(ctx);
 	return 0;
 }
@@ -386,7 +386,7 @@ int pmuvirt_switch(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next)
 	int ret;
 
 	pc->stats.switches++;
-	if (next == pc->current)
+	if (next == pc->running)
 		return 0;
 	if (next && next->running_on)
 		return -EBUSY;
@@ -403,7 +403,7 @@ int pmuvirt_switch(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next)
 		if (next) {
 			/* Nothing to count yet, but a later control must find it running here. */
 			next->running_on = pc;
-			pc->current = next;
+			pc->running = next;
 			publish(next);
 		}
 		return 0;
@@ -413,7 +413,7 @@ int pmuvirt_switch(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next)
 
 int pmuvirt_switch_in(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx)
 {
-	if (pc->current)
+	if (pc->running)
 		return -EBUSY;
 	if (!ctx)
 		return -EINVAL;
@@ -422,7 +422,7 @@ int pmuvirt_switch_in(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx)
 
 int pmuvirt_switch_out(struct pmuvirt_pcpu *pc)
 {
-	if (!pc->current)
+	if (!pc->running)
 		return 0;
 	return pmuvirt_switch(pc, NULL);
 }
@@ -501,7 +501,7 @@ int pmuvirt_arm_counters(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint3
 			return -ERANGE;
 	}
 	running = ctx->running_on != NULL;
-	if (running && pc->current == ctx) {
+	if (running && pc->running == ctx) {
 		ret = pc->paused ? 0 : sample_current(pc, false);
 		if (ret)
 			return ret;
@@ -557,7 +557,7 @@ int pmuvirt_read(struct pmuvirt_ctx *ctx, uint64_t *vals)
 
 int pmuvirt_pmi(struct pmuvirt_pcpu *pc, uint32_t *ovf_mask)
 {
-	struct pmuvirt_ctx *ctx = pc->current;
+	struct pmuvirt_ctx *ctx = pc->running;
 	const struct pmuvirt_pmu *pmu = pc->pmu;
 	uint32_t status = 0, used = 0, mask = 0;
 	unsigned int i, s;
@@ -666,7 +666,7 @@ uint32_t pmuvirt_take_overflows(struct pmuvirt_ctx *ctx, uint32_t *counts)
 /* Sample every counter of the running context; @discard drops the events since the last sample. */
 static int sample_current(struct pmuvirt_pcpu *pc, bool discard)
 {
-	struct pmuvirt_ctx *ctx = pc->current;
+	struct pmuvirt_ctx *ctx = pc->running;
 	unsigned int i;
 	int ret;
 
@@ -696,7 +696,7 @@ int pmuvirt_pause(struct pmuvirt_pcpu *pc)
 	if (pc->paused)
 		return 0;
 	ret = sample_current(pc, false);
-	if (!ret && pc->current)
+	if (!ret && pc->running)
 		pc->paused = 1;
 	return ret;
 }
@@ -711,7 +711,7 @@ void pmuvirt_ctx_release(struct pmuvirt_ctx *ctx)
 {
 	struct pmuvirt_pcpu *pc = ctx->running_on;
 
-	if (pc && pc->current == ctx)
+	if (pc && pc->running == ctx)
 		pmuvirt_switch(pc, NULL);
 	ctx->running_on = NULL;
 	ctx->stamp = 0;

@@ -344,7 +344,7 @@ static void test_fault(void **state)
 		r->hw.fail_at = 0;
 		if (ret) {
 			assert_int_equal(ret, -EFAULT);
-			assert_null(r->pc.current);
+			assert_null(r->pc.running);
 			assert_int_equal(r->hw.global, 0);
 			/* the faulted context stays off; others still work */
 			if (r->ctx[0]->flags & PMUVIRT_CTX_FAULTED)

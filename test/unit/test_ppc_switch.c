@@ -452,7 +452,7 @@ static void test_fault(void **state)
 	fakehw_fail_access(r->hw, 3);
 	assert_int_equal(pmuvirt_switch(&r->pc, a), -EFAULT);
 	assert_true(a->flags & PMUVIRT_CTX_FAULTED);
-	assert_null(r->pc.current);
+	assert_null(r->pc.running);
 	assert_true(mmcr0(r) & M0(FC));
 	run(r, FAKEHW_INSTRUCTIONS, 10, false);
 	assert_int_equal(val(a, 0), 0);

@@ -395,7 +395,7 @@ static void test_invalidate_fault_legacy(void **state)
 	fakehw_fail_access(r->hw, 2);
 	assert_int_equal(pmuvirt_switch_in(&r->pc, a), -EFAULT);
 	assert_true(a->flags & PMUVIRT_CTX_FAULTED);
-	assert_null(r->pc.current);
+	assert_null(r->pc.running);
 	ctx_free(a);
 	rig_free(r);
 

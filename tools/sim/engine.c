@@ -486,7 +486,7 @@ static void step_switch(struct eng *e, const struct sim_step *s)
 static void step_hyper(struct eng *e, const struct sim_step *s)
 {
 	struct pmuvirt_pcpu *pc = &e->pc[s->pcpu];
-	bool bracket = e->sc->policy == SIM_POLICY_EXCLUDE && pc->current;
+	bool bracket = e->sc->policy == SIM_POLICY_EXCLUDE && pc->running;
 	int ret;
 
 	if (bracket && (ret = pmuvirt_pause(pc))) {

@@ -297,7 +297,7 @@ static int PMUVIRT_CF_CHECK ppc_pmi_begin(struct pmuvirt_pcpu *pc, uint32_t *sta
 
 static int PMUVIRT_CF_CHECK ppc_pmi_end(struct pmuvirt_pcpu *pc, uint32_t clear)
 {
-	const struct pmuvirt_ctx *ctx = pc->current;
+	const struct pmuvirt_ctx *ctx = pc->running;
 	uint64_t v;
 
 	(void)clear;

@@ -14,7 +14,7 @@
 
 static inline struct pmuvirt_ctx *lx_pc_current(const struct pmuvirt_pcpu *pc)
 {
-	return pc->current;
+	return pc->running;
 }
 
 #include <linux/percpu.h>

@@ -16,7 +16,7 @@
 
 static inline struct pmuvirt_ctx *pmuvirt_xen_running(const struct pmuvirt_pcpu *pc)
 {
-	return pc->current;
+	return pc->running;
 }
 #pragma pop_macro("current")
 
