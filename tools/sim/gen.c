@@ -13,8 +13,8 @@
 #include "gen.h"
 #include "truth.h"
 
-#define NOTIFY_BUDGET	10000	/* i-mode notifications per scenario */
-#define WRAP_BUDGET	30000	/* hardware counter wraps per scenario */
+#define NOTIFY_BUDGET	30000	/* i-mode notifications per scenario */
+#define WRAP_BUDGET	200000	/* hardware counter wraps per scenario */
 
 const char *const sim_gen_models[] = {
 	"intel-v1", "intel-v2", "intel-v3", "intel-v4", "intel-v5", "amd-k8", "amd-fam17h",
@@ -27,6 +27,7 @@ struct gen {
 	struct sim_replay rp;
 	unsigned int cap_steps;
 	uint64_t notify_left, wrap_left;
+	uint64_t min_period[SIM_NR_EVENTS];
 };
 
 static uint64_t rnd(struct gen *g)
@@ -181,20 +182,23 @@ static bool commit(struct gen *g)
 
 #define GEN_ANY_THREAD	(-2)
 
-/* Smallest i-mode period of event @e over all threads now; 0 if none. */
+/* Remember the smallest i-mode period of each event ever programmed. */
+static void note_periods(struct gen *g, const struct sim_counter_set *set)
+{
+	unsigned int k;
+
+	for (k = 0; k < set->n; k++) {
+		uint64_t p = set->c[k].period, *best = &g->min_period[set->c[k].event];
+
+		if (p && (!*best || p < *best))
+			*best = p;
+	}
+}
+
+/* Smallest i-mode period of event @e so far; 0 if none. */
 static uint64_t min_period(struct gen *g, unsigned int e)
 {
-	uint64_t best = 0;
-	unsigned int t, k;
-
-	for (t = 0; t < g->sc->nr_threads; t++)
-		for (k = 0; k < g->rp.ctrs[t].n; k++) {
-			const struct sim_counter *c = &g->rp.ctrs[t].c[k];
-
-			if (c->event == e && c->period && (!best || c->period < best))
-				best = c->period;
-		}
-	return best;
+	return g->min_period[e];
 }
 
 /*
@@ -231,17 +235,18 @@ static void random_events(struct gen *g, uint64_t *ev, int t)
 			n = log_num(g, 20);
 			break;
 		}
-		/* Hardware wraps: about n / 2^(width-1) per programmed counter. */
-		wraps = (n >> shift) * 8;
+		/* Hardware wraps: n / 2^(width-1) per counter; say two counters. */
+		wraps = (n >> shift) * 2;
 		if (wraps > g->wrap_left) {
-			n = g->wrap_left / 8 << shift;
+			n = g->wrap_left / 2 << shift;
 			n = n ? range(g, 0, n) : log_num(g, 20);
-			wraps = (n >> shift) * 8;
+			wraps = (n >> shift) * 2;
 		}
 		/*
-		 * The hardware may still have another thread's i-mode counter
-		 * armed (a lazy switch), and hypervisor work passes through
-		 * whatever is loaded: budget for the smallest period around.
+		 * The hardware may still have an i-mode counter armed for
+		 * another thread or an older control (switches and controls
+		 * can be applied lazily), and hypervisor work passes through
+		 * whatever is loaded: budget for the smallest period so far.
 		 */
 		{
 			uint64_t p = min_period(g, e);
@@ -379,7 +384,8 @@ static int gen_step(struct gen *g)
 		st->thread = (int)range(g, 0, sc->nr_threads - 1);
 		st->domain = sc->threads[st->thread].domain;
 		random_set(g, &st->ctrs);
-		commit(g);
+		if (commit(g))
+			note_periods(g, &st->ctrs);
 		return 0;
 	}
 	st = new_step(g, SIM_STEP_READ);
@@ -441,6 +447,7 @@ int sim_gen(struct scenario *sc, uint64_t seed, const char *model, char *err, si
 			th->domain = d;
 			th->line = 1;
 			random_set(&g, &th->ctrs);
+			note_periods(&g, &th->ctrs);
 		}
 	}
 	sc->policy = chance(&g, 50) ? SIM_POLICY_INCLUDE : SIM_POLICY_EXCLUDE;

@@ -4,9 +4,10 @@
  *
  *   pmuvirt-sim run <file> [--json] [--svg FILE] [--check]
  *   pmuvirt-sim gen --seed N [--model M]
+ *   pmuvirt-sim battery [--model M] [--first N] [--count K]
  *
  * Exit status: 0 completed, 1 invalid scenario, 2 usage error, 3 the engine
- * failed, 4 (--check only) a count differs from the truth.
+ * failed, 4 (--check, battery) a count differs from the truth.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -34,6 +35,7 @@ static int usage(const char *why)
 	fprintf(stderr,
 		"usage: " PROG " run <file> [--json] [--svg FILE] [--check]\n"
 		"       " PROG " gen --seed N [--model M]\n"
+		"       " PROG " battery [--model M] [--first N] [--count K]\n"
 		"models: intel-v1..intel-v5 amd-k8 amd-fam17h amd-perfmonv2 power8 power9 power10\n");
 	return EXIT_USAGE;
 }
@@ -157,6 +159,81 @@ static int cmd_gen(int argc, char **argv)
 	return fflush(stdout) ? EXIT_ENGINE : 0;
 }
 
+/*
+ * battery --model M --first N --count K: gen and run seeds N .. N+K-1 in
+ * this process, the generated text parsed back as `run` would; every
+ * number must equal the truth.
+ */
+static int cmd_battery(int argc, char **argv)
+{
+	const char *model = NULL;
+	uint64_t first = 1, count = 100, seed;
+	unsigned int bad_runs = 0;
+	char err[512];
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--model") && i + 1 < argc) {
+			model = argv[++i];
+		} else if (!strcmp(argv[i], "--first") && i + 1 < argc) {
+			if (parse_u64(argv[++i], &first))
+				return usage("bad --first");
+		} else if (!strcmp(argv[i], "--count") && i + 1 < argc) {
+			if (parse_u64(argv[++i], &count))
+				return usage("bad --count");
+		} else {
+			return usage("battery takes --model M --first N --count K");
+		}
+	}
+	for (seed = first; seed < first + count; seed++) {
+		struct scenario gen, sc;
+		struct sim_result res, truth;
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f;
+		unsigned int bad;
+
+		if (sim_gen(&gen, seed, model, err, sizeof(err)))
+			return usage(err);
+		f = open_memstream(&text, &len);
+		if (!f)
+			return EXIT_ENGINE;
+		sim_scenario_print(f, &gen);
+		fclose(f);
+		sim_scenario_free(&gen);
+		if (sim_parse(text, &sc, err, sizeof(err))) {
+			fprintf(stderr, "seed %llu: generated scenario invalid: %s\n",
+				(unsigned long long)seed, err);
+			free(text);
+			return EXIT_INVALID;
+		}
+		if (sim_result_init(&res, &sc) || sim_result_init(&truth, &sc) ||
+		    sim_truth_run(&sc, &truth))
+			return EXIT_ENGINE;
+		err[0] = 0;
+		if (sim_engine_run(&sc, &res, err, sizeof(err))) {
+			fprintf(stderr, "FAIL: gen --seed %llu --model %s: engine: %s\n",
+				(unsigned long long)seed, sc.pmu.name, err);
+			bad_runs++;
+		} else if ((bad = sim_compare(&sc, &res, &truth, NULL)) != 0) {
+			fprintf(stderr, "FAIL: gen --seed %llu --model %s: %u differences:\n",
+				(unsigned long long)seed, sc.pmu.name, bad);
+			sim_compare(&sc, &res, &truth, stderr);
+			bad_runs++;
+		}
+		sim_result_free(&res);
+		sim_result_free(&truth);
+		sim_scenario_free(&sc);
+		free(text);
+		if (bad_runs >= 5)
+			break;
+	}
+	if (bad_runs)
+		return EXIT_MISMATCH;
+	printf("%llu scenarios exact on %s\n", (unsigned long long)count, model ? model : "all models");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -165,6 +242,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "gen"))
 		return cmd_gen(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "battery"))
+		return cmd_battery(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(NULL);
 		return 0;

@@ -27,8 +27,11 @@ while [ "$seed" -lt "$last" ]; do
 		echo "FAIL: gen --seed $seed --model $m" >&2
 		exit 1
 	fi
-	if ! $limit "$sim" run "$tmp.scn" --json --check >"$tmp.out" 2>"$tmp.err"; then
-		echo "FAIL: $sim gen --seed $seed --model $m | run --check:" >&2
+	$limit "$sim" run "$tmp.scn" --json --check >"$tmp.out" 2>"$tmp.err"
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		[ "$rc" -eq 124 ] && echo "(timed out after 60 s)" >>"$tmp.err"
+		echo "FAIL: $sim gen --seed $seed --model $m | run --check: exit $rc" >&2
 		head -n 20 "$tmp.err" >&2
 		fails=$((fails + 1))
 		[ "$fails" -ge 5 ] && exit 1

@@ -21,6 +21,8 @@ expect2 gen
 expect2 gen --seed
 expect2 gen --seed x
 expect2 gen --seed 1 --model z80
+expect2 battery --model z80 --count 1
+expect2 battery --count x
 "$sim" run /nonexistent/file.scn >/dev/null 2>&1
 rc=$?
 if [ "$rc" -ne 1 ]; then
