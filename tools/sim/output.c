@@ -277,7 +277,8 @@ static const char *const palette[] = {
 };
 #define NPAL	(sizeof(palette) / sizeof(palette[0]))
 
-static const char *const dashes[] = { "", "7 4", "2 3", "9 3 2 3" };
+static const char *const dashes[] = { "", "7 4", "2 3", "9 3 2 3", "14 4", "2 3 2 3 8 3" };
+#define NDASH	(sizeof(dashes) / sizeof(dashes[0]))
 
 /* Many series: one colour per thread, one line style per counter. */
 struct svg_style {
@@ -291,7 +292,7 @@ static const char *ser_color(const struct svg_style *st, unsigned int t, unsigne
 
 static void ser_dash(FILE *f, const struct svg_style *st, unsigned int k, unsigned int ser)
 {
-	const char *d = st->grouped ? dashes[k % 4] : (ser / NPAL) % 2 ? "6 3" : "";
+	const char *d = st->grouped ? dashes[k % NDASH] : (ser / NPAL) % 2 ? "6 3" : "";
 
 	if (*d)
 		fprintf(f, " stroke-dasharray=\"%s\"", d);
@@ -422,7 +423,7 @@ int sim_output_svg(FILE *f, const struct scenario *sc, const struct sim_result *
 
 		entries = entries > LEGEND_MAX ? LEGEND_MAX + 1 : entries;
 		if (style.grouped)
-			entries += 2 + (max_k < 4 ? max_k : 4);
+			entries += 2 + (max_k < NDASH ? max_k : NDASH);
 		height = PLOT_Y + 40 + 17 * (entries + 5);
 		if (height < SVG_H)
 			height = SVG_H;
@@ -589,7 +590,7 @@ int sim_output_svg(FILE *f, const struct scenario *sc, const struct sim_result *
 			fprintf(f, "<text x=\"%u\" y=\"%.1f\" font-weight=\"bold\">counter (line style)</text>\n",
 				lx, ly);
 			ly += 18;
-			for (k = 0; k < max_k && k < 4; k++) {
+			for (k = 0; k < max_k && k < NDASH; k++) {
 				const char *name = counter_column_name(sc, k);
 
 				fprintf(f, "<line x1=\"%u\" y1=\"%.1f\" x2=\"%u\" y2=\"%.1f\" stroke=\"#333\" stroke-width=\"2\"",
@@ -600,7 +601,7 @@ int sim_output_svg(FILE *f, const struct scenario *sc, const struct sim_result *
 					fprintf(f, "%s", name);
 				else
 					fprintf(f, "counter %u", k + 1);
-				fprintf(f, "%s</text>\n", max_k > 4 && k == 3 ? " (and 5th, ...)" : "");
+				fprintf(f, "%s</text>\n", max_k > NDASH && k + 1 == NDASH ? " (styles repeat)" : "");
 				ly += 17;
 			}
 		}
