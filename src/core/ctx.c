@@ -153,6 +153,7 @@ int pmuvirt_pcpu_init(struct pmuvirt_pcpu *pc, const struct pmuvirt_pmu *pmu,
 void pmuvirt_pcpu_invalidate(struct pmuvirt_pcpu *pc)
 {
 	pc->cache_known = 0;
+	pc->cache.used = 0;
 	pc->cache_owner = 0;
 }
 
@@ -195,7 +196,7 @@ static inline int read_slot(struct pmuvirt_pcpu *pc, unsigned int slot, uint64_t
  * at its next overflow point (i-mode) or half a range from now (a-mode
  * re-base), by writing the counter.
  */
-static int arm(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, unsigned int i)
+static int arm_at(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, unsigned int i, bool park)
 {
 	struct pmuvirt_counter *c = &ctx->counter[i];
 	const struct pmuvirt_slot *s = slot_of(ctx, i);
@@ -204,7 +205,7 @@ static int arm(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, unsigned int i)
 
 	if (s->cls == PMUVIRT_CLASS_TSC)
 		return 0;
-	remaining = c->period ? c->next_ovf - c->count : half_range(s);
+	remaining = c->period && !park ? c->next_ovf - c->count : half_range(s);
 	if (remaining > half_range(s))
 		remaining = half_range(s);
 	val = (s->threshold - remaining) & pmuvirt_width_mask(s->width);
@@ -212,6 +213,11 @@ static int arm(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, unsigned int i)
 	if (!ret)
 		c->start = val;
 	return ret;
+}
+
+static int arm(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, unsigned int i)
+{
+	return arm_at(pc, ctx, i, false);
 }
 
 /*
@@ -269,6 +275,8 @@ static int restart_from_now(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, ui
 
 static int sample_current(struct pmuvirt_pcpu *pc, bool discard);
 
+#define PMUVIRT_PAUSED_PARKED	2	/* pc->paused: a PMI parked i-mode counters */
+
 /* Fold the outgoing context from the snapshot and take it off the CPU. */
 static int suspend_current(struct pmuvirt_pcpu *pc, uint64_t *snap, uint32_t *have)
 {
@@ -300,13 +308,17 @@ static int suspend_current(struct pmuvirt_pcpu *pc, uint64_t *snap, uint32_t *ha
 	return 0;
 }
 
-/* Do the control registers already hold @img?  (Images cover every register they manage.) */
+/*
+ * Do the control registers already hold @img?  The image last loaded must
+ * have managed the same registers (a stacked backend's image grows and
+ * shrinks with the number of counters).
+ */
 static bool cache_holds(const struct pmuvirt_pcpu *pc, const struct pmuvirt_hwctl *img)
 {
 	uint32_t used = img->used;
 	unsigned int i;
 
-	if (!used || (pc->cache_known & used) != used)
+	if (!used || pc->cache.used != used || (pc->cache_known & used) != used)
 		return false;
 	for (i = 0; used; i++, used >>= 1)
 		if ((used & 1) && pc->cache.reg[i] != img->reg[i])
@@ -327,6 +339,7 @@ static int resume(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint64_t *sn
 		ret = ops_of(pc)->load(pc, ctx);
 		if (ret)
 			return fault(pc, ctx, ret);
+		pc->cache.used = ctx->img.used;
 		pc->cache_owner = ctx->stamp;
 		loaded = pc->stats.ctl_writes != ctl_writes;
 	}
@@ -609,13 +622,18 @@ int pmuvirt_pmi(struct pmuvirt_pcpu *pc, uint32_t *ovf_mask)
 			return fault(pc, ctx, ret);
 		if (!past_threshold(sl, raw))
 			continue;
-		if (pc->paused)
+		if (pc->paused) {
+			/* Nothing is counted while paused: park, re-arm on resample. */
 			c->start = raw;
-		else
+			ret = arm_at(pc, ctx, i, true);
+			if (c->period)
+				pc->paused = PMUVIRT_PAUSED_PARKED;
+		} else {
 			sample(c, sl, raw);
-		if (collect_overflows(c))
-			mask |= 1u << i;
-		ret = arm(pc, ctx, i);
+			if (collect_overflows(c))
+				mask |= 1u << i;
+			ret = arm(pc, ctx, i);
+		}
 		if (ret)
 			return fault(pc, ctx, ret);
 	}
@@ -703,8 +721,25 @@ int pmuvirt_pause(struct pmuvirt_pcpu *pc)
 
 int pmuvirt_resample(struct pmuvirt_pcpu *pc)
 {
+	struct pmuvirt_ctx *ctx = pc->running;
+	bool parked = pc->paused == PMUVIRT_PAUSED_PARKED;
+	unsigned int i;
+	int ret;
+
 	pc->paused = 0;
-	return sample_current(pc, true);
+	ret = sample_current(pc, true);
+	if (ret || !parked || !ctx || ops_of(pc)->arm)
+		return ret;
+	/* i-mode counters parked by a PMI during the pause get their real distance back. */
+	for (i = 0; i < ctx->nr_counters; i++) {
+		if (!ctx->counter[i].period)
+			continue;
+		ret = arm(pc, ctx, i);
+		if (ret)
+			return fault(pc, ctx, ret);
+	}
+	publish(ctx);
+	return 0;
 }
 
 void pmuvirt_ctx_release(struct pmuvirt_ctx *ctx)

@@ -226,6 +226,32 @@ static void test_pause_resample(void **state)
 	rig_free(r);
 }
 
+/* A PMI while paused parks i-mode counters: no interrupt storm, exact again after resample. */
+static void test_pause_no_storm(void **state)
+{
+	struct rig *r = rig_new(32, 0);
+	struct pmuvirt_control ctl;
+	uint64_t per[1] = { 4 };
+	uint32_t counts[1];
+	unsigned int pmis;
+
+	make_control(&ctl, 1, ev_ic, per);
+	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &ctl, NULL), 0);
+	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 10);
+	assert_int_equal(pmuvirt_pause(&r->pc), 0);
+	pmis = r->hw.pmis;
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 40000);
+	assert_true(r->hw.pmis - pmis <= 2);
+	assert_int_equal(pmuvirt_resample(&r->pc), 0);
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 2);
+	assert_int_equal(read1(r->ctx[0], 0), 12);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	pmuvirt_take_overflows(r->ctx[0], counts);
+	assert_int_equal(counts[0], 3);
+	rig_free(r);
+}
+
 /* The TSC is a counter like the others; it never needs a PMU counter. */
 static void test_tsc(void **state)
 {
@@ -368,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_imode_exact),
 		cmocka_unit_test(test_imode_pending),
 		cmocka_unit_test(test_pause_resample),
+		cmocka_unit_test(test_pause_no_storm),
 		cmocka_unit_test(test_tsc),
 		cmocka_unit_test(test_validation),
 		cmocka_unit_test(test_cache_stamp),

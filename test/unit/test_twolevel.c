@@ -255,6 +255,45 @@ static void test_imode_two_levels(void **state)
 	world_free(w);
 }
 
+/*
+ * A guest VCPU that goes idle leaves its last thread's i-mode counter armed
+ * below; the first virtual interrupt with no thread running parks it.  A
+ * smaller image after a larger one is loaded, never mistaken for cached.
+ */
+static void test_idle_vcpu_quiet(void **state)
+{
+	struct world *w = world_new(0);
+	struct pmuvirt_control ctl;
+	static const unsigned int ev3[] = { PMUVIRT_EV_CYCLES, PMUVIRT_EV_INSTRUCTIONS,
+					    PMUVIRT_EV_BRANCHES };
+	uint64_t per[3] = { 4, 0, 0 };
+	unsigned int pmis;
+	uint32_t mask;
+
+	make_control(&ctl, 3, ev3, per);
+	assert_int_equal(pmuvirt_set_control(NULL, w->t[0], &ctl, NULL), 0);
+	make_control(&ctl, 1, ev3, NULL);
+	assert_int_equal(pmuvirt_set_control(NULL, w->t[1], &ctl, NULL), 0);
+	schedule(w, 0);
+	assert_int_equal(pmuvirt_switch(&w->v[0].gpc, w->t[0]), 0);
+	mock_run(&w->hw, PMUVIRT_EV_CYCLES, 10);
+	assert_int_equal(pmuvirt_switch(&w->v[0].gpc, NULL), 0);
+	/* the VCPU's counter fires once more; the guest's handler parks it */
+	w->hw.last_ovf = 0;
+	mock_run(&w->hw, PMUVIRT_EV_CYCLES, 4);
+	assert_int_equal(pmuvirt_pmi(&w->v[0].gpc, &mask), 0);
+	pmis = w->hw.pmis;
+	mock_run(&w->hw, PMUVIRT_EV_CYCLES, 40000);
+	assert_true(w->hw.pmis - pmis <= 1);
+
+	/* one counter after three: the VCPU gets the smaller control */
+	assert_int_equal(pmuvirt_switch(&w->v[0].gpc, w->t[1]), 0);
+	assert_int_equal(w->v[0].ctx->nr_counters, 1);
+	mock_run(&w->hw, PMUVIRT_EV_CYCLES, 7);
+	assert_int_equal(tread(w, 1, 0), 7);
+	world_free(w);
+}
+
 /* ---- the user-mode read under injected switches and migrations ---- */
 
 static struct world *hook_world;
@@ -432,6 +471,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compensation_and_hypercalls),
 		cmocka_unit_test(test_imode_two_levels),
+		cmocka_unit_test(test_idle_vcpu_quiet),
 		cmocka_unit_test(test_user_read_injection),
 		cmocka_unit_test(test_nesting),
 	};

@@ -11,6 +11,8 @@
 #define PV_FLAGS_SHIFT	48
 #define PV_IMODE	((uint64_t)1 << 63)
 #define PV_EVENT_MASK	(((uint64_t)1 << 48) - 1)
+/* Replica target of a counter pushed out of reach: never matches a wanted point. */
+#define PV_PARKED	(~(uint64_t)0)
 
 static struct pmuvirt_pv_vcpu *vcpu_of(struct pmuvirt_pcpu *pc)
 {
@@ -147,7 +149,7 @@ static int PMUVIRT_CF_CHECK pv_arm(struct pmuvirt_pcpu *pc, uint32_t slots,
 	for (s = 0; s < PMUVIRT_MAX_COUNTERS; s++) {
 		if (!(slots & (1u << s)))
 			continue;
-		if (v->target[s] && v->period[s] == period[s]) {
+		if (v->target[s] && v->target[s] != PV_PARKED && v->period[s] == period[s]) {
 			while (v->target[s] <= start[s])
 				v->target[s] += period[s];
 			if (v->target[s] == start[s] + remaining[s])
@@ -181,8 +183,41 @@ static int PMUVIRT_CF_CHECK pv_pmi_begin(struct pmuvirt_pcpu *pc, uint32_t *stat
 	return 0;
 }
 
+/*
+ * A virtual interrupt with no context running here: the VCPU's i-mode
+ * counters were left armed by the last thread (switching to idle costs no
+ * hypercall).  Push their next signal out of reach with one hypercall, so
+ * an idle VCPU is not interrupted again.
+ */
 static int PMUVIRT_CF_CHECK pv_pmi_end(struct pmuvirt_pcpu *pc, uint32_t clear)
 {
+	struct pmuvirt_pv_vcpu *v = vcpu_of(pc);
+	uint64_t remaining[PMUVIRT_MAX_COUNTERS], period[PMUVIRT_MAX_COUNTERS];
+	uint32_t mask = 0;
+	unsigned int s;
+	int ret;
+
+	if (pc->running || pc->cache_known != ~0u)
+		return 0;
+	for (s = 0; s < PMUVIRT_MAX_COUNTERS; s++) {
+		if (!(pc->cache.used & (1u << s)) || !(pc->cache.reg[s] & PV_IMODE))
+			continue;
+		if (v->target[s] == PV_PARKED)
+			continue;
+		remaining[s] = (uint64_t)1 << 63;
+		period[s] = v->period[s] ? v->period[s] : 1;
+		mask |= 1u << s;
+	}
+	if (!mask)
+		return 0;
+	pc->stats.reg_writes++;
+	v->hypercalls++;
+	ret = v->ops->arm(v->arg, mask, remaining, period);
+	if (ret)
+		return ret;
+	for (s = 0; s < PMUVIRT_MAX_COUNTERS; s++)
+		if (mask & (1u << s))
+			v->target[s] = PV_PARKED;
 	return 0;
 }
 
