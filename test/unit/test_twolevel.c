@@ -266,29 +266,32 @@ static void test_idle_vcpu_quiet(void **state)
 	struct pmuvirt_control ctl;
 	static const unsigned int ev3[] = { PMUVIRT_EV_CYCLES, PMUVIRT_EV_INSTRUCTIONS,
 					    PMUVIRT_EV_BRANCHES };
-	uint64_t per[3] = { 4, 0, 0 };
+	uint64_t per[3] = { 0, 4, 0 };
 	unsigned int pmis;
 	uint32_t mask;
 
 	make_control(&ctl, 3, ev3, per);
 	assert_int_equal(pmuvirt_set_control(NULL, w->t[0], &ctl, NULL), 0);
+	/* same first counter as t[0], nothing else */
 	make_control(&ctl, 1, ev3, NULL);
 	assert_int_equal(pmuvirt_set_control(NULL, w->t[1], &ctl, NULL), 0);
 	schedule(w, 0);
 	assert_int_equal(pmuvirt_switch(&w->v[0].gpc, w->t[0]), 0);
-	mock_run(&w->hw, PMUVIRT_EV_CYCLES, 10);
+	mock_run(&w->hw, PMUVIRT_EV_INSTRUCTIONS, 10);
 	assert_int_equal(pmuvirt_switch(&w->v[0].gpc, NULL), 0);
 	/* the VCPU's counter fires once more; the guest's handler parks it */
-	w->hw.last_ovf = 0;
-	mock_run(&w->hw, PMUVIRT_EV_CYCLES, 4);
+	mock_run(&w->hw, PMUVIRT_EV_INSTRUCTIONS, 4);
 	assert_int_equal(pmuvirt_pmi(&w->v[0].gpc, &mask), 0);
 	pmis = w->hw.pmis;
-	mock_run(&w->hw, PMUVIRT_EV_CYCLES, 40000);
+	mock_run(&w->hw, PMUVIRT_EV_INSTRUCTIONS, 40000);
 	assert_true(w->hw.pmis - pmis <= 1);
 
 	/* one counter after three: the VCPU gets the smaller control */
 	assert_int_equal(pmuvirt_switch(&w->v[0].gpc, w->t[1]), 0);
 	assert_int_equal(w->v[0].ctx->nr_counters, 1);
+	pmis = w->hw.pmis;
+	mock_run(&w->hw, PMUVIRT_EV_INSTRUCTIONS, 40000);
+	assert_int_equal(w->hw.pmis, pmis);
 	mock_run(&w->hw, PMUVIRT_EV_CYCLES, 7);
 	assert_int_equal(tread(w, 1, 0), 7);
 	world_free(w);
