@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/*
+ * Fuzz control validation and programming on the strict fake PMUs: any
+ * control pmuvirt_set_control() accepts must reach the hardware without a
+ * single refused register access, through switches, events and PMIs.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fakehw.h"
+#include "x86/pmuvirt_x86.h"
+#include "ppc/pmuvirt_ppc.h"
+
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+static const struct fakehw_x86_config configs[] = {
+	{ .vendor = FAKEHW_INTEL, .version = 1, .nr_gp = 2, .width = 40 },
+	{ .vendor = FAKEHW_INTEL, .version = 2, .nr_gp = 2, .nr_fixed = 3, .width = 40 },
+	{ .vendor = FAKEHW_INTEL, .version = 4, .nr_gp = 4, .nr_fixed = 3, .width = 48,
+	  .fw_write = true },
+	{ .vendor = FAKEHW_INTEL, .version = 5, .nr_gp = 8, .nr_fixed = 4, .width = 48 },
+	{ .vendor = FAKEHW_AMD, .amd_family = 0x10 },
+	{ .vendor = FAKEHW_AMD, .amd_family = 0x17, .amd_core_ext = true },
+	{ .vendor = FAKEHW_AMD, .amd_family = 0x19, .amd_core_ext = true,
+	  .amd_perfmon_v2 = true, .nr_gp = 6 },
+};
+#define NR_X86	(sizeof(configs) / sizeof(configs[0]))
+
+struct rig {
+	struct fakehw *hw;
+	struct pmuvirt_pmu pmu;
+	struct pmuvirt_pcpu pc;
+};
+
+static void on_pmi(void *arg)
+{
+	struct rig *r = arg;
+	uint32_t mask;
+
+	if (pmuvirt_pmi(&r->pc, &mask))
+		abort();
+}
+
+static void check(struct rig *r)
+{
+	if (fakehw_stats(r->hw)->errors)
+		abort();	/* the hardware saw an invalid access */
+}
+
+/* Take @n bytes from the input, zero-filled past its end. */
+static void take(const uint8_t **d, size_t *len, void *out, size_t n)
+{
+	size_t k = n < *len ? n : *len;
+
+	memset(out, 0, n);
+	memcpy(out, *d, k);
+	*d += k;
+	*len -= k;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct pmuvirt_control ctl;
+	struct pmuvirt_error err;
+	struct rig r = { 0 };
+	struct pmuvirt_ctx *a, *b;
+	size_t csize = pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS);
+	uint8_t sel = 0, mode = 0, steps[8];
+	unsigned int i;
+	int ret;
+
+	take(&data, &size, &sel, 1);
+	take(&data, &size, &mode, 1);
+	take(&data, &size, steps, sizeof(steps));
+	take(&data, &size, &ctl, sizeof(ctl));
+	/* keep structure likely: valid header fields most of the time */
+	if (!(mode & 0x80)) {
+		ctl.version = PMUVIRT_ABI_VERSION;
+		ctl.nr_counters %= PMUVIRT_MAX_COUNTERS + 1;
+		ctl.flags = 0;
+		ctl.reserved = 0;
+	}
+	if (!(mode & 0x40))
+		for (i = 0; i < PMUVIRT_MAX_COUNTERS; i++) {
+			ctl.counter[i].reserved = 0;
+			ctl.counter[i].flags &= PMUVIRT_CTR_FLAGS_ALL;
+			if (!(ctl.counter[i].flags & PMUVIRT_CTR_RAW))
+				ctl.counter[i].event %= PMUVIRT_EV_NR;
+			if (!(mode & 0x20))
+				ctl.counter[i].period &= 0xffff;
+		}
+
+	sel %= NR_X86 + 3;
+	if (sel < NR_X86) {
+		r.hw = fakehw_x86_new(&configs[sel]);
+		if (!r.hw || pmuvirt_x86_probe(&r.pmu, fakehw_ops(r.hw), r.hw))
+			abort();
+	} else {
+		r.hw = fakehw_ppc_new(8 + sel - NR_X86);
+		if (!r.hw || pmuvirt_ppc_probe(&r.pmu, fakehw_ops(r.hw), r.hw))
+			abort();
+	}
+	if (pmuvirt_pcpu_init(&r.pc, &r.pmu, fakehw_ops(r.hw), r.hw, 0))
+		abort();
+	fakehw_set_pmi(r.hw, on_pmi, &r);
+	a = calloc(1, csize);
+	b = calloc(1, csize);
+	if (!a || !b || pmuvirt_ctx_init(a, csize, &r.pmu) || pmuvirt_ctx_init(b, csize, &r.pmu))
+		abort();
+
+	ret = pmuvirt_validate(&r.pmu, &ctl, PMUVIRT_MAX_COUNTERS, NULL, NULL, &err);
+	check(&r);
+	/* a: the fuzzed control, set while running or while suspended */
+	if (mode & 1) {
+		pmuvirt_switch_in(&r.pc, a);
+		if (pmuvirt_set_control(&r.pc, a, &ctl, &err) != ret)
+			abort();
+	} else {
+		if (pmuvirt_set_control(NULL, a, &ctl, &err) != ret)
+			abort();
+	}
+	check(&r);
+	/* b: the same control with every raw event dropped */
+	for (i = 0; i < PMUVIRT_MAX_COUNTERS; i++)
+		if (ctl.counter[i].flags & PMUVIRT_CTR_RAW) {
+			ctl.counter[i].flags &= ~PMUVIRT_CTR_RAW;
+			ctl.counter[i].event = PMUVIRT_EV_INSTRUCTIONS;
+		}
+	pmuvirt_set_control(NULL, b, &ctl, NULL);
+	check(&r);
+
+	for (i = 0; i < sizeof(steps); i++) {
+		uint8_t s = steps[i];
+
+		switch (s & 7) {
+		case 0: pmuvirt_switch(&r.pc, a); break;
+		case 1: pmuvirt_switch(&r.pc, b); break;
+		case 2: pmuvirt_switch_out(&r.pc); break;
+		case 3: {
+			uint64_t v[PMUVIRT_MAX_COUNTERS];
+
+			if (r.pc.running)
+				pmuvirt_read(r.pc.running, v);
+			break;
+		}
+		case 4: pmuvirt_pause(&r.pc); pmuvirt_resample(&r.pc); break;
+		case 5: pmuvirt_pcpu_invalidate(&r.pc); break;
+		default:
+			if (fakehw_run(r.hw, (enum fakehw_event)((s >> 3) % FAKEHW_NR_EVENTS),
+				       (uint64_t)1 << ((s >> 3) & 31), s & 0x80))
+				abort();
+			break;
+		}
+		check(&r);
+	}
+	pmuvirt_ctx_release(a);
+	pmuvirt_ctx_release(b);
+	check(&r);
+	fakehw_free(r.hw);
+	free(a);
+	free(b);
+	return 0;
+}
