@@ -109,18 +109,25 @@ struct pmuvirt_xen_set_control {
 };
 
 /**
- * struct pmuvirt_xen_arm - re-arm an i-mode counter of the calling VCPU
- * @counter:	counter number in the current control (i-mode).
+ * struct pmuvirt_xen_arm - set when i-mode counters of the calling VCPU
+ *			    next signal
+ * @mask:	counters to arm (bit i = counter i of the current control;
+ *		all must be i-mode).
  * @reserved:	must be zero.
- * @remaining:	events until the next notification (1..@period).
- * @period:	events between later notifications (the control's range).
+ * @remaining:	per counter in @mask: events until its next notification
+ *		(at least 1).
+ * @period:	per counter in @mask: events between later notifications
+ *		(at most half the counter range).
+ *
+ * All counters in @mask are armed from one sample (pmuvirt_arm_counters()),
+ * so the hypercall's own events fall outside every counter.
  */
 struct pmuvirt_xen_arm {
 	struct pmuvirt_xen_hdr hdr;
-	uint32_t counter;
+	uint32_t mask;
 	uint32_t reserved;
-	uint64_t remaining;
-	uint64_t period;
+	uint64_t remaining[PMUVIRT_MAX_COUNTERS];
+	uint64_t period[PMUVIRT_MAX_COUNTERS];
 };
 
 /**

@@ -219,13 +219,19 @@ static int part1(void)
 	expect("control: valid TSC control", hc(PMUVIRT_XEN_SET_CONTROL, &u), 0);
 	memset(&u, 0, sizeof(u));
 	hdr(&u.arm.hdr, sizeof(u.arm));
-	u.arm.counter = 0xffffffffu;
-	u.arm.remaining = u.arm.period = 1000;
-	expect("arm: counter 0xffffffff", hc(PMUVIRT_XEN_ARM, &u), -EINVAL);
-	u.arm.counter = PMUVIRT_MAX_COUNTERS;
+	for (i = 0; i < PMUVIRT_MAX_COUNTERS; i++)
+		u.arm.remaining[i] = u.arm.period[i] = 1000;
+	expect("arm: empty mask", hc(PMUVIRT_XEN_ARM, &u), -EINVAL);
+	u.arm.mask = 0xffffffffu;
+	expect("arm: all 32 counters", hc(PMUVIRT_XEN_ARM, &u), -EINVAL);
+	u.arm.mask = 1u << 31;
+	expect("arm: counter 31", hc(PMUVIRT_XEN_ARM, &u), -EINVAL);
+	u.arm.mask = 1u << PMUVIRT_MAX_COUNTERS;
 	expect("arm: counter 16", hc(PMUVIRT_XEN_ARM, &u), -EINVAL);
-	u.arm.counter = 0;
+	u.arm.mask = 1;
 	expect("arm: a-mode counter", hc(PMUVIRT_XEN_ARM, &u), -EINVAL);
+	u.arm.mask = 2;
+	expect("arm: counter the control lacks", hc(PMUVIRT_XEN_ARM, &u), -EINVAL);
 	u.arm.reserved = 1;
 	expect("arm: reserved field", hc(PMUVIRT_XEN_ARM, &u), -EINVAL);
 

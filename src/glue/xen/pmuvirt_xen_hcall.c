@@ -68,7 +68,9 @@ static int pmuvirt_xen_set_control(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) 
 	/* pmuvirt_validate() checks version, counter count and reserved bits. */
 	local_irq_save(flags);
 	pc = pmuvirt_xen_this_pcpu();
-	rc = pc ? pmuvirt_set_control(pc, v->arch.pmuvirt, &op.ctl, &err) : -ENODEV;
+	/* A context a failed switch left off the hardware is updated suspended. */
+	rc = pc ? pmuvirt_set_control(pmuvirt_xen_running(pc) == v->arch.pmuvirt ? pc : NULL,
+				      v->arch.pmuvirt, &op.ctl, &err) : -ENODEV;
 	local_irq_restore(flags);
 	op.err_counter = rc ? err.counter : -1;
 	if (rc && err.reason)
@@ -81,19 +83,25 @@ static int pmuvirt_xen_set_control(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) 
 
 static int pmuvirt_xen_arm(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 {
-	const struct pmuvirt_ctx *ctx = v->arch.pmuvirt;
+	struct pmuvirt_ctx *ctx = v->arch.pmuvirt;
 	struct pmuvirt_xen_arm op;
+	struct pmuvirt_pcpu *pc;
+	unsigned long flags;
+	int rc;
 
 	if (copy_from_guest(&op, arg, 1))
 		return -EFAULT;
 	if (op.reserved)
 		return -EINVAL;
-	if (op.counter >= ctx->nr_counters || !(ctx->imode_mask & (1u << op.counter)))
+	/* Only i-mode counters of the VCPU's own control (the core checks too). */
+	if (!op.mask || (op.mask & ~ctx->imode_mask))
 		return -EINVAL;
-	if (!op.period || !op.remaining || op.remaining > op.period)
-		return -ERANGE;
-	/* The core has no call yet that sets an i-mode counter's remaining count. */
-	return -EOPNOTSUPP;
+	local_irq_save(flags);
+	pc = pmuvirt_xen_this_pcpu();
+	rc = pc ? pmuvirt_arm_counters(pmuvirt_xen_running(pc) == ctx ? pc : NULL, ctx, op.mask,
+				       op.remaining, op.period) : -ENODEV;
+	local_irq_restore(flags);
+	return rc;
 }
 
 static int pmuvirt_xen_map_shared(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
