@@ -12,7 +12,7 @@ for group in "$@"; do
 	cross)    pkgs="$pkgs cmake gcc-powerpc64-linux-gnu gcc-powerpc64le-linux-gnu gcc-i686-linux-gnu libc6-dev-ppc64-cross libc6-dev-ppc64el-cross libc6-dev-i386-cross libc6-i386 qemu-user dpkg-dev xz-utils" ;;
 	qemu-ppc) pkgs="$pkgs qemu-system-ppc gcc-powerpc64-linux-gnu binutils-powerpc64-linux-gnu dpkg-dev" ;;
 	vm-linux) pkgs="$pkgs qemu-system-x86 busybox-static cpio linux-headers-amd64 kmod" ;;
-	vm-xen)   pkgs="$pkgs qemu-system-x86 busybox-static cpio flex bison python3 dpkg-dev" ;;
+	vm-xen)   pkgs="$pkgs qemu-system-x86 busybox-static cpio flex bison python3 dpkg-dev patch xz-utils build-essential" ;;
 	fuzz)     pkgs="$pkgs clang libclang-rt-14-dev" ;;
 	model)    pkgs="$pkgs spin gcc" ;;
 	*) echo "install-deps: unknown group '$group'" >&2; exit 2 ;;
