@@ -13,12 +13,10 @@ san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-poin
 mkdir -p "$build"
 (
 	flock 9
-	if [ ! -f "$build/CMakeCache.txt" ]; then
-		CC=clang cmake -S "$src" -B "$build" -DPMUVIRT_FUZZ_BUILD=ON \
-			-DPMUVIRT_TOOLS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-			-DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link $san" \
-			-DCMAKE_EXE_LINKER_FLAGS="$san" >/dev/null
-	fi
+	CC=clang cmake -S "$src" -B "$build" -DPMUVIRT_FUZZ_BUILD=ON \
+		-DPMUVIRT_TOOLS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link $san" \
+		-DCMAKE_EXE_LINKER_FLAGS="$san" >/dev/null
 	cmake --build "$build" --target "$target" -j2 >/dev/null
 ) 9>"$build/.lock"
 
