@@ -9,7 +9,8 @@
  * sample into private state first, then publish the record (seq odd, each
  * field, seq even).  Thread 0 reads its own count as include/pmuvirt/user.h
  * does; only its rdpmc needs it to be executing (it reads the counter of the
- * PCPU it executes on), its memory reads may interleave with anything.
+ * PCPU it executes on); its memory reads run while it executes, or with
+ * -DREMOTE_READER at any time.
  *
  * Ghost state counts every event to the context whose sample interval is
  * open when it happens.  Checked: a returned value lies between the true
@@ -414,7 +415,16 @@ recheck:
 		atomic {
 			/* an error return is only allowed for a torn record */
 			assert(!idx || (where != NONE && where < NV));
+#ifdef REMOTE_READER
+			/*
+			 * A reader that is not the thread may see a record
+			 * whose publication lags the writer's sample: stale,
+			 * but never ahead of the truth and never backwards.
+			 */
+			assert(out <= trueT[0]);
+#else
 			assert(lo <= out && out <= trueT[0]);
+#endif
 			assert(out >= last);
 			last = out
 		};
