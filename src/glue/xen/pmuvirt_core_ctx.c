@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
 /* Builds src/core/ctx.c inside Xen. */
 #include "pmuvirt_env.h"
-/* Xen macros named like members of pmuvirt's structs (pcpu, hw_ops). */
-#undef current
+/* Xen's cpuid() macro would take over hw->cpuid(...) calls. */
 #undef cpuid
 #include "../../core/ctx.c"

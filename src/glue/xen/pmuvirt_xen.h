@@ -3,22 +3,15 @@
 #ifndef PMUVIRT_XEN_GLUE_H
 #define PMUVIRT_XEN_GLUE_H
 
-/*
- * struct pmuvirt_pcpu has a member named like Xen's "current" macro: parse
- * pmuvirt's headers without the macro and read the member through
- * pmuvirt_xen_running() only.
- */
-#pragma push_macro("current")
-#undef current
 #include <pmuvirt/pmuvirt.h>
 #include <pmuvirt/xen.h>
 #include "pmuvirt_x86.h"
 
+/* The context whose counters are on @pc's hardware, or NULL. */
 static inline struct pmuvirt_ctx *pmuvirt_xen_running(const struct pmuvirt_pcpu *pc)
 {
 	return pc->running;
 }
-#pragma pop_macro("current")
 
 /**
  * struct pmuvirt_xen_domain - a domain's shared VCPU records
