@@ -140,7 +140,10 @@ for t in json.load(sys.stdin)["tests"]:
 		print(t["name"], "runs a target program without the emulator (COMMAND $<TARGET_FILE:x>"
 		      " instead of the target name x)")
 	elif emulated and cmd and any(target_elf(a) for a in cmd[1:]) and \
-			os.path.basename(cmd[0]).find("qemu") < 0:
+			os.path.basename(cmd[0]).find("qemu") < 0 and \
+			not any(p.get("name") == "ENVIRONMENT" and
+				any(str(v).startswith("SIM_EMU=") for v in p.get("value", []))
+				for p in t.get("properties", [])):
 		print(t["name"], "hands a target program to", os.path.basename(cmd[1] if
 		      len(cmd) > 1 else cmd[0]), "which runs it without the emulator")
 	elif t["name"] in excl:

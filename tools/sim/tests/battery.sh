@@ -23,11 +23,11 @@ while [ "$seed" -lt "$last" ]; do
 		shift $((seed % 11))
 		m=$1
 	fi
-	if ! "$sim" gen --seed "$seed" --model "$m" >"$tmp.scn"; then
+	if ! ${SIM_EMU:-} "$sim" gen --seed "$seed" --model "$m" >"$tmp.scn"; then
 		echo "FAIL: gen --seed $seed --model $m" >&2
 		exit 1
 	fi
-	$limit "$sim" run "$tmp.scn" --json --check >"$tmp.out" 2>"$tmp.err"
+	$limit ${SIM_EMU:-} "$sim" run "$tmp.scn" --json --check >"$tmp.out" 2>"$tmp.err"
 	rc=$?
 	if [ "$rc" -ne 0 ]; then
 		[ "$rc" -eq 124 ] && echo "(timed out after 60 s)" >>"$tmp.err"

@@ -10,7 +10,7 @@ if [ -z "$want" ]; then
 	exit 1
 fi
 tmp=${TMPDIR:-/tmp}/sim-bad.$$
-"$sim" run "$file" >"$tmp.out" 2>"$tmp.err"
+${SIM_EMU:-} "$sim" run "$file" >"$tmp.out" 2>"$tmp.err"
 rc=$?
 out=$(cat "$tmp.out")
 err=$(cat "$tmp.err")

@@ -7,9 +7,9 @@ sim=$1
 file=$2
 tmp=${TMPDIR:-/tmp}/sim-fe.$$
 trap 'rm -f "$tmp".*' EXIT
-"$sim" run "$file" --check >"$tmp.txt" 2>/dev/null || { echo "FAIL: table run" >&2; exit 1; }
+${SIM_EMU:-} "$sim" run "$file" --check >"$tmp.txt" 2>/dev/null || { echo "FAIL: table run" >&2; exit 1; }
 grep -q '^result: exact' "$tmp.txt" || { echo "FAIL: no result line" >&2; exit 1; }
-"$sim" run "$file" --json --svg "$tmp.svg" >"$tmp.json" 2>/dev/null ||
+${SIM_EMU:-} "$sim" run "$file" --json --svg "$tmp.svg" >"$tmp.json" 2>/dev/null ||
 	{ echo "FAIL: json run" >&2; exit 1; }
 grep -q '</svg>' "$tmp.svg" || { echo "FAIL: no svg" >&2; exit 1; }
 if command -v python3 >/dev/null 2>&1; then

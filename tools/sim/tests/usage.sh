@@ -4,7 +4,7 @@
 sim=$1
 fail=0
 expect2() {
-	out=$("$sim" "$@" 2>/dev/null)
+	out=$(${SIM_EMU:-} "$sim" "$@" 2>/dev/null)
 	rc=$?
 	if [ "$rc" -ne 2 ] || [ -n "$out" ]; then
 		echo "FAIL: '$*' gave exit $rc (expected 2), stdout '$out'" >&2
@@ -23,7 +23,7 @@ expect2 gen --seed x
 expect2 gen --seed 1 --model z80
 expect2 battery --model z80 --count 1
 expect2 battery --count x
-"$sim" run /nonexistent/file.scn >/dev/null 2>&1
+${SIM_EMU:-} "$sim" run /nonexistent/file.scn >/dev/null 2>&1
 rc=$?
 if [ "$rc" -ne 1 ]; then
 	echo "FAIL: unreadable file gave exit $rc (expected 1)" >&2
