@@ -72,7 +72,8 @@ static inline int pmuvirt_shared_read(const struct pmuvirt_shared_ctx *rec, unsi
 			continue;
 		pmuvirt_user_rmb();
 		where = r->below;
-		if (first + n > r->nr_counters || first + n > PMUVIRT_MAX_COUNTERS)
+		if (first > PMUVIRT_MAX_COUNTERS || n > PMUVIRT_MAX_COUNTERS - first ||
+		    first + n > r->nr_counters)
 			err = -PMUVIRT_USER_ERANGE;
 		for (i = 0; !err && i < n; i++) {
 			uint64_t count = r->counter[first + i].count;
