@@ -67,6 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t csize = pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS);
 	uint8_t sel = 0, mode = 0, steps[8];
 	unsigned int i;
+	uint64_t minper = 0;
 	int ret;
 
 	take(&data, &size, &sel, 1);
@@ -129,8 +130,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pmuvirt_set_control(NULL, b, &ctl, NULL);
 	check(&r);
 
+	/*
+	 * Every i-mode period boundary is an exact PMI: keep a run to a few
+	 * thousand periods of the smallest period in play, or one input can
+	 * ask for 2^31 interrupts.
+	 */
+	for (i = 0; i < a->nr_counters; i++)
+		if (a->counter[i].period && (!minper || a->counter[i].period < minper))
+			minper = a->counter[i].period;
+	for (i = 0; i < b->nr_counters; i++)
+		if (b->counter[i].period && (!minper || b->counter[i].period < minper))
+			minper = b->counter[i].period;
+
 	for (i = 0; i < sizeof(steps); i++) {
 		uint8_t s = steps[i];
+		uint64_t n = (uint64_t)1 << ((s >> 3) & 31);
+
+		if (minper && n > minper * 4096)
+			n = minper * 4096;
 
 		switch (s & 7) {
 		case 0: pmuvirt_switch(&r.pc, a); break;
@@ -146,8 +163,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 4: pmuvirt_pause(&r.pc); pmuvirt_resample(&r.pc); break;
 		case 5: pmuvirt_pcpu_invalidate(&r.pc); break;
 		default:
-			if (fakehw_run(r.hw, (enum fakehw_event)((s >> 3) % FAKEHW_NR_EVENTS),
-				       (uint64_t)1 << ((s >> 3) & 31), s & 0x80))
+			if (fakehw_run(r.hw, (enum fakehw_event)((s >> 3) % FAKEHW_NR_EVENTS), n,
+				       s & 0x80))
 				abort();
 			break;
 		}
