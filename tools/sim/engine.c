@@ -31,6 +31,7 @@ struct eng;
 struct eng_vcpu {
 	struct eng *e;
 	unsigned int domain, index;
+	int id;				/* index into eng.vcpu_by_id */
 	int pcpu;			/* where it is scheduled, -1 none */
 	int thread;			/* the guest's current thread, -1 idle */
 	bool virq;			/* virtual interrupt pending */
@@ -53,6 +54,12 @@ struct eng_thread {
 	unsigned int domain;
 };
 
+/* What a fake's PMI callback needs: the engine and the PCPU it interrupts. */
+struct pmi_arg {
+	struct eng *e;
+	unsigned int pcpu;
+};
+
 struct eng {
 	const struct scenario *sc;
 	struct sim_result *res;
@@ -61,6 +68,7 @@ struct eng {
 	struct fakehw **hw;
 	struct pmuvirt_pcpu *pc;
 	int *pcpu_vcpu;			/* global VCPU index on each PCPU, -1 idle */
+	struct pmi_arg *pmi_args;	/* one per PCPU */
 	struct eng_domain *dom;
 	struct eng_vcpu **vcpu_by_id;	/* global VCPU index -> vcpu */
 	unsigned int nr_vcpus;
@@ -131,12 +139,6 @@ static void to_control(const struct sim_counter_set *set, struct pmuvirt_control
 
 static void hv_pmi(void *arg);
 
-struct pmi_arg {
-	struct eng *e;
-	unsigned int pcpu;
-};
-
-static struct pmi_arg *pmi_args;
 
 static void run_events(struct eng *e, unsigned int pcpu, const uint64_t *events, bool kernel)
 {
@@ -290,13 +292,13 @@ static int setup(struct eng *e)
 	e->hw = calloc(sc->nr_pcpus, sizeof(*e->hw));
 	e->pc = calloc(sc->nr_pcpus, sizeof(*e->pc));
 	e->pcpu_vcpu = calloc(sc->nr_pcpus, sizeof(*e->pcpu_vcpu));
-	pmi_args = calloc(sc->nr_pcpus, sizeof(*pmi_args));
+	e->pmi_args = calloc(sc->nr_pcpus, sizeof(*e->pmi_args));
 	e->dom = calloc(sc->nr_domains, sizeof(*e->dom));
 	e->thr = calloc(sc->nr_threads ? sc->nr_threads : 1, sizeof(*e->thr));
 	for (d = 0; d < sc->nr_domains; d++)
 		e->nr_vcpus += sc->domains[d].nr_vcpus;
 	e->vcpu_by_id = calloc(e->nr_vcpus ? e->nr_vcpus : 1, sizeof(*e->vcpu_by_id));
-	if (!e->hw || !e->pc || !e->pcpu_vcpu || !pmi_args || !e->dom || !e->thr || !e->vcpu_by_id)
+	if (!e->hw || !e->pc || !e->pcpu_vcpu || !e->pmi_args || !e->dom || !e->thr || !e->vcpu_by_id)
 		return fail(e, "out of memory");
 
 	for (p = 0; p < sc->nr_pcpus; p++) {
@@ -310,9 +312,9 @@ static int setup(struct eng *e)
 		return fail(e, "probing %s failed: %s", sc->pmu.name, pmuvirt_strerror(ret));
 	for (p = 0; p < sc->nr_pcpus; p++) {
 		pmuvirt_pcpu_init(&e->pc[p], &e->pmu, fakehw_ops(e->hw[p]), e->hw[p], p);
-		pmi_args[p].e = e;
-		pmi_args[p].pcpu = p;
-		fakehw_set_pmi(e->hw[p], hv_pmi, &pmi_args[p]);
+		e->pmi_args[p].e = e;
+		e->pmi_args[p].pcpu = p;
+		fakehw_set_pmi(e->hw[p], hv_pmi, &e->pmi_args[p]);
 	}
 
 	for (d = 0; d < sc->nr_domains; d++) {
@@ -344,6 +346,7 @@ static int setup(struct eng *e)
 			vc->pv.ops = &hc_ops;
 			vc->pv.arg = vc;
 			pmuvirt_pcpu_init(&vc->gpc, &dom->gpmu, NULL, &vc->pv, v);
+			vc->id = (int)id;
 			e->vcpu_by_id[id++] = vc;
 		}
 	}
@@ -371,16 +374,6 @@ static int setup(struct eng *e)
 static struct eng_vcpu *vcpu_of(struct eng *e, unsigned int d, unsigned int v)
 {
 	return &e->dom[d].vcpus[v];
-}
-
-static int vcpu_id(struct eng *e, struct eng_vcpu *vc)
-{
-	unsigned int i;
-
-	for (i = 0; i < e->nr_vcpus; i++)
-		if (e->vcpu_by_id[i] == vc)
-			return (int)i;
-	return -1;
 }
 
 /* Notifications a thread has pending are delivered to it. */
@@ -443,7 +436,7 @@ static void hv_switch(struct eng *e, unsigned int p, struct eng_vcpu *next)
 	}
 	if (e->pcpu_vcpu[p] >= 0)
 		e->vcpu_by_id[e->pcpu_vcpu[p]]->pcpu = -1;
-	e->pcpu_vcpu[p] = next ? vcpu_id(e, next) : -1;
+	e->pcpu_vcpu[p] = next ? next->id : -1;
 	if (next)
 		next->pcpu = (int)p;
 }
@@ -478,7 +471,7 @@ static void step_switch(struct eng *e, const struct sim_step *s)
 		e->thr[vc->thread].vcpu = -1;
 	vc->thread = s->thread;
 	if (s->thread >= 0) {
-		e->thr[s->thread].vcpu = vcpu_id(e, vc);
+		e->thr[s->thread].vcpu = vc->id;
 		deliver(e, (unsigned int)s->thread);
 	}
 }
@@ -588,8 +581,7 @@ static void teardown(struct eng *e)
 	free(e->dom);
 	free(e->thr);
 	free(e->vcpu_by_id);
-	free(pmi_args);
-	pmi_args = NULL;
+	free(e->pmi_args);
 }
 
 int sim_engine_run(const struct scenario *sc, struct sim_result *res, char *errbuf, size_t errlen)
