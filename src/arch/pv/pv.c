@@ -69,15 +69,9 @@ static int PMUVIRT_CF_CHECK pv_load(struct pmuvirt_pcpu *pc, const struct pmuvir
 	const struct pmuvirt_hwctl *img = &ctx->img;
 	struct pmuvirt_control ctl;
 	unsigned int s, i;
-	bool same = pc->cache_known == ~0u && pc->cache.used == img->used;
 	int ret;
 
-	for (s = 0; same && s < PMUVIRT_HWCTL_REGS; s++)
-		if ((img->used & (1u << s)) && pc->cache.reg[s] != img->reg[s])
-			same = false;
-	if (same)
-		return 0;
-
+	/* The core calls this only when the VCPU does not hold @img already. */
 	ctl.version = PMUVIRT_ABI_VERSION;
 	ctl.flags = 0;
 	ctl.reserved = 0;
