@@ -183,40 +183,48 @@ static uint64_t gclear_valid(const struct fx86 *f)
 	return v;
 }
 
+/* Storage of a register that holds state (selects, counters, controls), or NULL. */
+static uint64_t *state_reg(struct fx86 *f, enum kind k, unsigned int i)
+{
+	switch (k) {
+	case K_EVSEL:
+		return &f->evsel[i];
+	case K_PMC:
+	case K_APMC:
+	case K_AMD_CTR:
+		return &f->ctr[i];
+	case K_FIXED:
+		return &f->fixed[i];
+	case K_FIXED_CTRL:
+		return &f->fixed_ctrl;
+	case K_GSTATUS:
+		return &f->global_status;
+	case K_GCTRL:
+		return &f->global_ctrl;
+	default:
+		return NULL;
+	}
+}
+
 static int x86_read_reg(struct fakehw *hw, uint32_t msr, uint64_t *val)
 {
 	struct fx86 *f = fx(hw);
 	unsigned int i = 0;
+	enum kind k = classify(f, msr, &i);
+	uint64_t *reg = state_reg(f, k, i);
 
-	switch (classify(f, msr, &i)) {
-	case K_EVSEL:
-		*val = f->evsel[i];
+	if (reg) {
+		*val = *reg;
 		return 0;
-	case K_PMC:
-	case K_APMC:
-	case K_AMD_CTR:
-		*val = f->ctr[i];
-		return 0;
-	case K_FIXED:
-		*val = f->fixed[i];
-		return 0;
-	case K_FIXED_CTRL:
-		*val = f->fixed_ctrl;
-		return 0;
-	case K_GSTATUS:
-		*val = f->global_status;
-		return 0;
-	case K_GCTRL:
-		*val = f->global_ctrl;
-		return 0;
+	}
+	switch (k) {
 	case K_GCLEAR:
 		*val = 0;
 		return 0;
 	case K_PERF_CAP:
 		*val = f->fw_write ? 1ull << 13 : 0;
 		return 0;
-	case K_GSET:
-	case K_NONE:
+	default:
 		break;
 	}
 	return fakehw_error(hw, "rdmsr 0x%x: not readable on this model", msr);
@@ -478,62 +486,27 @@ static int x86_peek(const struct fakehw *hw, uint32_t msr, uint64_t *val)
 {
 	struct fx86 *f = fx(hw);
 	unsigned int i = 0;
+	uint64_t *reg = state_reg(f, classify(f, msr, &i), i);
 
-	switch (classify(f, msr, &i)) {
-	case K_EVSEL:
-		*val = f->evsel[i];
-		return 0;
-	case K_PMC:
-	case K_APMC:
-	case K_AMD_CTR:
-		*val = f->ctr[i];
-		return 0;
-	case K_FIXED:
-		*val = f->fixed[i];
-		return 0;
-	case K_FIXED_CTRL:
-		*val = f->fixed_ctrl;
-		return 0;
-	case K_GSTATUS:
-		*val = f->global_status;
-		return 0;
-	case K_GCTRL:
-		*val = f->global_ctrl;
-		return 0;
-	default:
+	if (!reg)
 		return -ENODEV;
-	}
+	*val = *reg;
+	return 0;
 }
 
 static int x86_poke(struct fakehw *hw, uint32_t msr, uint64_t val)
 {
 	struct fx86 *f = fx(hw);
 	unsigned int i = 0;
+	enum kind k = classify(f, msr, &i);
+	uint64_t *reg = state_reg(f, k, i);
 
-	switch (classify(f, msr, &i)) {
-	case K_EVSEL:
-		f->evsel[i] = val;
-		return 0;
-	case K_PMC:
-	case K_APMC:
-	case K_AMD_CTR:
-		f->ctr[i] = val & wmask(f->width);
-		return 0;
-	case K_FIXED:
-		f->fixed[i] = val & wmask(f->width);
-		return 0;
-	case K_FIXED_CTRL:
-		f->fixed_ctrl = val;
-		return 0;
-	case K_GSTATUS:
-		f->global_status = val;
-		return 0;
-	case K_GCTRL:
-		f->global_ctrl = val;
-		return 0;
-	default:
+	if (!reg)
 		return -ENODEV;
-	}
+	if (k == K_PMC || k == K_APMC || k == K_AMD_CTR || k == K_FIXED)
+		val &= wmask(f->width);
+	*reg = val;
+	return 0;
 }
 
 static void x86_destroy(struct fakehw *hw)
