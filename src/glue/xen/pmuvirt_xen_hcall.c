@@ -93,9 +93,7 @@ static int pmuvirt_xen_arm(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 		return -EFAULT;
 	if (op.reserved)
 		return -EINVAL;
-	/* Only i-mode counters of the VCPU's own control (the core checks too). */
-	if (!op.mask || (op.mask & ~ctx->imode_mask))
-		return -EINVAL;
+	/* pmuvirt_arm_counters() refuses counters that are not i-mode ones of @ctx. */
 	local_irq_save(flags);
 	pc = pmuvirt_xen_this_pcpu();
 	rc = pc ? pmuvirt_arm_counters(pmuvirt_xen_running(pc) == ctx ? pc : NULL, ctx, op.mask,
