@@ -243,10 +243,10 @@ static void random_events(struct gen *g, uint64_t *ev, int t)
 			wraps = (n >> shift) * 2;
 		}
 		/*
-		 * The hardware may still have an i-mode counter armed for
-		 * another thread or an older control (switches and controls
-		 * can be applied lazily), and hypervisor work passes through
-		 * whatever is loaded: budget for the smallest period so far.
+		 * Hypervisor work under policy include passes through whatever
+		 * counters are loaded, and a VCPU that went idle keeps its
+		 * last thread's i-mode counters armed until its first virtual
+		 * interrupt parks them: budget for the smallest period so far.
 		 */
 		{
 			uint64_t p = min_period(g, e);
