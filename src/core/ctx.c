@@ -38,15 +38,9 @@ static inline bool past_threshold(const struct pmuvirt_slot *s, uint64_t raw)
 	return ((raw - s->threshold) & pmuvirt_width_mask(s->width)) < half_range(s);
 }
 
-/* Raw value that signals after @remaining (at most half a range) more events. */
-static inline uint64_t armed_value(const struct pmuvirt_slot *s, uint64_t remaining)
+static inline void sample(struct pmuvirt_counter *c, const struct pmuvirt_slot *s, uint64_t raw)
 {
-	return (s->threshold - remaining) & pmuvirt_width_mask(s->width);
-}
-
-static inline void sample(struct pmuvirt_counter *c, uint64_t raw)
-{
-	c->count += (raw - c->start) & pmuvirt_width_mask(c->width);
+	c->count += (raw - c->start) & (~(uint64_t)0 >> (64 - c->width));
 	c->start = raw;
 }
 
@@ -214,7 +208,7 @@ static int arm_at(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, unsigned int
 	remaining = c->period && !park ? c->next_ovf - c->count : half_range(s);
 	if (remaining > half_range(s))
 		remaining = half_range(s);
-	val = armed_value(s, remaining);
+	val = (s->threshold - remaining) & pmuvirt_width_mask(s->width);
 	ret = ops_of(pc)->write(pc, c->slot, val);
 	if (!ret)
 		c->start = val;
@@ -279,59 +273,34 @@ static int restart_from_now(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, ui
 	return 0;
 }
 
+static int sample_current(struct pmuvirt_pcpu *pc, bool discard);
+
 #define PMUVIRT_PAUSED_PARKED	2	/* pc->paused: a PMI parked i-mode counters */
 
-/*
- * Sample every counter of the running context into @snap (slots in *@have
- * are already read); @discard drops the events since the last sample.
- */
-static inline int fold_running(struct pmuvirt_pcpu *pc, uint64_t *snap, uint32_t *have, bool discard)
+/* Fold the outgoing context from the snapshot and take it off the CPU. */
+static int suspend_current(struct pmuvirt_pcpu *pc, uint64_t *snap, uint32_t *have)
 {
 	struct pmuvirt_ctx *ctx = pc->running;
 	unsigned int i;
+	bool paused;
 	int ret;
 
+	if (!ctx)
+		return 0;
+	paused = pc->paused;
 	for (i = 0; i < ctx->nr_counters; i++) {
 		struct pmuvirt_counter *c = &ctx->counter[i];
 
 		ret = read_slot(pc, c->slot, snap, have);
 		if (ret)
 			return fault(pc, ctx, ret);
-		if (discard)
+		if (paused)
 			c->start = snap[c->slot];
 		else
-			sample(c, snap[c->slot]);
-		collect_overflows(c);
+			sample(c, NULL, snap[c->slot]);
+		if (c->period)
+			collect_overflows(c);
 	}
-	return 0;
-}
-
-/* Sample the running context now and publish it. */
-static int sample_current(struct pmuvirt_pcpu *pc, bool discard)
-{
-	uint64_t snap[PMUVIRT_MAX_SLOTS];
-	uint32_t have = 0;
-	int ret;
-
-	if (!pc->running)
-		return 0;
-	ret = fold_running(pc, snap, &have, discard);
-	if (!ret)
-		publish(pc->running);
-	return ret;
-}
-
-/* Fold the outgoing context from the snapshot and take it off the CPU. */
-static int suspend_current(struct pmuvirt_pcpu *pc, uint64_t *snap, uint32_t *have)
-{
-	struct pmuvirt_ctx *ctx = pc->running;
-	int ret;
-
-	if (!ctx)
-		return 0;
-	ret = fold_running(pc, snap, have, pc->paused);
-	if (ret)
-		return ret;
 	ctx->running_on = NULL;
 	pc->running = NULL;
 	pc->paused = 0;
@@ -594,7 +563,7 @@ int pmuvirt_read(struct pmuvirt_ctx *ctx, uint64_t *vals)
 				vals[i] = ctx->counter[i].count;
 			return -EFAULT;
 		}
-		vals[i] += (raw - c->start) & pmuvirt_width_mask(c->width);
+		vals[i] += (raw - c->start) & pmuvirt_width_mask(slot_of(ctx, i)->width);
 	}
 	return 0;
 }
@@ -660,7 +629,7 @@ int pmuvirt_pmi(struct pmuvirt_pcpu *pc, uint32_t *ovf_mask)
 			if (c->period)
 				pc->paused = PMUVIRT_PAUSED_PARKED;
 		} else {
-			sample(c, raw);
+			sample(c, sl, raw);
 			if (collect_overflows(c))
 				mask |= 1u << i;
 			ret = arm(pc, ctx, i);
@@ -680,7 +649,8 @@ int pmuvirt_pmi(struct pmuvirt_pcpu *pc, uint32_t *ovf_mask)
 		if (ret)
 			return fault(pc, ctx, ret);
 		if (past_threshold(sl, raw)) {
-			ret = ops_of(pc)->write(pc, s, armed_value(sl, half_range(sl)));
+			ret = ops_of(pc)->write(pc, s, (sl->threshold - half_range(sl)) &
+							       pmuvirt_width_mask(sl->width));
 			if (ret)
 				return fault(pc, ctx, ret);
 		}
@@ -709,6 +679,32 @@ uint32_t pmuvirt_take_overflows(struct pmuvirt_ctx *ctx, uint32_t *counts)
 		ctx->counter[i].pending = 0;
 	}
 	return mask;
+}
+
+/* Sample every counter of the running context; @discard drops the events since the last sample. */
+static int sample_current(struct pmuvirt_pcpu *pc, bool discard)
+{
+	struct pmuvirt_ctx *ctx = pc->running;
+	unsigned int i;
+	int ret;
+
+	if (!ctx)
+		return 0;
+	for (i = 0; i < ctx->nr_counters; i++) {
+		struct pmuvirt_counter *c = &ctx->counter[i];
+		uint64_t raw;
+
+		ret = ops_of(pc)->read(pc, c->slot, &raw);
+		if (ret)
+			return fault(pc, ctx, ret);
+		if (discard)
+			c->start = raw;
+		else
+			sample(c, slot_of(ctx, i), raw);
+		collect_overflows(c);
+	}
+	publish(ctx);
+	return 0;
 }
 
 int pmuvirt_pause(struct pmuvirt_pcpu *pc)

@@ -66,10 +66,10 @@ struct pmuvirt_arch_ops {
 
 /* Helpers the core offers to backends (src/core/util.c). */
 
-/* Mask of the low @width bits (width 1..64; pmuvirt_validate() refuses others). */
+/* Mask of the low @width bits (width 1..64). */
 static inline uint64_t pmuvirt_width_mask(unsigned int width)
 {
-	return ~(uint64_t)0 >> (64 - width);
+	return width >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << width) - 1);
 }
 
 /* Register accessors that count in pc->stats. */
