@@ -10,7 +10,10 @@
  * mmap(NULL, page size, PROT_READ, MAP_SHARED, fd, 0) maps the calling
  * thread's struct pmuvirt_shared_ctx (read-only).  read(2) on the file
  * returns struct pmuvirt_report records of threads that attached through
- * that file with PMUVIRT_ATTACH_REPORT, when they detach or exit.
+ * that file with PMUVIRT_ATTACH_REPORT (or inherited such a context), when
+ * they detach or exit; it returns 0 (end of file) once no thread reports to
+ * the file any more and every report has been read, and poll(2) then says
+ * POLLHUP.
  */
 #ifndef PMUVIRT_LINUX_H
 #define PMUVIRT_LINUX_H
@@ -28,7 +31,13 @@
 
 /* struct pmuvirt_attach.flags */
 #define PMUVIRT_ATTACH_REPORT	0x1u	/* queue final counts on this file */
-#define PMUVIRT_ATTACH_FLAGS	0x1u
+/*
+ * Every thread or process this thread creates from now on gets its own
+ * context with the same control (counts from zero) and the same flags, so
+ * its descendants inherit too; without it a new task starts uncounted.
+ */
+#define PMUVIRT_ATTACH_INHERIT	0x2u
+#define PMUVIRT_ATTACH_FLAGS	0x3u
 
 /* struct pmuvirt_attach.caps (filled by the module) */
 #define PMUVIRT_UREAD_TSC	0x1u	/* user mode may read the TSC (rdtsc) */

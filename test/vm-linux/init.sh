@@ -26,10 +26,10 @@ dmesg | grep 'pmuvirt:' | sed 's/^/vm: dmesg: /'
 mode=${vmmode:-icount}
 echo "vm: mode $mode"
 if [ "$mode" = icount ]; then
-	tests="probe accuracy fork exec malformed"
+	tests="probe accuracy fork inherit exec malformed"
 	how=
 else
-	tests="probe accuracy migrate fork"
+	tests="probe accuracy migrate fork inherit"
 	how=schedstat
 fi
 for t in $tests; do
@@ -42,10 +42,17 @@ dmesg | grep 'pmuvirt:' | grep -E 'refused|argument size|ABI version|reserved' |
 
 if [ "$mode" = icount ]; then
 echo "vm: pmuvirt-stat:"
-/pmuvirt-stat -e instructions,cycles,tsc -- /vmtest spin 10000000 > /stat.out 2>&1 || fail "pmuvirt-stat"
+# the command's main thread and the three threads it creates, each on its own
+/pmuvirt-stat -e instructions,cycles,tsc -- /vmtest threads 3 5000000 > /stat.out 2>&1 || fail "pmuvirt-stat"
 sed 's/^/vm:   /' /stat.out
 grep -q 'not supported.*instructions' /stat.out || fail "pmuvirt-stat: instructions"
-grep -q 'vmtest-[0-9]* .*[0-9] *tsc' /stat.out || fail "pmuvirt-stat: tsc"
+grep -q 'vmtest-[0-9]* .*[0-9] *tsc' /stat.out || fail "pmuvirt-stat: tsc of the main thread"
+# each spinner ran 10,000,000 instructions (ticks) of its own: within 2%
+awk '/spinner[0-9]-[0-9]+ .* tsc$/ { n++; v = $2; gsub(",", "", v);
+	e = (v - 10000000) / 10000000; if (e < 0) e = -e;
+	printf "vm: pmuvirt-stat: %s tsc %s (error %.3f%%)\n", $1, v, 100 * e;
+	if (e > 0.02) bad++ }
+	END { exit !(n == 3 && !bad) }' /stat.out || fail "pmuvirt-stat: per-thread counts of the command's threads"
 fi
 
 # unload with attached threads: refused while they live, fine after

@@ -4,7 +4,8 @@
  * where one instruction is one TSC tick: a loop of n iterations of
  * "dec; jnz" is 2n ticks of the thread's own time.
  *
- * usage: vmtest probe|accuracy|migrate|fork|exec|malformed|hold|spin N [schedstat]
+ * usage: vmtest probe|accuracy|migrate|fork|inherit|exec|malformed|hold|spin N|
+ *               threads K N [schedstat]
  * With "schedstat" (a guest without -icount) a thread's own work is its
  * run time (CLOCK_THREAD_CPUTIME_ID, what schedstat shows) converted to
  * TSC ticks, within 3%.
@@ -24,6 +25,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -189,6 +191,8 @@ struct worker {
 	uint64_t virt, virt_ioctl, raw, sched_ns;
 	uint32_t below_a, below_b;
 	uint64_t direct_reads;
+	int inherited;		/* use the inherited context instead of attaching */
+	uint32_t tid;
 	int err;
 };
 
@@ -203,9 +207,11 @@ static void *worker_fn(void *arg)
 	int fd;
 
 	pin(w->cpu_a);
+	w->tid = (uint32_t)syscall(SYS_gettid);
 	fd = pmuvirt_user_open(1);
 	tsc_control(&ctl);
-	if (fd < 0 || pmuvirt_user_attach(&u, fd, &ctl, 0, 0)) {
+	if (fd < 0 || (w->inherited ? pmuvirt_user_adopt(&u, fd) :
+				     pmuvirt_user_attach(&u, fd, &ctl, 0, 0))) {
 		w->err = errno;
 		pthread_barrier_wait(&start_barrier);
 		return NULL;
@@ -232,8 +238,12 @@ static void *worker_fn(void *arg)
 	w->raw = t1 - t0;
 	w->sched_ns = s1 - s0;
 	w->direct_reads = u.direct_reads;
-	if (pmuvirt_user_detach(&u, NULL))
+	if (w->inherited) {
+		/* exits attached: its exit report goes to the parent's file */
+		munmap((void *)u.rec, 4096);
+	} else if (pmuvirt_user_detach(&u, NULL)) {
 		w->err = errno;
+	}
 	close(fd);
 	return NULL;
 }
@@ -363,6 +373,157 @@ static void t_fork(void)
 	CHECK(!pmuvirt_user_detach(&u, NULL), "parent detach: %s", strerror(errno));
 	close(fd);
 	CHECK(wait_attached(0) == 0, "contexts left: %d", attached_count());
+}
+
+/* ---- inherit: new threads and processes get contexts of their own ---- */
+
+static void *no_ctx_fn(void *arg)
+{
+	struct pmuvirt_user u;
+	int fd = *(int *)arg;
+
+	/* 0: the thread has no context, as it should */
+	return (void *)(long)(pmuvirt_user_adopt(&u, fd) == 0 || errno != ESRCH);
+}
+
+/* A child process that counts its own work and forks a grandchild. */
+static int inherit_child(int fd, int depth)
+{
+	struct pmuvirt_user u;
+	uint64_t v0, v1;
+	pid_t pid = -1;
+	int status = 0;
+
+	if (pmuvirt_user_adopt(&u, fd) || pmuvirt_user_read(&u, &v0))
+		return 40;
+	/* from zero, not from the parent's count: at most its own run time */
+	if (v0 > (by_schedstat ? 1.1 * (double)schedstat_ns() * tsc_per_ns + 1e6 : LOOPS / 10))
+		return 41;
+	if (depth < 2) {
+		pid = fork();
+		if (!pid)
+			_exit(inherit_child(fd, depth + 1));
+		waitpid(pid, &status, 0);
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			return 42;
+		if (pmuvirt_user_read(&u, &v0))
+			return 43;
+	}
+	spin(LOOPS / 2);
+	if (pmuvirt_user_read(&u, &v1))
+		return 44;
+	/* the grandchild's work is not in the child's count */
+	if (!by_schedstat && rel_err((double)(v1 - v0), (double)LOOPS) > MAX_ERR)
+		return 45;
+	return 0;		/* exits attached: reports to the parent's file */
+}
+
+static void t_inherit(void)
+{
+	struct pmuvirt_report reps[16];
+	struct worker w[NR_THREADS];
+	struct pmuvirt_control ctl;
+	struct pmuvirt_user u;
+	unsigned int nrep = 0, j;
+	pthread_t th;
+	void *ret;
+	pid_t pid;
+	int fd = pmuvirt_user_open(0), status, i, seen_child = 0;
+	ssize_t got = -1;
+
+	tsc_control(&ctl);
+	/* without the flag a new thread has no context */
+	CHECK(fd >= 0 && !pmuvirt_user_attach(&u, fd, &ctl, 0, 0), "attach: %s", strerror(errno));
+	pthread_create(&th, NULL, no_ctx_fn, &fd);
+	pthread_join(th, &ret);
+	CHECK(!ret, "a thread of a non-inheriting thread has a context");
+	CHECK(!pmuvirt_user_detach(&u, NULL), "detach: %s", strerror(errno));
+
+	CHECK(!pmuvirt_user_attach(&u, fd, &ctl, PMUVIRT_ATTACH_REPORT | PMUVIRT_ATTACH_INHERIT, 0),
+	      "attach with inherit: %s", strerror(errno));
+	memset(w, 0, sizeof(w));
+	pthread_barrier_init(&start_barrier, NULL, NR_THREADS);
+	for (i = 0; i < NR_THREADS; i++) {
+		w[i].cpu_a = w[i].cpu_b = 0;
+		w[i].loops = LOOPS / 2;
+		w[i].inherited = 1;
+		pthread_create(&w[i].th, NULL, worker_fn, &w[i]);
+	}
+	for (i = 0; i < NR_THREADS; i++)
+		pthread_join(w[i].th, NULL);
+	for (i = 0; i < NR_THREADS; i++)
+		report("inherit", i, &w[i], NR_THREADS);
+
+	pid = fork();
+	if (!pid)
+		_exit(inherit_child(fd, 1));
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %#x", status);
+	CHECK(!pmuvirt_user_detach(&u, NULL), "detach: %s", strerror(errno));
+
+	/* reports: three threads, child, grandchild, the parent's detach; then EOF */
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+		if (poll(&pfd, 1, 5000) != 1 || nrep == 16)
+			break;
+		got = read(fd, &reps[nrep], sizeof(reps[0]));
+		if (got != (ssize_t)sizeof(reps[0]))
+			break;
+		nrep++;
+	}
+	CHECK(got == 0, "no end of file after %u reports (read gave %zd)", nrep, got);
+	CHECK(nrep == NR_THREADS + 3, "%u reports, want %d", nrep, NR_THREADS + 3);
+	for (j = 0; j < nrep; j++) {
+		const struct pmuvirt_report *r = &reps[j];
+		int known = r->tid == (uint32_t)getpid() && r->how == PMUVIRT_REPORT_DETACH;
+
+		for (i = 0; i < NR_THREADS; i++)
+			if (r->tid == w[i].tid) {
+				known = r->how == PMUVIRT_REPORT_EXIT && r->value[0] >= w[i].virt;
+				CHECK(by_schedstat ||
+				      rel_err((double)r->value[0], (double)LOOPS) < MAX_ERR,
+				      "thread %u reported %llu", r->tid,
+				      (unsigned long long)r->value[0]);
+			}
+		if (r->pid != (uint32_t)getpid()) {
+			/* the child and the grandchild: both did LOOPS of own work */
+			known = r->how == PMUVIRT_REPORT_EXIT;
+			seen_child += r->tid == (uint32_t)pid;
+			CHECK(by_schedstat || rel_err((double)r->value[0], (double)LOOPS) < MAX_ERR,
+			      "process %u reported %llu", r->pid, (unsigned long long)r->value[0]);
+		}
+		printf("vm: inherit: report tid %u pid %u how %u: virtual TSC %llu\n", r->tid,
+		       r->pid, r->how, (unsigned long long)r->value[0]);
+		CHECK(known, "unexpected report tid %u how %u", r->tid, r->how);
+	}
+	CHECK(seen_child == 1, "no report of the child process");
+	close(fd);
+	CHECK(wait_attached(0) == 0, "contexts left: %d", attached_count());
+}
+
+/* ---- threads K N: K threads of N iterations each (for pmuvirt-stat) ---- */
+
+static void *spin_thread_fn(void *arg)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "spinner%ld", (long)arg);
+	prctl(PR_SET_NAME, name);
+	spin(strtoull(getenv("VMTEST_LOOPS"), NULL, 0));
+	return NULL;
+}
+
+static void t_threads(int k, const char *loops)
+{
+	pthread_t th[16];
+	int i;
+
+	setenv("VMTEST_LOOPS", loops, 1);
+	for (i = 0; i < k && i < 16; i++)
+		pthread_create(&th[i], NULL, spin_thread_fn, (void *)(long)i);
+	for (i = 0; i < k && i < 16; i++)
+		pthread_join(th[i], NULL);
 }
 
 /* ---- exec: the context stays with the thread across exec ---- */
@@ -535,7 +696,7 @@ int main(int argc, char **argv)
 
 	self = argv[0];
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc > 2 && !strcmp(argv[2], "schedstat")) {
+	if (argc > 2 && !strcmp(argv[argc - 1], "schedstat")) {
 		by_schedstat = 1;
 		calibrate();
 	}
@@ -547,6 +708,10 @@ int main(int argc, char **argv)
 		t_migrate();
 	else if (!strcmp(what, "fork"))
 		t_fork();
+	else if (!strcmp(what, "inherit"))
+		t_inherit();
+	else if (!strcmp(what, "threads") && argc > 3)
+		t_threads(atoi(argv[2]), argv[3]);
 	else if (!strcmp(what, "exec"))
 		t_exec();
 	else if (!strcmp(what, "exec-child"))
@@ -558,10 +723,10 @@ int main(int argc, char **argv)
 	else if (!strcmp(what, "spin") && argc > 2)
 		spin(strtoull(argv[2], NULL, 0));
 	else {
-		fprintf(stderr, "usage: vmtest probe|accuracy|migrate|fork|exec|malformed|hold|spin N\n");
+		fprintf(stderr, "usage: vmtest probe|accuracy|migrate|fork|inherit|exec|malformed|hold|spin N|threads K N\n");
 		return 2;
 	}
-	if (!strcmp(what, "spin"))
+	if (!strcmp(what, "spin") || !strcmp(what, "threads"))
 		return 0;
 	printf("vm: %s %s\n", what, failed ? "FAIL" : "ok");
 	return failed;

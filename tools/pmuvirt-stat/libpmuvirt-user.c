@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <pmuvirt/user.h>
 #include "libpmuvirt-user.h"
 
@@ -53,6 +54,29 @@ int pmuvirt_user_attach(struct pmuvirt_user *u, int fd, const struct pmuvirt_con
 	p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, fd, 0);
 	if (p != MAP_FAILED)
 		u->rec = p;	/* without it every read takes the ioctl */
+	return 0;
+}
+
+int pmuvirt_user_adopt(struct pmuvirt_user *u, int fd)
+{
+	struct pmuvirt_counts c;
+	int tsc = PR_TSC_ENABLE;
+	void *p;
+
+	memset(u, 0, sizeof(*u));
+	u->fd = fd;
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.version = PMUVIRT_LINUX_VERSION;
+	if (ioctl(fd, PMUVIRT_IOC_READ, &c))
+		return -1;
+	u->nr_counters = c.nr_counters;
+	/* the attach's caps are not known here: rdpmc reads take the ioctl */
+	if (prctl(PR_GET_TSC, &tsc, 0, 0, 0) || tsc == PR_TSC_ENABLE)
+		u->caps = PMUVIRT_UREAD_TSC;
+	p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, fd, 0);
+	if (p != MAP_FAILED)
+		u->rec = p;
 	return 0;
 }
 

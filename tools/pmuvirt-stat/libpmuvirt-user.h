@@ -52,6 +52,20 @@ int pmuvirt_user_attach(struct pmuvirt_user *u, int fd, const struct pmuvirt_con
 			uint32_t flags, uint32_t signo);
 
 /**
+ * pmuvirt_user_adopt() - use the context the calling thread inherited
+ * @u:		receives the attachment.
+ * @fd:		from pmuvirt_user_open().
+ *
+ * For a thread or process created by a thread attached with
+ * PMUVIRT_ATTACH_INHERIT: maps its own record.  The TSC is read directly
+ * (unless prctl(PR_SET_TSC) forbids it); hardware counters through the
+ * read ioctl, since the attach's PMUVIRT_UREAD_PMC is not known here.
+ *
+ * Return: 0, or -1 with errno (ESRCH: the thread has no context).
+ */
+int pmuvirt_user_adopt(struct pmuvirt_user *u, int fd);
+
+/**
  * pmuvirt_user_read() - the calling thread's current logical values
  * @u:		its attachment.
  * @vals:	receives u->nr_counters values.

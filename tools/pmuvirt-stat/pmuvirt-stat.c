@@ -3,13 +3,16 @@
  * pmuvirt-stat: run a command and print its virtual counts per thread,
  * like "perf stat --per-thread", from pmuvirt.ko.
  *
- * The command's main thread is attached before exec; threads it creates
- * start without counters (pmuvirt.ko does not inherit contexts).
+ * The command's main thread is attached before exec with inheritance, so
+ * every thread and process the command creates is counted on its own.
+ * pmuvirt.ko reports each one when it exits; the file reads end of file
+ * once the last of them has reported.
  */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
@@ -49,6 +52,15 @@ static uint32_t probe_supported(int fd, const struct pmuvirt_control *ctl)
 	return ok;
 }
 
+static int by_pid_tid(const void *a, const void *b)
+{
+	const struct pmuvirt_report *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
 static void print_count(uint64_t v)
 {
 	char digits[32], out[48];
@@ -70,8 +82,9 @@ int main(int argc, char **argv)
 	char evname[PMUVIRT_MAX_COUNTERS][64];
 	struct pmuvirt_control ctl, use;
 	uint32_t supported;
-	unsigned int i, k, nreports = 0;
-	int fd, opt, status;
+	struct pmuvirt_report *reps = NULL;
+	unsigned int i, k, r, nreports = 0, cap = 0;
+	int fd, opt, status, complete = 0;
 	pid_t child;
 
 	while ((opt = getopt(argc, argv, "+e:h")) != -1) {
@@ -116,7 +129,8 @@ int main(int argc, char **argv)
 	if (!child) {
 		struct pmuvirt_user u;
 
-		if (pmuvirt_user_attach(&u, fd, &use, PMUVIRT_ATTACH_REPORT, 0)) {
+		if (pmuvirt_user_attach(&u, fd, &use,
+					PMUVIRT_ATTACH_REPORT | PMUVIRT_ATTACH_INHERIT, 0)) {
 			perror("pmuvirt-stat: attach");
 			_exit(127);
 		}
@@ -130,34 +144,62 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	/*
+	 * A thread's report is queued just after its last switch; threads
+	 * the command left running (daemons) report when they end, so wait
+	 * for them only a while.
+	 */
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t got;
+
+		if (poll(&pfd, 1, 5000) <= 0)
+			break;
+		if (nreports == cap) {
+			cap = cap ? 2 * cap : 64;
+			reps = realloc(reps, cap * sizeof(*reps));
+			if (!reps) {
+				perror("pmuvirt-stat");
+				return 1;
+			}
+		}
+		got = read(fd, &reps[nreports], sizeof(*reps));
+		if (got == 0) {
+			complete = 1;
+			break;
+		}
+		if (got != (ssize_t)sizeof(*reps))
+			break;
+		nreports++;
+	}
+	if (nreports)
+		qsort(reps, nreports, sizeof(*reps), by_pid_tid);
+
 	printf("\n Performance counter stats for '");
 	for (i = optind; i < (unsigned int)argc; i++)
 		printf("%s%s", i > (unsigned int)optind ? " " : "", argv[i]);
 	printf("' (per thread):\n\n");
-	/* a report is queued just after the thread's last switch */
-	for (;;) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		struct pmuvirt_report rep;
+	for (r = 0; r < nreports; r++) {
+		const struct pmuvirt_report *rep = &reps[r];
 		char who[40];
 
-		if (poll(&pfd, 1, nreports ? 100 : 3000) <= 0)
-			break;
-		if (read(fd, &rep, sizeof(rep)) != (ssize_t)sizeof(rep))
-			break;
-		nreports++;
-		snprintf(who, sizeof(who), "%.16s-%u", rep.comm, rep.tid);
+		snprintf(who, sizeof(who), "%.16s-%u", rep->comm, rep->tid);
 		for (i = 0, k = 0; i < ctl.nr_counters; i++) {
 			printf("%24s ", who);
 			if (supported & (1u << i))
-				print_count(rep.value[k++]);
+				print_count(rep->value[k++]);
 			else
 				printf("%20s", "<not supported>");
-			printf("      %s\n", evname[i]);
+			printf("      %s%s\n", evname[i],
+			       rep->flags & PMUVIRT_COUNTS_FAULTED ? " (faulted)" : "");
 		}
 	}
+	if (nreports && !complete)
+		fprintf(stderr, "pmuvirt-stat: threads of the command still run; their counts are not shown\n");
 	if (!nreports)
 		fprintf(stderr, "pmuvirt-stat: no report from the kernel\n");
 	printf("\n");
+	free(reps);
 	close(fd);
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);

@@ -12,6 +12,11 @@
  * context; a context dies with its thread (detected at the thread's last
  * switch-out) or on detach.  Each context holds a module reference, so the
  * module cannot be unloaded while any thread is attached.
+ *
+ * Inheritance: a probe on the sched_process_fork tracepoint gives a new task
+ * of an inheriting thread its own context before the task first runs (the
+ * tracepoint fires before wake_up_new_task(), so nothing else walks the new
+ * task's notifier list yet).
  */
 #define pr_fmt(fmt) "pmuvirt: " fmt
 
@@ -34,6 +39,7 @@
 #include <linux/poll.h>
 #include <linux/wait.h>
 #include <linux/kref.h>
+#include <linux/tracepoint.h>
 
 #define PMUVIRT_MAX_REPORTS	4096
 
@@ -41,6 +47,8 @@ atomic64_t pmuvirt_linux_stamp = ATOMIC64_INIT(0);
 DEFINE_PER_CPU(struct pmuvirt_lx_cpu, pmuvirt_lx_cpu);
 
 static atomic_t nr_attached = ATOMIC_INIT(0);
+static atomic_t nr_inherit_failed = ATOMIC_INIT(0);
+static struct tracepoint *fork_tp;
 
 /* Reports of one open file. */
 struct pmuvirt_file {
@@ -49,6 +57,7 @@ struct pmuvirt_file {
 	struct list_head reports;
 	unsigned int nr_reports;
 	unsigned long dropped;
+	atomic_t live;
 	wait_queue_head_t wait;
 };
 
@@ -69,8 +78,11 @@ struct pmuvirt_report_node {
  * @pid:	thread-group id for the report.
  * @signo:	overflow signal.
  * @sig_armed:	an overflow signal may be sent (until the next resume).
+ * @flags:	PMUVIRT_ATTACH_* it was attached with (children get the same).
  * @final:	values when the thread exited.
  * @final_flags: PMUVIRT_COUNTS_* for @final.
+ * @ctl:	its control, kept for new tasks when @flags has
+ *		PMUVIRT_ATTACH_INHERIT.
  */
 struct pmuvirt_thread {
 	struct preempt_notifier pn;
@@ -82,8 +94,10 @@ struct pmuvirt_thread {
 	u32 tid, pid;
 	int signo;
 	bool sig_armed;
+	u32 flags;
 	u64 final[PMUVIRT_MAX_COUNTERS];
 	u32 final_flags;
+	struct pmuvirt_control ctl;
 };
 
 static LLIST_HEAD(dead_threads);
@@ -281,8 +295,12 @@ static void free_thread(struct pmuvirt_thread *thr)
 	pmuvirt_ctx_release(thr->ctx);
 	kfree(thr->ctx);
 	put_page(thr->page);	/* a mapping keeps its own reference */
-	if (thr->file)
+	if (thr->file) {
+		/* after its report is queued: a reader at EOF has every report */
+		if (atomic_dec_and_test(&thr->file->live))
+			wake_up_interruptible(&thr->file->wait);
 		kref_put(&thr->file->ref, pmuvirt_file_release);
+	}
 	put_task_struct(thr->task);
 	kfree(thr);
 	atomic_dec(&nr_attached);
@@ -298,6 +316,94 @@ static void dead_work_fn(struct work_struct *work)
 		queue_report(thr, thr->final, thr->final_flags, PMUVIRT_REPORT_EXIT);
 		free_thread(thr);
 	}
+}
+
+/* Undo thread_alloc(): the context never ran. */
+static void thread_free_unbound(struct pmuvirt_thread *thr)
+{
+	if (thr->page)
+		__free_page(thr->page);
+	kfree(thr->ctx);
+	kfree(thr);
+}
+
+/* A thread with a new context for @ctl (counts from 0), bound to no task yet. */
+static struct pmuvirt_thread *thread_alloc(const struct pmuvirt_control *ctl, gfp_t gfp,
+					   struct pmuvirt_error *err)
+{
+	struct pmuvirt_thread *thr;
+	size_t size;
+	int ret = -ENOMEM;
+
+	thr = kzalloc(sizeof(*thr), gfp);
+	if (!thr)
+		return ERR_PTR(-ENOMEM);
+	size = pmuvirt_ctx_size(ctl->nr_counters ? ctl->nr_counters : 1);
+	thr->ctx = kzalloc(size, gfp);
+	thr->page = alloc_page(gfp | __GFP_ZERO);
+	if (!thr->ctx || !thr->page)
+		goto fail;
+	ret = pmuvirt_ctx_init(thr->ctx, size, &pmuvirt_lx_pmu);
+	if (!ret)
+		ret = pmuvirt_set_control(NULL, thr->ctx, ctl, err);
+	if (ret)
+		goto fail;
+	pmuvirt_ctx_attach_shared(thr->ctx, page_address(thr->page));
+	return thr;
+fail:
+	thread_free_unbound(thr);
+	return ERR_PTR(ret);
+}
+
+/* Bind @thr to @task; the caller then puts thr->pn on the task's list. */
+static void thread_bind(struct pmuvirt_thread *thr, struct task_struct *task, u32 flags,
+			int signo, struct pmuvirt_file *pf, const struct pmuvirt_control *ctl)
+{
+	thr->task = get_task_struct(task);
+	thr->tid = task_pid_vnr(task);
+	thr->pid = task_tgid_vnr(task);
+	thr->signo = signo;
+	thr->sig_armed = true;
+	thr->flags = flags;
+	if (flags & PMUVIRT_ATTACH_INHERIT)
+		thr->ctl = *ctl;
+	if (pf && (flags & PMUVIRT_ATTACH_REPORT)) {
+		kref_get(&pf->ref);
+		atomic_inc(&pf->live);
+		thr->file = pf;
+	}
+	__module_get(THIS_MODULE);
+	atomic_inc(&nr_attached);
+	preempt_notifier_init(&thr->pn, &pmuvirt_pn_ops);
+}
+
+/*
+ * sched_process_fork: @parent is current and @child has not run yet.
+ * Preemption is off here, so the allocations must not sleep; when they
+ * fail the child starts without counters and the failure is counted.
+ */
+static void pmuvirt_fork_probe(void *data, struct task_struct *parent,
+			       struct task_struct *child)
+{
+	struct pmuvirt_error err = { -1, NULL };
+	struct pmuvirt_thread *pthr, *thr;
+
+	if (parent != current || (parent->flags & PF_EXITING))
+		return;
+	pthr = current_thread();
+	if (!pthr || !(pthr->flags & PMUVIRT_ATTACH_INHERIT))
+		return;
+	thr = thread_alloc(&pthr->ctl, GFP_NOWAIT | __GFP_NOWARN, &err);
+	if (IS_ERR(thr)) {
+		atomic_inc(&nr_inherit_failed);
+		pr_warn_ratelimited("%s[%d]: new task %d starts without counters: %s\n",
+				    current->comm, task_pid_nr(current), task_pid_nr(child),
+				    pmuvirt_strerror(PTR_ERR(thr)));
+		return;
+	}
+	thread_bind(thr, child, pthr->flags, pthr->signo, pthr->file, &pthr->ctl);
+	/* what preempt_notifier_register() does for current; @child is not running */
+	hlist_add_head(&thr->pn.link, &child->preempt_notifiers);
 }
 
 /* Copy in a versioned argument struct whose first words are size, version. */
@@ -330,7 +436,6 @@ static int ioc_attach(struct pmuvirt_file *pf, unsigned long uarg)
 	struct pmuvirt_lx_cpu *lc;
 	u8 slots[PMUVIRT_MAX_COUNTERS];
 	unsigned long flags;
-	size_t size;
 	int ret;
 
 	a = kzalloc(sizeof(*a), GFP_KERNEL);
@@ -370,43 +475,27 @@ static int ioc_attach(struct pmuvirt_file *pf, unsigned long uarg)
 		ret = -EBUSY;
 		goto out;
 	}
+	if ((a->flags & PMUVIRT_ATTACH_INHERIT) && !fork_tp) {
+		pr_notice_ratelimited("%s[%d]: attach: inheritance needs the sched_process_fork tracepoint, which this kernel lacks\n",
+				      current->comm, task_pid_nr(current));
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
 	a->caps = pmuvirt_lx_uread_caps(slots, a->control.nr_counters);
 
-	ret = -ENOMEM;
-	thr = kzalloc(sizeof(*thr), GFP_KERNEL);
-	if (!thr)
-		goto out;
-	size = pmuvirt_ctx_size(a->control.nr_counters ? a->control.nr_counters : 1);
-	thr->ctx = kzalloc(size, GFP_KERNEL);
-	thr->page = alloc_page(GFP_KERNEL | __GFP_ZERO);
-	if (!thr->ctx || !thr->page)
-		goto out_free;
-	ret = pmuvirt_ctx_init(thr->ctx, size, &pmuvirt_lx_pmu);
-	if (!ret)
-		ret = pmuvirt_set_control(NULL, thr->ctx, &a->control, &err);
-	if (ret) {
+	thr = thread_alloc(&a->control, GFP_KERNEL, &err);
+	if (IS_ERR(thr)) {
+		ret = PTR_ERR(thr);
 		pr_notice_ratelimited("%s[%d]: set control: %s\n", current->comm,
 				      task_pid_nr(current), err.reason ? err.reason : pmuvirt_strerror(ret));
-		goto out_free;
+		goto out;
 	}
-	pmuvirt_ctx_attach_shared(thr->ctx, page_address(thr->page));
 	if (copy_to_user((void __user *)uarg, a, sizeof(*a))) {
+		thread_free_unbound(thr);
 		ret = -EFAULT;
-		goto out_free;
+		goto out;
 	}
-
-	thr->task = get_task_struct(current);
-	thr->tid = task_pid_vnr(current);
-	thr->pid = task_tgid_vnr(current);
-	thr->signo = a->signo ? a->signo : SIGIO;
-	thr->sig_armed = true;
-	if (a->flags & PMUVIRT_ATTACH_REPORT) {
-		kref_get(&pf->ref);
-		thr->file = pf;
-	}
-	__module_get(THIS_MODULE);
-	atomic_inc(&nr_attached);
-	preempt_notifier_init(&thr->pn, &pmuvirt_pn_ops);
+	thread_bind(thr, current, a->flags, a->signo ? a->signo : SIGIO, pf, &a->control);
 
 	preempt_disable();
 	preempt_notifier_register(&thr->pn);
@@ -416,13 +505,6 @@ static int ioc_attach(struct pmuvirt_file *pf, unsigned long uarg)
 	local_irq_restore(flags);
 	preempt_enable();
 	ret = 0;
-	goto out;
-
-out_free:
-	if (thr->page)
-		__free_page(thr->page);
-	kfree(thr->ctx);
-	kfree(thr);
 out:
 	kfree(a);
 	return ret;
@@ -521,6 +603,10 @@ static ssize_t pmuvirt_read_reports(struct file *file, char __user *buf, size_t 
 	if (len < sizeof(n->rep))
 		return -EINVAL;
 	while (done + sizeof(n->rep) <= len) {
+		/* sampled before the list: a report is queued before live drops */
+		int live = atomic_read(&pf->live);
+
+		smp_rmb();
 		spin_lock(&pf->lock);
 		n = list_first_entry_or_null(&pf->reports, struct pmuvirt_report_node, link);
 		if (n) {
@@ -529,9 +615,14 @@ static ssize_t pmuvirt_read_reports(struct file *file, char __user *buf, size_t 
 		}
 		spin_unlock(&pf->lock);
 		if (!n) {
-			if (done || (file->f_flags & O_NONBLOCK))
+			if (done)
 				break;
-			ret = wait_event_interruptible(pf->wait, READ_ONCE(pf->nr_reports));
+			if (!live)
+				return 0;	/* no thread reports here any more */
+			if (file->f_flags & O_NONBLOCK)
+				break;
+			ret = wait_event_interruptible(pf->wait, READ_ONCE(pf->nr_reports) ||
+						       !atomic_read(&pf->live));
 			if (ret)
 				return ret;
 			continue;
@@ -550,8 +641,14 @@ static __poll_t pmuvirt_poll(struct file *file, poll_table *wait)
 {
 	struct pmuvirt_file *pf = file->private_data;
 
+	int live;
+
 	poll_wait(file, &pf->wait, wait);
-	return READ_ONCE(pf->nr_reports) ? EPOLLIN | EPOLLRDNORM : 0;
+	live = atomic_read(&pf->live);
+	smp_rmb();
+	if (READ_ONCE(pf->nr_reports))
+		return EPOLLIN | EPOLLRDNORM;
+	return live ? 0 : EPOLLHUP;
 }
 
 static int pmuvirt_open(struct inode *inode, struct file *file)
@@ -607,6 +704,23 @@ static const struct kernel_param_ops attached_ops = {
 module_param_cb(attached, &attached_ops, NULL, 0444);
 MODULE_PARM_DESC(attached, "number of threads with a context (read-only)");
 
+static int inherit_failed_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&nr_inherit_failed));
+}
+
+static const struct kernel_param_ops inherit_failed_ops = {
+	.get = inherit_failed_get,
+};
+module_param_cb(inherit_failed, &inherit_failed_ops, NULL, 0444);
+MODULE_PARM_DESC(inherit_failed, "new tasks of inheriting threads left without counters (read-only)");
+
+static void find_fork_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_process_fork"))
+		*(struct tracepoint **)priv = tp;
+}
+
 static int __init pmuvirt_init(void)
 {
 	unsigned int cpu;
@@ -624,8 +738,16 @@ static int __init pmuvirt_init(void)
 		init_irq_work(&lc->sig_work, sig_work_fn);
 	}
 	preempt_notifier_inc();
+	for_each_kernel_tracepoint(find_fork_tp, &fork_tp);
+	if (fork_tp && tracepoint_probe_register(fork_tp, pmuvirt_fork_probe, NULL)) {
+		pr_notice("no fork hook: PMUVIRT_ATTACH_INHERIT is refused\n");
+		fork_tp = NULL;
+	}
 	ret = misc_register(&pmuvirt_dev);
 	if (ret) {
+		if (fork_tp)
+			tracepoint_probe_unregister(fork_tp, pmuvirt_fork_probe, NULL);
+		tracepoint_synchronize_unregister();
 		preempt_notifier_dec();
 		goto fail;
 	}
@@ -641,6 +763,9 @@ static void __exit pmuvirt_exit(void)
 	unsigned int cpu;
 
 	misc_deregister(&pmuvirt_dev);
+	if (fork_tp)
+		tracepoint_probe_unregister(fork_tp, pmuvirt_fork_probe, NULL);
+	tracepoint_synchronize_unregister();
 	/* no thread holds a context (each holds a module reference) */
 	irq_work_sync(&dead_irq_work);
 	flush_work(&dead_work);
