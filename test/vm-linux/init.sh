@@ -55,6 +55,24 @@ awk '/spinner[0-9]-[0-9]+ .* tsc$/ { n++; v = $2; gsub(",", "", v);
 	END { exit !(n == 3 && !bad) }' /stat.out || fail "pmuvirt-stat: per-thread counts of the command's threads"
 fi
 
+# the emulated PMU (a test instrument: counters that count TSC ticks, PMIs
+# from a timer): PMC counting, i-mode overflow signals and RESUME for real
+if [ "$mode" = icount ]; then
+	rmmod pmuvirt || fail "rmmod before emulate_pmu=1"
+	insmod /pmuvirt.ko emulate_pmu=1 || fail "insmod emulate_pmu=1"
+	dmesg | grep 'pmuvirt: emulate_pmu' | tail -1 | sed 's/^/vm: dmesg: /'
+	/vmtest imode || fail "vmtest imode"
+	echo "vm: emulated PMIs: $(cat /sys/module/pmuvirt/parameters/emulated_pmis)"
+	[ "$(attached)" = 0 ] || fail "contexts left after imode: $(attached)"
+	/pmuvirt-stat -e instructions,cycles,tsc -- /vmtest threads 2 5000000 > /stat.out 2>&1 || fail "pmuvirt-stat (emulated PMU)"
+	sed 's/^/vm:   /' /stat.out
+	awk '/spinner[0-9]-[0-9]+ .* instructions$/ { n++; v = $2; gsub(",", "", v);
+		e = (v - 10000000) / 10000000; if (e < 0) e = -e; if (e > 0.02) bad++ }
+		END { exit !(n == 2 && !bad) }' /stat.out || fail "pmuvirt-stat: instructions of the threads (emulated PMU)"
+	rmmod pmuvirt || fail "rmmod after emulate_pmu=1"
+	insmod /pmuvirt.ko || fail "insmod after emulate_pmu=1"
+fi
+
 # unload with attached threads: refused while they live, fine after
 /vmtest hold &
 holder=$!

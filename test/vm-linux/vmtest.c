@@ -4,7 +4,7 @@
  * where one instruction is one TSC tick: a loop of n iterations of
  * "dec; jnz" is 2n ticks of the thread's own time.
  *
- * usage: vmtest probe|accuracy|migrate|fork|inherit|exec|malformed|hold|spin N|
+ * usage: vmtest probe|accuracy|migrate|fork|inherit|imode|exec|malformed|hold|spin N|
  *               threads K N [schedstat]
  * With "schedstat" (a guest without -icount) a thread's own work is its
  * run time (CLOCK_THREAD_CPUTIME_ID, what schedstat shows) converted to
@@ -526,6 +526,147 @@ static void t_threads(int k, const char *loops)
 		pthread_join(th[i], NULL);
 }
 
+/* ---- imode (emulated PMU): overflow signals go to the right thread, exactly ---- */
+
+#define IMODE_PERIOD	2000000ull
+
+struct imode_worker {
+	pthread_t th;
+	uint32_t tid;
+	uint64_t final[3], read_before[3], read_after[3], raw;
+	uint64_t notified;	/* notifications taken by RESUME */
+	unsigned int signals, bad_signals;
+	int err;
+};
+
+static __thread int imode_fd = -1;
+static __thread struct imode_worker *imode_self;
+
+static int imode_resume(int fd, uint64_t *counts, uint32_t *mask)
+{
+	struct pmuvirt_counts c;
+
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.version = PMUVIRT_LINUX_VERSION;
+	if (ioctl(fd, PMUVIRT_IOC_RESUME, &c))
+		return -1;
+	memcpy(counts, c.value, sizeof(uint64_t) * 3);
+	*mask = c.ovf_mask;
+	return 0;
+}
+
+/* Thread-directed: runs in the thread whose counter overflowed. */
+static void imode_signal(int sig, siginfo_t *si, void *uc)
+{
+	struct imode_worker *w = imode_self;
+	uint64_t counts[3];
+	uint32_t mask;
+
+	(void)sig;
+	(void)uc;
+	if (!w)
+		return;
+	w->signals++;
+	if (si->si_code != POLL_IN || si->si_band != 0x2 ||
+	    imode_resume(imode_fd, counts, &mask) || mask != 0x2 || counts[0] || counts[2])
+		w->bad_signals++;
+	else
+		w->notified += counts[1];
+}
+
+static void *imode_fn(void *arg)
+{
+	struct imode_worker *w = arg;
+	struct pmuvirt_control ctl;
+	struct pmuvirt_user u;
+	uint64_t counts[3], t0;
+	uint32_t mask;
+
+	pin(0);
+	w->tid = (uint32_t)syscall(SYS_gettid);
+	imode_self = w;
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.version = PMUVIRT_ABI_VERSION;
+	ctl.nr_counters = 3;
+	ctl.counter[0].event = PMUVIRT_EV_INSTRUCTIONS;
+	ctl.counter[0].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
+	ctl.counter[1].event = PMUVIRT_EV_CYCLES;
+	ctl.counter[1].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
+	ctl.counter[1].period = IMODE_PERIOD;
+	ctl.counter[2].event = PMUVIRT_EV_TSC;
+	imode_fd = pmuvirt_user_open(1);
+	if (imode_fd < 0 || pmuvirt_user_attach(&u, imode_fd, &ctl, 0, SIGUSR1)) {
+		w->err = errno;
+		pthread_barrier_wait(&start_barrier);
+		return NULL;
+	}
+	pthread_barrier_wait(&start_barrier);
+	t0 = rd_tsc();
+	spin(LOOPS);
+	w->raw = rd_tsc() - t0;
+	/* what the counters say, then every notification up to at least that */
+	if (pmuvirt_user_read(&u, w->read_before) || imode_resume(imode_fd, counts, &mask) ||
+	    pmuvirt_user_read(&u, w->read_after))
+		w->err = errno;
+	else
+		w->notified += counts[1];
+	imode_self = NULL;
+	if (pmuvirt_user_detach(&u, w->final))
+		w->err = errno;
+	close(imode_fd);
+	return NULL;
+}
+
+static void t_imode(void)
+{
+	struct imode_worker w[NR_THREADS];
+	struct sigaction sa;
+	uint64_t total = 0;
+	int i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = imode_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigaction(SIGUSR1, &sa, NULL);
+	memset(w, 0, sizeof(w));
+	pthread_barrier_init(&start_barrier, NULL, NR_THREADS);
+	for (i = 0; i < NR_THREADS; i++)
+		pthread_create(&w[i].th, NULL, imode_fn, &w[i]);
+	for (i = 0; i < NR_THREADS; i++)
+		pthread_join(w[i].th, NULL);
+	for (i = 0; i < NR_THREADS; i++) {
+		uint64_t want = w[i].read_before[1] / IMODE_PERIOD;
+		uint64_t most = w[i].read_after[1] / IMODE_PERIOD;
+
+		total += w[i].notified;
+		printf("vm: imode thread %d: instructions %llu (error %.3f%%), i-mode cycles %llu, %llu notifications (floor(count/period) %llu), %u signals, raw TSC %.2fx\n",
+		       i, (unsigned long long)w[i].final[0],
+		       100.0 * rel_err((double)w[i].final[0], 2.0 * LOOPS),
+		       (unsigned long long)w[i].read_before[1], (unsigned long long)w[i].notified,
+		       (unsigned long long)want, w[i].signals,
+		       (double)w[i].raw / (double)w[i].final[2]);
+		CHECK(!w[i].err, "thread %d: %s", i, strerror(w[i].err));
+		CHECK(rel_err((double)w[i].final[0], 2.0 * LOOPS) < MAX_ERR,
+		      "thread %d: a-mode count off", i);
+		CHECK(rel_err((double)w[i].final[1], 2.0 * LOOPS) < MAX_ERR,
+		      "thread %d: i-mode count off", i);
+		/*
+		 * Each boundary once: all those the count passed before the last
+		 * take, less one whose PMI may still be on its way.
+		 */
+		CHECK(w[i].notified + 1 >= want && w[i].notified <= most,
+		      "thread %d: %llu notifications for %llu events", i,
+		      (unsigned long long)w[i].notified, (unsigned long long)w[i].read_before[1]);
+		CHECK(w[i].signals >= 1 && !w[i].bad_signals, "thread %d: %u signals, %u wrong", i,
+		      w[i].signals, w[i].bad_signals);
+		CHECK(w[i].raw > 2 * w[i].final[2], "thread %d: threads did not preempt each other",
+		      i);
+	}
+	printf("vm: imode: %llu notifications in all\n", (unsigned long long)total);
+	CHECK(wait_attached(0) == 0, "contexts left: %d", attached_count());
+}
+
 /* ---- exec: the context stays with the thread across exec ---- */
 
 static void t_exec(void)
@@ -710,6 +851,8 @@ int main(int argc, char **argv)
 		t_fork();
 	else if (!strcmp(what, "inherit"))
 		t_inherit();
+	else if (!strcmp(what, "imode"))
+		t_imode();
 	else if (!strcmp(what, "threads") && argc > 3)
 		t_threads(atoi(argv[2]), argv[3]);
 	else if (!strcmp(what, "exec"))
@@ -723,7 +866,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(what, "spin") && argc > 2)
 		spin(strtoull(argv[2], NULL, 0));
 	else {
-		fprintf(stderr, "usage: vmtest probe|accuracy|migrate|fork|inherit|exec|malformed|hold|spin N|threads K N\n");
+		fprintf(stderr, "usage: vmtest probe|accuracy|migrate|fork|inherit|imode|exec|malformed|hold|spin N|threads K N\n");
 		return 2;
 	}
 	if (!strcmp(what, "spin") || !strcmp(what, "threads"))

@@ -268,6 +268,8 @@ int pmuvirt_lx_hw_init(void)
 {
 	int ret;
 
+	if (pmuvirt_lx_emulate)
+		return pmuvirt_lx_emu_init();
 	ret = pmuvirt_x86_probe(&pmuvirt_lx_pmu, pmuvirt_lx_hw, NULL);
 	if (ret) {
 		pr_err("probe failed: %s\n", pmuvirt_strerror(ret));
@@ -311,6 +313,8 @@ int pmuvirt_lx_hw_init(void)
  */
 void pmuvirt_lx_hw_exit(void)
 {
+	if (pmuvirt_lx_emulate)
+		pmuvirt_lx_emu_exit();
 	if (nmi_registered)
 		unregister_nmi_handler(NMI_LOCAL, "pmuvirt");
 	nmi_registered = false;

@@ -53,4 +53,9 @@ void pmuvirt_lx_hw_exit(void);
 void pmuvirt_lx_pmi(struct pmuvirt_lx_cpu *lc);
 u32 pmuvirt_lx_uread_caps(const u8 *slots, unsigned int nr);
 
+/* The emulated PMU (module parameter emulate_pmu), a test instrument. */
+extern bool pmuvirt_lx_emulate;
+int pmuvirt_lx_emu_init(void);
+void pmuvirt_lx_emu_exit(void);
+
 #endif /* PMUVIRT_LX_H */
