@@ -86,6 +86,9 @@ static const struct pmuvirt_hw_ops pmuvirt_xen_hw = {
 	.cpuid = pmuvirt_xen_cpuid,
 };
 
+/* The hardware, or the emulated PMU with pmuvirt-emulate. */
+static const struct pmuvirt_hw_ops *pmuvirt_xen_hwops = &pmuvirt_xen_hw;
+
 static const char *pmuvirt_xen_class_name(unsigned int cls)
 {
 	switch (cls) {
@@ -110,7 +113,11 @@ static int __init pmuvirt_xen_init(void)
 	BUILD_BUG_ON(sizeof(struct pmuvirt_xen_slot) != sizeof(struct pmuvirt_slot));
 	BUILD_BUG_ON(sizeof(struct pmuvirt_shared_ctx) > PAGE_SIZE);
 
-	rc = pmuvirt_x86_probe(&pmuvirt_xen_pmu, &pmuvirt_xen_hw, NULL);
+	if (pmuvirt_xen_emulate) {
+		pmuvirt_xen_hwops = &pmuvirt_xen_emu_hw;
+		printk(XENLOG_WARNING "pmuvirt: pmuvirt-emulate: an EMULATED PMU whose counters count TSC ticks, for testing only\n");
+	}
+	rc = pmuvirt_x86_probe(&pmuvirt_xen_pmu, pmuvirt_xen_hwops, NULL);
 	if (rc) {
 		printk(XENLOG_WARNING "pmuvirt: no PMU: %s (%d)\n", pmuvirt_strerror(rc), rc);
 		return 0;
@@ -147,10 +154,12 @@ struct pmuvirt_pcpu *pmuvirt_xen_this_pcpu(void)
 		return NULL;
 	pc = &pmuvirt_xen_pcpus[cpu];
 	if (unlikely(!pc->pmu)) {
-		if (pmuvirt_pcpu_init(pc, &pmuvirt_xen_pmu, &pmuvirt_xen_hw, NULL, cpu))
+		if (pmuvirt_xen_emulate)
+			pmuvirt_xen_emu_cpu_init();
+		if (pmuvirt_pcpu_init(pc, &pmuvirt_xen_pmu, pmuvirt_xen_hwops, NULL, cpu))
 			return NULL;
 		/* Counter overflows arrive on pmu_apic_interrupt(). */
-		if (pmuvirt_xen_has_pmi())
+		if (pmuvirt_xen_has_pmi() && !pmuvirt_xen_emulate)
 			apic_write(APIC_LVTPC, PMU_APIC_VECTOR);
 	}
 	return pc;
@@ -321,19 +330,23 @@ void pmuvirt_xen_switch(struct vcpu *prev, struct vcpu *next)
  */
 bool pmuvirt_xen_pmi(const struct cpu_user_regs *regs)
 {
-	struct pmuvirt_pcpu *pc;
+	if (!pmuvirt_xen_ready || !pmuvirt_xen_has_pmi() || pmuvirt_xen_emulate)
+		return false;
+	pmuvirt_xen_deliver_pmi();
+	/* The LVT entry masks itself on delivery (Intel): unmask it. */
+	apic_write(APIC_LVTPC, PMU_APIC_VECTOR);
+	return true;
+}
+
+void pmuvirt_xen_deliver_pmi(void)
+{
+	struct pmuvirt_pcpu *pc = pmuvirt_xen_this_pcpu();
 	uint32_t mask = 0;
 
-	if (!pmuvirt_xen_ready || !pmuvirt_xen_has_pmi())
-		return false;
-	pc = pmuvirt_xen_this_pcpu();
 	if (!pc)
-		return false;
+		return;
 	if (pmuvirt_pmi(pc, &mask))
 		printk(XENLOG_G_WARNING "pmuvirt: PMI on CPU%u: register access failed\n", pc->cpu);
 	if (mask && pc->host)
 		send_guest_vcpu_virq(pc->host, PMUVIRT_XEN_VIRQ);
-	/* The LVT entry masks itself on delivery (Intel): unmask it. */
-	apic_write(APIC_LVTPC, PMU_APIC_VECTOR);
-	return true;
 }

@@ -48,4 +48,18 @@ struct pmuvirt_pcpu *pmuvirt_xen_this_pcpu(void);
 struct pmuvirt_shared_ctx *pmuvirt_xen_record(const struct pmuvirt_xen_domain *dd,
 					      unsigned int vcpu_id);
 
+/* The emulated PMU (boot option pmuvirt-emulate), a test instrument. */
+extern bool pmuvirt_xen_emulate;
+extern const struct pmuvirt_hw_ops pmuvirt_xen_emu_hw;
+extern unsigned long pmuvirt_xen_emu_pmis;
+void pmuvirt_xen_emu_cpu_init(void);
+
+/**
+ * pmuvirt_xen_deliver_pmi() - run the PMI path on this PCPU
+ *
+ * Interrupts disabled.  Pending notifications go to the running context,
+ * and its VCPU gets the VIRQ.
+ */
+void pmuvirt_xen_deliver_pmi(void);
+
 #endif /* PMUVIRT_XEN_GLUE_H */

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/* The emulated Intel PMU (a test instrument): see pmuvirt_x86_emu.h. */
+#include "pmuvirt_x86_emu.h"
+
+#define EMU_MASK	(((uint64_t)1 << PMUVIRT_X86_EMU_WIDTH) - 1)
+#define EMU_FIXED	PMUVIRT_X86_EMU_GP
+
+#define MSR_PMC0		0x0c1
+#define MSR_PERFEVTSEL0		0x186
+#define MSR_PERF_CAPABILITIES	0x345
+#define MSR_A_PMC0		0x4c1
+#define MSR_FIXED_CTR0		0x309
+#define MSR_FIXED_CTR_CTRL	0x38d
+#define MSR_GLOBAL_STATUS	0x38e
+#define MSR_GLOBAL_CTRL		0x38f
+#define MSR_GLOBAL_OVF_CTRL	0x390
+
+#define EVSEL_INT		((uint64_t)1 << 20)
+#define EVSEL_EN		((uint64_t)1 << 22)
+#define FIXED0_EN		0x3u	/* OS | USR */
+#define FIXED0_PMI		0x8u
+#define GLOBAL_BITS		(0x3u | ((uint64_t)1 << 32))
+#define CAP_FW_WRITE		((uint64_t)1 << 13)
+
+static uint64_t global_bit(unsigned int i)
+{
+	return i < PMUVIRT_X86_EMU_GP ? (uint64_t)1 << i : (uint64_t)1 << 32;
+}
+
+static bool counting(const struct pmuvirt_x86_emu *e, unsigned int i)
+{
+	if (!(e->global_ctrl & global_bit(i)))
+		return false;
+	return i < EMU_FIXED ? (e->evtsel[i] & EVSEL_EN) != 0 : (e->fixed_ctrl & FIXED0_EN) != 0;
+}
+
+static bool interrupts(const struct pmuvirt_x86_emu *e, unsigned int i)
+{
+	return i < EMU_FIXED ? (e->evtsel[i] & EVSEL_INT) != 0 : (e->fixed_ctrl & FIXED0_PMI) != 0;
+}
+
+/* Bring the counters up to @now; a wrap sets its status bit. */
+static void sync(struct pmuvirt_x86_emu *e, uint64_t now)
+{
+	uint64_t delta = now - e->since;
+	unsigned int i;
+
+	e->since = now;
+	for (i = 0; i < PMUVIRT_X86_EMU_NR; i++) {
+		if (!counting(e, i))
+			continue;
+		if (delta > EMU_MASK - e->ctr[i]) {
+			e->status |= global_bit(i);
+			if (interrupts(e, i))
+				e->pmi_pending = 1;
+		}
+		e->ctr[i] = (e->ctr[i] + delta) & EMU_MASK;
+	}
+}
+
+void pmuvirt_x86_emu_reset(struct pmuvirt_x86_emu *e, uint64_t now)
+{
+	unsigned int i;
+
+	for (i = 0; i < PMUVIRT_X86_EMU_GP; i++)
+		e->evtsel[i] = 0;
+	for (i = 0; i < PMUVIRT_X86_EMU_NR; i++)
+		e->ctr[i] = 0;
+	e->fixed_ctrl = e->global_ctrl = e->status = 0;
+	e->since = now;
+	e->pmi_pending = 0;
+	e->reserved = 0;
+}
+
+void pmuvirt_x86_emu_cpuid(uint32_t leaf, uint32_t sub, uint32_t out[4])
+{
+	(void)sub;
+	out[0] = out[1] = out[2] = out[3] = 0;
+	if (leaf == 0) {
+		out[0] = 0xa;
+		out[1] = 0x756e6547;	/* "Genu" "ineI" "ntel" in EBX, EDX, ECX */
+		out[3] = 0x49656e69;
+		out[2] = 0x6c65746e;
+	} else if (leaf == 1) {
+		out[2] = 1u << 15;	/* PDCM: IA32_PERF_CAPABILITIES exists */
+	} else if (leaf == 0xa) {
+		/* v2, general counters, their width, 7 architectural events (all present) */
+		out[0] = 2 | PMUVIRT_X86_EMU_GP << 8 | PMUVIRT_X86_EMU_WIDTH << 16 | 7u << 24;
+		out[3] = 1 | PMUVIRT_X86_EMU_WIDTH << 5;	/* one fixed counter */
+	}
+}
+
+/* Counter named by a counter MSR, or -1; *full says whether writes are full width. */
+static int counter_of(uint32_t reg, bool *full)
+{
+	*full = true;
+	if (reg >= MSR_A_PMC0 && reg < MSR_A_PMC0 + PMUVIRT_X86_EMU_GP)
+		return (int)(reg - MSR_A_PMC0);
+	if (reg == MSR_FIXED_CTR0)
+		return EMU_FIXED;
+	*full = false;
+	if (reg >= MSR_PMC0 && reg < MSR_PMC0 + PMUVIRT_X86_EMU_GP)
+		return (int)(reg - MSR_PMC0);
+	return -1;
+}
+
+int pmuvirt_x86_emu_read_reg(struct pmuvirt_x86_emu *e, uint64_t now, uint32_t reg,
+			     uint64_t *val)
+{
+	bool full;
+	int i;
+
+	sync(e, now);
+	i = counter_of(reg, &full);
+	if (i >= 0) {
+		*val = e->ctr[i];
+		return 0;
+	}
+	if (reg >= MSR_PERFEVTSEL0 && reg < MSR_PERFEVTSEL0 + PMUVIRT_X86_EMU_GP) {
+		*val = e->evtsel[reg - MSR_PERFEVTSEL0];
+		return 0;
+	}
+	switch (reg) {
+	case MSR_FIXED_CTR_CTRL:
+		*val = e->fixed_ctrl;
+		return 0;
+	case MSR_GLOBAL_STATUS:
+		*val = e->status;
+		return 0;
+	case MSR_GLOBAL_CTRL:
+		*val = e->global_ctrl;
+		return 0;
+	case MSR_GLOBAL_OVF_CTRL:
+		*val = 0;
+		return 0;
+	case MSR_PERF_CAPABILITIES:
+		*val = CAP_FW_WRITE;
+		return 0;
+	default:
+		return -EFAULT;
+	}
+}
+
+int pmuvirt_x86_emu_write_reg(struct pmuvirt_x86_emu *e, uint64_t now, uint32_t reg,
+			      uint64_t val)
+{
+	bool full;
+	int i;
+
+	sync(e, now);
+	i = counter_of(reg, &full);
+	if (i >= 0) {
+		if (full && (val & ~EMU_MASK))
+			return -EFAULT;
+		if (!full)	/* a legacy write sign-extends bit 31 */
+			val = (val & 0x80000000u ? val | ~(uint64_t)0xffffffffu :
+						   val & 0xffffffffu) & EMU_MASK;
+		e->ctr[i] = val;
+		return 0;
+	}
+	if (reg >= MSR_PERFEVTSEL0 && reg < MSR_PERFEVTSEL0 + PMUVIRT_X86_EMU_GP) {
+		if (val >> 32)
+			return -EFAULT;
+		e->evtsel[reg - MSR_PERFEVTSEL0] = val;
+		return 0;
+	}
+	switch (reg) {
+	case MSR_FIXED_CTR_CTRL:
+		if (val & ~(uint64_t)0xf)
+			return -EFAULT;
+		e->fixed_ctrl = val;
+		return 0;
+	case MSR_GLOBAL_CTRL:
+		if (val & ~GLOBAL_BITS)
+			return -EFAULT;
+		e->global_ctrl = val;
+		return 0;
+	case MSR_GLOBAL_OVF_CTRL:
+		if (val & ~GLOBAL_BITS)
+			return -EFAULT;
+		e->status &= ~val;
+		return 0;
+	default:	/* GLOBAL_STATUS and PERF_CAPABILITIES are read-only */
+		return -EFAULT;
+	}
+}
+
+int pmuvirt_x86_emu_read_counter(struct pmuvirt_x86_emu *e, uint64_t now, uint32_t idx,
+				 uint64_t *val)
+{
+	unsigned int i;
+
+	if (idx == 1u << 30)
+		i = EMU_FIXED;
+	else if (idx < PMUVIRT_X86_EMU_GP)
+		i = idx;
+	else
+		return -EFAULT;
+	sync(e, now);
+	*val = e->ctr[i];
+	return 0;
+}
+
+uint64_t pmuvirt_x86_emu_next_pmi(const struct pmuvirt_x86_emu *e)
+{
+	uint64_t ticks = ~(uint64_t)0;
+	unsigned int i;
+
+	if (e->pmi_pending)
+		return 0;
+	for (i = 0; i < PMUVIRT_X86_EMU_NR; i++)
+		if (counting(e, i) && interrupts(e, i) && EMU_MASK + 1 - e->ctr[i] < ticks)
+			ticks = EMU_MASK + 1 - e->ctr[i];
+	return ticks;
+}
+
+bool pmuvirt_x86_emu_take_pmi(struct pmuvirt_x86_emu *e, uint64_t now)
+{
+	sync(e, now);
+	if (!e->pmi_pending)
+		return false;
+	e->pmi_pending = 0;
+	return true;
+}

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/*
+ * An emulated Intel PMU: a test instrument for hosts whose CPUs have no PMU
+ * (QEMU's TCG models).  It describes Intel architectural perfmon v2 with
+ * two 48-bit general counters, one fixed counter (instructions) and
+ * full-width writes, and implements exactly those registers, strictly:
+ * any other register, a reserved bit or a write to a read-only register
+ * fails as a #GP would.  Every enabled counter counts the host's clock
+ * ticks (the TSC), whatever its event and privilege filter.  A counter
+ * that wraps with its interrupt bit set sets its GLOBAL_STATUS bit and
+ * makes a PMI pending, which the host raises from a timer.
+ *
+ * The host keeps one struct pmuvirt_x86_emu per CPU, passes the current
+ * tick count to every call, and arms a timer from
+ * pmuvirt_x86_emu_next_pmi().
+ */
+#ifndef PMUVIRT_X86_EMU_H
+#define PMUVIRT_X86_EMU_H
+
+#include <pmuvirt/pmuvirt.h>
+
+#define PMUVIRT_X86_EMU_GP	2
+#define PMUVIRT_X86_EMU_WIDTH	48
+#define PMUVIRT_X86_EMU_NR	(PMUVIRT_X86_EMU_GP + 1)	/* the last is fixed counter 0 */
+
+/**
+ * struct pmuvirt_x86_emu - one CPU's emulated PMU
+ * @evtsel:	IA32_PERFEVTSEL0/1.
+ * @fixed_ctrl:	IA32_FIXED_CTR_CTRL.
+ * @global_ctrl: IA32_PERF_GLOBAL_CTRL.
+ * @status:	IA32_PERF_GLOBAL_STATUS.
+ * @ctr:	counter values at tick @since (general 0, 1, fixed 0).
+ * @since:	when @ctr was brought up to date.
+ * @pmi_pending: a wrap with its interrupt bit waits for the host's timer.
+ * @reserved:	padding.
+ */
+struct pmuvirt_x86_emu {
+	uint64_t evtsel[PMUVIRT_X86_EMU_GP];
+	uint64_t fixed_ctrl;
+	uint64_t global_ctrl;
+	uint64_t status;
+	uint64_t ctr[PMUVIRT_X86_EMU_NR];
+	uint64_t since;
+	uint32_t pmi_pending;
+	uint32_t reserved;
+};
+
+/**
+ * pmuvirt_x86_emu_reset() - power-on state: everything zero and stopped
+ * @e:		the emulated PMU.
+ * @now:	current tick count.
+ */
+void pmuvirt_x86_emu_reset(struct pmuvirt_x86_emu *e, uint64_t now);
+
+/**
+ * pmuvirt_x86_emu_cpuid() - CPUID as the emulated CPU answers it
+ * @leaf:	CPUID leaf (EAX).
+ * @sub:	subleaf (ECX).
+ * @out:	EAX, EBX, ECX, EDX.
+ *
+ * Leaf 0: GenuineIntel, highest leaf 0xA; leaf 1: PDCM; leaf 0xA: the PMU.
+ * Every other leaf reads zero.
+ */
+void pmuvirt_x86_emu_cpuid(uint32_t leaf, uint32_t sub, uint32_t out[4]);
+
+/**
+ * pmuvirt_x86_emu_read_reg() - rdmsr
+ * @e:		the emulated PMU.
+ * @now:	current tick count.
+ * @reg:	MSR number.
+ * @val:	receives the value.
+ *
+ * Return: 0, or -EFAULT for an MSR it does not implement.
+ */
+int pmuvirt_x86_emu_read_reg(struct pmuvirt_x86_emu *e, uint64_t now, uint32_t reg,
+			     uint64_t *val);
+
+/**
+ * pmuvirt_x86_emu_write_reg() - wrmsr
+ * @e:		the emulated PMU.
+ * @now:	current tick count.
+ * @reg:	MSR number.
+ * @val:	the value.
+ *
+ * Return: 0, or -EFAULT (nothing changed) for an MSR it does not
+ * implement, a read-only one, or a reserved bit.
+ */
+int pmuvirt_x86_emu_write_reg(struct pmuvirt_x86_emu *e, uint64_t now, uint32_t reg,
+			      uint64_t val);
+
+/**
+ * pmuvirt_x86_emu_read_counter() - rdpmc
+ * @e:		the emulated PMU.
+ * @now:	current tick count.
+ * @idx:	ECX: general counter 0 or 1, or 1 << 30 for fixed counter 0.
+ * @val:	receives the value.
+ *
+ * Return: 0, or -EFAULT for a counter it does not have.
+ */
+int pmuvirt_x86_emu_read_counter(struct pmuvirt_x86_emu *e, uint64_t now, uint32_t idx,
+				 uint64_t *val);
+
+/**
+ * pmuvirt_x86_emu_next_pmi() - when the host's timer must fire
+ * @e:		the emulated PMU, brought up to date by the last call.
+ *
+ * Return: ticks from that call's @now until the next PMI, 0 when one is
+ * pending, or UINT64_MAX when no counter can interrupt.
+ */
+uint64_t pmuvirt_x86_emu_next_pmi(const struct pmuvirt_x86_emu *e);
+
+/**
+ * pmuvirt_x86_emu_take_pmi() - the host's timer fired: is there a PMI?
+ * @e:		the emulated PMU.
+ * @now:	current tick count.
+ *
+ * Return: true once per pending PMI; the host then runs its PMI path.
+ */
+bool pmuvirt_x86_emu_take_pmi(struct pmuvirt_x86_emu *e, uint64_t now);
+
+#endif
