@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 # Boot Xen with pmuvirt under QEMU (TCG, -icount shift=0) with Debian's
-# kernel as a PV dom0 of two VCPUs on one physical CPU, and run
-# pmuvirt_xen_test inside dom0.  Judged by console markers, not by QEMU's
-# exit status.
+# kernel as a PV dom0 of two VCPUs on one physical CPU, twice: as the
+# hardware is (TSC only; pmuvirt_xen_test inside dom0), then with Xen's
+# emulated PMU (pmuvirt-emulate; xen_emu_test).  Judged by console markers,
+# not by QEMU's exit status.
 #
 # usage: test/vm-xen/run.sh [BUILD_DIR]     (default <source>/build-xen)
 # Exit: 0 pass, 1 fail, 77 skipped (missing tools and not root).
@@ -65,23 +66,32 @@ cp "$busybox" "$work/root/bin/busybox"
 for a in sh mount mkdir insmod cat grep echo reboot sleep dmesg; do
 	ln -s busybox "$work/root/bin/$a"
 done
-for m in xen-privcmd.ko xenfs/xenfs.ko; do
+for m in xen-privcmd.ko xen-evtchn.ko xenfs/xenfs.ko; do
 	cp "$kmods/$m" "$work/root/lib/modules/" || { log "FAIL: $m not in $kver"; exit 1; }
 done
 gcc -O2 -Wall -Wextra -static -pthread -I"$srcroot/include" \
 	-o "$work/root/pmuvirt_xen_test" "$srcroot/test/vm-xen/pmuvirt_xen_test.c"
+gcc -O2 -Wall -Wextra -static -pthread -I"$srcroot/include" \
+	-o "$work/root/xen_emu_test" "$srcroot/test/vm-xen/xen_emu_test.c"
+# The same initramfs serves both boots: the Xen command line says which.
 cat >"$work/root/init" <<INIT
 #!/bin/sh
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 insmod /lib/modules/xen-privcmd.ko
+insmod /lib/modules/xen-evtchn.ko
 insmod /lib/modules/xenfs.ko
 mkdir -p /proc/xen
 mount -t xenfs xenfs /proc/xen
 echo "PMUVIRT-XEN-DOM0-UP cpus=\$(grep -c ^processor /proc/cpuinfo)"
-/pmuvirt_xen_test $iterations
-echo "PMUVIRT-XEN-TEST-EXIT=\$?"
+if grep -q pmuvirt_emulated_boot /proc/cmdline; then
+	/xen_emu_test
+	echo "PMUVIRT-XEN-EMU-EXIT=\$?"
+else
+	/pmuvirt_xen_test $iterations
+	echo "PMUVIRT-XEN-TEST-EXIT=\$?"
+fi
 cat /proc/interrupts
 reboot -f
 INIT
@@ -89,21 +99,33 @@ chmod +x "$work/root/init"
 (cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.cpio.gz"
 
 # 4. Boot: one physical CPU, dom0 with two VCPUs, TSC = executed instructions.
-console=$work/console.log
-log "booting Xen (log: $console)"
-start=$(date +%s)
-timeout "$timeout_s" qemu-system-x86_64 -M pc -cpu Nehalem -m 1024 -smp 1 \
-	-icount shift=0,sleep=off -rtc clock=vm -display none -monitor none -serial "file:$console" -no-reboot \
-	-kernel "$xen" \
-	-append "console=com1 com1=115200,8n1 dom0_mem=512M,max:512M dom0_max_vcpus=2 loglvl=all guest_loglvl=all" \
-	-initrd "$vmlinuz console=hvc0 panic=-1 quiet,$work/initrd.cpio.gz" </dev/null || true
-log "QEMU ran $(( $(date +%s) - start )) s"
+# boot NAME XEN_OPTIONS DOM0_OPTIONS: one run, console in $work/console-NAME.log
+boot() {
+	console=$work/console-$1.log
+	log "booting Xen ($1; log: $console)"
+	start=$(date +%s)
+	timeout "$timeout_s" qemu-system-x86_64 -M pc -cpu Nehalem -m 1024 -smp 1 \
+		-icount shift=0,sleep=off -rtc clock=vm -display none -monitor none \
+		-serial "file:$console" -no-reboot -kernel "$xen" \
+		-append "console=com1 com1=115200,8n1 dom0_mem=512M,max:512M dom0_max_vcpus=2 loglvl=all guest_loglvl=all $2" \
+		-initrd "$vmlinuz console=hvc0 panic=-1 quiet $3,$work/initrd.cpio.gz" </dev/null || true
+	log "QEMU ran $(( $(date +%s) - start )) s"
+	grep -a "pmuvirt\|PMUVIRT-XEN" "$console" | sed 's/^(XEN) //' >&2 || true
+}
 
-grep -a "pmuvirt\|PMUVIRT-XEN" "$console" | sed 's/^(XEN) //' >&2 || true
-if grep -qa "PMUVIRT-XEN-PASSED" "$console" && grep -qa "PMUVIRT-XEN-TEST-EXIT=0" "$console"; then
-	log "PASS"
-	exit 0
+# The hardware as it is: the TSC alone.
+boot real "" ""
+if ! grep -qa "PMUVIRT-XEN-PASSED" "$console" || ! grep -qa "PMUVIRT-XEN-TEST-EXIT=0" "$console"; then
+	tail -n 30 "$console" >&2
+	log "FAIL"
+	exit 1
 fi
-tail -n 30 "$console" >&2
-log "FAIL"
-exit 1
+# Xen's emulated PMU (a test instrument): PMC counting and the PMI -> VIRQ path.
+boot emulated "pmuvirt-emulate" "pmuvirt_emulated_boot"
+if ! grep -qa "PMUVIRT-XEN-EMU-PASSED" "$console" || ! grep -qa "PMUVIRT-XEN-EMU-EXIT=0" "$console"; then
+	tail -n 30 "$console" >&2
+	log "FAIL"
+	exit 1
+fi
+log "PASS"
+exit 0
