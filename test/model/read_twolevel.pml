@@ -35,7 +35,9 @@
  * truth.
  *
  * Mutants (-D): MUT_NO_VRECHECK drops the reader's VCPU seq re-check,
- * MUT_NO_RECHECK its thread seq re-check.
+ * MUT_NO_RECHECK its thread seq re-check (both must fail); MUT_NO_ODD
+ * drops the reader's odd-seq checks and MUT_WRITER_EVEN makes the VCPU
+ * writer publish without an odd seq (docs/reliability.md: these pass).
  */
 
 #define NP	2	/* PCPUs */
@@ -135,10 +137,16 @@ end:	do
 /* Publish VCPU v's record as the core does: seq odd, fields, seq even. */
 inline vpublish(v, p, live)
 {
+#ifndef MUT_WRITER_EVEN
 	vseq[v]++;
+#endif
 	atomic { vbelow[v] = p; vridx[v] = live };
 	atomic { vrcount[v] = vcount[v]; vrstart[v] = vstart[v] };
+#ifndef MUT_WRITER_EVEN
 	vseq[v]++
+#else
+	vseq[v] = vseq[v] + 2
+#endif
 }
 
 /* Hypervisor on PCPU p: VCPU switches, migrations, PMI folds. */
@@ -305,10 +313,12 @@ proctype Reader()
 	:: n < NREADS ->
 		lo = trueT;
 again:		RSTEP(s = tseq);
+#ifndef MUT_NO_ODD
 		if
 		:: s % 2 == 1 -> goto again
 		:: else
 		fi;
+#endif
 		RSTEP(where = tbelow; cnt = trcount; st = trstart; idx = tridx; out = cnt);
 		if
 		:: idx ->
@@ -318,10 +328,12 @@ again:		RSTEP(s = tseq);
 			:: else
 			fi;
 vagain:			RSTEP(vs = vseq[where]);
+#ifndef MUT_NO_ODD
 			if
 			:: vs % 2 == 1 -> goto vagain
 			:: else
 			fi;
+#endif
 			RSTEP(vc = vrcount[where]; vst = vrstart[where]; vidx = vridx[where];
 			      vout = vc);
 			if
