@@ -188,7 +188,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rig_check(&r);
 
 	for (k = 0; k < MAX_RECORDS && size; k++) {
+		unsigned int cmd;
 		uint8_t op, b;
+		size_t len;
 
 		take(&data, &size, &op, 1);
 		if (op & 3) {
@@ -196,9 +198,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			rig_step(&r, op, b);
 			continue;
 		}
-		unsigned int cmd;
-		size_t len;
-
 		take(&data, &size, &b, 1);
 		if (b & 0x80) {
 			uint32_t raw;
