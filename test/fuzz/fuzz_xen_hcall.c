@@ -83,8 +83,17 @@ static void hypercall(struct rig *r, unsigned int cmd, union xen_arg *u, size_t 
 {
 	uint32_t size = pmuvirt_xen_arg_size(cmd);
 	struct pmuvirt_error err;
+	union xen_arg *copy;
 	uint8_t *snap;
 	int hret, ret;
+
+	/* the checks only read: argument and context stay as they were */
+	snap = malloc(r->csize);
+	copy = malloc(sizeof(*copy));
+	if (!snap || !copy)
+		abort();
+	memcpy(snap, r->a, r->csize);
+	memcpy(copy, u, sizeof(*copy));
 
 	/* do_pmuvirt_op(): command, then the first fetch (header only) */
 	hret = pmuvirt_xen_check_hdr(cmd, &u->hdr);
@@ -101,18 +110,11 @@ static void hypercall(struct rig *r, unsigned int cmd, union xen_arg *u, size_t 
 		abort();
 	if (!ret && reserved_of(u, cmd) && *reserved_of(u, cmd))
 		abort();
-	if (!ret && len == size && hret)
+	if (memcmp(copy, u, sizeof(*copy)) || memcmp(snap, r->a, r->csize))
 		abort();
-	if (!size || len != size || hret)
-		return;		/* Xen itself never gets here with these */
-
-	snap = malloc(r->csize);
-	if (!snap)
-		abort();
-	memcpy(snap, r->a, r->csize);
+	free(copy);
+	/* Xen never gets past a refused check (a wrong length is one) */
 	if (ret) {
-		if (memcmp(snap, r->a, r->csize))
-			abort();
 		free(snap);
 		return;
 	}
@@ -160,9 +162,7 @@ static void hypercall(struct rig *r, unsigned int cmd, union xen_arg *u, size_t 
 		break;
 	}
 	default:
-		/* QUERY and MAP_SHARED touch no context */
-		if (memcmp(snap, r->a, r->csize))
-			abort();
+		/* QUERY and MAP_SHARED touch no context: nothing to apply */
 		break;
 	}
 	free(snap);
