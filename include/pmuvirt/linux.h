@@ -20,9 +20,10 @@
 
 #include "abi.h"
 
+/* pmuvirt's own host-neutral code (src/abi) needs the structs and flags only. */
 #ifdef __KERNEL__
 #include <uapi/linux/ioctl.h>
-#else
+#elif !defined(PMUVIRT_CORE_BUILD)
 #include <linux/ioctl.h>
 #endif
 

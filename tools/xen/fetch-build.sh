@@ -91,13 +91,14 @@ if ! cmp -s "$patchfile" "$cache/applied.patch"; then
 fi
 
 # Import pmuvirt: a plain copy of the public headers, the core, the x86
-# backend and the Xen glue, with the source tree's layout kept so the
+# backend, the ABI checks and the Xen glue, with the source tree's layout kept so the
 # glue's wrappers find the core files by relative path.
 dst=$tree/xen/arch/x86/pmuvirt
 mkdir -p "$dst.new/include" "$dst.new/src/arch" "$dst.new/src/glue"
 cp -R "$srcroot/include/pmuvirt" "$dst.new/include/"
 cp -R "$srcroot/src/core" "$dst.new/src/"
 cp -R "$srcroot/src/arch/x86" "$dst.new/src/arch/"
+cp -R "$srcroot/src/abi" "$dst.new/src/"
 cp -R "$srcroot/src/glue/xen" "$dst.new/src/glue/"
 # Only rewrite files that changed so make rebuilds only what it must.
 if [ -d "$dst" ] && diff -r "$dst" "$dst.new" >/dev/null 2>&1; then
@@ -116,11 +117,12 @@ else
 	mv "$dst.new" "$dst"
 	rm -rf "$dst.old"
 fi
-# Every core and backend file must have a wrapper in the glue.
-for f in "$srcroot"/src/core/*.c "$srcroot"/src/arch/x86/*.c; do
+# Every core, backend and hypercall-check file must have a wrapper in the glue.
+for f in "$srcroot"/src/core/*.c "$srcroot"/src/arch/x86/*.c "$srcroot"/src/abi/xen_*.c; do
 	[ -e "$f" ] || continue
 	case "$f" in
 	*/core/*) w=pmuvirt_core_$(basename "$f") ;;
+	*/abi/*) w=pmuvirt_abi_$(basename "$f") ;;
 	*) w=pmuvirt_x86_$(basename "$f") ;;
 	esac
 	[ -e "$srcroot/src/glue/xen/$w" ] || die "src/glue/xen/$w missing for ${f#$srcroot/}"

@@ -11,6 +11,7 @@
 #include <pmuvirt/pmuvirt.h>
 #include <pmuvirt/linux.h>
 #include <x86/pmuvirt_x86.h>
+#include "pmuvirt_abi_check.h"
 
 static inline struct pmuvirt_ctx *lx_pc_current(const struct pmuvirt_pcpu *pc)
 {
@@ -19,6 +20,11 @@ static inline struct pmuvirt_ctx *lx_pc_current(const struct pmuvirt_pcpu *pc)
 
 #include <linux/percpu.h>
 #include <linux/irq_work.h>
+#include <linux/signal.h>
+#include <linux/build_bug.h>
+
+/* pmuvirt_linux_check_attach() accepts the signals 1.._NSIG of this kernel. */
+static_assert(_NSIG == PMUVIRT_LINUX_SIGNO_MAX);
 
 struct pmuvirt_thread;
 

@@ -410,18 +410,16 @@ static void pmuvirt_fork_probe(void *data, struct task_struct *parent,
 static int get_arg(void *karg, size_t size, unsigned long uarg)
 {
 	u32 hdr[2];
+	int ret;
 
 	if (copy_from_user(hdr, (void __user *)uarg, sizeof(hdr)))
 		return -EFAULT;
-	if (hdr[0] != size) {
-		pr_notice_ratelimited("%s[%d]: argument size %u, expected %zu\n",
-				      current->comm, task_pid_nr(current), hdr[0], size);
-		return -EINVAL;
-	}
-	if (hdr[1] != PMUVIRT_LINUX_VERSION) {
-		pr_notice_ratelimited("%s[%d]: ABI version %u, expected %u\n", current->comm,
-				      task_pid_nr(current), hdr[1], PMUVIRT_LINUX_VERSION);
-		return -EINVAL;
+	ret = pmuvirt_linux_check_hdr(hdr, size);
+	if (ret) {
+		pr_notice_ratelimited("%s[%d]: argument size %u, version %u; expected %zu, %u\n",
+				      current->comm, task_pid_nr(current), hdr[0], hdr[1], size,
+				      PMUVIRT_LINUX_VERSION);
+		return ret;
 	}
 	if (copy_from_user(karg, (void __user *)uarg, size))
 		return -EFAULT;
@@ -444,9 +442,8 @@ static int ioc_attach(struct pmuvirt_file *pf, unsigned long uarg)
 	ret = get_arg(a, sizeof(*a), uarg);
 	if (ret)
 		goto out;
-	ret = -EINVAL;
-	if (a->flags & ~PMUVIRT_ATTACH_FLAGS || a->caps || a->reserved[0] || a->reserved[1] ||
-	    a->reserved[2] || a->signo >= _NSIG) {
+	ret = pmuvirt_linux_check_attach(a);
+	if (ret) {
 		pr_notice_ratelimited("%s[%d]: attach: unknown flags, bad signal or reserved field set\n",
 				      current->comm, task_pid_nr(current));
 		goto out;
@@ -521,8 +518,9 @@ static int ioc_counts(unsigned int cmd, unsigned long uarg)
 	ret = get_arg(&c, sizeof(c), uarg);
 	if (ret)
 		return ret;
-	if (c.reserved)
-		return -EINVAL;
+	ret = pmuvirt_linux_check_counts(&c);
+	if (ret)
+		return ret;
 	if (!thr)
 		return -ESRCH;
 	memset(c.value, 0, sizeof(c.value));

@@ -6,7 +6,9 @@
  * anything else is read, sizes must match exactly, reserved fields must be
  * zero, counter numbers are bounded by the calling VCPU's own control, and
  * guest addresses only go through copy_{from,to}_guest.  Every command
- * acts on the calling VCPU or its own domain.
+ * acts on the calling VCPU or its own domain.  The checks of the copied-in
+ * arguments are host-neutral (src/abi/xen_hcall.c), so they are fuzzed and
+ * unit-tested outside Xen.
  */
 #include <xen/lib.h>
 #include <xen/sched.h>
@@ -16,6 +18,7 @@
 #include <asm/page.h>
 
 #include "pmuvirt_xen.h"
+#include "pmuvirt_abi_check.h"
 
 static int pmuvirt_xen_query(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 {
@@ -63,8 +66,9 @@ static int pmuvirt_xen_set_control(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) 
 
 	if (copy_from_guest(&op, arg, 1))
 		return -EFAULT;
-	if (op.reserved)
-		return -EINVAL;
+	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_SET_CONTROL, &op, sizeof(op));
+	if (rc)
+		return rc;
 	/* pmuvirt_validate() checks version, counter count and reserved bits. */
 	local_irq_save(flags);
 	pc = pmuvirt_xen_this_pcpu();
@@ -91,13 +95,16 @@ static int pmuvirt_xen_arm(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 
 	if (copy_from_guest(&op, arg, 1))
 		return -EFAULT;
-	if (op.reserved)
-		return -EINVAL;
-	/* pmuvirt_arm_counters() refuses counters that are not i-mode ones of @ctx. */
+	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_ARM, &op, sizeof(op));
+	if (rc)
+		return rc;
 	local_irq_save(flags);
 	pc = pmuvirt_xen_this_pcpu();
-	rc = pc ? pmuvirt_arm_counters(pmuvirt_xen_running(pc) == ctx ? pc : NULL, ctx, op.mask,
-				       op.remaining, op.period) : -ENODEV;
+	/* pmuvirt_arm_counters() makes the same checks again before it changes anything. */
+	rc = pc ? pmuvirt_xen_check_arm(&op, ctx) : -ENODEV;
+	if (!rc)
+		rc = pmuvirt_arm_counters(pmuvirt_xen_running(pc) == ctx ? pc : NULL, ctx, op.mask,
+					  op.remaining, op.period);
 	local_irq_restore(flags);
 	return rc;
 }
@@ -108,9 +115,13 @@ static int pmuvirt_xen_map_shared(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) a
 	XEN_GUEST_HANDLE_PARAM(void) frames;
 	struct pmuvirt_xen_map_shared op;
 	unsigned int capacity, i;
+	int rc;
 
 	if (copy_from_guest(&op, arg, 1))
 		return -EFAULT;
+	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_MAP_SHARED, &op, sizeof(op));
+	if (rc)
+		return rc;
 	/* HVM guests need the frames in their physical map first. */
 	if (!is_pv_domain(v->domain))
 		return -EOPNOTSUPP;
@@ -144,8 +155,9 @@ static int pmuvirt_xen_read(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 
 	if (copy_from_guest(&op, arg, 1))
 		return -EFAULT;
-	if (op.reserved)
-		return -EINVAL;
+	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_READ, &op, sizeof(op));
+	if (rc)
+		return rc;
 	memset(op.value, 0, sizeof(op.value));
 	local_irq_save(flags);
 	op.nr_counters = min_t(uint32_t, ctx->nr_counters, PMUVIRT_MAX_COUNTERS);
@@ -160,37 +172,18 @@ static int pmuvirt_xen_take_overflows(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(voi
 {
 	struct pmuvirt_xen_take_overflows op;
 	unsigned long flags;
+	int rc;
 
 	if (copy_from_guest(&op, arg, 1))
 		return -EFAULT;
-	if (op.reserved)
-		return -EINVAL;
+	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_TAKE_OVERFLOWS, &op, sizeof(op));
+	if (rc)
+		return rc;
 	memset(op.count, 0, sizeof(op.count));
 	local_irq_save(flags);
 	op.mask = pmuvirt_take_overflows(v->arch.pmuvirt, op.count);
 	local_irq_restore(flags);
 	return copy_to_guest(arg, &op, 1) ? -EFAULT : 0;
-}
-
-/* Exact argument size of each command, 0 for an unknown one. */
-static uint32_t pmuvirt_xen_arg_size(unsigned int cmd)
-{
-	switch (cmd) {
-	case PMUVIRT_XEN_QUERY:
-		return sizeof(struct pmuvirt_xen_query);
-	case PMUVIRT_XEN_SET_CONTROL:
-		return sizeof(struct pmuvirt_xen_set_control);
-	case PMUVIRT_XEN_ARM:
-		return sizeof(struct pmuvirt_xen_arm);
-	case PMUVIRT_XEN_MAP_SHARED:
-		return sizeof(struct pmuvirt_xen_map_shared);
-	case PMUVIRT_XEN_READ:
-		return sizeof(struct pmuvirt_xen_read);
-	case PMUVIRT_XEN_TAKE_OVERFLOWS:
-		return sizeof(struct pmuvirt_xen_take_overflows);
-	default:
-		return 0;
-	}
 }
 
 /**
@@ -204,16 +197,17 @@ long do_pmuvirt_op(unsigned int cmd, XEN_GUEST_HANDLE_PARAM(void) arg)
 {
 	struct vcpu *v = current;
 	struct pmuvirt_xen_hdr hdr;
-	uint32_t size = pmuvirt_xen_arg_size(cmd);
+	int rc;
 
-	if (!size)
+	if (!pmuvirt_xen_arg_size(cmd))
 		return -EOPNOTSUPP;
 	if (!pmuvirt_xen_ready || !v->arch.pmuvirt)
 		return -ENODEV;
 	if (copy_from_guest(&hdr, arg, 1))
 		return -EFAULT;
-	if (hdr.version != PMUVIRT_XEN_VERSION || hdr.size != size)
-		return -EINVAL;
+	rc = pmuvirt_xen_check_hdr(cmd, &hdr);
+	if (rc)
+		return rc;
 
 	switch (cmd) {
 	case PMUVIRT_XEN_QUERY:

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+/*
+ * Checks of the Linux module's ioctl argument structs
+ * (include/pmuvirt/linux.h).  src/glue/linux/pmuvirt_main.c calls them on
+ * its copies of the caller's arguments; fuzz_linux_ioctl and test_abi_check
+ * call them directly.
+ */
+#include "pmuvirt_abi_check.h"
+#include <pmuvirt/linux.h>
+
+int pmuvirt_linux_check_hdr(const uint32_t hdr[2], size_t size)
+{
+	if (hdr[0] != size || hdr[1] != PMUVIRT_LINUX_VERSION)
+		return -EINVAL;
+	return 0;
+}
+
+int pmuvirt_linux_check_attach(const struct pmuvirt_attach *a)
+{
+	const uint32_t hdr[2] = { a->size, a->version };
+
+	if (pmuvirt_linux_check_hdr(hdr, sizeof(*a)))
+		return -EINVAL;
+	if ((a->flags & ~PMUVIRT_ATTACH_FLAGS) || a->caps)
+		return -EINVAL;
+	if (a->reserved[0] || a->reserved[1] || a->reserved[2])
+		return -EINVAL;
+	if (a->signo > PMUVIRT_LINUX_SIGNO_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+int pmuvirt_linux_check_counts(const struct pmuvirt_counts *c)
+{
+	const uint32_t hdr[2] = { c->size, c->version };
+
+	if (pmuvirt_linux_check_hdr(hdr, sizeof(*c)))
+		return -EINVAL;
+	return c->reserved ? -EINVAL : 0;
+}

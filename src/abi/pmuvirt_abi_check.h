@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/*
+ * Host-neutral checks of the argument structs a guest passes to the Xen
+ * hypercall (include/pmuvirt/xen.h) and a thread passes to the Linux
+ * ioctls (include/pmuvirt/linux.h).
+ *
+ * The host glue copies an argument into its own memory and hands the copy
+ * to these functions; they only read it and return 0 or a negative errno.
+ * They never change the argument, a context or the hardware, so the glue
+ * can call them before anything is changed, and tests and fuzzers can call
+ * them without a host.  The control inside an argument is not checked
+ * here: pmuvirt_validate() does that, with the PMU.
+ */
+#ifndef PMUVIRT_ABI_CHECK_H
+#define PMUVIRT_ABI_CHECK_H
+
+#include <pmuvirt/pmuvirt.h>
+
+struct pmuvirt_xen_hdr;
+struct pmuvirt_xen_arm;
+struct pmuvirt_attach;
+struct pmuvirt_counts;
+
+/*
+ * Highest signal number pmuvirt_attach.signo may name: Linux's _NSIG on
+ * x86 and POWER (signals are 1 to _NSIG; 0 selects SIGIO).
+ */
+#define PMUVIRT_LINUX_SIGNO_MAX	64
+
+/**
+ * pmuvirt_xen_arg_size() - exact argument size of a hypercall command
+ * @cmd:	PMUVIRT_XEN_*.
+ *
+ * Return: sizeof the command's struct, or 0 for an unknown command.
+ */
+uint32_t pmuvirt_xen_arg_size(unsigned int cmd);
+
+/**
+ * pmuvirt_xen_check_hdr() - check the header of a hypercall argument
+ * @cmd:	PMUVIRT_XEN_*.
+ * @hdr:	the header, copied from the guest.
+ *
+ * Return: 0; -EOPNOTSUPP for an unknown command; -EINVAL when the version
+ * is not PMUVIRT_XEN_VERSION or the size not the command's exact size.
+ */
+int pmuvirt_xen_check_hdr(unsigned int cmd, const struct pmuvirt_xen_hdr *hdr);
+
+/**
+ * pmuvirt_xen_check_arg() - check a whole hypercall argument
+ * @cmd:	PMUVIRT_XEN_*.
+ * @arg:	the argument, copied from the guest, aligned for its struct.
+ * @len:	bytes at @arg.
+ *
+ * Checks the header again (on the copy that will be used, so a guest that
+ * changes it after the header was fetched gains nothing) and that every
+ * reserved field is zero.  The counters named by ARM are checked by
+ * pmuvirt_xen_check_arm(), the control of SET_CONTROL by pmuvirt_validate().
+ *
+ * Return: 0; -EOPNOTSUPP for an unknown command; -EINVAL when @len is not
+ * the command's size, or for a bad header or a nonzero reserved field.
+ */
+int pmuvirt_xen_check_arg(unsigned int cmd, const void *arg, size_t len);
+
+/**
+ * pmuvirt_xen_check_arm() - check an ARM argument against the VCPU's control
+ * @op:		the argument (already accepted by pmuvirt_xen_check_arg()).
+ * @ctx:	the calling VCPU's context.
+ *
+ * The same argument checks, in the same order and with the same errors, as
+ * pmuvirt_arm_counters() makes before it changes anything.
+ *
+ * Return: 0; -EINVAL when @mask is empty, names a counter the control does
+ * not have or one that is not i-mode, or a named counter has a zero
+ * remaining count or period; -ERANGE when a period exceeds half the range
+ * of its counter.
+ */
+int pmuvirt_xen_check_arm(const struct pmuvirt_xen_arm *op, const struct pmuvirt_ctx *ctx);
+
+/**
+ * pmuvirt_linux_check_hdr() - check the first two words of an ioctl argument
+ * @hdr:	size and version, copied from the caller.
+ * @size:	the exact size of the request's struct.
+ *
+ * Return: 0, or -EINVAL when the size or PMUVIRT_LINUX_VERSION differ.
+ */
+int pmuvirt_linux_check_hdr(const uint32_t hdr[2], size_t size);
+
+/**
+ * pmuvirt_linux_check_attach() - check a copied-in struct pmuvirt_attach
+ * @a:		the argument.
+ *
+ * Size and version, flags within PMUVIRT_ATTACH_FLAGS, @caps (an output)
+ * and the reserved words zero, @signo at most PMUVIRT_LINUX_SIGNO_MAX.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int pmuvirt_linux_check_attach(const struct pmuvirt_attach *a);
+
+/**
+ * pmuvirt_linux_check_counts() - check a copied-in struct pmuvirt_counts
+ * @c:		the argument of PMUVIRT_IOC_READ, _DETACH or _RESUME.
+ *
+ * Size and version, and the reserved word zero.  The other fields are
+ * outputs and are not looked at.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int pmuvirt_linux_check_counts(const struct pmuvirt_counts *c);
+
+#endif /* PMUVIRT_ABI_CHECK_H */

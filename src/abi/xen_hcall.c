@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+/*
+ * Checks of the Xen hypercall's argument structs (include/pmuvirt/xen.h).
+ * src/glue/xen/pmuvirt_xen_hcall.c calls them on its copies of the guest's
+ * arguments; fuzz_xen_hcall and test_abi_check call them directly.
+ */
+#include "pmuvirt_abi_check.h"
+#include <pmuvirt/xen.h>
+
+uint32_t pmuvirt_xen_arg_size(unsigned int cmd)
+{
+	switch (cmd) {
+	case PMUVIRT_XEN_QUERY:
+		return sizeof(struct pmuvirt_xen_query);
+	case PMUVIRT_XEN_SET_CONTROL:
+		return sizeof(struct pmuvirt_xen_set_control);
+	case PMUVIRT_XEN_ARM:
+		return sizeof(struct pmuvirt_xen_arm);
+	case PMUVIRT_XEN_MAP_SHARED:
+		return sizeof(struct pmuvirt_xen_map_shared);
+	case PMUVIRT_XEN_READ:
+		return sizeof(struct pmuvirt_xen_read);
+	case PMUVIRT_XEN_TAKE_OVERFLOWS:
+		return sizeof(struct pmuvirt_xen_take_overflows);
+	default:
+		return 0;
+	}
+}
+
+int pmuvirt_xen_check_hdr(unsigned int cmd, const struct pmuvirt_xen_hdr *hdr)
+{
+	uint32_t size = pmuvirt_xen_arg_size(cmd);
+
+	if (!size)
+		return -EOPNOTSUPP;
+	if (hdr->version != PMUVIRT_XEN_VERSION || hdr->size != size)
+		return -EINVAL;
+	return 0;
+}
+
+int pmuvirt_xen_check_arg(unsigned int cmd, const void *arg, size_t len)
+{
+	uint32_t size = pmuvirt_xen_arg_size(cmd);
+	uint32_t reserved;
+	int ret;
+
+	if (!size)
+		return -EOPNOTSUPP;
+	if (len != size)
+		return -EINVAL;
+	ret = pmuvirt_xen_check_hdr(cmd, arg);
+	if (ret)
+		return ret;
+	switch (cmd) {
+	case PMUVIRT_XEN_SET_CONTROL:
+		reserved = ((const struct pmuvirt_xen_set_control *)arg)->reserved;
+		break;
+	case PMUVIRT_XEN_ARM:
+		reserved = ((const struct pmuvirt_xen_arm *)arg)->reserved;
+		break;
+	case PMUVIRT_XEN_READ:
+		reserved = ((const struct pmuvirt_xen_read *)arg)->reserved;
+		break;
+	case PMUVIRT_XEN_TAKE_OVERFLOWS:
+		reserved = ((const struct pmuvirt_xen_take_overflows *)arg)->reserved;
+		break;
+	default:
+		/* QUERY is all output; MAP_SHARED's inputs may hold any value. */
+		reserved = 0;
+		break;
+	}
+	return reserved ? -EINVAL : 0;
+}
+
+int pmuvirt_xen_check_arm(const struct pmuvirt_xen_arm *op, const struct pmuvirt_ctx *ctx)
+{
+	unsigned int i, n = ctx->nr_counters;
+
+	if (!op->mask || (n < 32 && (op->mask >> n)))
+		return -EINVAL;
+	for (i = 0; i < n && i < PMUVIRT_MAX_COUNTERS; i++) {
+		const struct pmuvirt_slot *s = &ctx->pmu->slot[ctx->counter[i].slot];
+
+		if (!(op->mask & (1u << i)))
+			continue;
+		if (!ctx->counter[i].period || !op->period[i] || !op->remaining[i])
+			return -EINVAL;
+		if (op->period[i] > (uint64_t)1 << (s->width - 1))
+			return -ERANGE;
+	}
+	return 0;
+}

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+/*
+ * Fuzz the Xen hypercall's argument checks (src/abi/xen_hcall.c) the way
+ * src/glue/xen/pmuvirt_xen_hcall.c uses them, with the strict fake PMU as
+ * the oracle.  A VCPU context (a) with a fuzzed control runs, or not, on
+ * one fake CPU next to another VCPU (b); the input is a sequence of
+ * hypercalls (any command, any bytes, any length) and steps (events,
+ * switches, invalidation).
+ *
+ * Checked for every call: the checks agree with each other and with the
+ * ABI (an accepted argument has the right header and zero reserved
+ * fields; ARM names only i-mode counters of a, with nonzero counts and
+ * periods of at most half their range); a refused argument changes
+ * nothing in the context; ARM's check and pmuvirt_arm_counters() return
+ * the same errno; SET_CONTROL's result is pmuvirt_validate()'s; and after
+ * every accepted call and every step the fake has refused no register
+ * access.
+ *
+ * Input: config byte, mode byte, the initial control of a, then records:
+ * op (bits 0-1: 0 hypercall, else a step), and for a hypercall a command
+ * byte (bit 7: four raw command bytes follow), with op bit 2 a two-byte
+ * length (else the command's size), then the argument bytes; op bit 3
+ * sets a valid header, bit 4 clears the reserved field.
+ */
+#include "fuzz_rig.h"
+#include <pmuvirt/xen.h>
+#include "pmuvirt_abi_check.h"
+
+#define MAX_RECORDS	16
+#define MAX_LEN		640
+
+union xen_arg {
+	struct pmuvirt_xen_hdr hdr;
+	struct pmuvirt_xen_query query;
+	struct pmuvirt_xen_set_control set_control;
+	struct pmuvirt_xen_arm arm;
+	struct pmuvirt_xen_map_shared map_shared;
+	struct pmuvirt_xen_read read;
+	struct pmuvirt_xen_take_overflows take;
+	uint8_t bytes[MAX_LEN];
+};
+
+static uint32_t *reserved_of(union xen_arg *u, unsigned int cmd)
+{
+	switch (cmd) {
+	case PMUVIRT_XEN_SET_CONTROL: return &u->set_control.reserved;
+	case PMUVIRT_XEN_ARM: return &u->arm.reserved;
+	case PMUVIRT_XEN_READ: return &u->read.reserved;
+	case PMUVIRT_XEN_TAKE_OVERFLOWS: return &u->take.reserved;
+	default: return NULL;
+	}
+}
+
+/* The ABI's rule for ARM, written from xen.h and pmuvirt.h. */
+static bool arm_ok(const struct pmuvirt_xen_arm *op, const struct pmuvirt_ctx *ctx)
+{
+	unsigned int i;
+
+	if (!op->mask)
+		return false;
+	for (i = 0; i < 32; i++) {
+		const struct pmuvirt_counter *c;
+
+		if (!(op->mask & (1u << i)))
+			continue;
+		if (i >= ctx->nr_counters)
+			return false;
+		c = &ctx->counter[i];
+		if (!c->period || !op->remaining[i] || !op->period[i] ||
+		    op->period[i] > (uint64_t)1 << (ctx->pmu->slot[c->slot].width - 1))
+			return false;
+	}
+	return true;
+}
+
+/* Xen passes the PCPU only when the caller's context is the one on it. */
+static struct pmuvirt_pcpu *pc_of(struct rig *r)
+{
+	return r->pc.running == r->a ? &r->pc : NULL;
+}
+
+static void hypercall(struct rig *r, unsigned int cmd, union xen_arg *u, size_t len)
+{
+	uint32_t size = pmuvirt_xen_arg_size(cmd);
+	struct pmuvirt_error err;
+	union xen_arg *copy;
+	uint8_t *snap;
+	int hret, ret;
+
+	/* the checks only read: argument and context stay as they were */
+	snap = malloc(r->csize);
+	copy = malloc(sizeof(*copy));
+	if (!snap || !copy)
+		abort();
+	memcpy(snap, r->a, r->csize);
+	memcpy(copy, u, sizeof(*copy));
+
+	/* do_pmuvirt_op(): command, then the first fetch (header only) */
+	hret = pmuvirt_xen_check_hdr(cmd, &u->hdr);
+	if (!size && hret != -EOPNOTSUPP)
+		abort();
+	if (size && hret != ((u->hdr.version == PMUVIRT_XEN_VERSION && u->hdr.size == size) ?
+			     0 : -EINVAL))
+		abort();
+	/* the command's handler: the whole copy */
+	ret = pmuvirt_xen_check_arg(cmd, u, len);
+	if (hret && ret != hret)
+		abort();
+	if (!hret && len != size && ret != -EINVAL)
+		abort();
+	if (!ret && reserved_of(u, cmd) && *reserved_of(u, cmd))
+		abort();
+	if (memcmp(copy, u, sizeof(*copy)) || memcmp(snap, r->a, r->csize))
+		abort();
+	free(copy);
+	/* Xen never gets past a refused check (a wrong length is one) */
+	if (ret) {
+		free(snap);
+		return;
+	}
+
+	switch (cmd) {
+	case PMUVIRT_XEN_SET_CONTROL: {
+		int v = pmuvirt_validate(&r->pmu, &u->set_control.ctl, r->a->max_counters, NULL,
+					 NULL, &err);
+
+		ret = pmuvirt_set_control(pc_of(r), r->a, &u->set_control.ctl, &err);
+		if (ret != v)
+			abort();
+		if (ret && memcmp(snap, r->a, r->csize))
+			abort();	/* a refused control changes nothing */
+		break;
+	}
+	case PMUVIRT_XEN_ARM: {
+		int c = pmuvirt_xen_check_arm(&u->arm, r->a);
+
+		if ((c == 0) != arm_ok(&u->arm, r->a))
+			abort();
+		if (memcmp(snap, r->a, r->csize))
+			abort();
+		ret = pmuvirt_arm_counters(pc_of(r), r->a, u->arm.mask, u->arm.remaining,
+					   u->arm.period);
+		if (ret != c)
+			abort();
+		if (ret && memcmp(snap, r->a, r->csize))
+			abort();
+		break;
+	}
+	case PMUVIRT_XEN_READ: {
+		uint64_t v[PMUVIRT_MAX_COUNTERS];
+
+		if (pmuvirt_read(r->a, v))
+			abort();
+		break;
+	}
+	case PMUVIRT_XEN_TAKE_OVERFLOWS: {
+		uint32_t counts[PMUVIRT_MAX_COUNTERS];
+		uint32_t mask = pmuvirt_take_overflows(r->a, counts);
+
+		if (r->a->nr_counters < 32 && (mask >> r->a->nr_counters))
+			abort();
+		break;
+	}
+	default:
+		/* QUERY and MAP_SHARED touch no context: nothing to apply */
+		break;
+	}
+	free(snap);
+	rig_check(r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct pmuvirt_control ctl;
+	union xen_arg u;
+	struct rig r;
+	uint8_t sel, mode;
+	unsigned int k;
+
+	take(&data, &size, &sel, 1);
+	take(&data, &size, &mode, 1);
+	take(&data, &size, &ctl, sizeof(ctl));
+	rig_tame(&ctl, mode & 0x80);
+	rig_init(&r, sel);
+	if (mode & 1)
+		pmuvirt_switch_in(&r.pc, r.a);
+	pmuvirt_set_control(pc_of(&r), r.a, &ctl, NULL);
+	rig_check(&r);
+
+	for (k = 0; k < MAX_RECORDS && size; k++) {
+		unsigned int cmd;
+		uint8_t op, b;
+		size_t len;
+
+		take(&data, &size, &op, 1);
+		if (op & 3) {
+			take(&data, &size, &b, 1);
+			rig_step(&r, op, b);
+			continue;
+		}
+		take(&data, &size, &b, 1);
+		if (b & 0x80) {
+			uint32_t raw;
+
+			take(&data, &size, &raw, sizeof(raw));
+			cmd = raw;
+		} else {
+			cmd = b & 7;
+		}
+		len = pmuvirt_xen_arg_size(cmd);
+		if ((op & 4) || !len) {
+			uint16_t l;
+
+			take(&data, &size, &l, sizeof(l));
+			len = l % (MAX_LEN + 1);
+		}
+		take(&data, &size, u.bytes, len);
+		memset(u.bytes + len, 0, sizeof(u) - len);
+		if (op & 8) {
+			u.hdr.version = PMUVIRT_XEN_VERSION;
+			u.hdr.size = pmuvirt_xen_arg_size(cmd);
+		}
+		if ((op & 0x10) && reserved_of(&u, cmd))
+			*reserved_of(&u, cmd) = 0;
+		hypercall(&r, cmd, &u, len);
+	}
+	rig_free(&r);
+	return 0;
+}

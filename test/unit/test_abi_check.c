@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+/*
+ * The host-neutral argument checks of the Xen hypercall and the Linux
+ * ioctls (src/abi): tables of valid and malformed arguments with the exact
+ * error each must get, and the ARM check against pmuvirt_arm_counters()
+ * on a context of a strict fake PMU.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <pmuvirt/xen.h>
+#include <pmuvirt/linux.h>
+#include "fakehw.h"
+#include "x86/pmuvirt_x86.h"
+#include "pmuvirt_abi_check.h"
+
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+union xen_arg {
+	struct pmuvirt_xen_hdr hdr;
+	struct pmuvirt_xen_query query;
+	struct pmuvirt_xen_set_control set_control;
+	struct pmuvirt_xen_arm arm;
+	struct pmuvirt_xen_map_shared map_shared;
+	struct pmuvirt_xen_read read;
+	struct pmuvirt_xen_take_overflows take;
+};
+
+/* What a malformed case changes in an otherwise valid argument. */
+enum xen_bad {
+	XB_NONE,
+	XB_VERSION0,
+	XB_VERSION2,
+	XB_SIZE_SHORT,
+	XB_SIZE_LONG,
+	XB_SIZE_ZERO,
+	XB_LEN_SHORT,
+	XB_LEN_LONG,
+	XB_RESERVED,
+	XB_OUTPUTS,	/* garbage in output-only fields and inputs of any value */
+};
+
+struct xen_case {
+	unsigned int cmd;
+	enum xen_bad bad;
+	int expect;
+};
+
+static const struct xen_case xen_cases[] = {
+	{ 0, XB_NONE, -EOPNOTSUPP },
+	{ 7, XB_NONE, -EOPNOTSUPP },
+	{ 0xffffffffu, XB_NONE, -EOPNOTSUPP },
+	{ PMUVIRT_XEN_QUERY, XB_NONE, 0 },
+	{ PMUVIRT_XEN_QUERY, XB_OUTPUTS, 0 },
+	{ PMUVIRT_XEN_QUERY, XB_VERSION0, -EINVAL },
+	{ PMUVIRT_XEN_QUERY, XB_SIZE_SHORT, -EINVAL },
+	{ PMUVIRT_XEN_QUERY, XB_LEN_SHORT, -EINVAL },
+	{ PMUVIRT_XEN_SET_CONTROL, XB_NONE, 0 },
+	{ PMUVIRT_XEN_SET_CONTROL, XB_OUTPUTS, 0 },
+	{ PMUVIRT_XEN_SET_CONTROL, XB_VERSION2, -EINVAL },
+	{ PMUVIRT_XEN_SET_CONTROL, XB_SIZE_LONG, -EINVAL },
+	{ PMUVIRT_XEN_SET_CONTROL, XB_RESERVED, -EINVAL },
+	{ PMUVIRT_XEN_SET_CONTROL, XB_LEN_LONG, -EINVAL },
+	{ PMUVIRT_XEN_ARM, XB_NONE, 0 },
+	{ PMUVIRT_XEN_ARM, XB_VERSION0, -EINVAL },
+	{ PMUVIRT_XEN_ARM, XB_SIZE_ZERO, -EINVAL },
+	{ PMUVIRT_XEN_ARM, XB_RESERVED, -EINVAL },
+	{ PMUVIRT_XEN_MAP_SHARED, XB_NONE, 0 },
+	{ PMUVIRT_XEN_MAP_SHARED, XB_OUTPUTS, 0 },
+	{ PMUVIRT_XEN_MAP_SHARED, XB_VERSION2, -EINVAL },
+	{ PMUVIRT_XEN_MAP_SHARED, XB_SIZE_SHORT, -EINVAL },
+	{ PMUVIRT_XEN_MAP_SHARED, XB_LEN_SHORT, -EINVAL },
+	{ PMUVIRT_XEN_READ, XB_NONE, 0 },
+	{ PMUVIRT_XEN_READ, XB_OUTPUTS, 0 },
+	{ PMUVIRT_XEN_READ, XB_SIZE_LONG, -EINVAL },
+	{ PMUVIRT_XEN_READ, XB_RESERVED, -EINVAL },
+	{ PMUVIRT_XEN_TAKE_OVERFLOWS, XB_NONE, 0 },
+	{ PMUVIRT_XEN_TAKE_OVERFLOWS, XB_OUTPUTS, 0 },
+	{ PMUVIRT_XEN_TAKE_OVERFLOWS, XB_VERSION0, -EINVAL },
+	{ PMUVIRT_XEN_TAKE_OVERFLOWS, XB_RESERVED, -EINVAL },
+};
+
+/* Sizes from include/pmuvirt/xen.h and docs/xen.md, not from the checker. */
+static uint32_t doc_size(unsigned int cmd)
+{
+	switch (cmd) {
+	case PMUVIRT_XEN_QUERY: return 488;
+	case PMUVIRT_XEN_SET_CONTROL: return 416;
+	case PMUVIRT_XEN_ARM: return 272;
+	case PMUVIRT_XEN_MAP_SHARED: return 32;
+	case PMUVIRT_XEN_READ: return 144;
+	case PMUVIRT_XEN_TAKE_OVERFLOWS: return 80;
+	default: return 0;
+	}
+}
+
+static void set_reserved(union xen_arg *u, unsigned int cmd, uint32_t v)
+{
+	switch (cmd) {
+	case PMUVIRT_XEN_SET_CONTROL: u->set_control.reserved = v; break;
+	case PMUVIRT_XEN_ARM: u->arm.reserved = v; break;
+	case PMUVIRT_XEN_READ: u->read.reserved = v; break;
+	case PMUVIRT_XEN_TAKE_OVERFLOWS: u->take.reserved = v; break;
+	default: fail_msg("command %u has no reserved field", cmd);
+	}
+}
+
+static void fill_outputs(union xen_arg *u, unsigned int cmd)
+{
+	switch (cmd) {
+	case PMUVIRT_XEN_QUERY:
+		memset((char *)u + sizeof(u->hdr), 0xa5, sizeof(u->query) - sizeof(u->hdr));
+		break;
+	case PMUVIRT_XEN_SET_CONTROL:
+		u->set_control.err_counter = 12345;
+		/* the control is pmuvirt_validate()'s business */
+		memset(&u->set_control.ctl, 0xff, sizeof(u->set_control.ctl));
+		break;
+	case PMUVIRT_XEN_MAP_SHARED:
+		u->map_shared.nr_records = ~0u;
+		u->map_shared.record_size = ~0u;
+		u->map_shared.per_frame = ~0u;
+		u->map_shared.nr_frames = ~0u;
+		u->map_shared.frames = ~0ull;
+		break;
+	case PMUVIRT_XEN_READ:
+		u->read.nr_counters = ~0u;
+		memset(u->read.value, 0xee, sizeof(u->read.value));
+		break;
+	case PMUVIRT_XEN_TAKE_OVERFLOWS:
+		u->take.mask = ~0u;
+		memset(u->take.count, 0xee, sizeof(u->take.count));
+		break;
+	}
+}
+
+static void test_xen_arg_size(void **state)
+{
+	unsigned int cmd;
+
+	(void)state;
+	for (cmd = 0; cmd < 16; cmd++)
+		assert_int_equal(pmuvirt_xen_arg_size(cmd), doc_size(cmd));
+	assert_int_equal(pmuvirt_xen_arg_size(0x80000001u), 0);
+}
+
+static void test_xen_cases(void **state)
+{
+	union xen_arg u, before;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(xen_cases) / sizeof(xen_cases[0]); i++) {
+		const struct xen_case *c = &xen_cases[i];
+		size_t len = doc_size(c->cmd);
+		int ret;
+
+		memset(&u, 0, sizeof(u));
+		u.hdr.version = PMUVIRT_XEN_VERSION;
+		u.hdr.size = (uint32_t)len;
+		switch (c->bad) {
+		case XB_NONE: break;
+		case XB_VERSION0: u.hdr.version = 0; break;
+		case XB_VERSION2: u.hdr.version = 2; break;
+		case XB_SIZE_SHORT: u.hdr.size -= 8; break;
+		case XB_SIZE_LONG: u.hdr.size += 8; break;
+		case XB_SIZE_ZERO: u.hdr.size = 0; break;
+		case XB_LEN_SHORT: len -= 8; break;
+		case XB_LEN_LONG: len += 8; break;
+		case XB_RESERVED: set_reserved(&u, c->cmd, 0x80000000u); break;
+		case XB_OUTPUTS: fill_outputs(&u, c->cmd); break;
+		}
+		before = u;
+		ret = pmuvirt_xen_check_arg(c->cmd, &u, len);
+		if (ret != c->expect)
+			fail_msg("case %u (cmd %u, bad %d): got %d, expected %d", i, c->cmd,
+				 c->bad, ret, c->expect);
+		assert_memory_equal(&u, &before, sizeof(u));
+		/* the header alone: only version, size and the command matter */
+		ret = pmuvirt_xen_check_hdr(c->cmd, &u.hdr);
+		if (c->bad == XB_NONE || c->bad == XB_OUTPUTS || c->bad == XB_RESERVED ||
+		    c->bad == XB_LEN_SHORT || c->bad == XB_LEN_LONG)
+			assert_int_equal(ret, doc_size(c->cmd) ? 0 : -EOPNOTSUPP);
+		else
+			assert_int_equal(ret, c->expect);
+	}
+}
+
+/* A header that is right for one command is wrong for every other. */
+static void test_xen_hdr_cross(void **state)
+{
+	struct pmuvirt_xen_hdr h = { .version = PMUVIRT_XEN_VERSION };
+	unsigned int a, b;
+
+	(void)state;
+	for (a = PMUVIRT_XEN_QUERY; a <= PMUVIRT_XEN_TAKE_OVERFLOWS; a++)
+		for (b = PMUVIRT_XEN_QUERY; b <= PMUVIRT_XEN_TAKE_OVERFLOWS; b++) {
+			h.size = doc_size(b);
+			assert_int_equal(pmuvirt_xen_check_hdr(a, &h), a == b ? 0 : -EINVAL);
+		}
+}
+
+/* ARM against a context: 0 a-mode instructions, 1 i-mode cycles, 2 TSC. */
+struct arm_rig {
+	struct fakehw *hw;
+	struct pmuvirt_pmu pmu;
+	struct pmuvirt_pcpu pc;
+	struct pmuvirt_ctx *ctx;
+	size_t size;
+};
+
+static struct arm_rig *arm_rig_new(void)
+{
+	static const struct fakehw_x86_config cfg = {
+		.vendor = FAKEHW_INTEL, .version = 4, .nr_gp = 4, .nr_fixed = 3, .width = 48,
+		.fw_write = true,
+	};
+	struct pmuvirt_control ctl = { .version = PMUVIRT_ABI_VERSION, .nr_counters = 3 };
+	struct arm_rig *r = calloc(1, sizeof(*r));
+
+	assert_non_null(r);
+	ctl.counter[0].event = PMUVIRT_EV_INSTRUCTIONS;
+	ctl.counter[0].flags = PMUVIRT_CTR_USER;
+	ctl.counter[1].event = PMUVIRT_EV_CYCLES;
+	ctl.counter[1].flags = PMUVIRT_CTR_USER;
+	ctl.counter[1].period = 1000;
+	ctl.counter[2].event = PMUVIRT_EV_TSC;
+	r->hw = fakehw_x86_new(&cfg);
+	assert_non_null(r->hw);
+	assert_int_equal(pmuvirt_x86_probe(&r->pmu, fakehw_ops(r->hw), r->hw), 0);
+	assert_int_equal(pmuvirt_pcpu_init(&r->pc, &r->pmu, fakehw_ops(r->hw), r->hw, 0), 0);
+	r->size = pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS);
+	r->ctx = calloc(1, r->size);
+	assert_non_null(r->ctx);
+	assert_int_equal(pmuvirt_ctx_init(r->ctx, r->size, &r->pmu), 0);
+	assert_int_equal(pmuvirt_set_control(NULL, r->ctx, &ctl, NULL), 0);
+	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx), 0);
+	return r;
+}
+
+static void arm_rig_free(struct arm_rig *r)
+{
+	assert_int_equal(fakehw_stats(r->hw)->errors, 0);
+	pmuvirt_switch_out(&r->pc);
+	pmuvirt_ctx_release(r->ctx);
+	fakehw_free(r->hw);
+	free(r->ctx);
+	free(r);
+}
+
+struct arm_case {
+	uint32_t mask;
+	unsigned int ctr;	/* counter whose remaining/period are set */
+	uint64_t remaining;
+	uint64_t period;
+	int expect;
+};
+
+#define HALF48	((uint64_t)1 << 47)
+
+static const struct arm_case arm_cases[] = {
+	{ 0x2, 1, 1, 1, 0 },
+	{ 0x2, 1, ~0ull, HALF48, 0 },
+	{ 0x2, 1, 1, HALF48 + 1, -ERANGE },
+	{ 0x2, 1, 1, ~0ull, -ERANGE },
+	{ 0x2, 1, 0, 100, -EINVAL },		/* no remaining count */
+	{ 0x2, 1, 100, 0, -EINVAL },		/* no period */
+	{ 0x0, 1, 1, 1, -EINVAL },		/* empty mask */
+	{ 0x1, 0, 1, 1, -EINVAL },		/* a-mode counter */
+	{ 0x4, 2, 1, 1, -EINVAL },		/* the TSC: a-mode only */
+	{ 0x3, 1, 1, 1, -EINVAL },		/* one of two is a-mode */
+	{ 0x8, 3, 1, 1, -EINVAL },		/* counter 3 does not exist */
+	{ 0xa, 1, 1, 1, -EINVAL },
+	{ 0x80000002u, 1, 1, 1, -EINVAL },	/* bit 31 */
+	{ 0x10000u, 1, 1, 1, -EINVAL },		/* past PMUVIRT_MAX_COUNTERS */
+};
+
+static void test_xen_arm(void **state)
+{
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(arm_cases) / sizeof(arm_cases[0]); i++) {
+		const struct arm_case *c = &arm_cases[i];
+		struct arm_rig *r = arm_rig_new();
+		struct pmuvirt_xen_arm op = { .hdr = { PMUVIRT_XEN_VERSION, 272 } };
+		void *snap = malloc(r->size);
+		int ret;
+
+		assert_non_null(snap);
+		op.mask = c->mask;
+		op.remaining[c->ctr] = c->remaining;
+		op.period[c->ctr] = c->period;
+		assert_int_equal(pmuvirt_xen_check_arg(PMUVIRT_XEN_ARM, &op, sizeof(op)), 0);
+		memcpy(snap, r->ctx, r->size);
+		ret = pmuvirt_xen_check_arm(&op, r->ctx);
+		if (ret != c->expect)
+			fail_msg("arm case %u: got %d, expected %d", i, ret, c->expect);
+		assert_memory_equal(snap, r->ctx, r->size);
+		/* the core makes the same decision with the same error */
+		assert_int_equal(pmuvirt_arm_counters(&r->pc, r->ctx, op.mask, op.remaining,
+						      op.period), c->expect);
+		if (c->expect)
+			assert_memory_equal(snap, r->ctx, r->size);
+		else
+			assert_int_equal(r->ctx->counter[1].period, c->period);
+		free(snap);
+		arm_rig_free(r);
+	}
+}
+
+/* Linux: the header words, then the whole structs. */
+static void test_linux_hdr(void **state)
+{
+	const uint32_t v = PMUVIRT_LINUX_VERSION;
+	const size_t sa = sizeof(struct pmuvirt_attach), sc = sizeof(struct pmuvirt_counts);
+	const struct {
+		uint32_t hdr[2];
+		size_t size;
+		int expect;
+	} cases[] = {
+		{ { 432, v }, sa, 0 },
+		{ { 152, v }, sc, 0 },
+		{ { 152, v }, sa, -EINVAL },	/* a counts header on attach */
+		{ { 432, v }, sc, -EINVAL },
+		{ { 431, v }, sa, -EINVAL },
+		{ { 0, v }, sa, -EINVAL },
+		{ { 0xffffffffu, v }, sa, -EINVAL },
+		{ { 432, 0 }, sa, -EINVAL },
+		{ { 432, v + 1 }, sa, -EINVAL },
+		{ { 152, 0xffffffffu }, sc, -EINVAL },
+	};
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(sa, 432);
+	assert_int_equal(sc, 152);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (pmuvirt_linux_check_hdr(cases[i].hdr, cases[i].size) != cases[i].expect)
+			fail_msg("linux hdr case %u: expected %d", i, cases[i].expect);
+}
+
+enum lx_bad {
+	LB_NONE, LB_SIZE, LB_VERSION, LB_CAPS, LB_RES0, LB_RES1, LB_RES2,
+	LB_SIGNO_MAX, LB_SIGNO_OVER, LB_SIGNO_HUGE, LB_ALL_FLAGS, LB_CONTROL,
+};
+
+static void test_linux_attach(void **state)
+{
+	const struct {
+		enum lx_bad bad;
+		int expect;
+	} cases[] = {
+		{ LB_NONE, 0 }, { LB_SIZE, -EINVAL }, { LB_VERSION, -EINVAL },
+		{ LB_CAPS, -EINVAL }, { LB_RES0, -EINVAL }, { LB_RES1, -EINVAL },
+		{ LB_RES2, -EINVAL }, { LB_SIGNO_MAX, 0 }, { LB_SIGNO_OVER, -EINVAL },
+		{ LB_SIGNO_HUGE, -EINVAL }, { LB_ALL_FLAGS, 0 },
+		/* the control is pmuvirt_validate()'s business */
+		{ LB_CONTROL, 0 },
+	};
+	struct pmuvirt_attach a, before;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.version = PMUVIRT_LINUX_VERSION;
+		switch (cases[i].bad) {
+		case LB_NONE: break;
+		case LB_SIZE: a.size = sizeof(a) + 8; break;
+		case LB_VERSION: a.version = 0; break;
+		case LB_CAPS: a.caps = PMUVIRT_UREAD_TSC; break;
+		case LB_RES0: a.reserved[0] = 1; break;
+		case LB_RES1: a.reserved[1] = 1; break;
+		case LB_RES2: a.reserved[2] = 0x80000000u; break;
+		case LB_SIGNO_MAX: a.signo = 64; break;	/* SIGRTMAX */
+		case LB_SIGNO_OVER: a.signo = 65; break;
+		case LB_SIGNO_HUGE: a.signo = 0xffffffffu; break;
+		case LB_ALL_FLAGS: a.flags = PMUVIRT_ATTACH_FLAGS; break;
+		case LB_CONTROL: memset(&a.control, 0xff, sizeof(a.control)); break;
+		}
+		before = a;
+		if (pmuvirt_linux_check_attach(&a) != cases[i].expect)
+			fail_msg("attach case %u: expected %d", i, cases[i].expect);
+		assert_memory_equal(&a, &before, sizeof(a));
+	}
+}
+
+/* Each flag bit: accepted exactly when PMUVIRT_ATTACH_FLAGS has it. */
+static void test_linux_attach_flags(void **state)
+{
+	struct pmuvirt_attach a;
+	unsigned int bit;
+
+	(void)state;
+	assert_int_not_equal(PMUVIRT_ATTACH_FLAGS & PMUVIRT_ATTACH_REPORT, 0);
+	for (bit = 0; bit < 32; bit++) {
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.version = PMUVIRT_LINUX_VERSION;
+		a.flags = 1u << bit;
+		assert_int_equal(pmuvirt_linux_check_attach(&a),
+				 (PMUVIRT_ATTACH_FLAGS & (1u << bit)) ? 0 : -EINVAL);
+	}
+}
+
+static void test_linux_counts(void **state)
+{
+	struct pmuvirt_counts c, before;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 5; i++) {
+		int expect = 0;
+
+		memset(&c, 0, sizeof(c));
+		c.size = sizeof(c);
+		c.version = PMUVIRT_LINUX_VERSION;
+		switch (i) {
+		case 1: c.reserved = 1; expect = -EINVAL; break;
+		case 2: c.size = 144; expect = -EINVAL; break;
+		case 3: c.version = 2; expect = -EINVAL; break;
+		case 4:	/* outputs hold anything on the way in */
+			c.nr_counters = ~0u;
+			c.flags = ~0u;
+			c.ovf_mask = ~0u;
+			memset(c.value, 0xff, sizeof(c.value));
+			break;
+		}
+		before = c;
+		assert_int_equal(pmuvirt_linux_check_counts(&c), expect);
+		assert_memory_equal(&c, &before, sizeof(c));
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_xen_arg_size),
+		cmocka_unit_test(test_xen_cases),
+		cmocka_unit_test(test_xen_hdr_cross),
+		cmocka_unit_test(test_xen_arm),
+		cmocka_unit_test(test_linux_hdr),
+		cmocka_unit_test(test_linux_attach),
+		cmocka_unit_test(test_linux_attach_flags),
+		cmocka_unit_test(test_linux_counts),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
