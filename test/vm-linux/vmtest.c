@@ -8,7 +8,8 @@
  *               threads K N [schedstat]
  * With "schedstat" (a guest without -icount) a thread's own work is its
  * run time (CLOCK_THREAD_CPUTIME_ID, what schedstat shows) converted to
- * TSC ticks, within 3%.
+ * TSC ticks, within 10% (the host may stop QEMU between the kernel's
+ * accounting and the switch hook; exactness is the icount guest's).
  * Every check prints "vm: ..." lines and ends with "vm: <name> ok" or
  * "vm: <name> FAIL"; the exit status is 0 only when it passed.
  */
@@ -33,6 +34,7 @@
 
 #define LOOPS		20000000ull	/* 40M instructions per thread */
 #define MAX_ERR		0.02
+#define SMP_MAX_ERR	0.10	/* without icount, against the kernel's accounting */
 #define NR_THREADS	3
 
 static int failed;
@@ -260,7 +262,12 @@ static void report(const char *what, int i, const struct worker *w, unsigned int
 {
 	double want = by_schedstat ? (double)w->sched_ns * tsc_per_ns : 2.0 * (double)w->loops;
 	double err = rel_err((double)w->virt, want);
-	double max = by_schedstat ? 0.03 : MAX_ERR;
+	/*
+	 * At host speed (no icount) the host may stop QEMU between the
+	 * scheduler's accounting and the switch hook, which moves a few
+	 * percent between them under load: exactness is the icount guest's.
+	 */
+	double max = by_schedstat ? SMP_MAX_ERR : MAX_ERR;
 	double kernel_err = rel_err((double)w->virt, (double)w->sched_ns * tsc_per_ns);
 
 	printf("vm: %s thread %d: own work %.0f ticks, virtual TSC %llu (error %.3f%%), raw TSC %llu (%.2fx), schedstat %llu ns, direct reads %llu\n",
@@ -271,8 +278,8 @@ static void report(const char *what, int i, const struct worker *w, unsigned int
 	CHECK(err < max, "thread %d: virtual TSC error %.3f%% over %.0f%%", i, 100.0 * err,
 	      100.0 * max);
 	/* the kernel's own accounting agrees, in either mode */
-	CHECK(kernel_err < 0.03, "thread %d: %.3f%% away from the kernel's run time", i,
-	      100.0 * kernel_err);
+	CHECK(kernel_err < (by_schedstat ? SMP_MAX_ERR : 0.03),
+	      "thread %d: %.3f%% away from the kernel's run time", i, 100.0 * kernel_err);
 	CHECK(w->raw > (uint64_t)(0.7 * share * (double)w->virt),
 	      "thread %d: raw TSC only %.2fx the virtual one, expected about %ux", i,
 	      (double)w->raw / (double)w->virt, share);

@@ -523,7 +523,10 @@ static int ioc_counts(unsigned int cmd, unsigned long uarg)
 		return ret;
 	if (!thr)
 		return -ESRCH;
+	/* out fields: nothing of the caller's input comes back */
 	memset(c.value, 0, sizeof(c.value));
+	c.flags = 0;
+	c.ovf_mask = 0;
 	c.nr_counters = thr->ctx->nr_counters;
 
 	preempt_disable();
