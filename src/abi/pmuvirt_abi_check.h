@@ -77,6 +77,25 @@ int pmuvirt_xen_check_arg(unsigned int cmd, const void *arg, size_t len);
 int pmuvirt_xen_check_arm(const struct pmuvirt_xen_arm *op, const struct pmuvirt_ctx *ctx);
 
 /**
+ * pmuvirt_xen_guest_privilege() - keep Xen's own events out of a guest's control
+ * @ctl:	the guest's control (a copy), rewritten in place.
+ * @pv:		the guest is paravirtual.
+ * @err:	on failure, which counter and why.
+ *
+ * A PV guest's kernel runs outside ring 0 (ring 3 on 64-bit, ring 1 on
+ * 32-bit), where the hardware's user filter counts; ring 0 is Xen.  So for
+ * PV every counter that asks for kernel mode counts in user mode instead:
+ * it then counts everything the guest runs and nothing of Xen (the hardware
+ * cannot tell the guest's kernel from its user mode there).  An HVM guest's
+ * kernel shares the supervisor filter with Xen: kernel-mode counting is
+ * refused.  The TSC and controls pmuvirt_validate() will refuse anyway are
+ * left alone.
+ *
+ * Return: 0; -EOPNOTSUPP for kernel-mode counting by an HVM guest.
+ */
+int pmuvirt_xen_guest_privilege(struct pmuvirt_control *ctl, bool pv, struct pmuvirt_error *err);
+
+/**
  * pmuvirt_linux_check_hdr() - check the first two words of an ioctl argument
  * @hdr:	size and version, copied from the caller.
  * @size:	the exact size of the request's struct.

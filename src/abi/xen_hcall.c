@@ -90,3 +90,27 @@ int pmuvirt_xen_check_arm(const struct pmuvirt_xen_arm *op, const struct pmuvirt
 	}
 	return 0;
 }
+
+int pmuvirt_xen_guest_privilege(struct pmuvirt_control *ctl, bool pv, struct pmuvirt_error *err)
+{
+	unsigned int i, n = ctl->nr_counters;
+
+	if (n > PMUVIRT_MAX_COUNTERS)
+		n = PMUVIRT_MAX_COUNTERS;
+	for (i = 0; i < n; i++) {
+		struct pmuvirt_counter_ctl *c = &ctl->counter[i];
+
+		if (!(c->flags & PMUVIRT_CTR_KERNEL) ||
+		    (c->event == PMUVIRT_EV_TSC && !(c->flags & PMUVIRT_CTR_RAW)))
+			continue;
+		if (!pv) {
+			if (err) {
+				err->counter = (int)i;
+				err->reason = "an HVM guest's kernel mode is Xen's too";
+			}
+			return -EOPNOTSUPP;
+		}
+		c->flags = (c->flags & ~PMUVIRT_CTR_KERNEL) | PMUVIRT_CTR_USER;
+	}
+	return 0;
+}

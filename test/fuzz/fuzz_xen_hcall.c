@@ -121,10 +121,24 @@ static void hypercall(struct rig *r, unsigned int cmd, union xen_arg *u, size_t 
 
 	switch (cmd) {
 	case PMUVIRT_XEN_SET_CONTROL: {
-		int v = pmuvirt_validate(&r->pmu, &u->set_control.ctl, r->a->max_counters, NULL,
-					 NULL, &err);
+		struct pmuvirt_control ctl = u->set_control.ctl;
+		bool pv = u->set_control.ctl.counter[0].event & 1;	/* either kind of guest */
+		unsigned int i;
+		int v;
 
-		ret = pmuvirt_set_control(pc_of(r), r->a, &u->set_control.ctl, &err);
+		/* as the glue does: Xen's ring never counts for a guest */
+		ret = pmuvirt_xen_guest_privilege(&ctl, pv, &err);
+		for (i = 0; !ret && pv && i < ctl.nr_counters && i < PMUVIRT_MAX_COUNTERS; i++)
+			if ((ctl.counter[i].flags & PMUVIRT_CTR_KERNEL) &&
+			    (ctl.counter[i].event != PMUVIRT_EV_TSC ||
+			     (ctl.counter[i].flags & PMUVIRT_CTR_RAW)))
+				abort();
+		if (ret && (pv || memcmp(snap, r->a, r->csize)))
+			abort();
+		if (ret)
+			break;
+		v = pmuvirt_validate(&r->pmu, &ctl, r->a->max_counters, NULL, NULL, &err);
+		ret = pmuvirt_set_control(pc_of(r), r->a, &ctl, &err);
 		if (ret != v)
 			abort();
 		if (ret && memcmp(snap, r->a, r->csize))

@@ -315,6 +315,45 @@ static void test_xen_arm(void **state)
 }
 
 /* Linux: the header words, then the whole structs. */
+/* Xen's own events never count for a guest (ring 0 is Xen for a PV guest). */
+static void test_xen_guest_privilege(void **state)
+{
+	struct pmuvirt_error err = { -1, NULL };
+	struct pmuvirt_control c;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.version = PMUVIRT_ABI_VERSION;
+	c.nr_counters = 5;
+	c.counter[0].event = PMUVIRT_EV_INSTRUCTIONS;
+	c.counter[0].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
+	c.counter[1].event = PMUVIRT_EV_CYCLES;
+	c.counter[1].flags = PMUVIRT_CTR_KERNEL;
+	c.counter[2].event = PMUVIRT_EV_BRANCHES;
+	c.counter[2].flags = PMUVIRT_CTR_USER;
+	c.counter[3].event = 0xc0;
+	c.counter[3].flags = PMUVIRT_CTR_RAW | PMUVIRT_CTR_KERNEL;
+	c.counter[4].event = PMUVIRT_EV_TSC;
+	/* PV: kernel mode becomes the guest's ring (user filter), nothing else changes */
+	assert_int_equal(pmuvirt_xen_guest_privilege(&c, true, &err), 0);
+	assert_int_equal(c.counter[0].flags, PMUVIRT_CTR_USER);
+	assert_int_equal(c.counter[1].flags, PMUVIRT_CTR_USER);
+	assert_int_equal(c.counter[2].flags, PMUVIRT_CTR_USER);
+	assert_int_equal(c.counter[3].flags, PMUVIRT_CTR_RAW | PMUVIRT_CTR_USER);
+	assert_int_equal(c.counter[3].event, 0xc0);
+	assert_int_equal(c.counter[4].flags, 0);
+	/* HVM: kernel mode is refused with the counter named */
+	c.counter[2].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
+	assert_int_equal(pmuvirt_xen_guest_privilege(&c, false, &err), -EOPNOTSUPP);
+	assert_int_equal(err.counter, 2);
+	assert_non_null(err.reason);
+	c.counter[2].flags = PMUVIRT_CTR_USER;
+	assert_int_equal(pmuvirt_xen_guest_privilege(&c, false, &err), 0);
+	/* an oversized counter count is left for pmuvirt_validate() */
+	c.nr_counters = 0xffffffffu;
+	assert_int_equal(pmuvirt_xen_guest_privilege(&c, true, &err), 0);
+}
+
 static void test_linux_hdr(void **state)
 {
 	const uint32_t v = PMUVIRT_LINUX_VERSION;
@@ -446,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_xen_cases),
 		cmocka_unit_test(test_xen_hdr_cross),
 		cmocka_unit_test(test_xen_arm),
+		cmocka_unit_test(test_xen_guest_privilege),
 		cmocka_unit_test(test_linux_hdr),
 		cmocka_unit_test(test_linux_attach),
 		cmocka_unit_test(test_linux_attach_flags),

@@ -59,6 +59,7 @@ static int pmuvirt_xen_query(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 static int pmuvirt_xen_set_control(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 {
 	struct pmuvirt_xen_set_control op;
+	struct pmuvirt_control ctl;
 	struct pmuvirt_error err = { .counter = -1, .reason = NULL };
 	struct pmuvirt_pcpu *pc;
 	unsigned long flags;
@@ -69,12 +70,16 @@ static int pmuvirt_xen_set_control(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) 
 	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_SET_CONTROL, &op, sizeof(op));
 	if (rc)
 		return rc;
+	/* Xen's own events never count for a guest; the guest sees its flags back. */
+	ctl = op.ctl;
+	rc = pmuvirt_xen_guest_privilege(&ctl, is_pv_domain(v->domain), &err);
 	/* pmuvirt_validate() checks version, counter count and reserved bits. */
 	local_irq_save(flags);
 	pc = pmuvirt_xen_this_pcpu();
 	/* A context a failed switch left off the hardware is updated suspended. */
-	rc = pc ? pmuvirt_set_control(pmuvirt_xen_running(pc) == v->arch.pmuvirt ? pc : NULL,
-				      v->arch.pmuvirt, &op.ctl, &err) : -ENODEV;
+	if (!rc)
+		rc = pc ? pmuvirt_set_control(pmuvirt_xen_running(pc) == v->arch.pmuvirt ? pc :
+					      NULL, v->arch.pmuvirt, &ctl, &err) : -ENODEV;
 	local_irq_restore(flags);
 	op.err_counter = rc ? err.counter : -1;
 	if (rc && err.reason)
