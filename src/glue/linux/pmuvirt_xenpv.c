@@ -46,7 +46,9 @@
  * @vcpu:	Xen's VCPU id.
  * @irq:	the VIRQ's Linux irq, or a negative errno.
  * @read_fallbacks: counter reads that needed the READ hypercall.
- * @sc, @arm:	hypercall arguments (kept off the scheduler's stack).
+ * @other_hypercalls: TAKE_OVERFLOWS, and SET_CONTROL at unload.
+ * @sc, @arm, @rd: hypercall arguments: off the scheduler's stack, and no
+ *		allocation under the runqueue lock.
  */
 struct lx_xen_vcpu {
 	struct pmuvirt_pv_vcpu pv;
@@ -57,6 +59,7 @@ struct lx_xen_vcpu {
 	u64 other_hypercalls;
 	struct pmuvirt_xen_set_control sc;
 	struct pmuvirt_xen_arm arm;
+	struct pmuvirt_xen_read rd;
 };
 
 bool pmuvirt_lx_xen;
@@ -240,7 +243,7 @@ static int xen_below_hw(void *arg, uint32_t pcpu, uint32_t index, uint64_t *val)
 static int lx_xen_read(void *arg, uint32_t counter, uint64_t *val)
 {
 	struct lx_xen_vcpu *v = arg;
-	struct pmuvirt_xen_read *r;
+	struct pmuvirt_xen_read *r = &v->rd;
 	int ret;
 
 	ret = pmuvirt_shared_read(v->rec, counter, 1, xen_below_hw, NULL, val);
@@ -251,9 +254,7 @@ static int lx_xen_read(void *arg, uint32_t counter, uint64_t *val)
 	 * runs), but a record that keeps changing or a faulting rdpmc must
 	 * not make up a value: ask Xen.
 	 */
-	r = kzalloc(sizeof(*r), GFP_ATOMIC);
-	if (!r)
-		return ret;
+	memset(r, 0, sizeof(*r));
 	xen_hdr(&r->hdr, sizeof(*r));
 	v->read_fallbacks++;
 	ret = (int)xen_op(PMUVIRT_XEN_READ, r);
@@ -261,7 +262,6 @@ static int lx_xen_read(void *arg, uint32_t counter, uint64_t *val)
 		ret = -ERANGE;
 	if (!ret)
 		*val = r->value[counter];
-	kfree(r);
 	return ret;
 }
 
