@@ -111,6 +111,7 @@ echo "PMUVIRT-XEN-GUEST-EXIT=\$?"
 echo "PMUVIRT-XEN-GUEST-HYPERCALLS-TOTAL \$(cat /sys/module/pmuvirt/parameters/xen_hypercalls)"
 grep pmuvirt /proc/interrupts
 rmmod pmuvirt && echo "PMUVIRT-XEN-GUEST-UNLOADED"
+/pmuvirt_xen_test empty
 dmesg | grep "pmuvirt:" | tail -n 3 | sed 's/^/dom0: /'
 # Xen refusing a control (at a switch or when unload empties the VCPUs)
 # or a kernel warning would show here.
@@ -136,7 +137,8 @@ grep -a "pmuvirt\|PMUVIRT-XEN" "$console" | sed 's/^(XEN) //' >&2 || true
 if grep -qa "PMUVIRT-XEN-PASSED" "$console" && grep -qa "PMUVIRT-XEN-TEST-EXIT=0" "$console" &&
 	grep -qa "PMUVIRT-XEN-GUEST-PASSED" "$console" && grep -qa "PMUVIRT-XEN-GUEST-EXIT=0" "$console" &&
 	grep -qa "pmuvirt: backend: Xen PV" "$console" && grep -qa "PMUVIRT-XEN-GUEST-UNLOADED" "$console" &&
-	grep -qa "PMUVIRT-XEN-GUEST-KERNEL-WARNINGS=0" "$console"; then
+	grep -qa "PMUVIRT-XEN-GUEST-KERNEL-WARNINGS=0" "$console" &&
+	grep -qa "PMUVIRT-XEN-EMPTY-OK" "$console"; then
 	log "PASS"
 	exit 0
 fi
