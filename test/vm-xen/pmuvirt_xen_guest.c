@@ -14,6 +14,8 @@
  * its own work (2 instructions per iteration; under -icount shift=0 one
  * instruction is one TSC tick) within 2%, while its raw TSC holds the
  * other threads' time too.  The module makes no hypercall meanwhile.
+ * Then one thread moves from VCPU 0 to VCPU 1 halfway through its loop:
+ * its record follows it and its count stays its own work (within 2%).
  * Part 3: a child process reads its counts under a seccomp filter that
  * kills it at any system call but write and exit.  (Strict seccomp mode
  * cannot be used: it disables rdtsc in user mode.)
@@ -60,6 +62,7 @@ struct result {
 	uint64_t user, ioctl, raw;
 	uint64_t direct_reads, ioctl_reads;
 	long preempted;		/* involuntary context switches around the loop */
+	uint32_t below0, below1;	/* the record's below before and after */
 };
 
 static uint64_t iterations;
@@ -330,6 +333,82 @@ static int part2(void)
 	return bad ? -1 : 0;
 }
 
+/*
+ * One thread moves from VCPU 0 to VCPU 1 halfway through its loop: its
+ * record's below follows it, and its count stays its own work.
+ */
+static void *migrant(void *arg)
+{
+	struct result *r = arg;
+	struct pmuvirt_control ctl;
+	struct pmuvirt_user u;
+	uint64_t u0, u1, i0, i1, n = iterations / 2;
+	cpu_set_t set;
+	int fd;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	r->rc = sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+	fd = pmuvirt_user_open(1);
+	tsc_control(&ctl);
+	if (!r->rc && (fd < 0 || pmuvirt_user_attach(&u, fd, &ctl, 0, 0)))
+		r->rc = -errno;
+	if (!r->rc && (!u.rec || !u.vcpus))
+		r->rc = -EAGAIN;
+	if (r->rc)
+		return NULL;
+	if (pmuvirt_user_read_ioctl(&u, &i0) || pmuvirt_user_read(&u, &u0))
+		r->rc = -errno;
+	r->below0 = u.rec->below;
+	__asm__ __volatile__("1: dec %0\n\tjnz 1b" : "+r" (n) : : "cc");
+	CPU_ZERO(&set);
+	CPU_SET(1, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) || sched_getcpu() != 1)
+		r->rc = -EAGAIN;
+	n = iterations - iterations / 2;
+	__asm__ __volatile__("1: dec %0\n\tjnz 1b" : "+r" (n) : : "cc");
+	r->below1 = u.rec->below;
+	if (pmuvirt_user_read(&u, &u1) || pmuvirt_user_read_ioctl(&u, &i1))
+		r->rc = -errno;
+	r->user = u1 - u0;
+	r->ioctl = i1 - i0;
+	r->direct_reads = u.direct_reads;
+	if (pmuvirt_user_detach(&u, NULL) && !r->rc)
+		r->rc = -errno;
+	close(fd);
+	return NULL;
+}
+
+static int part_migrate(void)
+{
+	struct result r;
+	pthread_t tid;
+	double work = 2.0 * (double)iterations, eu, ei;
+
+	memset(&r, 0, sizeof(r));
+	fflush(stdout);
+	tcdrain(STDOUT_FILENO);
+	usleep(300000);
+	pthread_create(&tid, NULL, migrant, &r);
+	pthread_join(tid, NULL);
+	if (r.rc) {
+		printf("PMUVIRT-XEN-GUEST-FAIL migrating thread: %s\n", strerror(-r.rc));
+		return -1;
+	}
+	eu = ((double)r.user - work) / work;
+	ei = ((double)r.ioctl - work) / work;
+	printf("PMUVIRT-XEN-GUEST-MIGRATE below %u then %u, work=%.0f user=%llu err=%+.3f%% ioctl=%llu err=%+.3f%% direct_reads=%llu\n",
+	       r.below0, r.below1, work, (unsigned long long)r.user, 100.0 * eu,
+	       (unsigned long long)r.ioctl, 100.0 * ei, (unsigned long long)r.direct_reads);
+	if (r.below0 != 0 || r.below1 != 1 || eu > TOLERANCE || eu < -TOLERANCE || ei > TOLERANCE ||
+	    ei < -TOLERANCE || r.direct_reads != 2) {
+		printf("PMUVIRT-XEN-GUEST-FAIL migrating thread\n");
+		return -1;
+	}
+	printf("PMUVIRT-XEN-GUEST-MIGRATE-OK\n");
+	return 0;
+}
+
 /* Allow write, exit and exit_group; kill the process at any other system call. */
 static int forbid_syscalls(void)
 {
@@ -442,6 +521,8 @@ int main(int argc, char **argv)
 	close(fd);
 	if (!ret)
 		ret = part2();
+	if (!ret)
+		ret = part_migrate();
 	if (!ret)
 		ret = part3();
 	printf("PMUVIRT-XEN-GUEST-%s\n", ret ? "FAILED" : "PASSED");
