@@ -8,7 +8,13 @@
  * 32-bit and 64-bit callers share one layout.
  *
  * mmap(NULL, page size, PROT_READ, MAP_SHARED, fd, 0) maps the calling
- * thread's struct pmuvirt_shared_ctx (read-only).  read(2) on the file
+ * thread's struct pmuvirt_shared_ctx (read-only).  When the thread's
+ * counters sit on VCPU counters (a Xen PV domain: attach reports
+ * PMUVIRT_UREAD_VCPU), the record's @below is the VCPU and each live
+ * counter's @index that VCPU's counter + 1; PMUVIRT_IOC_BELOW says where
+ * the VCPU records are, and mmap at page offset struct pmuvirt_below.pgoff
+ * (1) maps their frames read-only (any number of frames from there on).
+ * read(2) on the file
  * returns struct pmuvirt_report records of threads that attached through
  * that file with PMUVIRT_ATTACH_REPORT (or inherited such a context), when
  * they detach or exit; it returns 0 (end of file) once no thread reports to
@@ -43,6 +49,7 @@
 /* struct pmuvirt_attach.caps (filled by the module) */
 #define PMUVIRT_UREAD_TSC	0x1u	/* user mode may read the TSC (rdtsc) */
 #define PMUVIRT_UREAD_PMC	0x2u	/* user mode may use rdpmc */
+#define PMUVIRT_UREAD_VCPU	0x4u	/* the record sits on VCPU records (PMUVIRT_IOC_BELOW) */
 
 /**
  * struct pmuvirt_attach - give the calling thread a context
@@ -119,6 +126,38 @@ struct pmuvirt_report {
 	uint64_t value[PMUVIRT_MAX_COUNTERS];
 };
 
+/* struct pmuvirt_below.kind */
+#define PMUVIRT_BELOW_XEN	1	/* Xen's per-VCPU records, in Xen's frames */
+
+/**
+ * struct pmuvirt_below - where the VCPU records a thread's record sits on are
+ * @size:	sizeof(struct pmuvirt_below).
+ * @version:	PMUVIRT_LINUX_VERSION.
+ * @flags:	must be zero.
+ * @reserved:	must be zero.
+ * @kind:	out: PMUVIRT_BELOW_*.
+ * @nr_records:	out: VCPU records (record v is VCPU v).
+ * @record_size: out: sizeof(struct pmuvirt_shared_ctx).
+ * @per_frame:	out: records per page; a record never crosses a page.
+ * @nr_frames:	out: pages holding the records.
+ * @pgoff:	out: mmap page offset of the first page.
+ *
+ * Record v is at byte (v % @per_frame) * @record_size of page
+ * @pgoff + v / @per_frame of the device.
+ */
+struct pmuvirt_below {
+	uint32_t size;
+	uint32_t version;
+	uint32_t flags;
+	uint32_t reserved;
+	uint32_t kind;
+	uint32_t nr_records;
+	uint32_t record_size;
+	uint32_t per_frame;
+	uint32_t nr_frames;
+	uint32_t pgoff;
+};
+
 #define PMUVIRT_IOC_MAGIC	0xD9
 
 /* 0 or -1 with errno (EINVAL, ENODEV, EOPNOTSUPP, ENOSPC, ERANGE, EBUSY, ENOMEM). */
@@ -129,5 +168,7 @@ struct pmuvirt_report {
 #define PMUVIRT_IOC_DETACH	_IOWR(PMUVIRT_IOC_MAGIC, 3, struct pmuvirt_counts)
 /* Take pending overflow notifications and re-enable the overflow signal. */
 #define PMUVIRT_IOC_RESUME	_IOWR(PMUVIRT_IOC_MAGIC, 4, struct pmuvirt_counts)
+/* Where the VCPU records are; ENODEV when threads sit on the hardware directly. */
+#define PMUVIRT_IOC_BELOW	_IOWR(PMUVIRT_IOC_MAGIC, 5, struct pmuvirt_below)
 
 #endif /* PMUVIRT_LINUX_H */

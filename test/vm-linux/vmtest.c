@@ -784,6 +784,15 @@ static void t_malformed(void)
 	CHECK(e == ESRCH, "detach without context: %d", e);
 	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
 	CHECK(p == MAP_FAILED && errno == ESRCH, "mmap without context");
+	{
+		/* natively there are no VCPU records below the threads */
+		struct pmuvirt_below b = { .size = sizeof(b), .version = PMUVIRT_LINUX_VERSION };
+
+		e = ioctl(fd, PMUVIRT_IOC_BELOW, &b) ? errno : 0;
+		CHECK(e == ENODEV, "below on hardware: %d", e);
+		p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 4096);
+		CHECK(p == MAP_FAILED && errno == EINVAL, "mmap at page offset 1 on hardware");
+	}
 	CHECK(attached_count() == 0, "a malformed request left a context: %d", attached_count());
 
 	CHECK(!pmuvirt_user_attach(&u, fd, &good.control, 0, 0), "good attach: %s",

@@ -12,6 +12,9 @@
  * with its own work: 2 instructions per iteration, and under QEMU's
  * -icount shift=0 one instruction is one TSC tick.
  *
+ * "pmuvirt_xen_test empty", run after pmuvirt.ko was unloaded, checks that
+ * no VCPU record still holds a counter.
+ *
  * Prints PMUVIRT-XEN-* markers; the boot script judges by them.
  */
 #define _GNU_SOURCE
@@ -376,16 +379,17 @@ static void *worker(void *arg)
 
 static int measure(int round);
 
-static int part2(void)
+static struct pmuvirt_xen_map_shared ms;
+
+/* Map the domain's records read-only into records[]. */
+static int map_records(void)
 {
 	static unsigned long mfn[64];
 	static int err[64];
-	struct pmuvirt_xen_map_shared ms;
 	struct privcmd_mmapbatch_v2 batch;
 	unsigned int i;
 	char *map;
 	long rc;
-	int bad = 0;
 
 	memset(&ms, 0, sizeof(ms));
 	hdr(&ms.hdr, sizeof(ms));
@@ -419,6 +423,16 @@ static int part2(void)
 	       "rec0: version=%u nr_counters=%u below=%#x\n", ms.nr_frames, ms.nr_records,
 	       ms.per_frame, mfn[0], records[0]->version, records[0]->nr_counters,
 	       records[0]->below);
+	return 0;
+}
+
+static int part2(void)
+{
+	unsigned int i;
+	int bad = 0;
+
+	if (map_records())
+		return -1;
 	for (i = 0; i < ROUNDS; i++)
 		if (measure((int)i))
 			bad++;
@@ -481,12 +495,33 @@ static int measure(int round)
 	return bad;
 }
 
+/*
+ * "empty" mode, after pmuvirt.ko was unloaded: no VCPU may still count for
+ * it (the module empties each VCPU's control at unload).
+ */
+static int check_empty(void)
+{
+	unsigned int i;
+	int bad = 0;
+
+	if (map_records())
+		return 1;
+	for (i = 0; i < ms.nr_records && i < 64; i++) {
+		printf("PMUVIRT-XEN-EMPTY vcpu=%u nr_counters=%u\n", i, records[i]->nr_counters);
+		if (records[i]->nr_counters)
+			bad++;
+	}
+	printf("PMUVIRT-XEN-EMPTY-%s\n", bad ? "FAILED" : "OK");
+	return bad ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+	int empty = argc > 1 && !strcmp(argv[1], "empty");
 	int ret;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	iterations = argc > 1 ? strtoull(argv[1], NULL, 0) : 100000000ull;
+	iterations = argc > 1 && !empty ? strtoull(argv[1], NULL, 0) : 100000000ull;
 	/* Xen copies from our memory: keep it resident. */
 	mlockall(MCL_CURRENT | MCL_FUTURE);
 	privcmd = open("/dev/xen/privcmd", O_RDWR);
@@ -496,6 +531,8 @@ int main(int argc, char **argv)
 		printf("PMUVIRT-XEN-FAIL no privcmd: %s\n", strerror(errno));
 		return 1;
 	}
+	if (empty)
+		return check_empty();
 	ret = part1();
 	if (!ret)
 		ret = part2();

@@ -1,14 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 # Boot Xen with pmuvirt under QEMU (TCG, -icount shift=0) with Debian's
-# kernel as a PV dom0 of two VCPUs on one physical CPU, twice: as the
-# hardware is (TSC only; pmuvirt_xen_test inside dom0), then with Xen's
-# emulated PMU (pmuvirt-emulate; xen_emu_test).  Judged by console markers,
-# not by QEMU's exit status.
+# kernel as a PV dom0 of two VCPUs on one physical CPU, twice.  As the
+# hardware is (the TSC alone): pmuvirt_xen_test drives the hypercall, then
+# pmuvirt.ko is loaded and pmuvirt_xen_guest checks per-thread counts on
+# top of the VCPUs'.  With Xen's emulated PMU (pmuvirt-emulate):
+# xen_emu_test checks PMC counting per VCPU and the PMI -> VIRQ path.
+# Judged by console markers, not by QEMU's exit status.
 #
 # usage: test/vm-xen/run.sh [BUILD_DIR]     (default <source>/build-xen)
 # Exit: 0 pass, 1 fail, 77 skipped (missing tools and not root).
-# Environment: PMUVIRT_XEN_ITERATIONS (loop length per thread, default 1e8),
+# Environment: PMUVIRT_XEN_ITERATIONS (loop length per thread of the
+#              hypercall test, default 5e7), PMUVIRT_XEN_GUEST_ITERATIONS
+#              (the same for pmuvirt_xen_guest, default 5e7),
 #              PMUVIRT_XEN_TIMEOUT (seconds, default 900).
 set -eu
 
@@ -18,7 +22,8 @@ mkdir -p "$build"
 build=$(cd "$build" && pwd)
 cache=$build/cache
 work=$build/vm-xen
-iterations=${PMUVIRT_XEN_ITERATIONS:-100000000}
+iterations=${PMUVIRT_XEN_ITERATIONS:-50000000}
+guest_iterations=${PMUVIRT_XEN_GUEST_ITERATIONS:-50000000}
 timeout_s=${PMUVIRT_XEN_TIMEOUT:-900}
 
 log() { echo "vm-xen: $*" >&2; }
@@ -42,28 +47,40 @@ esac
 xen=$("$srcroot/tools/xen/fetch-build.sh" "$build" | tail -n 1)
 [ -f "$xen" ] || { log "FAIL: no hypervisor"; exit 1; }
 
-# 2. Debian's kernel, unpacked without running its install scripts.
-kdir=$cache/kernel
+# 2. Debian's kernel, the version of the installed linux-headers-amd64 (the
+# module is built against those headers), unpacked without install scripts.
+kver=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null | sed -n 's/^linux-headers-\([^ ,]*\).*/\1/p')
+hver=$(dpkg-query -W -f='${Version}' "linux-headers-$kver" 2>/dev/null || true)
+[ -n "$kver" ] && [ -d "/lib/modules/$kver/build" ] || { log "FAIL: no linux-headers-amd64 build tree"; exit 1; }
+kdir=$cache/kernel-$kver-$hver
 if [ ! -e "$kdir/stamp" ]; then
-	pkg=$(apt-cache depends linux-image-amd64 | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\).*/\1/p' | head -n 1)
-	[ -n "$pkg" ] || { log "FAIL: cannot resolve linux-image-amd64"; exit 1; }
 	rm -rf "$kdir"
 	mkdir -p "$kdir"
-	log "fetching $pkg"
-	(cd "$kdir" && apt-get download -q "$pkg" >/dev/null 2>&1) || { log "FAIL: apt-get download $pkg"; exit 1; }
+	log "fetching linux-image-$kver $hver"
+	(cd "$kdir" && { apt-get download -q "linux-image-$kver=$hver" >/dev/null 2>&1 ||
+		apt-get download -q "linux-image-$kver" >/dev/null 2>&1; }) ||
+		{ log "FAIL: apt-get download linux-image-$kver"; exit 1; }
 	dpkg-deb -x "$kdir"/linux-image-*.deb "$kdir/root"
 	touch "$kdir/stamp"
 fi
-vmlinuz=$(ls "$kdir"/root/boot/vmlinuz-* | head -n 1)
-kver=${vmlinuz##*/vmlinuz-}
+vmlinuz=$kdir/root/boot/vmlinuz-$kver
 kmods=$kdir/root/lib/modules/$kver/kernel/drivers/xen
+
+# pmuvirt.ko, built as test/vm-linux builds it.
+log "building pmuvirt.ko for $kver"
+make -s -C "$srcroot/src/glue/linux" BUILD="$build/module" KVER="$kver" >"$build/module.log" 2>&1 ||
+	{ cat "$build/module.log" >&2; log "FAIL: module build"; exit 1; }
+if grep -E "warning|error" "$build/module.log" >&2; then
+	log "FAIL: the module build has warnings (above)"
+	exit 1
+fi
 
 # 3. The initramfs: busybox, the xen-privcmd and xenfs modules, the test.
 rm -rf "$work"
 mkdir -p "$work/root/bin" "$work/root/lib/modules" "$work/root/proc" "$work/root/sys" \
 	"$work/root/dev" "$work/root/tmp"
 cp "$busybox" "$work/root/bin/busybox"
-for a in sh mount mkdir insmod cat grep echo reboot sleep dmesg; do
+for a in sh mount mkdir insmod rmmod cat grep echo reboot sleep dmesg tail; do
 	ln -s busybox "$work/root/bin/$a"
 done
 for m in xen-privcmd.ko xen-evtchn.ko xenfs/xenfs.ko; do
@@ -73,7 +90,11 @@ gcc -O2 -Wall -Wextra -static -pthread -I"$srcroot/include" \
 	-o "$work/root/pmuvirt_xen_test" "$srcroot/test/vm-xen/pmuvirt_xen_test.c"
 gcc -O2 -Wall -Wextra -static -pthread -I"$srcroot/include" \
 	-o "$work/root/xen_emu_test" "$srcroot/test/vm-xen/xen_emu_test.c"
-# The same initramfs serves both boots: the Xen command line says which.
+gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/tools/pmuvirt-stat" \
+	-o "$work/root/pmuvirt_xen_guest" "$srcroot/test/vm-xen/pmuvirt_xen_guest.c" \
+	"$srcroot/tools/pmuvirt-stat/libpmuvirt-user.c"
+cp "$build/module/pmuvirt.ko" "$work/root/lib/modules/"
+# The same initramfs serves both boots: the dom0 command line says which.
 cat >"$work/root/init" <<INIT
 #!/bin/sh
 mount -t proc proc /proc
@@ -91,6 +112,20 @@ if grep -q pmuvirt_emulated_boot /proc/cmdline; then
 else
 	/pmuvirt_xen_test $iterations
 	echo "PMUVIRT-XEN-TEST-EXIT=\$?"
+	# The guest level.  After the direct hypercall test: the module owns the
+	# VCPUs' counters from here on.
+	insmod /lib/modules/pmuvirt.ko && echo "PMUVIRT-XEN-GUEST-LOADED"
+	dmesg | grep "pmuvirt:" | sed 's/^/dom0: /'
+	/pmuvirt_xen_guest $guest_iterations
+	echo "PMUVIRT-XEN-GUEST-EXIT=\$?"
+	echo "PMUVIRT-XEN-GUEST-HYPERCALLS-TOTAL \$(cat /sys/module/pmuvirt/parameters/xen_hypercalls)"
+	grep pmuvirt /proc/interrupts
+	rmmod pmuvirt && echo "PMUVIRT-XEN-GUEST-UNLOADED"
+	/pmuvirt_xen_test empty
+	dmesg | grep "pmuvirt:" | tail -n 3 | sed 's/^/dom0: /'
+	# Xen refusing a control (at a switch or when unload empties the VCPUs)
+	# or a kernel warning would show here.
+	echo "PMUVIRT-XEN-GUEST-KERNEL-WARNINGS=\$(dmesg | grep -c 'pmuvirt: VCPU\|pmuvirt: cannot\|WARNING:\|BUG:')"
 fi
 cat /proc/interrupts
 reboot -f
@@ -113,9 +148,13 @@ boot() {
 	grep -a "pmuvirt\|PMUVIRT-XEN" "$console" | sed 's/^(XEN) //' >&2 || true
 }
 
-# The hardware as it is: the TSC alone.
+# The hardware as it is: the TSC alone; the VCPU level, then pmuvirt.ko on it.
 boot real "" ""
-if ! grep -qa "PMUVIRT-XEN-PASSED" "$console" || ! grep -qa "PMUVIRT-XEN-TEST-EXIT=0" "$console"; then
+if ! grep -qa "PMUVIRT-XEN-PASSED" "$console" || ! grep -qa "PMUVIRT-XEN-TEST-EXIT=0" "$console" ||
+	! grep -qa "PMUVIRT-XEN-GUEST-PASSED" "$console" || ! grep -qa "PMUVIRT-XEN-GUEST-EXIT=0" "$console" ||
+	! grep -qa "pmuvirt: backend: Xen PV" "$console" || ! grep -qa "PMUVIRT-XEN-GUEST-UNLOADED" "$console" ||
+	! grep -qa "PMUVIRT-XEN-GUEST-KERNEL-WARNINGS=0" "$console" ||
+	! grep -qa "PMUVIRT-XEN-EMPTY-OK" "$console"; then
 	tail -n 30 "$console" >&2
 	log "FAIL"
 	exit 1

@@ -33,6 +33,31 @@ int pmuvirt_user_open(int cloexec)
 	return open(PMUVIRT_DEVICE, O_RDWR | (cloexec ? O_CLOEXEC : 0));
 }
 
+static size_t vcpus_len(const struct pmuvirt_user *u)
+{
+	return (size_t)u->below.nr_frames * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* The VCPU records below the thread's record; failure leaves reads to the ioctl. */
+static void map_vcpus(struct pmuvirt_user *u)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	memset(&u->below, 0, sizeof(u->below));
+	u->below.size = sizeof(u->below);
+	u->below.version = PMUVIRT_LINUX_VERSION;
+	if (ioctl(u->fd, PMUVIRT_IOC_BELOW, &u->below) ||
+	    u->below.kind != PMUVIRT_BELOW_XEN || !u->below.nr_frames || !u->below.per_frame ||
+	    u->below.record_size != sizeof(struct pmuvirt_shared_ctx) ||
+	    (uint64_t)u->below.per_frame * u->below.record_size > (uint64_t)page)
+		return;
+	p = mmap(NULL, vcpus_len(u), PROT_READ, MAP_SHARED, u->fd,
+		 (off_t)u->below.pgoff * page);
+	if (p != MAP_FAILED)
+		u->vcpus = p;
+}
+
 int pmuvirt_user_attach(struct pmuvirt_user *u, int fd, const struct pmuvirt_control *ctl,
 			uint32_t flags, uint32_t signo)
 {
@@ -54,6 +79,8 @@ int pmuvirt_user_attach(struct pmuvirt_user *u, int fd, const struct pmuvirt_con
 	p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, fd, 0);
 	if (p != MAP_FAILED)
 		u->rec = p;	/* without it every read takes the ioctl */
+	if (u->caps & PMUVIRT_UREAD_VCPU)
+		map_vcpus(u);
 	return 0;
 }
 
@@ -119,9 +146,29 @@ static int below_hw(void *arg, uint32_t cpu, uint32_t index, uint64_t *val)
 	return 0;
 }
 
+/* What a thread of a guest sits on: counter index - 1 of VCPU record @vcpu. */
+static int below_vcpu(void *arg, uint32_t vcpu, uint32_t index, uint64_t *val)
+{
+	const struct pmuvirt_user *u = arg;
+	const struct pmuvirt_shared_ctx *rec;
+
+	if (vcpu == PMUVIRT_SHARED_NONE)
+		return -PMUVIRT_USER_EAGAIN;
+	if (vcpu >= u->below.nr_records)
+		return -PMUVIRT_USER_ERANGE;
+	rec = (const void *)(u->vcpus + (size_t)(vcpu / u->below.per_frame) * sysconf(_SC_PAGESIZE) +
+			     (size_t)(vcpu % u->below.per_frame) * u->below.record_size);
+	/* the VCPU's counters sit on the hardware of the physical CPU it runs on */
+	return pmuvirt_shared_read(rec, index - 1, 1, below_hw, arg, val);
+}
+
 int pmuvirt_user_read(struct pmuvirt_user *u, uint64_t *vals)
 {
-	if (u->rec && !pmuvirt_shared_read(u->rec, 0, u->nr_counters, below_hw, u, vals)) {
+	pmuvirt_below_fn below = below_hw;
+
+	if (u->caps & PMUVIRT_UREAD_VCPU)
+		below = u->vcpus ? below_vcpu : NULL;
+	if (u->rec && below && !pmuvirt_shared_read(u->rec, 0, u->nr_counters, below, u, vals)) {
 		u->direct_reads++;
 		return 0;
 	}
@@ -134,7 +181,10 @@ int pmuvirt_user_detach(struct pmuvirt_user *u, uint64_t *final)
 
 	if (u->rec)
 		munmap((void *)u->rec, (size_t)sysconf(_SC_PAGESIZE));
+	if (u->vcpus)
+		munmap((void *)u->vcpus, vcpus_len(u));
 	u->rec = NULL;
+	u->vcpus = NULL;
 	return ret;
 }
 

@@ -18,6 +18,8 @@
  * @rec:	the thread's shared record (read-only mapping), or NULL.
  * @caps:	PMUVIRT_UREAD_* from the attach.
  * @nr_counters: counters of the control.
+ * @vcpus:	with PMUVIRT_UREAD_VCPU: the mapped VCPU records, or NULL.
+ * @below:	with PMUVIRT_UREAD_VCPU: their layout (PMUVIRT_IOC_BELOW).
  * @direct_reads: reads served without a system call.
  * @ioctl_reads: reads that fell back to the ioctl.
  */
@@ -26,6 +28,8 @@ struct pmuvirt_user {
 	const struct pmuvirt_shared_ctx *rec;
 	uint32_t caps;
 	uint32_t nr_counters;
+	const char *vcpus;
+	struct pmuvirt_below below;
 	uint64_t direct_reads;
 	uint64_t ioctl_reads;
 };
@@ -45,6 +49,9 @@ int pmuvirt_user_open(int cloexec);
  * @ctl:	what to count.
  * @flags:	PMUVIRT_ATTACH_*.
  * @signo:	overflow signal, 0 for SIGIO.
+ *
+ * On a Xen PV guest (PMUVIRT_UREAD_VCPU) it also maps the VCPU records
+ * the thread's record sits on; without them reads take the ioctl.
  *
  * Return: 0, or -1 with errno (the kernel logs the reason).
  */

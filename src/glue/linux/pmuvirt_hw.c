@@ -250,6 +250,9 @@ u32 pmuvirt_lx_uread_caps(const u8 *slots, unsigned int nr)
 
 	if (!test_thread_flag(TIF_NOTSC))
 		caps |= PMUVIRT_UREAD_TSC;
+	/* on Xen, user rdpmc of Xen's counters is not offered (untested here) */
+	if (pmuvirt_lx_xen)
+		return caps | PMUVIRT_UREAD_VCPU;
 	for (i = 0; i < nr; i++)
 		if (pmuvirt_lx_pmu.slot[slots[i]].cls != PMUVIRT_CLASS_TSC)
 			pmcs = true;
@@ -270,11 +273,15 @@ int pmuvirt_lx_hw_init(void)
 
 	if (pmuvirt_lx_emulate)
 		return pmuvirt_lx_emu_init();
+	ret = pmuvirt_lx_xen_init();
+	if (ret != -ENODEV)
+		return ret;
 	ret = pmuvirt_x86_probe(&pmuvirt_lx_pmu, pmuvirt_lx_hw, NULL);
 	if (ret) {
 		pr_err("probe failed: %s\n", pmuvirt_strerror(ret));
 		return ret;
 	}
+	pr_info("backend: x86 hardware (MSRs)\n");
 	pr_info("PMU: %s, %u general and %u fixed counters\n", pmuvirt_lx_pmu.name,
 		pmuvirt_lx_pmu.nr_gp, pmuvirt_lx_pmu.nr_fixed);
 	if (!pmuvirt_lx_pmu.nr_gp && !pmuvirt_lx_pmu.nr_fixed) {
@@ -309,12 +316,24 @@ int pmuvirt_lx_hw_init(void)
 }
 
 /**
+ * pmuvirt_lx_hw_arg() - the hw_arg of a CPU's struct pmuvirt_pcpu
+ * @cpu:	the CPU.
+ *
+ * Return: the PV backend's VCPU state on Xen, NULL on the hardware.
+ */
+void *pmuvirt_lx_hw_arg(unsigned int cpu)
+{
+	return pmuvirt_lx_xen_hw_arg(cpu);
+}
+
+/**
  * pmuvirt_lx_hw_exit() - give back what pmuvirt_lx_hw_init() took
  */
 void pmuvirt_lx_hw_exit(void)
 {
 	if (pmuvirt_lx_emulate)
 		pmuvirt_lx_emu_exit();
+	pmuvirt_lx_xen_exit();
 	if (nmi_registered)
 		unregister_nmi_handler(NMI_LOCAL, "pmuvirt");
 	nmi_registered = false;

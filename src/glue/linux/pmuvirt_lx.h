@@ -58,6 +58,16 @@ int pmuvirt_lx_hw_init(void);
 void pmuvirt_lx_hw_exit(void);
 void pmuvirt_lx_pmi(struct pmuvirt_lx_cpu *lc);
 u32 pmuvirt_lx_uread_caps(const u8 *slots, unsigned int nr);
+void *pmuvirt_lx_hw_arg(unsigned int cpu);
+
+/* Xen PV backend (pmuvirt_xenpv.c): in use when pmuvirt_lx_xen is true. */
+struct vm_area_struct;
+extern bool pmuvirt_lx_xen;
+int pmuvirt_lx_xen_init(void);
+void pmuvirt_lx_xen_exit(void);
+void *pmuvirt_lx_xen_hw_arg(unsigned int cpu);
+int pmuvirt_lx_xen_mmap(struct vm_area_struct *vma);
+int pmuvirt_lx_xen_below(unsigned long uarg);
 
 /* The emulated PMU (module parameter emulate_pmu), a test instrument. */
 extern bool pmuvirt_lx_emulate;

@@ -573,6 +573,8 @@ static long pmuvirt_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 	case PMUVIRT_IOC_DETACH:
 	case PMUVIRT_IOC_RESUME:
 		return ioc_counts(cmd, arg);
+	case PMUVIRT_IOC_BELOW:
+		return pmuvirt_lx_xen_below(arg);
 	default:
 		return -ENOTTY;
 	}
@@ -582,6 +584,8 @@ static int pmuvirt_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct pmuvirt_thread *thr = current_thread();
 
+	if (vma->vm_pgoff)
+		return pmuvirt_lx_xen_mmap(vma);	/* VCPU records, not the thread's */
 	if (!thr)
 		return -ESRCH;
 	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_SIZE)
@@ -733,7 +737,8 @@ static int __init pmuvirt_init(void)
 	for_each_possible_cpu(cpu) {
 		struct pmuvirt_lx_cpu *lc = per_cpu_ptr(&pmuvirt_lx_cpu, cpu);
 
-		ret = pmuvirt_pcpu_init(&lc->pc, &pmuvirt_lx_pmu, pmuvirt_lx_hw, NULL, cpu);
+		ret = pmuvirt_pcpu_init(&lc->pc, &pmuvirt_lx_pmu, pmuvirt_lx_hw,
+					pmuvirt_lx_hw_arg(cpu), cpu);
 		if (ret)
 			goto fail;
 		init_irq_work(&lc->sig_work, sig_work_fn);
