@@ -93,6 +93,9 @@ gcc -O2 -Wall -Wextra -static -pthread -I"$srcroot/include" \
 gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/tools/pmuvirt-stat" \
 	-o "$work/root/pmuvirt_xen_guest" "$srcroot/test/vm-xen/pmuvirt_xen_guest.c" \
 	"$srcroot/tools/pmuvirt-stat/libpmuvirt-user.c"
+gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/tools/pmuvirt-stat" \
+	-o "$work/root/vmtest" "$srcroot/test/vm-linux/vmtest.c" \
+	"$srcroot/tools/pmuvirt-stat/libpmuvirt-user.c"
 cp "$build/module/pmuvirt.ko" "$work/root/lib/modules/"
 # The same initramfs serves both boots: the dom0 command line says which.
 cat >"$work/root/init" <<INIT
@@ -109,6 +112,16 @@ echo "PMUVIRT-XEN-DOM0-UP cpus=\$(grep -c ^processor /proc/cpuinfo)"
 if grep -q pmuvirt_emulated_boot /proc/cmdline; then
 	/xen_emu_test
 	echo "PMUVIRT-XEN-EMU-EXIT=\$?"
+	# Both levels on the emulated PMU: guest threads' i-mode counters
+	# overflow through Xen's PMI, the VIRQ and the module's signal.
+	insmod /lib/modules/pmuvirt.ko && echo "PMUVIRT-XEN-EMU-GUEST-LOADED"
+	dmesg | grep "pmuvirt:" | sed 's/^/dom0: /'
+	/vmtest imode
+	echo "PMUVIRT-XEN-EMU-GUEST-EXIT=\$?"
+	echo "PMUVIRT-XEN-EMU-GUEST-HYPERCALLS \$(cat /sys/module/pmuvirt/parameters/xen_hypercalls)"
+	grep pmuvirt /proc/interrupts
+	rmmod pmuvirt && echo "PMUVIRT-XEN-EMU-GUEST-UNLOADED"
+	echo "PMUVIRT-XEN-EMU-GUEST-KERNEL-WARNINGS=\$(dmesg | grep -c 'pmuvirt: VCPU\|pmuvirt: cannot\|WARNING:\|BUG:')"
 else
 	/pmuvirt_xen_test $iterations
 	echo "PMUVIRT-XEN-TEST-EXIT=\$?"
@@ -145,7 +158,7 @@ boot() {
 		-append "console=com1 com1=115200,8n1 dom0_mem=512M,max:512M dom0_max_vcpus=2 loglvl=all guest_loglvl=all $2" \
 		-initrd "$vmlinuz console=hvc0 panic=-1 quiet $3,$work/initrd.cpio.gz" </dev/null || true
 	log "QEMU ran $(( $(date +%s) - start )) s"
-	grep -a "pmuvirt\|PMUVIRT-XEN" "$console" | sed 's/^(XEN) //' >&2 || true
+	grep -a "pmuvirt\|PMUVIRT-XEN\|^vm: " "$console" | sed 's/^(XEN) //' >&2 || true
 }
 
 # The hardware as it is: the TSC alone; the VCPU level, then pmuvirt.ko on it.
@@ -161,7 +174,10 @@ if ! grep -qa "PMUVIRT-XEN-PASSED" "$console" || ! grep -qa "PMUVIRT-XEN-TEST-EX
 fi
 # Xen's emulated PMU (a test instrument): PMC counting and the PMI -> VIRQ path.
 boot emulated "pmuvirt-emulate" "pmuvirt_emulated_boot"
-if ! grep -qa "PMUVIRT-XEN-EMU-PASSED" "$console" || ! grep -qa "PMUVIRT-XEN-EMU-EXIT=0" "$console"; then
+if ! grep -qa "PMUVIRT-XEN-EMU-PASSED" "$console" || ! grep -qa "PMUVIRT-XEN-EMU-EXIT=0" "$console" ||
+	! grep -qa "PMUVIRT-XEN-EMU-GUEST-EXIT=0" "$console" ||
+	! grep -qa "PMUVIRT-XEN-EMU-GUEST-UNLOADED" "$console" ||
+	! grep -qa "PMUVIRT-XEN-EMU-GUEST-KERNEL-WARNINGS=0" "$console"; then
 	tail -n 30 "$console" >&2
 	log "FAIL"
 	exit 1
