@@ -24,6 +24,10 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/mm.h>
+
+bool pmuvirt_lx_xen;
+
+#ifdef CONFIG_XEN_PV
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/interrupt.h>
@@ -62,7 +66,6 @@ struct lx_xen_vcpu {
 	struct pmuvirt_xen_read rd;
 };
 
-bool pmuvirt_lx_xen;
 static struct pmuvirt_pmu xen_lower;
 static struct lx_xen_vcpu *xen_vcpus;
 static struct pmuvirt_xen_map_shared xen_layout;
@@ -608,3 +611,31 @@ void pmuvirt_lx_xen_exit(void)
 	kfree(xen_mfns);
 	xen_mfns = NULL;
 }
+
+#else /* !CONFIG_XEN_PV: a kernel that cannot be a PV guest uses the hardware */
+
+int pmuvirt_lx_xen_init(void)
+{
+	return -ENODEV;
+}
+
+void pmuvirt_lx_xen_exit(void)
+{
+}
+
+void *pmuvirt_lx_xen_hw_arg(unsigned int cpu)
+{
+	return NULL;
+}
+
+int pmuvirt_lx_xen_mmap(struct vm_area_struct *vma)
+{
+	return -EINVAL;
+}
+
+int pmuvirt_lx_xen_below(unsigned long uarg)
+{
+	return -ENODEV;
+}
+
+#endif /* CONFIG_XEN_PV */
