@@ -51,6 +51,8 @@ bool pmuvirt_lx_xen;
  * @irq:	the VIRQ's Linux irq, or a negative errno.
  * @read_fallbacks: counter reads that needed the READ hypercall.
  * @other_hypercalls: TAKE_OVERFLOWS, and SET_CONTROL at unload.
+ * @no_rdpmc:	an rdpmc faulted here: Xen keeps the counters from this domain
+ *		(or emulates them); PMC reads go straight to READ.
  * @sc, @arm, @rd: hypercall arguments: off the scheduler's stack, and no
  *		allocation under the runqueue lock.
  */
@@ -61,6 +63,7 @@ struct lx_xen_vcpu {
 	int irq;
 	u64 read_fallbacks;
 	u64 other_hypercalls;
+	bool no_rdpmc;
 	struct pmuvirt_xen_set_control sc;
 	struct pmuvirt_xen_arm arm;
 	struct pmuvirt_xen_read rd;
@@ -234,13 +237,22 @@ static int xen_rdpmc(u32 idx, u64 *val)
 /* What Xen's record of a running VCPU sits on: this physical CPU's counters. */
 static int xen_below_hw(void *arg, uint32_t pcpu, uint32_t index, uint64_t *val)
 {
+	struct lx_xen_vcpu *v = arg;
+
 	if (pcpu == PMUVIRT_SHARED_NONE)
 		return -EAGAIN;
 	if (index & PMUVIRT_SHARED_TSC) {
 		*val = rdtsc_ordered();
 		return 0;
 	}
-	return xen_rdpmc(index - 1, val);
+	if (v->no_rdpmc)
+		return -EFAULT;
+	if (xen_rdpmc(index - 1, val)) {
+		/* Xen does not let this domain rdpmc (or the PMU is emulated): stop trying */
+		v->no_rdpmc = true;
+		return -EFAULT;
+	}
+	return 0;
 }
 
 static int lx_xen_read(void *arg, uint32_t counter, uint64_t *val)
@@ -249,7 +261,7 @@ static int lx_xen_read(void *arg, uint32_t counter, uint64_t *val)
 	struct pmuvirt_xen_read *r = &v->rd;
 	int ret;
 
-	ret = pmuvirt_shared_read(v->rec, counter, 1, xen_below_hw, NULL, val);
+	ret = pmuvirt_shared_read(v->rec, counter, 1, xen_below_hw, v, val);
 	if (!ret)
 		return 0;
 	/*
