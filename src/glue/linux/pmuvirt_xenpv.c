@@ -290,8 +290,8 @@ static const struct pmuvirt_pv_lower_ops lx_xen_lower_ops = {
 
 /*
  * New overflow notifications of this VCPU's counters: take them from Xen,
- * then let the core find which thread counters they concern.  Untested:
- * without a PMU nothing overflows under QEMU.
+ * then let the core find which thread counters they concern.  (Tested on
+ * Xen's emulated PMU: QEMU's x86 CPUs have no PMU to overflow.)
  */
 static irqreturn_t lx_xen_virq(int irq, void *dev)
 {
