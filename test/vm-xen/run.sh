@@ -90,6 +90,8 @@ gcc -O2 -Wall -Wextra -static -pthread -I"$srcroot/include" \
 	-o "$work/root/pmuvirt_xen_test" "$srcroot/test/vm-xen/pmuvirt_xen_test.c"
 gcc -O2 -Wall -Wextra -static -pthread -I"$srcroot/include" \
 	-o "$work/root/xen_emu_test" "$srcroot/test/vm-xen/xen_emu_test.c"
+gcc -O2 -Wall -Wextra -Werror -static -o "$work/root/xen_domains_test" \
+	"$srcroot/test/vm-xen/xen_domains_test.c"
 gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/tools/pmuvirt-stat" \
 	-o "$work/root/pmuvirt_xen_guest" "$srcroot/test/vm-xen/pmuvirt_xen_guest.c" \
 	"$srcroot/tools/pmuvirt-stat/libpmuvirt-user.c"
@@ -127,6 +129,8 @@ if grep -q pmuvirt_emulated_boot /proc/cmdline; then
 else
 	/pmuvirt_xen_test $iterations
 	echo "PMUVIRT-XEN-TEST-EXIT=\$?"
+	/xen_domains_test
+	echo "PMUVIRT-XEN-DOMAINS-EXIT=\$?"
 	# The guest level.  After the direct hypercall test: the module owns the
 	# VCPUs' counters from here on.
 	insmod /lib/modules/pmuvirt.ko && echo "PMUVIRT-XEN-GUEST-LOADED"
@@ -169,7 +173,9 @@ if ! grep -qa "PMUVIRT-XEN-PASSED" "$console" || ! grep -qa "PMUVIRT-XEN-TEST-EX
 	! grep -qa "PMUVIRT-XEN-GUEST-PASSED" "$console" || ! grep -qa "PMUVIRT-XEN-GUEST-EXIT=0" "$console" ||
 	! grep -qa "pmuvirt: backend: Xen PV" "$console" || ! grep -qa "PMUVIRT-XEN-GUEST-UNLOADED" "$console" ||
 	! grep -qa "PMUVIRT-XEN-GUEST-KERNEL-WARNINGS=0" "$console" ||
-	! grep -qa "PMUVIRT-XEN-EMPTY-OK" "$console"; then
+	! grep -qa "PMUVIRT-XEN-EMPTY-OK" "$console" ||
+	! grep -qa "PMUVIRT-XEN-DOMAINS-PASSED" "$console" ||
+	! grep -qa "PMUVIRT-XEN-DOMAINS-EXIT=0" "$console"; then
 	tail -n 30 "$console" >&2
 	log "FAIL"
 	exit 1
