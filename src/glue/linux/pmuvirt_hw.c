@@ -70,8 +70,14 @@ static int lx_cpuid(void *arg, uint32_t leaf, uint32_t sub, uint32_t out[4])
 	return 0;
 }
 
-/* rdpmc that returns -EFAULT instead of oopsing when the counter is absent. */
-static int rdpmc_safe(u32 idx, u64 *val)
+/**
+ * pmuvirt_lx_rdpmc_safe() - rdpmc that fails instead of oopsing
+ * @idx:	ECX of rdpmc.
+ * @val:	receives the value.
+ *
+ * Return: 0, or -EFAULT when the counter is absent or rdpmc is refused.
+ */
+int pmuvirt_lx_rdpmc_safe(u32 idx, u64 *val)
 {
 	u32 lo, hi;
 	int err;
@@ -184,7 +190,7 @@ static bool pmu_responds(void)
 	u32 ctr, sel;
 	bool ok;
 
-	if (!s->user_index || rdpmc_safe(s->user_index - 1, &pmc))
+	if (!s->user_index || pmuvirt_lx_rdpmc_safe(s->user_index - 1, &pmc))
 		return false;
 	if (!pmuvirt_lx_pmu.nr_gp)
 		return true;
@@ -192,7 +198,7 @@ static bool pmu_responds(void)
 		return false;
 	preempt_disable();
 	ok = !wrmsrl_safe(ctr, 0x5a5a5a) && !rdmsrl_safe(ctr, &back) && back == 0x5a5a5a &&
-	     !rdpmc_safe(s->user_index - 1, &pmc) && (u32)pmc == 0x5a5a5a;
+	     !pmuvirt_lx_rdpmc_safe(s->user_index - 1, &pmc) && (u32)pmc == 0x5a5a5a;
 	wrmsrl_safe(ctr, old);
 	preempt_enable();
 	return ok;

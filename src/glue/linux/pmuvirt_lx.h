@@ -58,6 +58,7 @@ int pmuvirt_lx_hw_init(void);
 void pmuvirt_lx_hw_exit(void);
 void pmuvirt_lx_pmi(struct pmuvirt_lx_cpu *lc);
 u32 pmuvirt_lx_uread_caps(const u8 *slots, unsigned int nr);
+int pmuvirt_lx_rdpmc_safe(u32 idx, u64 *val);
 void *pmuvirt_lx_hw_arg(unsigned int cpu);
 
 /* Xen PV backend (pmuvirt_xenpv.c): in use when pmuvirt_lx_xen is true. */

@@ -698,26 +698,19 @@ static struct miscdevice pmuvirt_dev = {
 	.mode = 0666,
 };
 
-static int attached_get(char *buf, const struct kernel_param *kp)
+/* Read-only parameters that show an atomic_t (kp->arg). */
+static int atomic_param_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%d\n", atomic_read(&nr_attached));
+	return sysfs_emit(buf, "%d\n", atomic_read((atomic_t *)kp->arg));
 }
 
-static const struct kernel_param_ops attached_ops = {
-	.get = attached_get,
+static const struct kernel_param_ops atomic_param_ops = {
+	.get = atomic_param_get,
 };
-module_param_cb(attached, &attached_ops, NULL, 0444);
+module_param_cb(attached, &atomic_param_ops, &nr_attached, 0444);
 MODULE_PARM_DESC(attached, "number of threads with a context (read-only)");
 
-static int inherit_failed_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%d\n", atomic_read(&nr_inherit_failed));
-}
-
-static const struct kernel_param_ops inherit_failed_ops = {
-	.get = inherit_failed_get,
-};
-module_param_cb(inherit_failed, &inherit_failed_ops, NULL, 0444);
+module_param_cb(inherit_failed, &atomic_param_ops, &nr_inherit_failed, 0444);
 MODULE_PARM_DESC(inherit_failed, "new tasks of inheriting threads left without counters (read-only)");
 
 static void find_fork_tp(struct tracepoint *tp, void *priv)

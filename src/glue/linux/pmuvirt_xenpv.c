@@ -32,7 +32,6 @@ bool pmuvirt_lx_xen;
 #include <linux/vmalloc.h>
 #include <linux/interrupt.h>
 #include <linux/uaccess.h>
-#include <asm/asm.h>
 #include <asm/msr.h>
 #include <asm/pgtable.h>
 
@@ -219,21 +218,6 @@ static int lx_xen_arm(void *arg, uint32_t mask, const uint64_t *remaining, const
 	return (int)xen_op(PMUVIRT_XEN_ARM, &v->arm);
 }
 
-/* rdpmc that returns -EFAULT instead of oopsing when the counter is absent. */
-static int xen_rdpmc(u32 idx, u64 *val)
-{
-	u32 lo, hi;
-	int err;
-
-	asm volatile("1: rdpmc; xor %[err],%[err]\n"
-		     "2:\n\t"
-		     _ASM_EXTABLE_TYPE_REG(1b, 2b, EX_TYPE_EFAULT_REG, %[err])
-		     : [err] "=r" (err), "=a" (lo), "=d" (hi)
-		     : "c" (idx));
-	*val = ((u64)hi << 32) | lo;
-	return err;
-}
-
 /* What Xen's record of a running VCPU sits on: this physical CPU's counters. */
 static int xen_below_hw(void *arg, uint32_t pcpu, uint32_t index, uint64_t *val)
 {
@@ -247,7 +231,7 @@ static int xen_below_hw(void *arg, uint32_t pcpu, uint32_t index, uint64_t *val)
 	}
 	if (v->no_rdpmc)
 		return -EFAULT;
-	if (xen_rdpmc(index - 1, val)) {
+	if (pmuvirt_lx_rdpmc_safe(index - 1, val)) {
 		/* Xen does not let this domain rdpmc (or the PMU is emulated): stop trying */
 		v->no_rdpmc = true;
 		return -EFAULT;
