@@ -546,22 +546,8 @@ struct imode_worker {
 	int err;
 };
 
-static __thread int imode_fd = -1;
+static __thread const struct pmuvirt_user *imode_user;
 static __thread struct imode_worker *imode_self;
-
-static int imode_resume(int fd, uint64_t *counts, uint32_t *mask)
-{
-	struct pmuvirt_counts c;
-
-	memset(&c, 0, sizeof(c));
-	c.size = sizeof(c);
-	c.version = PMUVIRT_LINUX_VERSION;
-	if (ioctl(fd, PMUVIRT_IOC_RESUME, &c))
-		return -1;
-	memcpy(counts, c.value, sizeof(uint64_t) * 3);
-	*mask = c.ovf_mask;
-	return 0;
-}
 
 /* Thread-directed: runs in the thread whose counter overflowed. */
 static void imode_signal(int sig, siginfo_t *si, void *uc)
@@ -576,7 +562,8 @@ static void imode_signal(int sig, siginfo_t *si, void *uc)
 		return;
 	w->signals++;
 	if (si->si_code != POLL_IN || si->si_band != 0x2 ||
-	    imode_resume(imode_fd, counts, &mask) || mask != 0x2 || counts[0] || counts[2])
+	    pmuvirt_user_resume(imode_user, counts, &mask) || mask != 0x2 || counts[0] ||
+	    counts[2])
 		w->bad_signals++;
 	else
 		w->notified += counts[1];
@@ -589,6 +576,7 @@ static void *imode_fn(void *arg)
 	struct pmuvirt_user u;
 	uint64_t counts[3], t0;
 	uint32_t mask;
+	int fd;
 
 	pin(0);
 	w->tid = (uint32_t)syscall(SYS_gettid);
@@ -602,26 +590,28 @@ static void *imode_fn(void *arg)
 	ctl.counter[1].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
 	ctl.counter[1].period = IMODE_PERIOD;
 	ctl.counter[2].event = PMUVIRT_EV_TSC;
-	imode_fd = pmuvirt_user_open(1);
-	if (imode_fd < 0 || pmuvirt_user_attach(&u, imode_fd, &ctl, 0, SIGUSR1)) {
+	fd = pmuvirt_user_open(1);
+	if (fd < 0 || pmuvirt_user_attach(&u, fd, &ctl, 0, SIGUSR1)) {
 		w->err = errno;
 		pthread_barrier_wait(&start_barrier);
 		return NULL;
 	}
+	imode_user = &u;
 	pthread_barrier_wait(&start_barrier);
 	t0 = rd_tsc();
 	spin(LOOPS);
 	w->raw = rd_tsc() - t0;
 	/* what the counters say, then every notification up to at least that */
-	if (pmuvirt_user_read(&u, w->read_before) || imode_resume(imode_fd, counts, &mask) ||
+	if (pmuvirt_user_read(&u, w->read_before) || pmuvirt_user_resume(&u, counts, &mask) ||
 	    pmuvirt_user_read(&u, w->read_after))
 		w->err = errno;
 	else
 		w->notified += counts[1];
 	imode_self = NULL;
+	imode_user = NULL;
 	if (pmuvirt_user_detach(&u, w->final))
 		w->err = errno;
-	close(imode_fd);
+	close(fd);
 	return NULL;
 }
 

@@ -58,11 +58,19 @@ static void map_vcpus(struct pmuvirt_user *u)
 		u->vcpus = p;
 }
 
+/* The thread's own record; without it every read takes the ioctl. */
+static void map_record(struct pmuvirt_user *u)
+{
+	void *p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, u->fd, 0);
+
+	if (p != MAP_FAILED)
+		u->rec = p;
+}
+
 int pmuvirt_user_attach(struct pmuvirt_user *u, int fd, const struct pmuvirt_control *ctl,
 			uint32_t flags, uint32_t signo)
 {
 	struct pmuvirt_attach a;
-	void *p;
 
 	memset(u, 0, sizeof(*u));
 	u->fd = fd;
@@ -76,34 +84,35 @@ int pmuvirt_user_attach(struct pmuvirt_user *u, int fd, const struct pmuvirt_con
 		return -1;
 	u->caps = a.caps;
 	u->nr_counters = ctl->nr_counters;
-	p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, fd, 0);
-	if (p != MAP_FAILED)
-		u->rec = p;	/* without it every read takes the ioctl */
+	map_record(u);
 	if (u->caps & PMUVIRT_UREAD_VCPU)
 		map_vcpus(u);
 	return 0;
+}
+
+/* One request that answers in a struct pmuvirt_counts. */
+static int counts_ioctl(int fd, unsigned long cmd, struct pmuvirt_counts *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->size = sizeof(*c);
+	c->version = PMUVIRT_LINUX_VERSION;
+	return ioctl(fd, cmd, c) ? -1 : 0;
 }
 
 int pmuvirt_user_adopt(struct pmuvirt_user *u, int fd)
 {
 	struct pmuvirt_counts c;
 	int tsc = PR_TSC_ENABLE;
-	void *p;
 
 	memset(u, 0, sizeof(*u));
 	u->fd = fd;
-	memset(&c, 0, sizeof(c));
-	c.size = sizeof(c);
-	c.version = PMUVIRT_LINUX_VERSION;
-	if (ioctl(fd, PMUVIRT_IOC_READ, &c))
+	if (counts_ioctl(fd, PMUVIRT_IOC_READ, &c))
 		return -1;
 	u->nr_counters = c.nr_counters;
 	/* the attach's caps are not known here: rdpmc reads take the ioctl */
 	if (prctl(PR_GET_TSC, &tsc, 0, 0, 0) || tsc == PR_TSC_ENABLE)
 		u->caps = PMUVIRT_UREAD_TSC;
-	p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, fd, 0);
-	if (p != MAP_FAILED)
-		u->rec = p;
+	map_record(u);
 	return 0;
 }
 
@@ -111,13 +120,23 @@ static int count_ioctl(struct pmuvirt_user *u, unsigned long cmd, uint64_t *vals
 {
 	struct pmuvirt_counts c;
 
-	memset(&c, 0, sizeof(c));
-	c.size = sizeof(c);
-	c.version = PMUVIRT_LINUX_VERSION;
-	if (ioctl(u->fd, cmd, &c))
+	if (counts_ioctl(u->fd, cmd, &c))
 		return -1;
 	if (vals)
 		memcpy(vals, c.value, sizeof(uint64_t) * u->nr_counters);
+	return 0;
+}
+
+int pmuvirt_user_resume(const struct pmuvirt_user *u, uint64_t *counts, uint32_t *mask)
+{
+	struct pmuvirt_counts c;
+
+	if (counts_ioctl(u->fd, PMUVIRT_IOC_RESUME, &c))
+		return -1;
+	if (counts)
+		memcpy(counts, c.value, sizeof(uint64_t) * u->nr_counters);
+	if (mask)
+		*mask = c.ovf_mask;
 	return 0;
 }
 

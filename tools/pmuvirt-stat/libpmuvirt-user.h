@@ -91,6 +91,18 @@ int pmuvirt_user_read(struct pmuvirt_user *u, uint64_t *vals);
 int pmuvirt_user_read_ioctl(struct pmuvirt_user *u, uint64_t *vals);
 
 /**
+ * pmuvirt_user_resume() - take overflow notifications, re-enable the signal
+ * @u:		the attachment (not changed: callable from the overflow
+ *		signal's handler).
+ * @counts:	if not NULL, receives u->nr_counters notification counts
+ *		taken since the last resume.
+ * @mask:	if not NULL, receives the counters that had notifications.
+ *
+ * Return: 0, or -1 with errno.
+ */
+int pmuvirt_user_resume(const struct pmuvirt_user *u, uint64_t *counts, uint32_t *mask);
+
+/**
  * pmuvirt_user_detach() - stop counting and free the context
  * @u:		the attachment (unmapped afterwards).
  * @final:	if not NULL, receives the final values.
