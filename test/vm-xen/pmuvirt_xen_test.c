@@ -17,27 +17,13 @@
  *
  * Prints PMUVIRT-XEN-* markers; the boot script judges by them.
  */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
+#include "privcmd.h"
 #include <pthread.h>
-#include <sched.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <termios.h>
 #include <unistd.h>
-
-#include <pmuvirt/xen.h>
-
-/* Linux privcmd ABI (include/uapi/xen/privcmd.h). */
-struct privcmd_hypercall {
-	uint64_t op;
-	uint64_t arg[5];
-};
 
 struct privcmd_mmapbatch_v2 {
 	unsigned int num;
@@ -47,7 +33,6 @@ struct privcmd_mmapbatch_v2 {
 	int *err;
 };
 
-#define IOCTL_PRIVCMD_HYPERCALL		_IOC(_IOC_NONE, 'P', 0, sizeof(struct privcmd_hypercall))
 #define IOCTL_PRIVCMD_MMAPBATCH_V2	_IOC(_IOC_NONE, 'P', 4, sizeof(struct privcmd_mmapbatch_v2))
 #define DOMID_SELF			0x7ff0u
 
@@ -55,27 +40,7 @@ struct privcmd_mmapbatch_v2 {
 #define TOLERANCE	0.02
 #define ROUNDS		3
 
-static int privcmd = -1;
 static int failures;
-
-static long hypercall(unsigned int cmd, uint64_t arg)
-{
-	struct privcmd_hypercall h = { .op = PMUVIRT_XEN_HYPERCALL, .arg = { cmd, arg } };
-	long ret = ioctl(privcmd, IOCTL_PRIVCMD_HYPERCALL, &h);
-
-	return ret < 0 ? -errno : ret;
-}
-
-static long hc(unsigned int cmd, const void *arg)
-{
-	return hypercall(cmd, (uint64_t)(uintptr_t)arg);
-}
-
-static void hdr(struct pmuvirt_xen_hdr *h, uint32_t size)
-{
-	h->version = PMUVIRT_XEN_VERSION;
-	h->size = size;
-}
 
 static void tsc_control(struct pmuvirt_xen_set_control *op)
 {
@@ -345,18 +310,9 @@ static void *worker(void *arg)
 {
 	struct result *r = arg;
 	struct pmuvirt_xen_set_control sc;
-	struct pmuvirt_xen_query q;
-	cpu_set_t set;
 	uint64_t v0, v1, t0, t1, n = iterations;
 
-	CPU_ZERO(&set);
-	CPU_SET(r->cpu, &set);
-	r->rc = sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
-	memset(&q, 0, sizeof(q));
-	hdr(&q.hdr, sizeof(q));
-	if (!r->rc)
-		r->rc = hc(PMUVIRT_XEN_QUERY, &q);
-	r->vcpu = r->rc ? -1 : (int)q.vcpu_id;
+	r->rc = pin_to_vcpu(r->cpu, &r->vcpu);
 	/* The control acts on the calling VCPU: this thread's. */
 	tsc_control(&sc);
 	if (!r->rc)
@@ -524,10 +480,7 @@ int main(int argc, char **argv)
 	iterations = argc > 1 && !empty ? strtoull(argv[1], NULL, 0) : 100000000ull;
 	/* Xen copies from our memory: keep it resident. */
 	mlockall(MCL_CURRENT | MCL_FUTURE);
-	privcmd = open("/dev/xen/privcmd", O_RDWR);
-	if (privcmd < 0)
-		privcmd = open("/proc/xen/privcmd", O_RDWR);
-	if (privcmd < 0) {
+	if (open_privcmd() < 0) {
 		printf("PMUVIRT-XEN-FAIL no privcmd: %s\n", strerror(errno));
 		return 1;
 	}

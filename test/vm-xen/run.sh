@@ -90,7 +90,7 @@ gcc -O2 -Wall -Wextra -static -pthread -I"$srcroot/include" \
 	-o "$work/root/pmuvirt_xen_test" "$srcroot/test/vm-xen/pmuvirt_xen_test.c"
 gcc -O2 -Wall -Wextra -static -pthread -I"$srcroot/include" \
 	-o "$work/root/xen_emu_test" "$srcroot/test/vm-xen/xen_emu_test.c"
-gcc -O2 -Wall -Wextra -Werror -static -o "$work/root/xen_domains_test" \
+gcc -O2 -Wall -Wextra -Werror -static -I"$srcroot/include" -o "$work/root/xen_domains_test" \
 	"$srcroot/test/vm-xen/xen_domains_test.c"
 gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/tools/pmuvirt-stat" \
 	-o "$work/root/pmuvirt_xen_guest" "$srcroot/test/vm-xen/pmuvirt_xen_guest.c" \
@@ -167,28 +167,28 @@ boot() {
 	grep -a "pmuvirt\|PMUVIRT-XEN\|^vm: " "$console" | sed 's/^(XEN) //' >&2 || true
 }
 
+# require MARKER...: every marker is on the console of the last boot, or FAIL.
+require() {
+	for m in "$@"; do
+		grep -qa "$m" "$console" && continue
+		log "missing on the console: $m"
+		tail -n 30 "$console" >&2
+		log "FAIL"
+		exit 1
+	done
+}
+
 # The hardware as it is: the TSC alone; the VCPU level, then pmuvirt.ko on it.
 boot real "" ""
-if ! grep -qa "PMUVIRT-XEN-PASSED" "$console" || ! grep -qa "PMUVIRT-XEN-TEST-EXIT=0" "$console" ||
-	! grep -qa "PMUVIRT-XEN-GUEST-PASSED" "$console" || ! grep -qa "PMUVIRT-XEN-GUEST-EXIT=0" "$console" ||
-	! grep -qa "pmuvirt: backend: Xen PV" "$console" || ! grep -qa "PMUVIRT-XEN-GUEST-UNLOADED" "$console" ||
-	! grep -qa "PMUVIRT-XEN-GUEST-KERNEL-WARNINGS=0" "$console" ||
-	! grep -qa "PMUVIRT-XEN-EMPTY-OK" "$console" ||
-	! grep -qa "PMUVIRT-XEN-DOMAINS-PASSED" "$console" ||
-	! grep -qa "PMUVIRT-XEN-DOMAINS-EXIT=0" "$console"; then
-	tail -n 30 "$console" >&2
-	log "FAIL"
-	exit 1
-fi
+require "PMUVIRT-XEN-PASSED" "PMUVIRT-XEN-TEST-EXIT=0" \
+	"PMUVIRT-XEN-GUEST-PASSED" "PMUVIRT-XEN-GUEST-EXIT=0" \
+	"pmuvirt: backend: Xen PV" "PMUVIRT-XEN-GUEST-UNLOADED" \
+	"PMUVIRT-XEN-GUEST-KERNEL-WARNINGS=0" "PMUVIRT-XEN-EMPTY-OK" \
+	"PMUVIRT-XEN-DOMAINS-PASSED" "PMUVIRT-XEN-DOMAINS-EXIT=0"
 # Xen's emulated PMU (a test instrument): PMC counting and the PMI -> VIRQ path.
 boot emulated "pmuvirt-emulate" "pmuvirt_emulated_boot"
-if ! grep -qa "PMUVIRT-XEN-EMU-PASSED" "$console" || ! grep -qa "PMUVIRT-XEN-EMU-EXIT=0" "$console" ||
-	! grep -qa "PMUVIRT-XEN-EMU-GUEST-EXIT=0" "$console" ||
-	! grep -qa "PMUVIRT-XEN-EMU-GUEST-UNLOADED" "$console" ||
-	! grep -qa "PMUVIRT-XEN-EMU-GUEST-KERNEL-WARNINGS=0" "$console"; then
-	tail -n 30 "$console" >&2
-	log "FAIL"
-	exit 1
-fi
+require "PMUVIRT-XEN-EMU-PASSED" "PMUVIRT-XEN-EMU-EXIT=0" \
+	"PMUVIRT-XEN-EMU-GUEST-EXIT=0" "PMUVIRT-XEN-EMU-GUEST-UNLOADED" \
+	"PMUVIRT-XEN-EMU-GUEST-KERNEL-WARNINGS=0"
 log "PASS"
 exit 0

@@ -13,22 +13,12 @@
  *
  * Prints PMUVIRT-XEN-DOMAINS-* markers; the boot script judges by them.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <stdint.h>
+#include "privcmd.h"
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-struct privcmd_hypercall {
-	uint64_t op;
-	uint64_t arg[5];
-};
-
-#define IOCTL_PRIVCMD_HYPERCALL	_IOC(_IOC_NONE, 'P', 0, sizeof(struct privcmd_hypercall))
 #define HYPERVISOR_SYSCTL	35
 #define HYPERVISOR_DOMCTL	36
 #define INTERFACE_VERSION	0x15
@@ -83,14 +73,18 @@ struct sysctl {
 	} u;
 };
 
-static int privcmd = -1;
-
-static long hypercall(unsigned int op, void *arg)
+static long xen_op(unsigned int op, void *arg)
 {
-	struct privcmd_hypercall h = { .op = op, .arg = { (uint64_t)(uintptr_t)arg } };
-	long ret = ioctl(privcmd, IOCTL_PRIVCMD_HYPERCALL, &h);
+	return xen_hypercall(op, (uint64_t)(uintptr_t)arg, 0);
+}
 
-	return ret < 0 ? -errno : ret;
+/* A domctl of @cmd on domain @domid (0: Xen picks one, for create). */
+static void domctl_init(struct domctl *d, uint32_t cmd, uint16_t domid)
+{
+	memset(d, 0, sizeof(*d));
+	d->cmd = cmd;
+	d->interface_version = INTERFACE_VERSION;
+	d->domain = domid;
 }
 
 static long free_pages(uint64_t *pages)
@@ -101,7 +95,7 @@ static long free_pages(uint64_t *pages)
 	memset(&s, 0, sizeof(s));
 	s.cmd = SYSCTL_PHYSINFO;
 	s.interface_version = INTERFACE_VERSION;
-	rc = hypercall(HYPERVISOR_SYSCTL, &s);
+	rc = xen_op(HYPERVISOR_SYSCTL, &s);
 	/* pages being scrubbed are free too, just not yet zeroed */
 	*pages = s.u.physinfo.free_pages + s.u.physinfo.scrub_pages;
 	return rc;
@@ -112,16 +106,13 @@ static long create(uint16_t *domid)
 	struct domctl d;
 	long rc;
 
-	memset(&d, 0, sizeof(d));
-	d.cmd = DOMCTL_CREATEDOMAIN;
-	d.interface_version = INTERFACE_VERSION;
-	d.domain = 0;	/* Xen picks the id */
+	domctl_init(&d, DOMCTL_CREATEDOMAIN, 0);
 	d.u.create.max_vcpus = NR_VCPUS;
 	d.u.create.max_evtchn_port = 1023;
 	d.u.create.max_grant_frames = -1;
 	d.u.create.max_maptrack_frames = -1;
 	d.u.create.grant_opts = 1;	/* grant table version 1 */
-	rc = hypercall(HYPERVISOR_DOMCTL, &d);
+	rc = xen_op(HYPERVISOR_DOMCTL, &d);
 	*domid = d.domain;
 	return rc;
 }
@@ -130,11 +121,8 @@ static long destroy(uint16_t domid)
 {
 	struct domctl d;
 
-	memset(&d, 0, sizeof(d));
-	d.cmd = DOMCTL_DESTROYDOMAIN;
-	d.interface_version = INTERFACE_VERSION;
-	d.domain = domid;
-	return hypercall(HYPERVISOR_DOMCTL, &d);
+	domctl_init(&d, DOMCTL_DESTROYDOMAIN, domid);
+	return xen_op(HYPERVISOR_DOMCTL, &d);
 }
 
 /* Free memory once destruction (an RCU callback in Xen) has settled. */
@@ -163,8 +151,7 @@ int main(void)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	mlockall(MCL_CURRENT | MCL_FUTURE);
-	privcmd = open("/dev/xen/privcmd", O_RDWR);
-	if (privcmd < 0) {
+	if (open_privcmd() < 0) {
 		printf("PMUVIRT-XEN-DOMAINS-FAIL no privcmd: %s\n", strerror(errno));
 		return 1;
 	}

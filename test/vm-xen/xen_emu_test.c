@@ -16,40 +16,25 @@
  *
  * Prints PMUVIRT-XEN-EMU-* markers; the boot script judges by them.
  */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
+#include "privcmd.h"
 #include <poll.h>
 #include <pthread.h>
-#include <sched.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <pmuvirt/xen.h>
-
-/* Linux privcmd and evtchn ABIs (include/uapi/xen/privcmd.h, evtchn.h). */
-struct privcmd_hypercall {
-	uint64_t op;
-	uint64_t arg[5];
-};
-
+/* Linux evtchn ABI (include/uapi/xen/evtchn.h). */
 struct ioctl_evtchn_bind_virq {
 	unsigned int virq;
 };
 
-#define IOCTL_PRIVCMD_HYPERCALL	_IOC(_IOC_NONE, 'P', 0, sizeof(struct privcmd_hypercall))
 #define IOCTL_EVTCHN_BIND_VIRQ	_IOC(_IOC_NONE, 'E', 0, sizeof(struct ioctl_evtchn_bind_virq))
 
 #define NR_THREADS	2
 #define PERIOD		10000000ull
 #define TOLERANCE	0.02
 
-static int privcmd = -1;
 static pthread_barrier_t start_line;
 static uint64_t iterations;
 
@@ -59,22 +44,6 @@ struct result {
 	uint64_t before[3], after[3], after_take[3], taken;
 	uint32_t mask;
 };
-
-static long hc(unsigned int cmd, const void *arg)
-{
-	struct privcmd_hypercall h = {
-		.op = PMUVIRT_XEN_HYPERCALL, .arg = { cmd, (uint64_t)(uintptr_t)arg },
-	};
-	long ret = ioctl(privcmd, IOCTL_PRIVCMD_HYPERCALL, &h);
-
-	return ret < 0 ? -errno : ret;
-}
-
-static void hdr(struct pmuvirt_xen_hdr *h, uint32_t size)
-{
-	h->version = PMUVIRT_XEN_VERSION;
-	h->size = size;
-}
 
 static long vcpu_read(uint64_t *v)
 {
@@ -94,18 +63,9 @@ static void *worker(void *arg)
 	struct result *r = arg;
 	struct pmuvirt_xen_set_control sc;
 	struct pmuvirt_xen_take_overflows to;
-	struct pmuvirt_xen_query q;
-	cpu_set_t set;
 	uint64_t n = iterations;
 
-	CPU_ZERO(&set);
-	CPU_SET(r->cpu, &set);
-	r->rc = sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
-	memset(&q, 0, sizeof(q));
-	hdr(&q.hdr, sizeof(q));
-	if (!r->rc)
-		r->rc = hc(PMUVIRT_XEN_QUERY, &q);
-	r->vcpu = r->rc ? -1 : (int)q.vcpu_id;
+	r->rc = pin_to_vcpu(r->cpu, &r->vcpu);
 	memset(&sc, 0, sizeof(sc));
 	hdr(&sc.hdr, sizeof(sc));
 	sc.ctl.version = PMUVIRT_ABI_VERSION;
@@ -159,7 +119,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	iterations = argc > 1 ? strtoull(argv[1], NULL, 0) : 50000000ull;
 	mlockall(MCL_CURRENT | MCL_FUTURE);
-	privcmd = open("/dev/xen/privcmd", O_RDWR);
+	open_privcmd();
 	evtchn = open("/dev/xen/evtchn", O_RDWR);
 	if (privcmd < 0 || evtchn < 0) {
 		printf("PMUVIRT-XEN-EMU-FAIL privcmd %d evtchn %d: %s\n", privcmd, evtchn,

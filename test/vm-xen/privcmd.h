@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/*
+ * What the dom0 test programs share: Linux's privcmd hypercall ABI
+ * (include/uapi/xen/privcmd.h) and pmuvirt's hypercall.  Each program
+ * includes it once.
+ */
+#ifndef PMUVIRT_TEST_PRIVCMD_H
+#define PMUVIRT_TEST_PRIVCMD_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include <pmuvirt/xen.h>
+
+struct privcmd_hypercall {
+	uint64_t op;
+	uint64_t arg[5];
+};
+
+#define IOCTL_PRIVCMD_HYPERCALL	_IOC(_IOC_NONE, 'P', 0, sizeof(struct privcmd_hypercall))
+
+static int privcmd = -1;
+
+static inline int open_privcmd(void)
+{
+	privcmd = open("/dev/xen/privcmd", O_RDWR);
+	if (privcmd < 0)
+		privcmd = open("/proc/xen/privcmd", O_RDWR);
+	return privcmd;
+}
+
+/* Any hypercall: 0 or more, or a negative errno. */
+static inline long xen_hypercall(unsigned int op, uint64_t arg0, uint64_t arg1)
+{
+	struct privcmd_hypercall h = { .op = op, .arg = { arg0, arg1 } };
+	long ret = ioctl(privcmd, IOCTL_PRIVCMD_HYPERCALL, &h);
+
+	return ret < 0 ? -errno : ret;
+}
+
+/* pmuvirt's hypercall with a raw argument address. */
+static inline long hypercall(unsigned int cmd, uint64_t arg)
+{
+	return xen_hypercall(PMUVIRT_XEN_HYPERCALL, cmd, arg);
+}
+
+static inline long hc(unsigned int cmd, const void *arg)
+{
+	return hypercall(cmd, (uint64_t)(uintptr_t)arg);
+}
+
+static inline void hdr(struct pmuvirt_xen_hdr *h, uint32_t size)
+{
+	h->version = PMUVIRT_XEN_VERSION;
+	h->size = size;
+}
+
+/*
+ * Pin the calling thread to dom0 CPU @cpu and ask Xen which VCPU it runs
+ * on (*@vcpu, -1 on failure).  Return: 0 or a negative errno.
+ */
+static inline long pin_to_vcpu(int cpu, int *vcpu)
+{
+	struct pmuvirt_xen_query q;
+	cpu_set_t set;
+	long rc;
+
+	*vcpu = -1;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return -errno;
+	memset(&q, 0, sizeof(q));
+	hdr(&q.hdr, sizeof(q));
+	rc = hc(PMUVIRT_XEN_QUERY, &q);
+	if (!rc)
+		*vcpu = (int)q.vcpu_id;
+	return rc;
+}
+
+#endif
