@@ -4,15 +4,10 @@
  * control pmuvirt_set_control() accepts must reach the hardware without a
  * single refused register access, through switches, events and PMIs.
  */
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-#include "fakehw.h"
-#include "x86/pmuvirt_x86.h"
+#include "fuzz_rig.h"
 #include "ppc/pmuvirt_ppc.h"
 
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-
+/* The shared rig's x86 models, plus AMD family 17h, then three POWER ones. */
 static const struct fakehw_x86_config configs[] = {
 	{ .vendor = FAKEHW_INTEL, .version = 1, .nr_gp = 2, .width = 40 },
 	{ .vendor = FAKEHW_INTEL, .version = 2, .nr_gp = 2, .nr_fixed = 3, .width = 40 },
@@ -25,38 +20,6 @@ static const struct fakehw_x86_config configs[] = {
 	  .amd_perfmon_v2 = true, .nr_gp = 6 },
 };
 #define NR_X86	(sizeof(configs) / sizeof(configs[0]))
-
-struct rig {
-	struct fakehw *hw;
-	struct pmuvirt_pmu pmu;
-	struct pmuvirt_pcpu pc;
-};
-
-static void on_pmi(void *arg)
-{
-	struct rig *r = arg;
-	uint32_t mask;
-
-	if (pmuvirt_pmi(&r->pc, &mask))
-		abort();
-}
-
-static void check(struct rig *r)
-{
-	if (fakehw_stats(r->hw)->errors)
-		abort();	/* the hardware saw an invalid access */
-}
-
-/* Take @n bytes from the input, zero-filled past its end. */
-static void take(const uint8_t **d, size_t *len, void *out, size_t n)
-{
-	size_t k = n < *len ? n : *len;
-
-	memset(out, 0, n);
-	memcpy(out, *d, k);
-	*d += k;
-	*len -= k;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -103,14 +66,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (pmuvirt_pcpu_init(&r.pc, &r.pmu, fakehw_ops(r.hw), r.hw, 0))
 		abort();
-	fakehw_set_pmi(r.hw, on_pmi, &r);
+	fakehw_set_pmi(r.hw, rig_on_pmi, &r);
 	a = calloc(1, csize);
 	b = calloc(1, csize);
 	if (!a || !b || pmuvirt_ctx_init(a, csize, &r.pmu) || pmuvirt_ctx_init(b, csize, &r.pmu))
 		abort();
 
 	ret = pmuvirt_validate(&r.pmu, &ctl, PMUVIRT_MAX_COUNTERS, NULL, NULL, &err);
-	check(&r);
+	rig_check(&r);
 	/* a: the fuzzed control, set while running or while suspended */
 	if (mode & 1) {
 		pmuvirt_switch_in(&r.pc, a);
@@ -120,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (pmuvirt_set_control(NULL, a, &ctl, &err) != ret)
 			abort();
 	}
-	check(&r);
+	rig_check(&r);
 	/* b: the same control with every raw event dropped */
 	for (i = 0; i < PMUVIRT_MAX_COUNTERS; i++)
 		if (ctl.counter[i].flags & PMUVIRT_CTR_RAW) {
@@ -128,7 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			ctl.counter[i].event = PMUVIRT_EV_INSTRUCTIONS;
 		}
 	pmuvirt_set_control(NULL, b, &ctl, NULL);
-	check(&r);
+	rig_check(&r);
 
 	/*
 	 * Every i-mode period boundary is an exact PMI: keep a run to a few
@@ -168,11 +131,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 			break;
 		}
-		check(&r);
+		rig_check(&r);
 	}
 	pmuvirt_ctx_release(a);
 	pmuvirt_ctx_release(b);
-	check(&r);
+	rig_check(&r);
 	fakehw_free(r.hw);
 	free(a);
 	free(b);

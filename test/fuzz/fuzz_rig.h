@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
 /*
- * What fuzz_xen_hcall and fuzz_linux_ioctl share: one CPU of a strict fake
+ * What the fuzz targets on fake hardware share: one CPU of a strict fake
  * x86 PMU with two contexts, input taking, and the steps (events,
  * switches, cache invalidation) run between two calls.  Any register
  * access the fake refuses aborts the run.
@@ -38,7 +38,7 @@ struct rig {
 	size_t csize;
 };
 
-static void rig_on_pmi(void *arg)
+static inline void rig_on_pmi(void *arg)
 {
 	struct rig *r = arg;
 	uint32_t mask;
@@ -47,14 +47,14 @@ static void rig_on_pmi(void *arg)
 		abort();
 }
 
-static void rig_check(const struct rig *r)
+static inline void rig_check(const struct rig *r)
 {
 	if (fakehw_stats(r->hw)->errors)
 		abort();	/* the hardware saw an invalid access */
 }
 
 /* Take @n bytes from the input, zero-filled past its end. */
-static void take(const uint8_t **d, size_t *len, void *out, size_t n)
+static inline void take(const uint8_t **d, size_t *len, void *out, size_t n)
 {
 	size_t k = n < *len ? n : *len;
 
@@ -65,7 +65,7 @@ static void take(const uint8_t **d, size_t *len, void *out, size_t n)
 }
 
 /* A fuzzed control that is valid more often than not unless @raw. */
-static void rig_tame(struct pmuvirt_control *ctl, bool raw)
+static inline void rig_tame(struct pmuvirt_control *ctl, bool raw)
 {
 	unsigned int i;
 
@@ -83,7 +83,7 @@ static void rig_tame(struct pmuvirt_control *ctl, bool raw)
 	}
 }
 
-static void rig_init(struct rig *r, uint8_t sel)
+static inline void rig_init(struct rig *r, uint8_t sel)
 {
 	static const struct pmuvirt_control ctl_b = {
 		.version = PMUVIRT_ABI_VERSION, .nr_counters = 2,
@@ -110,7 +110,7 @@ static void rig_init(struct rig *r, uint8_t sel)
 	rig_check(r);
 }
 
-static void rig_free(struct rig *r)
+static inline void rig_free(struct rig *r)
 {
 	pmuvirt_switch_out(&r->pc);
 	rig_check(r);
@@ -122,7 +122,7 @@ static void rig_free(struct rig *r)
 }
 
 /* The smallest i-mode period in play, 0 for none. */
-static uint64_t rig_min_period(const struct rig *r)
+static inline uint64_t rig_min_period(const struct rig *r)
 {
 	const struct pmuvirt_ctx *cs[2] = { r->a, r->b };
 	uint64_t m = 0;
@@ -146,7 +146,7 @@ static uint64_t rig_min_period(const struct rig *r)
  * One step between calls, chosen by @op (bits 2-7) and @arg: events in user
  * or kernel mode, a switch to a, b or nothing, or a cache invalidation.
  */
-static void rig_step(struct rig *r, uint8_t op, uint8_t arg)
+static inline void rig_step(struct rig *r, uint8_t op, uint8_t arg)
 {
 	uint64_t n = (uint64_t)1 << (arg & 31), m = rig_min_period(r);
 
