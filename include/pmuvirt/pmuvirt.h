@@ -198,7 +198,8 @@ struct pmuvirt_pcpu {
  * @start:	raw value below when last sampled (meaningful while running).
  * @next_ovf:	i-mode: logical value of the next overflow notification.
  * @period:	i-mode period; 0 for a-mode.
- * @pending:	overflow notifications found and not yet taken.
+ * @pending:	overflow notifications found and not yet taken; saturates
+ *		at 0xffffffff.
  * @slot:	physical slot (index into pmuvirt_pmu.slot).
  * @event:	enum pmuvirt_event, or PMUVIRT_EV_NONE for a raw code.
  * @width:	the slot's width, kept here for the switch path.

@@ -44,36 +44,24 @@ static inline void sample(struct pmuvirt_counter *c, const struct pmuvirt_slot *
 	c->start = raw;
 }
 
-/* 64-bit unsigned division by shift and subtract: no libgcc helper on 32-bit hosts. */
-static uint64_t div64(uint64_t n, uint64_t d)
-{
-	uint64_t q = 0, r = 0;
-	int bit;
-
-	for (bit = 63; bit >= 0; bit--) {
-		r = (r << 1) | ((n >> bit) & 1);
-		if (r >= d) {
-			r -= d;
-			q |= (uint64_t)1 << bit;
-		}
-	}
-	return q;
-}
-
-/* Turn every period boundary the count has reached into a pending notification. */
-static uint32_t collect_overflows(struct pmuvirt_counter *c)
+/*
+ * Turn every period boundary the count has reached into a pending
+ * notification; @pending saturates at 0xffffffff.  Returns whether any
+ * boundary was reached.
+ */
+static bool collect_overflows(struct pmuvirt_counter *c)
 {
 	uint64_t n;
 
 	if (!c->period || c->count < c->next_ovf)
-		return 0;
-	n = 1 + div64(c->count - c->next_ovf, c->period);
+		return false;
+	n = 1 + pmuvirt_div64(c->count - c->next_ovf, c->period);
 	c->next_ovf += n * c->period;
-	if (c->pending + n < c->pending)
-		c->pending = ~0u;
+	if (n >= (uint64_t)(0xffffffffu - c->pending))
+		c->pending = 0xffffffffu;
 	else
 		c->pending += (uint32_t)n;
-	return (uint32_t)n;
+	return true;
 }
 
 static void publish(struct pmuvirt_ctx *ctx)

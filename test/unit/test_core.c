@@ -207,6 +207,54 @@ static void test_imode_pending(void **state)
 	rig_free(r);
 }
 
+/*
+ * Pending notifications saturate at 0xffffffff: one more crossing on a full
+ * count, or exactly 2^32 crossings at once, never wrap to zero.
+ */
+static void test_pending_saturation(void **state)
+{
+	struct rig *r = rig_new(48, 0);
+	struct pmuvirt_control ctl;
+	uint64_t per[1] = { 1 };
+	uint32_t counts[1], mask;
+
+	make_control(&ctl, 1, ev_ic, per);
+	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &ctl, NULL), 0);
+	r->hw.in_pmi = true;	/* interrupts held off: crossings collect at switch-out */
+	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 0xfffffffeu);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	assert_int_equal(r->ctx[0]->counter[0].pending, 0xfffffffeu);
+	/* one below the top, plus one */
+	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 1);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	assert_int_equal(r->ctx[0]->counter[0].pending, 0xffffffffu);
+	/* full, plus one: stays full */
+	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 1);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	assert_int_equal(pmuvirt_take_overflows(r->ctx[0], counts), 1);
+	assert_int_equal(counts[0], 0xffffffffu);
+	assert_true(read1(r->ctx[0], 0) == 0x100000000ull);
+
+	/* exactly 2^32 crossings found by one PMI: saturated, and reported */
+	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &ctl, NULL), 0);
+	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 0x100000000ull);
+	r->hw.in_pmi = false;
+	assert_int_equal(pmuvirt_pmi(&r->pc, &mask), 0);
+	assert_int_equal(mask, 1);
+	assert_int_equal(pmuvirt_take_overflows(r->ctx[0], counts), 1);
+	assert_int_equal(counts[0], 0xffffffffu);
+	/* the next notification is the next boundary, one event away */
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 1);
+	assert_int_equal(pmuvirt_take_overflows(r->ctx[0], counts), 1);
+	assert_int_equal(counts[0], 1);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	rig_free(r);
+}
+
 /* Compensation: events between pause and resample belong to nobody. */
 static void test_pause_resample(void **state)
 {
@@ -393,6 +441,7 @@ int main(void)
 		cmocka_unit_test(test_switch_costs),
 		cmocka_unit_test(test_imode_exact),
 		cmocka_unit_test(test_imode_pending),
+		cmocka_unit_test(test_pending_saturation),
 		cmocka_unit_test(test_pause_resample),
 		cmocka_unit_test(test_pause_no_storm),
 		cmocka_unit_test(test_tsc),
