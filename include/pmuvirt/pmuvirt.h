@@ -375,7 +375,9 @@ int pmuvirt_switch_out(struct pmuvirt_pcpu *pc);
  * @pc:		the pcpu @ctx runs on, or NULL if it is suspended.
  * @ctx:	the context.
  * @mask:	its i-mode counters to arm (bit i = counter i).
- * @remaining:	per counter: events from now until the next notification (>= 1).
+ * @remaining:	per counter: events from now until the next notification
+ *		(1 to PMUVIRT_ARM_REMAINING_MAX, and the counter's logical
+ *		count plus it at most 2^64 - 1).
  * @period:	per counter: events between later notifications (within half
  *		the counter range).
  *
@@ -385,7 +387,8 @@ int pmuvirt_switch_out(struct pmuvirt_pcpu *pc);
  * armed from one sample.
  *
  * Return: 0; -EINVAL for a bad mask, a counter that is not i-mode, or zero
- * values; -ERANGE for a period above half the counter range; -EBUSY if @ctx
+ * values; -ERANGE for a period above half the counter range or a remaining
+ * count above PMUVIRT_ARM_REMAINING_MAX or past 2^64 - 1; -EBUSY if @ctx
  * runs on another pcpu; -EFAULT if a register access failed.
  */
 int pmuvirt_arm_counters(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint32_t mask,

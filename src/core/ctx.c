@@ -500,6 +500,10 @@ int pmuvirt_arm_counters(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint3
 			return -EINVAL;
 		if (period[i] > half_range(slot_of(ctx, i)))
 			return -ERANGE;
+		/* The logical point of the next notification must not wrap. */
+		if (remaining[i] > PMUVIRT_ARM_REMAINING_MAX ||
+		    ctx->counter[i].count + remaining[i] < remaining[i])
+			return -ERANGE;
 	}
 	running = ctx->running_on != NULL;
 	if (running && pc->running == ctx) {
@@ -508,10 +512,15 @@ int pmuvirt_arm_counters(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint3
 			return ret;
 	}
 	for (i = 0; i < ctx->nr_counters; i++) {
+		struct pmuvirt_counter *c = &ctx->counter[i];
+
 		if (!(mask & (1u << i)))
 			continue;
-		ctx->counter[i].period = period[i];
-		ctx->counter[i].next_ovf = ctx->counter[i].count + remaining[i];
+		c->period = period[i];
+		c->next_ovf = c->count + remaining[i];
+		/* The sample above added events since the check: saturate, never wrap. */
+		if (c->next_ovf < remaining[i])
+			c->next_ovf = ~(uint64_t)0;
 	}
 	if (!running)
 		return 0;
