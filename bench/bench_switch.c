@@ -47,13 +47,15 @@ static void control(struct pmuvirt_control *ctl, unsigned int n, const uint64_t 
 	}
 }
 
-static struct pmuvirt_ctx *ctx_new(const struct pmuvirt_pmu *pmu, const struct pmuvirt_control *ctl)
+static struct pmuvirt_ctx *ctx_new(const struct pmuvirt_pmu *pmu, const struct pmuvirt_control *ctl,
+				   uint64_t domain)
 {
 	size_t sz = pmuvirt_ctx_size(ctl->nr_counters);
 	struct pmuvirt_ctx *ctx = malloc(sz);
 	struct pmuvirt_error err;
 
-	if (!ctx || pmuvirt_ctx_init(ctx, sz, pmu) || pmuvirt_set_control(NULL, ctx, ctl, &err)) {
+	if (!ctx || pmuvirt_ctx_init(ctx, sz, pmu) || pmuvirt_ctx_set_domain(ctx, domain) ||
+	    pmuvirt_set_control(NULL, ctx, ctl, &err)) {
 		fprintf(stderr, "pmuvirt-bench: cannot set up a context\n");
 		exit(1);
 	}
@@ -164,18 +166,20 @@ int main(int argc, char **argv)
 		struct {
 			const char *what;
 			const struct pmuvirt_control *a, *b;
+			uint64_t dom_b;		/* a is in domain 1 */
 		} cases[] = {
-			{ "a-mode, identical controls", &ctl, &ctl },
-			{ "a-mode, one counter's event differs", &ctl, &ctl_other },
-			{ "one i-mode counter each, identical events", &ctl_i, &ctl_i },
+			{ "a-mode, identical controls", &ctl, &ctl, 1 },
+			{ "a-mode, one counter's event differs", &ctl, &ctl_other, 1 },
+			{ "one i-mode counter each, identical events", &ctl_i, &ctl_i, 1 },
+			{ "a-mode, identical controls, two domains", &ctl, &ctl, 2 },
 		};
 		unsigned int k, n;
 
 		printf("Register accesses per switch (fake Intel v4, 4 general + 3 fixed, 7 counters):\n");
-		for (k = 0; k < 3; k++) {
+		for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 			pmuvirt_pcpu_init(&pc, &pmu, fakehw_ops(hw), hw, 0);
-			c[0] = ctx_new(&pmu, cases[k].a);
-			c[1] = ctx_new(&pmu, cases[k].b);
+			c[0] = ctx_new(&pmu, cases[k].a, 1);
+			c[1] = ctx_new(&pmu, cases[k].b, cases[k].dom_b);
 			pmuvirt_switch(&pc, c[0]);
 			pmuvirt_switch(&pc, c[1]);
 			st = fakehw_stats(hw);
@@ -205,8 +209,8 @@ int main(int argc, char **argv)
 
 	/* Library work alone: null accessors. */
 	pmuvirt_pcpu_init(&pc, &pmu, &null_hw, NULL, 0);
-	c[0] = ctx_new(&pmu, &ctl);
-	c[1] = ctx_new(&pmu, &ctl);
+	c[0] = ctx_new(&pmu, &ctl, 1);
+	c[1] = ctx_new(&pmu, &ctl, 1);
 	pmuvirt_switch(&pc, c[0]);
 	if (null_only) {
 		bench_switch_loop(&pc, c, switches);

@@ -15,8 +15,14 @@ trap 'rm -rf "$tmp"' EXIT
 
 # $1 kind, $2 switches
 scenario() {
-	printf 'pmu %s\npcpus 1\nvcpus a 1\nvcpus b 1\n' "$model"
+	printf 'pmu %s\npcpus 1\nvcpus a 2\nvcpus b 1\n' "$model"
 	case "$1" in
+	vcpusame)
+		printf 'thread a.t instructions cycles branches\nthread a.u instructions cycles branches\n'
+		printf 'schedule 0 a.1\nswitch a.1 u\nschedule 0 a.0\nswitch a.0 t\n'
+		i=0; while [ $i -lt "$2" ]; do
+			printf 'exec a.0 instructions=100\nschedule 0 a.1\nexec a.1 instructions=100\nschedule 0 a.0\n'
+			i=$((i + 2)); done ;;
 	vcpu)
 		printf 'thread a.t instructions cycles branches\nthread b.t instructions cycles branches\n'
 		printf 'schedule 0 b.0\nswitch b.0 t\nschedule 0 a.0\nswitch a.0 t\n'
@@ -36,7 +42,7 @@ scenario() {
 
 stat() { python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['stats']; print(s['$2'])" "$1"; }
 
-for kind in vcpu thread threaddiff; do
+for kind in vcpusame vcpu thread threaddiff; do
 	scenario $kind 100 > "$tmp/n.scn"
 	scenario $kind 200 > "$tmp/2n.scn"
 	"$sim" run "$tmp/n.scn" --json > "$tmp/n.json"

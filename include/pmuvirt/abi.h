@@ -17,6 +17,13 @@
 /* Most counters one context may use (including the TSC). */
 #define PMUVIRT_MAX_COUNTERS		16
 
+/*
+ * Largest distance to the next notification that an ARM (a hypercall, or
+ * pmuvirt_arm_counters()) accepts: 2^63 events, far beyond reach, and the
+ * value a stacked instance uses to push a counter out of reach.
+ */
+#define PMUVIRT_ARM_REMAINING_MAX	((uint64_t)1 << 63)
+
 /* Portable events.  Raw codes use PMUVIRT_CTR_RAW instead. */
 enum pmuvirt_event {
 	PMUVIRT_EV_NONE = 0,

@@ -174,7 +174,10 @@ struct pmuvirt_ctx;
  * @cache:	what the control registers hold.
  * @cache_known: bit i set when @cache.reg[i] is known to equal the register.
  * @paused:	nonzero between pmuvirt_pause() and pmuvirt_resample().
+ * @owner_flags: nonzero when @owner_domain is known (library-private bits).
  * @cache_owner: stamp of the context whose control the cache holds, 0 none.
+ * @owner_domain: security domain of the last context that counted here:
+ *		the counters' raw values derive from its events only.
  * @stats:	access counts.
  */
 struct pmuvirt_pcpu {
@@ -184,9 +187,10 @@ struct pmuvirt_pcpu {
 	uint32_t cpu;
 	uint32_t cache_known;
 	uint32_t paused;	/* between pmuvirt_pause() and pmuvirt_resample() */
-	uint32_t reserved;
+	uint32_t owner_flags;
 	struct pmuvirt_ctx *running;
 	uint64_t cache_owner;
+	uint64_t owner_domain;
 	struct pmuvirt_hwctl cache;
 	struct pmuvirt_stats stats;
 	void *host;	/* free for the host's use */
@@ -198,7 +202,8 @@ struct pmuvirt_pcpu {
  * @start:	raw value below when last sampled (meaningful while running).
  * @next_ovf:	i-mode: logical value of the next overflow notification.
  * @period:	i-mode period; 0 for a-mode.
- * @pending:	overflow notifications found and not yet taken.
+ * @pending:	overflow notifications found and not yet taken; saturates
+ *		at 0xffffffff.
  * @slot:	physical slot (index into pmuvirt_pmu.slot).
  * @event:	enum pmuvirt_event, or PMUVIRT_EV_NONE for a raw code.
  * @width:	the slot's width, kept here for the switch path.
@@ -218,12 +223,14 @@ struct pmuvirt_counter {
 /* struct pmuvirt_ctx.flags */
 #define PMUVIRT_CTX_FAULTED	0x1u	/* a register access failed; kept off hardware */
 #define PMUVIRT_CTX_HAS_CONTROL	0x2u
+#define PMUVIRT_CTX_DOMAIN	0x4u	/* @domain was set by the host */
 
 /**
  * struct pmuvirt_ctx - a counted context; allocate pmuvirt_ctx_size() bytes
  */
 struct pmuvirt_ctx {
 	uint64_t stamp;
+	uint64_t domain;	/* security domain; see pmuvirt_ctx_set_domain() */
 	const struct pmuvirt_pmu *pmu;
 	struct pmuvirt_pcpu *running_on;
 	struct pmuvirt_shared_ctx *shared;
@@ -271,6 +278,26 @@ size_t pmuvirt_ctx_size(unsigned int max_counters);
  * Return: 0; -EINVAL if @size is too small for even one counter.
  */
 int pmuvirt_ctx_init(struct pmuvirt_ctx *ctx, size_t size, const struct pmuvirt_pmu *pmu);
+
+/**
+ * pmuvirt_ctx_set_domain() - put a context in a security domain
+ * @ctx:	the context (not running).
+ * @domain:	the host's tag for the domain: any 64-bit value that names no
+ *		other domain for as long as a CPU may remember it (Xen: a
+ *		domain, Linux: a process).  Tags that get reused (Xen domids,
+ *		Linux PIDs) need a generation or another never-reused id.
+ *
+ * A switch between contexts of one domain writes no counter (a-mode
+ * counters are offset).  A context switched in on a CPU whose counters
+ * last counted for another domain first has every counter except the TSC
+ * written (re-based), so neither its shared record nor a raw counter read
+ * shows anything of the other domain's events.  A context whose domain
+ * was never set is a domain of its own.  Backends that cannot write their
+ * counters (PV) re-base nothing; see docs/security.md.
+ *
+ * Return: 0; -EINVAL without @ctx; -EBUSY if @ctx is running.
+ */
+int pmuvirt_ctx_set_domain(struct pmuvirt_ctx *ctx, uint64_t domain);
 
 /**
  * pmuvirt_ctx_attach_shared() - publish the context's state to user mode
@@ -341,8 +368,10 @@ void pmuvirt_pcpu_invalidate(struct pmuvirt_pcpu *pc);
  * @next:	the incoming context, or NULL to stop counting.
  *
  * The outgoing context (pc->running) and @next are served from one snapshot
- * of the counters: a-mode counters are offset (read only, never written);
- * i-mode counters are saved and re-armed.  Control registers are written
+ * of the counters: a-mode counters are offset (read only, never written)
+ * when the counters last counted for @next's security domain, and re-based
+ * by a write otherwise (see pmuvirt_ctx_set_domain()); i-mode counters are
+ * saved and re-armed.  Control registers are written
  * only where @next's image differs from what they hold.  Overflows found on
  * the way out become pending on the outgoing context.
  *
@@ -374,7 +403,9 @@ int pmuvirt_switch_out(struct pmuvirt_pcpu *pc);
  * @pc:		the pcpu @ctx runs on, or NULL if it is suspended.
  * @ctx:	the context.
  * @mask:	its i-mode counters to arm (bit i = counter i).
- * @remaining:	per counter: events from now until the next notification (>= 1).
+ * @remaining:	per counter: events from now until the next notification
+ *		(1 to PMUVIRT_ARM_REMAINING_MAX, and the counter's logical
+ *		count plus it at most 2^64 - 1).
  * @period:	per counter: events between later notifications (within half
  *		the counter range).
  *
@@ -384,7 +415,8 @@ int pmuvirt_switch_out(struct pmuvirt_pcpu *pc);
  * armed from one sample.
  *
  * Return: 0; -EINVAL for a bad mask, a counter that is not i-mode, or zero
- * values; -ERANGE for a period above half the counter range; -EBUSY if @ctx
+ * values; -ERANGE for a period above half the counter range or a remaining
+ * count above PMUVIRT_ARM_REMAINING_MAX or past 2^64 - 1; -EBUSY if @ctx
  * runs on another pcpu; -EFAULT if a register access failed.
  */
 int pmuvirt_arm_counters(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint32_t mask,

@@ -115,7 +115,8 @@ struct pmuvirt_xen_set_control {
  *		all must be i-mode).
  * @reserved:	must be zero.
  * @remaining:	per counter in @mask: events until its next notification
- *		(at least 1).
+ *		(1 to PMUVIRT_ARM_REMAINING_MAX, and not past 2^64 - 1 from
+ *		the counter's logical count; -ERANGE otherwise).
  * @period:	per counter in @mask: events between later notifications
  *		(at most half the counter range).
  *

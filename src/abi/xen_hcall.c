@@ -87,6 +87,9 @@ int pmuvirt_xen_check_arm(const struct pmuvirt_xen_arm *op, const struct pmuvirt
 			return -EINVAL;
 		if (op->period[i] > (uint64_t)1 << (s->width - 1))
 			return -ERANGE;
+		if (op->remaining[i] > PMUVIRT_ARM_REMAINING_MAX ||
+		    ctx->counter[i].count + op->remaining[i] < op->remaining[i])
+			return -ERANGE;
 	}
 	return 0;
 }

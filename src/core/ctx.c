@@ -44,36 +44,24 @@ static inline void sample(struct pmuvirt_counter *c, const struct pmuvirt_slot *
 	c->start = raw;
 }
 
-/* 64-bit unsigned division by shift and subtract: no libgcc helper on 32-bit hosts. */
-static uint64_t div64(uint64_t n, uint64_t d)
-{
-	uint64_t q = 0, r = 0;
-	int bit;
-
-	for (bit = 63; bit >= 0; bit--) {
-		r = (r << 1) | ((n >> bit) & 1);
-		if (r >= d) {
-			r -= d;
-			q |= (uint64_t)1 << bit;
-		}
-	}
-	return q;
-}
-
-/* Turn every period boundary the count has reached into a pending notification. */
-static uint32_t collect_overflows(struct pmuvirt_counter *c)
+/*
+ * Turn every period boundary the count has reached into a pending
+ * notification; @pending saturates at 0xffffffff.  Returns whether any
+ * boundary was reached.
+ */
+static bool collect_overflows(struct pmuvirt_counter *c)
 {
 	uint64_t n;
 
 	if (!c->period || c->count < c->next_ovf)
-		return 0;
-	n = 1 + div64(c->count - c->next_ovf, c->period);
+		return false;
+	n = 1 + pmuvirt_div64(c->count - c->next_ovf, c->period);
 	c->next_ovf += n * c->period;
-	if (c->pending + n < c->pending)
-		c->pending = ~0u;
+	if (n >= (uint64_t)(0xffffffffu - c->pending))
+		c->pending = 0xffffffffu;
 	else
 		c->pending += (uint32_t)n;
-	return (uint32_t)n;
+	return true;
 }
 
 static void publish(struct pmuvirt_ctx *ctx)
@@ -128,6 +116,19 @@ int pmuvirt_ctx_init(struct pmuvirt_ctx *ctx, size_t size, const struct pmuvirt_
 	max = (size - sizeof(struct pmuvirt_ctx)) / sizeof(struct pmuvirt_counter);
 	ctx->max_counters = (uint16_t)(max > PMUVIRT_MAX_COUNTERS ? PMUVIRT_MAX_COUNTERS : max);
 	ctx->pmu = pmu;
+	/* A domain of its own until the host says otherwise: a never-reused id. */
+	ctx->domain = pmuvirt_stamp_next();
+	return 0;
+}
+
+int pmuvirt_ctx_set_domain(struct pmuvirt_ctx *ctx, uint64_t domain)
+{
+	if (!ctx)
+		return -EINVAL;
+	if (ctx->running_on)
+		return -EBUSY;
+	ctx->domain = domain;
+	ctx->flags |= PMUVIRT_CTX_DOMAIN;
 	return 0;
 }
 
@@ -155,6 +156,16 @@ void pmuvirt_pcpu_invalidate(struct pmuvirt_pcpu *pc)
 	pc->cache_known = 0;
 	pc->cache.used = 0;
 	pc->cache_owner = 0;
+	pc->owner_flags = 0;
+}
+
+#define PMUVIRT_OWNER_KNOWN	0x1u	/* pc->owner_flags, with PMUVIRT_CTX_DOMAIN */
+
+/* Did the counters of @pc last count for @ctx's security domain? */
+static inline bool same_domain(const struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *ctx)
+{
+	return pc->owner_domain == ctx->domain &&
+	       pc->owner_flags == (PMUVIRT_OWNER_KNOWN | (ctx->flags & PMUVIRT_CTX_DOMAIN));
 }
 
 /*
@@ -326,6 +337,51 @@ static bool cache_holds(const struct pmuvirt_pcpu *pc, const struct pmuvirt_hwct
 	return true;
 }
 
+/*
+ * The running @ctx comes from another security domain (or the counters'
+ * owner is unknown): write every counter but the TSC, its i-mode ones
+ * excepted (arming wrote them), so no raw value left on this CPU derives
+ * from the other domain's events.  Its a-mode counters start half a range
+ * before their threshold; the TSC shows time only and cannot be written.
+ */
+static int rebase(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint64_t *snap,
+		  uint32_t have)
+{
+	const struct pmuvirt_pmu *pmu = pc->pmu;
+	uint32_t mine = 0;
+	unsigned int i, s;
+	int ret;
+
+	for (i = 0; i < ctx->nr_counters; i++) {
+		struct pmuvirt_counter *c = &ctx->counter[i];
+
+		mine |= 1u << c->slot;
+		if (c->period)
+			continue;
+		if (slot_of(ctx, i)->cls == PMUVIRT_CLASS_TSC) {
+			ret = read_slot(pc, c->slot, snap, &have);
+			c->start = snap[c->slot];
+		} else {
+			ret = arm(pc, ctx, i);
+		}
+		if (ret)
+			return ret;
+	}
+	for (s = 0; s < pmu->nr_slots; s++) {
+		const struct pmuvirt_slot *sl = &pmu->slot[s];
+
+		if ((mine & (1u << s)) || sl->cls == PMUVIRT_CLASS_TSC)
+			continue;
+		ret = ops_of(pc)->write(pc, s, (sl->threshold - half_range(sl)) &
+					       pmuvirt_width_mask(sl->width));
+		if (ret)
+			return ret;
+	}
+	pc->owner_domain = ctx->domain;
+	pc->owner_flags = PMUVIRT_OWNER_KNOWN | (ctx->flags & PMUVIRT_CTX_DOMAIN);
+	return 0;
+}
+
 /* Put @ctx on the CPU; @snap holds values read before any control write. */
 static int resume(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint64_t *snap, uint32_t have)
 {
@@ -371,6 +427,13 @@ static int resume(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint64_t *sn
 			have = 0;
 	}
 
+	/* Another domain's events are in the counters: re-base them all (a write). */
+	if (pmuvirt_unlikely(!self_arming && !same_domain(pc, ctx))) {
+		ret = rebase(pc, ctx, snap, have);
+		if (ret)
+			return fault(pc, ctx, ret);
+		goto done;
+	}
 	for (i = 0; i < ctx->nr_counters; i++) {
 		struct pmuvirt_counter *c = &ctx->counter[i];
 		const struct pmuvirt_slot *s = slot_of(ctx, i);
@@ -386,6 +449,7 @@ static int resume(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint64_t *sn
 		if (ret)
 			return fault(pc, ctx, ret);
 	}
+done:
 	ctx->running_on = pc;
 	pc->running = ctx;
 	publish(ctx);
@@ -512,6 +576,10 @@ int pmuvirt_arm_counters(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint3
 			return -EINVAL;
 		if (period[i] > half_range(slot_of(ctx, i)))
 			return -ERANGE;
+		/* The logical point of the next notification must not wrap. */
+		if (remaining[i] > PMUVIRT_ARM_REMAINING_MAX ||
+		    ctx->counter[i].count + remaining[i] < remaining[i])
+			return -ERANGE;
 	}
 	running = ctx->running_on != NULL;
 	if (running && pc->running == ctx) {
@@ -520,10 +588,15 @@ int pmuvirt_arm_counters(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint3
 			return ret;
 	}
 	for (i = 0; i < ctx->nr_counters; i++) {
+		struct pmuvirt_counter *c = &ctx->counter[i];
+
 		if (!(mask & (1u << i)))
 			continue;
-		ctx->counter[i].period = period[i];
-		ctx->counter[i].next_ovf = ctx->counter[i].count + remaining[i];
+		c->period = period[i];
+		c->next_ovf = c->count + remaining[i];
+		/* The sample above added events since the check: saturate, never wrap. */
+		if (c->next_ovf < remaining[i])
+			c->next_ovf = ~(uint64_t)0;
 	}
 	if (!running)
 		return 0;

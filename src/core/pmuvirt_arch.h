@@ -85,6 +85,12 @@ int pmuvirt_hw_read_tsc(struct pmuvirt_pcpu *pc, uint64_t *val);
  */
 int pmuvirt_cache_write(struct pmuvirt_pcpu *pc, unsigned int i, uint32_t reg, uint64_t val);
 
+/*
+ * @n / @d for 64-bit unsigned values (@d nonzero), by shift and subtract:
+ * 32-bit hosts need no libgcc helper.  Up to 64 steps; for cold paths.
+ */
+uint64_t pmuvirt_div64(uint64_t n, uint64_t d);
+
 /* Set @err (if not NULL) and return @code. */
 int pmuvirt_fail(struct pmuvirt_error *err, int counter, const char *reason, int code);
 

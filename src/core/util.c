@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
-/* Error strings and counted register access. */
+/* Error strings, counted register access and 64-bit division. */
 #include "pmuvirt_arch.h"
 
 const char *pmuvirt_strerror(int err)
@@ -24,6 +24,21 @@ const char *pmuvirt_strerror(int err)
 	default:
 		return "unknown error";
 	}
+}
+
+uint64_t pmuvirt_div64(uint64_t n, uint64_t d)
+{
+	uint64_t q = 0, r = 0;
+	int bit;
+
+	for (bit = 63; bit >= 0; bit--) {
+		r = (r << 1) | ((n >> bit) & 1);
+		if (r >= d) {
+			r -= d;
+			q |= (uint64_t)1 << bit;
+		}
+	}
+	return q;
 }
 
 int pmuvirt_fail(struct pmuvirt_error *err, int counter, const char *reason, int code)

@@ -9,8 +9,9 @@
  *
  * Checked for every call: the checks agree with each other and with the
  * ABI (an accepted argument has the right header and zero reserved
- * fields; ARM names only i-mode counters of a, with nonzero counts and
- * periods of at most half their range); a refused argument changes
+ * fields; ARM names only i-mode counters of a, with nonzero counts of at
+ * most 2^63 that keep the logical count within 64 bits, and periods of at
+ * most half their range); a refused argument changes
  * nothing in the context; ARM's check and pmuvirt_arm_counters() return
  * the same errno; SET_CONTROL's result is pmuvirt_validate()'s; and after
  * every accepted call and every step the fake has refused no register
@@ -68,6 +69,10 @@ static bool arm_ok(const struct pmuvirt_xen_arm *op, const struct pmuvirt_ctx *c
 		c = &ctx->counter[i];
 		if (!c->period || !op->remaining[i] || !op->period[i] ||
 		    op->period[i] > (uint64_t)1 << (ctx->pmu->slot[c->slot].width - 1))
+			return false;
+		/* the next notification's logical point must fit in 64 bits */
+		if (op->remaining[i] > PMUVIRT_ARM_REMAINING_MAX ||
+		    (unsigned __int128)c->count + op->remaining[i] > ~(uint64_t)0)
 			return false;
 	}
 	return true;

@@ -114,7 +114,7 @@ static const struct pmuvirt_hw_ops mock_hw_ops = {
 };
 
 /* Events of kind @ev (1..4); a PMI at the exact event of each threshold crossing. */
-static void mock_run(struct mock_hw *m, unsigned int ev, uint64_t n)
+static inline void mock_run(struct mock_hw *m, unsigned int ev, uint64_t n)
 {
 	uint64_t mask = pmuvirt_width_mask(m->width);
 
@@ -252,7 +252,7 @@ static void mock_pmu_init(struct pmuvirt_pmu *pmu, unsigned int width, uint64_t 
 	pmu->slot[MOCK_NR].user_index = PMUVIRT_SHARED_TSC;
 }
 
-static void mock_hw_init(struct mock_hw *m, unsigned int width, uint64_t threshold)
+static inline void mock_hw_init(struct mock_hw *m, unsigned int width, uint64_t threshold)
 {
 	memset(m, 0, sizeof(*m));
 	m->width = width;

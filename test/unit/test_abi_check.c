@@ -265,7 +265,9 @@ struct arm_case {
 
 static const struct arm_case arm_cases[] = {
 	{ 0x2, 1, 1, 1, 0 },
-	{ 0x2, 1, ~0ull, HALF48, 0 },
+	{ 0x2, 1, PMUVIRT_ARM_REMAINING_MAX, HALF48, 0 },
+	{ 0x2, 1, PMUVIRT_ARM_REMAINING_MAX + 1, HALF48, -ERANGE },
+	{ 0x2, 1, ~0ull, HALF48, -ERANGE },	/* would wrap the logical count */
 	{ 0x2, 1, 1, HALF48 + 1, -ERANGE },
 	{ 0x2, 1, 1, ~0ull, -ERANGE },
 	{ 0x2, 1, 0, 100, -EINVAL },		/* no remaining count */
@@ -309,6 +311,48 @@ static void test_xen_arm(void **state)
 			assert_memory_equal(snap, r->ctx, r->size);
 		else
 			assert_int_equal(r->ctx->counter[1].period, c->period);
+		free(snap);
+		arm_rig_free(r);
+	}
+}
+
+/* A remaining count that takes the logical count past 2^64 - 1 is refused by both. */
+static void test_xen_arm_wrap(void **state)
+{
+	static const struct {
+		uint64_t count, remaining;
+		int expect;
+	} cases[] = {
+		{ ~0ull - 10, 10, 0 },
+		{ ~0ull - 10, 11, -ERANGE },
+		{ ~0ull, 1, -ERANGE },
+		{ PMUVIRT_ARM_REMAINING_MAX, PMUVIRT_ARM_REMAINING_MAX - 1, 0 },
+		{ PMUVIRT_ARM_REMAINING_MAX, PMUVIRT_ARM_REMAINING_MAX, -ERANGE },
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct arm_rig *r = arm_rig_new();
+		struct pmuvirt_xen_arm op = { .hdr = { PMUVIRT_XEN_VERSION, 272 } };
+		void *snap = malloc(r->size);
+
+		assert_non_null(snap);
+		/* suspended, so the count is exactly the one checked */
+		assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+		r->ctx->counter[1].count = cases[i].count;
+		op.mask = 0x2;
+		op.remaining[1] = cases[i].remaining;
+		op.period[1] = 1000;
+		memcpy(snap, r->ctx, r->size);
+		assert_int_equal(pmuvirt_xen_check_arm(&op, r->ctx), cases[i].expect);
+		assert_int_equal(pmuvirt_arm_counters(NULL, r->ctx, op.mask, op.remaining,
+						      op.period), cases[i].expect);
+		if (cases[i].expect)
+			assert_memory_equal(snap, r->ctx, r->size);
+		else
+			assert_true(r->ctx->counter[1].next_ovf ==
+				    cases[i].count + cases[i].remaining);
 		free(snap);
 		arm_rig_free(r);
 	}
@@ -485,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_xen_cases),
 		cmocka_unit_test(test_xen_hdr_cross),
 		cmocka_unit_test(test_xen_arm),
+		cmocka_unit_test(test_xen_arm_wrap),
 		cmocka_unit_test(test_xen_guest_privilege),
 		cmocka_unit_test(test_linux_hdr),
 		cmocka_unit_test(test_linux_attach),

@@ -105,6 +105,8 @@ static void test_switch_costs(void **state)
 	unsigned int k;
 
 	make_control(&ctl, 3, ev3, NULL);
+	for (k = 0; k < 3; k++)
+		assert_int_equal(pmuvirt_ctx_set_domain(r->ctx[k], 1), 0);
 	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &ctl, NULL), 0);
 	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[1], &ctl, NULL), 0);
 	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
@@ -207,6 +209,54 @@ static void test_imode_pending(void **state)
 	rig_free(r);
 }
 
+/*
+ * Pending notifications saturate at 0xffffffff: one more crossing on a full
+ * count, or exactly 2^32 crossings at once, never wrap to zero.
+ */
+static void test_pending_saturation(void **state)
+{
+	struct rig *r = rig_new(48, 0);
+	struct pmuvirt_control ctl;
+	uint64_t per[1] = { 1 };
+	uint32_t counts[1], mask;
+
+	make_control(&ctl, 1, ev_ic, per);
+	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &ctl, NULL), 0);
+	r->hw.in_pmi = true;	/* interrupts held off: crossings collect at switch-out */
+	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 0xfffffffeu);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	assert_int_equal(r->ctx[0]->counter[0].pending, 0xfffffffeu);
+	/* one below the top, plus one */
+	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 1);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	assert_int_equal(r->ctx[0]->counter[0].pending, 0xffffffffu);
+	/* full, plus one: stays full */
+	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 1);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	assert_int_equal(pmuvirt_take_overflows(r->ctx[0], counts), 1);
+	assert_int_equal(counts[0], 0xffffffffu);
+	assert_true(read1(r->ctx[0], 0) == 0x100000000ull);
+
+	/* exactly 2^32 crossings found by one PMI: saturated, and reported */
+	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &ctl, NULL), 0);
+	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 0x100000000ull);
+	r->hw.in_pmi = false;
+	assert_int_equal(pmuvirt_pmi(&r->pc, &mask), 0);
+	assert_int_equal(mask, 1);
+	assert_int_equal(pmuvirt_take_overflows(r->ctx[0], counts), 1);
+	assert_int_equal(counts[0], 0xffffffffu);
+	/* the next notification is the next boundary, one event away */
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 1);
+	assert_int_equal(pmuvirt_take_overflows(r->ctx[0], counts), 1);
+	assert_int_equal(counts[0], 1);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	rig_free(r);
+}
+
 /* Compensation: events between pause and resample belong to nobody. */
 static void test_pause_resample(void **state)
 {
@@ -252,6 +302,120 @@ static void test_pause_no_storm(void **state)
 	rig_free(r);
 }
 
+/* What an attacker context can see right after it is switched back in. */
+struct seen {
+	struct pmuvirt_shared_ctx rec;	/* its shared record */
+	uint64_t raw[MOCK_NR];		/* every counter, as rdpmc would give them */
+	uint64_t count;
+	uint64_t writes;		/* register writes of that switch */
+};
+
+/*
+ * The attacker (domain 1, instructions) runs 1000 events, the victim
+ * (domain @vdom, four counters) runs @ins instructions and @bm branch
+ * misses, then the attacker is switched back in.
+ */
+static void attack(uint64_t vdom, uint64_t ins, uint64_t bm, struct seen *o)
+{
+	static const unsigned int ev4[] = { PMUVIRT_EV_INSTRUCTIONS, PMUVIRT_EV_CYCLES,
+					    PMUVIRT_EV_BRANCHES, PMUVIRT_EV_BRANCH_MISSES };
+	struct rig *r = rig_new(48, 0);
+	struct pmuvirt_ctx *att = r->ctx[0], *vic = r->ctx[1];
+	struct pmuvirt_control ctl;
+	uint64_t w;
+
+	memset(o, 0, sizeof(*o));
+	assert_int_equal(pmuvirt_ctx_set_domain(att, 1), 0);
+	assert_int_equal(pmuvirt_ctx_set_domain(vic, vdom), 0);
+	make_control(&ctl, 1, ev4, NULL);
+	assert_int_equal(pmuvirt_set_control(NULL, att, &ctl, NULL), 0);
+	make_control(&ctl, vdom == 1 ? 1 : 4, ev4, NULL);
+	assert_int_equal(pmuvirt_set_control(NULL, vic, &ctl, NULL), 0);
+	pmuvirt_ctx_attach_shared(att, &o->rec);
+
+	assert_int_equal(pmuvirt_switch_in(&r->pc, att), 0);
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 1000);
+	assert_int_equal(pmuvirt_switch(&r->pc, vic), 0);
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, ins);
+	mock_run(&r->hw, PMUVIRT_EV_BRANCH_MISSES, bm);
+	w = r->hw.writes;
+	assert_int_equal(pmuvirt_switch(&r->pc, att), 0);
+	o->writes = r->hw.writes - w;
+	memcpy(o->raw, r->hw.ctr, sizeof(o->raw));
+	o->rec.seq = 0;
+	o->count = read1(att, 0);
+	assert_int_equal(read1(vic, 0), ins);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	rig_free(r);
+}
+
+/*
+ * Security domains: a context switched in after another domain's context
+ * sees nothing of that domain's events, neither in its shared record
+ * (start) nor in any raw counter; within one domain the switch writes
+ * nothing.
+ */
+static void test_domain_isolation(void **state)
+{
+	struct seen quiet, busy, misses, same;
+
+	attack(2, 0, 0, &quiet);
+	attack(2, 123456, 0, &busy);
+	attack(2, 0, 4242, &misses);
+	assert_int_equal(quiet.count, 1000);
+	assert_memory_equal(&quiet.rec, &busy.rec, sizeof(quiet.rec));
+	assert_memory_equal(&quiet.rec, &misses.rec, sizeof(quiet.rec));
+	assert_memory_equal(quiet.raw, busy.raw, sizeof(quiet.raw));
+	assert_memory_equal(quiet.raw, misses.raw, sizeof(quiet.raw));
+	assert_int_equal(busy.count, 1000);
+	assert_int_equal(misses.count, 1000);
+	/* three selects turned off, the attacker's counter re-based, three unused ones written */
+	assert_int_equal(busy.writes, 3 + 1 + 3);
+
+	/* same domain (1) and control: the zero-write switch */
+	attack(1, 123456, 0, &same);
+	assert_int_equal(same.writes, 0);
+	assert_int_equal(same.count, 1000);
+}
+
+/* Which switches re-base: owner unknown or another domain; counterless contexts own nothing. */
+static void test_domain_rebase_rules(void **state)
+{
+	struct rig *r = rig_new(48, 0);
+	struct pmuvirt_control ctl;
+	uint64_t w;
+
+	make_control(&ctl, 2, ev_ic, NULL);
+	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &ctl, NULL), 0);
+	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[1], &ctl, NULL), 0);
+	/* untagged contexts are domains of their own */
+	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
+	w = r->hw.writes;
+	assert_int_equal(pmuvirt_switch(&r->pc, r->ctx[1]), 0);
+	assert_int_equal(r->hw.writes - w, MOCK_NR);
+	/* back to the same context after idle: nothing counted meanwhile, no write */
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	w = r->hw.writes;
+	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[1]), 0);
+	assert_int_equal(r->hw.writes - w, 1);	/* the global enable only */
+	/* a counterless context of another domain in between owns nothing */
+	assert_int_equal(pmuvirt_switch(&r->pc, r->ctx[2]), 0);
+	w = r->hw.writes;
+	assert_int_equal(pmuvirt_switch(&r->pc, r->ctx[1]), 0);
+	assert_int_equal(r->hw.writes - w, 1);
+	/* after someone else used the PMU, the owner is unknown */
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	pmuvirt_pcpu_invalidate(&r->pc);
+	r->hw.ctr[3] = 777;
+	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[1]), 0);
+	assert_true(r->hw.ctr[3] == ((uint64_t)1 << 47));
+	/* a running context keeps its domain */
+	assert_int_equal(pmuvirt_ctx_set_domain(r->ctx[1], 9), -EBUSY);
+	assert_int_equal(pmuvirt_ctx_set_domain(NULL, 9), -EINVAL);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	rig_free(r);
+}
+
 /* The TSC is a counter like the others; it never needs a PMU counter. */
 static void test_tsc(void **state)
 {
@@ -261,6 +425,8 @@ static void test_tsc(void **state)
 	uint64_t w;
 
 	make_control(&ctl, 1, ev, NULL);
+	assert_int_equal(pmuvirt_ctx_set_domain(r->ctx[0], 3), 0);
+	assert_int_equal(pmuvirt_ctx_set_domain(r->ctx[1], 3), 0);
 	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &ctl, NULL), 0);
 	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[1], &ctl, NULL), 0);
 	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
@@ -393,8 +559,11 @@ int main(void)
 		cmocka_unit_test(test_switch_costs),
 		cmocka_unit_test(test_imode_exact),
 		cmocka_unit_test(test_imode_pending),
+		cmocka_unit_test(test_pending_saturation),
 		cmocka_unit_test(test_pause_resample),
 		cmocka_unit_test(test_pause_no_storm),
+		cmocka_unit_test(test_domain_isolation),
+		cmocka_unit_test(test_domain_rebase_rules),
 		cmocka_unit_test(test_tsc),
 		cmocka_unit_test(test_validation),
 		cmocka_unit_test(test_cache_stamp),

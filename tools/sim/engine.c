@@ -342,6 +342,8 @@ static int setup(struct eng *e)
 			vc->ctx = new_ctx(&e->pmu);
 			if (!vc->ctx)
 				return fail(e, "out of memory");
+			/* as Xen tags them: the VCPUs of one domain share its counters */
+			pmuvirt_ctx_set_domain(vc->ctx, d);
 			pmuvirt_ctx_attach_shared(vc->ctx, &dom->recs[v]);
 			vc->pv.ops = &hc_ops;
 			vc->pv.arg = vc;

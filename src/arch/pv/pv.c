@@ -126,6 +126,27 @@ static int PMUVIRT_CF_CHECK pv_write(struct pmuvirt_pcpu *pc, unsigned int slot,
 }
 
 /*
+ * Where a VCPU counter armed to signal at @target and every @period after
+ * it signals next once its value is @start: the first such point above
+ * @start.  @start comes from below and is not trusted, so this is a
+ * division, not a loop, and 0 (unknown) when the point would pass 2^64 - 1
+ * or land on PV_PARKED.
+ */
+static uint64_t pv_next_target(uint64_t target, uint64_t period, uint64_t start)
+{
+	uint64_t step;
+
+	if (target > start)
+		return target;
+	/* at most start - target: fits */
+	step = pmuvirt_div64(start - target, period) * period;
+	if (step + period < step || target + step + period < target)
+		return 0;
+	target += step + period;
+	return target == PV_PARKED ? 0 : target;
+}
+
+/*
  * Arm the slots in @slots.  The VCPU below re-arms itself by its period
  * after each signal; when every wanted point is where the VCPU will signal
  * anyway, no hypercall is needed.  Otherwise one hypercall arms them all
@@ -143,10 +164,11 @@ static int PMUVIRT_CF_CHECK pv_arm(struct pmuvirt_pcpu *pc, uint32_t slots,
 	for (s = 0; s < PMUVIRT_MAX_COUNTERS; s++) {
 		if (!(slots & (1u << s)))
 			continue;
-		if (v->target[s] && v->target[s] != PV_PARKED && v->period[s] == period[s]) {
-			while (v->target[s] <= start[s])
-				v->target[s] += period[s];
-			if (v->target[s] == start[s] + remaining[s])
+		if (v->target[s] && v->target[s] != PV_PARKED && period[s] &&
+		    v->period[s] == period[s]) {
+			v->target[s] = pv_next_target(v->target[s], period[s], start[s]);
+			if (v->target[s] && start[s] + remaining[s] > start[s] &&
+			    v->target[s] == start[s] + remaining[s])
 				continue;
 		}
 		need |= 1u << s;
@@ -165,7 +187,10 @@ static int PMUVIRT_CF_CHECK pv_arm(struct pmuvirt_pcpu *pc, uint32_t slots,
 		ret = v->ops->read(v->arg, s, &start[s]);
 		if (ret)
 			return ret;
+		/* A point past 2^64 - 1 (a hostile value from below) stays unknown. */
 		v->target[s] = start[s] + remaining[s];
+		if (v->target[s] <= start[s] || v->target[s] == PV_PARKED)
+			v->target[s] = 0;
 		v->period[s] = period[s];
 	}
 	return 0;
