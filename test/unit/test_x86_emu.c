@@ -23,6 +23,7 @@ struct emu_rig {
 	struct pmuvirt_pcpu pc;
 	unsigned int pmis;
 	uint32_t ovf;
+	bool unmask;		/* the PMI path rewrites LVTPC unmasked */
 };
 
 static int e_read_reg(void *arg, uint32_t reg, uint64_t *val)
@@ -82,6 +83,8 @@ static void run(struct emu_rig *r, uint64_t ticks)
 			assert_int_equal(pmuvirt_pmi(&r->pc, &mask), 0);
 			r->pmis++;
 			r->ovf |= mask;
+			if (r->unmask)
+				pmuvirt_x86_emu_write_lvtpc(&r->emu, 0);
 		}
 	}
 }
@@ -263,6 +266,55 @@ static void test_past_width(void **state)
 	free(r);
 }
 
+/*
+ * A modelled LVTPC: a delivered PMI masks it (Intel); a PMI that finds it
+ * masked is lost.  A PMI path that rewrites it unmasked gets every PMI
+ * and every notification; one that leaves it masked gets the first only.
+ */
+static void test_lvtpc(void **state)
+{
+	struct pmuvirt_control c;
+	struct pmuvirt_ctx *a;
+	uint32_t n[PMUVIRT_MAX_COUNTERS];
+	uint64_t v[3];
+	unsigned int pass;
+
+	(void)state;
+	for (pass = 0; pass < 2; pass++) {
+		struct emu_rig *r = rig_new();
+
+		r->unmask = pass == 0;
+		assert_false(pmuvirt_x86_emu_lvtpc_masked(&r->emu));
+		pmuvirt_x86_emu_write_lvtpc(&r->emu, PMUVIRT_X86_EMU_LVTPC_MASKED);
+		assert_true(pmuvirt_x86_emu_lvtpc_masked(&r->emu));
+		pmuvirt_x86_emu_write_lvtpc(&r->emu, 0);
+		control(&c, 100000);
+		a = ctx_new(r, &c);
+		assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
+		run(r, 1000000);
+		assert_int_equal(pmuvirt_read(a, v), 0);
+		assert_int_equal(v[0], 1000000);
+		pmuvirt_take_overflows(a, n);
+		if (pass == 0) {
+			assert_int_equal(n[1], 10);
+			assert_int_equal(r->emu.lost, 0);
+			assert_false(pmuvirt_x86_emu_lvtpc_masked(&r->emu));
+		} else {
+			assert_int_equal(r->pmis, 1);
+			assert_int_equal(n[1], 1);
+			assert_int_equal(r->emu.lost, 1);	/* never re-armed after it */
+			assert_true(pmuvirt_x86_emu_lvtpc_masked(&r->emu));
+		}
+		/* a reset forgets the model: every PMI is delivered again */
+		pmuvirt_x86_emu_reset(&r->emu, r->now);
+		assert_false(pmuvirt_x86_emu_lvtpc_masked(&r->emu));
+		assert_int_equal(r->emu.lost, 0);
+		pmuvirt_ctx_release(a);
+		free(a);
+		free(r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -270,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_strict),
 		cmocka_unit_test(test_switching_exact),
 		cmocka_unit_test(test_past_width),
+		cmocka_unit_test(test_lvtpc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
