@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <setjmp.h>
+#include <signal.h>
+#include <sys/time.h>
 #include <cmocka.h>
 #include "x86/pmuvirt_x86.h"
 #include "x86/pmuvirt_x86_emu.h"
@@ -315,6 +317,72 @@ static void test_lvtpc(void **state)
 	}
 }
 
+/*
+ * A PMI (NMI) may arrive while a thread drains its notifications: a
+ * signal handler (an interval timer's) plays the NMI, interrupting
+ * pmuvirt_take_overflows() at arbitrary instructions.  Each PMI adds exactly one notification; the
+ * drain must return every one of them exactly once.
+ */
+#define RACE_PERIOD	1000
+#define RACE_PMIS	5000
+
+static struct emu_rig *race_rig;
+static volatile sig_atomic_t race_pmis, race_bad;
+
+static void race_nmi(int sig)
+{
+	struct emu_rig *r = race_rig;
+	uint32_t mask = 0;
+
+	(void)sig;
+	if (race_pmis >= RACE_PMIS)
+		return;
+	r->now += RACE_PERIOD;	/* exactly one period of events, then its PMI */
+	if (!pmuvirt_x86_emu_take_pmi(&r->emu, r->now) || pmuvirt_pmi(&r->pc, &mask) ||
+	    mask != 0x2)
+		race_bad = 1;
+	race_pmis = race_pmis + 1;
+}
+
+static void test_take_during_pmi(void **state)
+{
+	struct emu_rig *r = rig_new();
+	struct pmuvirt_control c;
+	struct pmuvirt_ctx *a;
+	uint32_t n[PMUVIRT_MAX_COUNTERS];
+	struct itimerval it = { { 0, 20 }, { 0, 20 } }, stop = { { 0, 0 }, { 0, 0 } };
+	struct sigaction sa, old;
+	uint64_t got = 0, takes = 0;
+
+	(void)state;
+	control(&c, RACE_PERIOD);	/* the a-mode counter re-bases only after 2^47 */
+	a = ctx_new(r, &c);
+	assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
+	race_rig = r;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = race_nmi;
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGALRM, &sa, &old), 0);
+	assert_int_equal(setitimer(ITIMER_REAL, &it, NULL), 0);
+	while (race_pmis < RACE_PMIS) {
+		if (pmuvirt_take_overflows(a, n))
+			got += n[1];
+		takes++;
+	}
+	setitimer(ITIMER_REAL, &stop, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	if (pmuvirt_take_overflows(a, n))
+		got += n[1];
+	print_message("%llu takes, %u PMIs, %llu notifications taken\n",
+		      (unsigned long long)takes, (unsigned int)race_pmis, (unsigned long long)got);
+	assert_false(race_bad);
+	assert_int_equal(got, RACE_PMIS);
+	assert_int_equal(pmuvirt_switch(&r->pc, NULL), 0);
+	pmuvirt_ctx_release(a);
+	free(a);
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_switching_exact),
 		cmocka_unit_test(test_past_width),
 		cmocka_unit_test(test_lvtpc),
+		cmocka_unit_test(test_take_during_pmi),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
