@@ -451,6 +451,9 @@ int pmuvirt_pmi(struct pmuvirt_pcpu *pc, uint32_t *ovf_mask);
  * @ctx:	the context.
  * @counts:	if not NULL, receives ctx->nr_counters counts.
  *
+ * Safe against a PMI on the same CPU at any point (each counter's
+ * notifications are taken with one atomic exchange).
+ *
  * Return: mask of counters that had notifications.  Each notification is
  * returned exactly once.
  */

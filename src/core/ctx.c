@@ -745,11 +745,13 @@ uint32_t pmuvirt_take_overflows(struct pmuvirt_ctx *ctx, uint32_t *counts)
 	unsigned int i;
 
 	for (i = 0; i < ctx->nr_counters; i++) {
+		/* one step: a PMI between a read and a clear would lose what it adds */
+		uint32_t n = PMUVIRT_XCHG32(&ctx->counter[i].pending, 0);
+
 		if (counts)
-			counts[i] = ctx->counter[i].pending;
-		if (ctx->counter[i].pending)
+			counts[i] = n;
+		if (n)
 			mask |= 1u << i;
-		ctx->counter[i].pending = 0;
 	}
 	return mask;
 }

@@ -11,6 +11,8 @@
  *   - pmuvirt_barrier(), pmuvirt_smp_rmb(), pmuvirt_smp_wmb()
  *   - PMUVIRT_READ_ONCE32(p), PMUVIRT_WRITE_ONCE32(p, v),
  *     PMUVIRT_WRITE_ONCE64(p, v)
+ *   - PMUVIRT_XCHG32(p, v): store v, return the old value, in one step that
+ *     an interrupt (an NMI) on the same CPU cannot split
  *   - pmuvirt_stamp_next(): a new nonzero 64-bit value on every call, from
  *     any CPU (an atomic increment)
  *   - PMUVIRT_CF_CHECK: marks functions reached through pointers (Xen IBT)
@@ -55,6 +57,9 @@
 #endif
 #ifndef PMUVIRT_WRITE_ONCE64
 #define PMUVIRT_WRITE_ONCE64(p, v) (*(volatile uint64_t *)(p) = (v))
+#endif
+#ifndef PMUVIRT_XCHG32
+#define PMUVIRT_XCHG32(p, v) __atomic_exchange_n((uint32_t *)(p), (uint32_t)(v), __ATOMIC_RELAXED)
 #endif
 #ifndef pmuvirt_stamp_next
 /* One counter for the whole library, in ctx.c. */

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <setjmp.h>
+#include <signal.h>
+#include <sys/time.h>
 #include <cmocka.h>
 #include "x86/pmuvirt_x86.h"
 #include "x86/pmuvirt_x86_emu.h"
@@ -23,6 +25,7 @@ struct emu_rig {
 	struct pmuvirt_pcpu pc;
 	unsigned int pmis;
 	uint32_t ovf;
+	bool unmask;		/* the PMI path rewrites LVTPC unmasked */
 };
 
 static int e_read_reg(void *arg, uint32_t reg, uint64_t *val)
@@ -82,6 +85,8 @@ static void run(struct emu_rig *r, uint64_t ticks)
 			assert_int_equal(pmuvirt_pmi(&r->pc, &mask), 0);
 			r->pmis++;
 			r->ovf |= mask;
+			if (r->unmask)
+				pmuvirt_x86_emu_write_lvtpc(&r->emu, 0);
 		}
 	}
 }
@@ -263,6 +268,121 @@ static void test_past_width(void **state)
 	free(r);
 }
 
+/*
+ * A modelled LVTPC: a delivered PMI masks it (Intel); a PMI that finds it
+ * masked is lost.  A PMI path that rewrites it unmasked gets every PMI
+ * and every notification; one that leaves it masked gets the first only.
+ */
+static void test_lvtpc(void **state)
+{
+	struct pmuvirt_control c;
+	struct pmuvirt_ctx *a;
+	uint32_t n[PMUVIRT_MAX_COUNTERS];
+	uint64_t v[3];
+	unsigned int pass;
+
+	(void)state;
+	for (pass = 0; pass < 2; pass++) {
+		struct emu_rig *r = rig_new();
+
+		r->unmask = pass == 0;
+		assert_false(pmuvirt_x86_emu_lvtpc_masked(&r->emu));
+		pmuvirt_x86_emu_write_lvtpc(&r->emu, PMUVIRT_X86_EMU_LVTPC_MASKED);
+		assert_true(pmuvirt_x86_emu_lvtpc_masked(&r->emu));
+		pmuvirt_x86_emu_write_lvtpc(&r->emu, 0);
+		control(&c, 100000);
+		a = ctx_new(r, &c);
+		assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
+		run(r, 1000000);
+		assert_int_equal(pmuvirt_read(a, v), 0);
+		assert_int_equal(v[0], 1000000);
+		pmuvirt_take_overflows(a, n);
+		if (pass == 0) {
+			assert_int_equal(n[1], 10);
+			assert_int_equal(r->emu.lost, 0);
+			assert_false(pmuvirt_x86_emu_lvtpc_masked(&r->emu));
+		} else {
+			assert_int_equal(r->pmis, 1);
+			assert_int_equal(n[1], 1);
+			assert_int_equal(r->emu.lost, 1);	/* never re-armed after it */
+			assert_true(pmuvirt_x86_emu_lvtpc_masked(&r->emu));
+		}
+		/* a reset forgets the model: every PMI is delivered again */
+		pmuvirt_x86_emu_reset(&r->emu, r->now);
+		assert_false(pmuvirt_x86_emu_lvtpc_masked(&r->emu));
+		assert_int_equal(r->emu.lost, 0);
+		pmuvirt_ctx_release(a);
+		free(a);
+		free(r);
+	}
+}
+
+/*
+ * A PMI (NMI) may arrive while a thread drains its notifications: a
+ * signal handler (an interval timer's) plays the NMI, interrupting
+ * pmuvirt_take_overflows() at arbitrary instructions.  Each PMI adds exactly one notification; the
+ * drain must return every one of them exactly once.
+ */
+#define RACE_PERIOD	1000
+#define RACE_PMIS	5000
+
+static struct emu_rig *race_rig;
+static volatile sig_atomic_t race_pmis, race_bad;
+
+static void race_nmi(int sig)
+{
+	struct emu_rig *r = race_rig;
+	uint32_t mask = 0;
+
+	(void)sig;
+	if (race_pmis >= RACE_PMIS)
+		return;
+	r->now += RACE_PERIOD;	/* exactly one period of events, then its PMI */
+	if (!pmuvirt_x86_emu_take_pmi(&r->emu, r->now) || pmuvirt_pmi(&r->pc, &mask) ||
+	    mask != 0x2)
+		race_bad = 1;
+	race_pmis = race_pmis + 1;
+}
+
+static void test_take_during_pmi(void **state)
+{
+	struct emu_rig *r = rig_new();
+	struct pmuvirt_control c;
+	struct pmuvirt_ctx *a;
+	uint32_t n[PMUVIRT_MAX_COUNTERS];
+	struct itimerval it = { { 0, 20 }, { 0, 20 } }, stop = { { 0, 0 }, { 0, 0 } };
+	struct sigaction sa, old;
+	uint64_t got = 0, takes = 0;
+
+	(void)state;
+	control(&c, RACE_PERIOD);	/* the a-mode counter re-bases only after 2^47 */
+	a = ctx_new(r, &c);
+	assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
+	race_rig = r;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = race_nmi;
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGALRM, &sa, &old), 0);
+	assert_int_equal(setitimer(ITIMER_REAL, &it, NULL), 0);
+	while (race_pmis < RACE_PMIS) {
+		if (pmuvirt_take_overflows(a, n))
+			got += n[1];
+		takes++;
+	}
+	setitimer(ITIMER_REAL, &stop, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	if (pmuvirt_take_overflows(a, n))
+		got += n[1];
+	print_message("%llu takes, %u PMIs, %llu notifications taken\n",
+		      (unsigned long long)takes, (unsigned int)race_pmis, (unsigned long long)got);
+	assert_false(race_bad);
+	assert_int_equal(got, RACE_PMIS);
+	assert_int_equal(pmuvirt_switch(&r->pc, NULL), 0);
+	pmuvirt_ctx_release(a);
+	free(a);
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -270,6 +390,8 @@ int main(void)
 		cmocka_unit_test(test_strict),
 		cmocka_unit_test(test_switching_exact),
 		cmocka_unit_test(test_past_width),
+		cmocka_unit_test(test_lvtpc),
+		cmocka_unit_test(test_take_during_pmi),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -64,11 +64,33 @@ if [ "$mode" = icount ]; then
 	/vmtest imode || fail "vmtest imode"
 	echo "vm: emulated PMIs: $(cat /sys/module/pmuvirt/parameters/emulated_pmis)"
 	[ "$(attached)" = 0 ] || fail "contexts left after imode: $(attached)"
+	# PMIs during reads and switches (deferred) and with no context: each
+	# path must unmask LVTPC, or every later PMI of the CPU is lost
+	/vmtest pmistorm || fail "vmtest pmistorm"
+	p=/sys/module/pmuvirt/parameters
+	echo "vm: pmistorm: emulated PMIs $(cat $p/emulated_pmis), at a register access $(cat $p/emulated_pmis_at_access), deferred $(cat $p/pmis_deferred), without context $(cat $p/pmis_idle), lost to a masked LVTPC $(cat $p/emulated_pmis_lost)"
+	[ "$(cat $p/pmis_deferred)" -gt 0 ] || fail "pmistorm: no PMI arrived during a switch or read"
+	[ "$(cat $p/emulated_pmis_lost)" = 0 ] || fail "pmistorm: PMIs lost to a masked LVTPC"
+	[ "$(attached)" = 0 ] || fail "contexts left after pmistorm: $(attached)"
 	/pmuvirt-stat -e instructions,cycles,tsc -- /vmtest threads 2 5000000 > /stat.out 2>&1 || fail "pmuvirt-stat (emulated PMU)"
 	sed 's/^/vm:   /' /stat.out
 	awk '/spinner[0-9]-[0-9]+ .* instructions$/ { n++; v = $2; gsub(",", "", v);
 		e = (v - 10000000) / 10000000; if (e < 0) e = -e; if (e > 0.02) bad++ }
 		END { exit !(n == 2 && !bad) }' /stat.out || fail "pmuvirt-stat: instructions of the threads (emulated PMU)"
+	rmmod pmuvirt || fail "rmmod after emulate_pmu=1"
+	insmod /pmuvirt.ko || fail "insmod after emulate_pmu=1"
+fi
+
+# CPU hotplug (emulated PMU, two CPUs): CPU 1 goes offline under an
+# attached thread and comes back with its PMU reset and LVTPC masked
+if [ "$mode" = smp ]; then
+	rmmod pmuvirt || fail "rmmod before emulate_pmu=1"
+	insmod /pmuvirt.ko emulate_pmu=1 || fail "insmod emulate_pmu=1"
+	/vmtest hotplug || fail "vmtest hotplug"
+	p=/sys/module/pmuvirt/parameters
+	echo "vm: hotplug: emulated PMIs $(cat $p/emulated_pmis), lost to a masked LVTPC $(cat $p/emulated_pmis_lost)"
+	[ "$(cat $p/emulated_pmis_lost)" = 0 ] || fail "hotplug: PMIs lost to a masked LVTPC"
+	[ "$(attached)" = 0 ] || fail "contexts left after hotplug: $(attached)"
 	rmmod pmuvirt || fail "rmmod after emulate_pmu=1"
 	insmod /pmuvirt.ko || fail "insmod after emulate_pmu=1"
 fi

@@ -4,8 +4,8 @@
  * where one instruction is one TSC tick: a loop of n iterations of
  * "dec; jnz" is 2n ticks of the thread's own time.
  *
- * usage: vmtest probe|accuracy|migrate|fork|inherit|imode [BOUND]|exec|malformed|hold|spin N|
- *               threads K N [schedstat]
+ * usage: vmtest probe|accuracy|migrate|fork|inherit|imode [BOUND]|pmistorm|hotplug|exec|
+ *               malformed|hold|spin N|threads K N [schedstat]
  * With "schedstat" (two CPUs at host speed, no -icount) no count has a
  * known truth: the host may stop QEMU anywhere, for milliseconds, also
  * between the kernel's run-time accounting and the switch hook, so a
@@ -723,6 +723,230 @@ static void t_imode(double max_err)
 	CHECK(wait_attached(0) == 0, "contexts left: %d", attached_count());
 }
 
+/*
+ * ---- pmistorm (emulated PMU): PMIs during reads and switches, and with
+ * no context on the counters; none may leave LVTPC masked ----
+ */
+
+#define STORM_PERIOD	50000ull
+#define STORM_ROUNDS	2500
+
+static void imode_control(struct pmuvirt_control *ctl, uint64_t period)
+{
+	memset(ctl, 0, sizeof(*ctl));
+	ctl->version = PMUVIRT_ABI_VERSION;
+	ctl->nr_counters = 3;
+	ctl->counter[0].event = PMUVIRT_EV_INSTRUCTIONS;
+	ctl->counter[0].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
+	ctl->counter[1].event = PMUVIRT_EV_CYCLES;
+	ctl->counter[1].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
+	ctl->counter[1].period = period;
+	ctl->counter[2].event = PMUVIRT_EV_TSC;
+}
+
+/* Take every notification up to at least the count read first; detach. */
+static void imode_finish(struct imode_worker *w, struct pmuvirt_user *u)
+{
+	uint64_t counts[3];
+	uint32_t mask;
+
+	if (pmuvirt_user_read(u, w->read_before) || pmuvirt_user_resume(u, counts, &mask) ||
+	    pmuvirt_user_read(u, w->read_after))
+		w->err = errno;
+	else
+		w->notified += counts[1];
+	imode_self = NULL;
+	imode_user = NULL;
+	if (pmuvirt_user_detach(u, w->final))
+		w->err = errno;
+}
+
+static void *storm_fn(void *arg)
+{
+	struct imode_worker *w = arg;
+	struct pmuvirt_control ctl;
+	struct pmuvirt_user u;
+	uint64_t v[3];
+	int fd, i;
+
+	pin(0);
+	w->tid = (uint32_t)syscall(SYS_gettid);
+	imode_self = w;
+	imode_control(&ctl, STORM_PERIOD);
+	fd = pmuvirt_user_open(1);
+	if (fd < 0 || pmuvirt_user_attach(&u, fd, &ctl, 0, SIGUSR1)) {
+		w->err = errno;
+		pthread_barrier_wait(&start_barrier);
+		return NULL;
+	}
+	imode_user = &u;
+	pthread_barrier_wait(&start_barrier);
+	/* reads through the ioctl: counter accesses with interrupts off */
+	for (i = 0; i < STORM_ROUNDS; i++) {
+		spin(1000);
+		if (pmuvirt_user_read_ioctl(&u, v))
+			w->err = errno;
+	}
+	imode_finish(w, &u);
+	close(fd);
+	return NULL;
+}
+
+/*
+ * The checks of one i-mode thread whose counters all count its own ticks.
+ * The emulated counters stop while a PMI is handled (the backend clears
+ * GLOBAL_CTRL, as on Intel) and the TSC does not: they may fall short of
+ * the TSC count by that time, at most @frozen of it, never exceed it.
+ */
+static void imode_check(const char *what, int i, const struct imode_worker *w, uint64_t period,
+			double frozen)
+{
+	uint64_t want = w->read_before[1] / period, most = w->read_after[1] / period;
+	double tsc = (double)w->final[2];
+	double e_ins = rel_err((double)w->final[0], tsc);
+	double e_cyc = rel_err((double)w->final[1], tsc);
+
+	printf("vm: %s thread %d: instructions %llu, cycles %llu, tsc %llu (%.3f%%, %.3f%% off), %llu notifications (floor(count/period) %llu), %u signals\n",
+	       what, i, (unsigned long long)w->final[0], (unsigned long long)w->final[1],
+	       (unsigned long long)w->final[2], 100.0 * e_ins, 100.0 * e_cyc,
+	       (unsigned long long)w->notified, (unsigned long long)want, w->signals);
+	CHECK(!w->err, "%s thread %d: %s", what, i, strerror(w->err));
+	CHECK(e_ins < frozen && e_cyc < frozen && (double)w->final[0] < 1.001 * tsc &&
+	      (double)w->final[1] < 1.001 * tsc,
+	      "%s thread %d: counts are not its TSC count less PMI handling", what, i);
+	CHECK(w->notified + 1 >= want && w->notified <= most,
+	      "%s thread %d: %llu notifications for %llu events", what, i,
+	      (unsigned long long)w->notified, (unsigned long long)w->read_before[1]);
+	CHECK(w->signals >= 1 && !w->bad_signals, "%s thread %d: %u signals, %u wrong", what, i,
+	      w->signals, w->bad_signals);
+}
+
+static void imode_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = imode_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigaction(SIGUSR1, &sa, NULL);
+}
+
+static void t_pmistorm(void)
+{
+	struct imode_worker w[NR_THREADS];
+	pthread_t hog;
+	int i;
+
+	imode_signals();
+	memset(w, 0, sizeof(w));
+	/* an unattached thread on the same CPU: switches to no context */
+	pthread_create(&hog, NULL, hog_fn, (void *)0L);
+	pthread_barrier_init(&start_barrier, NULL, NR_THREADS);
+	for (i = 0; i < NR_THREADS; i++)
+		pthread_create(&w[i].th, NULL, storm_fn, &w[i]);
+	for (i = 0; i < NR_THREADS; i++)
+		pthread_join(w[i].th, NULL);
+	for (i = 0; i < NR_THREADS; i++)
+		imode_check("pmistorm", i, &w[i], STORM_PERIOD, 0.10);	/* measured 4.7% */
+	CHECK(wait_attached(0) == 0, "contexts left: %d", attached_count());
+}
+
+/*
+ * ---- hotplug (emulated PMU, two CPUs): CPU 1 goes offline under an
+ * attached thread and comes back with its PMU reset; the thread's counts
+ * stay its own and its notifications go on on CPU 1 ----
+ */
+
+#define HOTPLUG_PERIOD	2000000ull
+
+static volatile int hotplug_phase;
+
+static int cpu_online(int cpu, int on)
+{
+	char path[64];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	ret = fprintf(f, "%d\n", on) < 0;
+	ret |= fclose(f) != 0;
+	return ret ? -1 : 0;
+}
+
+struct hotplug_worker {
+	struct imode_worker w;
+	int cpu_before, cpu_after;
+	uint64_t at_return[3], notified_at_return;
+};
+
+static void *hotplug_fn(void *arg)
+{
+	struct hotplug_worker *h = arg;
+	struct imode_worker *w = &h->w;
+	struct pmuvirt_control ctl;
+	struct pmuvirt_user u;
+	int fd;
+
+	pin(1);
+	imode_self = w;
+	imode_control(&ctl, HOTPLUG_PERIOD);
+	fd = pmuvirt_user_open(1);
+	if (fd < 0 || pmuvirt_user_attach(&u, fd, &ctl, 0, SIGUSR1)) {
+		w->err = errno;
+		hotplug_phase = -1;
+		return NULL;
+	}
+	imode_user = &u;
+	spin(LOOPS / 4);
+	h->cpu_before = sched_getcpu();
+	hotplug_phase = 1;
+	while (hotplug_phase == 1)
+		spin(100000);	/* moved off CPU 1 while it is offline */
+	pin(1);
+	h->cpu_after = sched_getcpu();
+	if (pmuvirt_user_read_ioctl(&u, h->at_return))
+		w->err = errno;
+	h->notified_at_return = w->notified;
+	spin(LOOPS / 4);
+	imode_finish(w, &u);
+	close(fd);
+	return NULL;
+}
+
+static void t_hotplug(void)
+{
+	struct hotplug_worker h;
+	uint64_t after;
+	int down, up;
+
+	imode_signals();
+	memset(&h, 0, sizeof(h));
+	pin(0);
+	pthread_create(&h.w.th, NULL, hotplug_fn, &h);
+	while (!hotplug_phase)
+		usleep(1000);
+	down = hotplug_phase == 1 ? cpu_online(1, 0) : -1;
+	usleep(200000);
+	up = cpu_online(1, 1);
+	usleep(50000);
+	hotplug_phase = 2;
+	pthread_join(h.w.th, NULL);
+	after = (h.w.read_before[1] - h.at_return[1]) / HOTPLUG_PERIOD;
+	printf("vm: hotplug: offline %s, online %s; thread on CPU %d, then %d; %llu notifications after CPU 1 came back, for %llu periods\n",
+	       down ? "failed" : "ok", up ? "failed" : "ok", h.cpu_before, h.cpu_after,
+	       (unsigned long long)(h.w.notified - h.notified_at_return),
+	       (unsigned long long)after);
+	CHECK(!down && !up, "CPU 1 offline/online: %s", strerror(errno));
+	CHECK(h.cpu_before == 1 && h.cpu_after == 1, "the thread was not on CPU 1 before and after");
+	imode_check("hotplug", 0, &h.w, HOTPLUG_PERIOD, 0.03);	/* measured 0.97% */
+	CHECK(after >= 2 && h.w.notified - h.notified_at_return + 1 >= after,
+	      "notifications did not go on after CPU 1 came back");
+	CHECK(wait_attached(0) == 0, "contexts left: %d", attached_count());
+}
+
 /* ---- exec: the context stays with the thread across exec ---- */
 
 static void t_exec(void)
@@ -918,6 +1142,10 @@ int main(int argc, char **argv)
 		t_inherit();
 	else if (!strcmp(what, "imode"))	/* optional: the bound of the counts */
 		t_imode(argc > 2 ? strtod(argv[2], NULL) : MAX_ERR);
+	else if (!strcmp(what, "pmistorm"))
+		t_pmistorm();
+	else if (!strcmp(what, "hotplug"))
+		t_hotplug();
 	else if (!strcmp(what, "threads") && argc > 3)
 		t_threads(atoi(argv[2]), argv[3]);
 	else if (!strcmp(what, "exec"))
@@ -931,7 +1159,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(what, "spin") && argc > 2)
 		spin(strtoull(argv[2], NULL, 0));
 	else {
-		fprintf(stderr, "usage: vmtest probe|accuracy|migrate|fork|inherit|imode|exec|malformed|hold|spin N|threads K N\n");
+		fprintf(stderr, "usage: vmtest probe|accuracy|migrate|fork|inherit|imode|pmistorm|hotplug|exec|malformed|hold|spin N|threads K N\n");
 		return 2;
 	}
 	if (!strcmp(what, "spin") || !strcmp(what, "threads"))

@@ -69,7 +69,8 @@ void pmuvirt_x86_emu_reset(struct pmuvirt_x86_emu *e, uint64_t now)
 	e->fixed_ctrl = e->global_ctrl = e->status = 0;
 	e->since = now;
 	e->pmi_pending = 0;
-	e->reserved = 0;
+	e->lvtpc = 0;
+	e->lost = 0;
 }
 
 void pmuvirt_x86_emu_cpuid(uint32_t leaf, uint32_t sub, uint32_t out[4])
@@ -220,5 +221,22 @@ bool pmuvirt_x86_emu_take_pmi(struct pmuvirt_x86_emu *e, uint64_t now)
 	if (!e->pmi_pending)
 		return false;
 	e->pmi_pending = 0;
+	if (!e->lvtpc)
+		return true;
+	if (e->lvtpc & PMUVIRT_X86_EMU_LVTPC_MASKED) {
+		e->lost++;
+		return false;
+	}
+	e->lvtpc |= PMUVIRT_X86_EMU_LVTPC_MASKED;	/* Intel masks LVTPC on delivery */
 	return true;
+}
+
+void pmuvirt_x86_emu_write_lvtpc(struct pmuvirt_x86_emu *e, uint32_t val)
+{
+	e->lvtpc = PMUVIRT_X86_EMU_LVTPC_ON | (val & PMUVIRT_X86_EMU_LVTPC_MASKED);
+}
+
+bool pmuvirt_x86_emu_lvtpc_masked(const struct pmuvirt_x86_emu *e)
+{
+	return (e->lvtpc & PMUVIRT_X86_EMU_LVTPC_MASKED) != 0;
 }

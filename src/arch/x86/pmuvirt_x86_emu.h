@@ -10,6 +10,11 @@
  * that wraps with its interrupt bit set sets its GLOBAL_STATUS bit and
  * makes a PMI pending, which the host raises from a timer.
  *
+ * A host may also model the LVT entry of the PMI (LVTPC) as Intel's local
+ * APIC has it: once it writes LVTPC (pmuvirt_x86_emu_write_lvtpc()), a
+ * delivered PMI sets the mask bit, a PMI while the entry is masked is lost
+ * (counted in @lost).  A host that never writes it gets every PMI.
+ *
  * The host keeps one struct pmuvirt_x86_emu per CPU, passes the current
  * tick count to every call, and arms a timer from
  * pmuvirt_x86_emu_next_pmi().
@@ -32,7 +37,9 @@
  * @ctr:	counter values at tick @since (general 0, 1, fixed 0).
  * @since:	when @ctr was brought up to date.
  * @pmi_pending: a wrap with its interrupt bit waits for the host's timer.
- * @reserved:	padding.
+ * @lvtpc:	0 when the host does not model LVTPC, else
+ *		PMUVIRT_X86_EMU_LVTPC_ON plus PMUVIRT_X86_EMU_LVTPC_MASKED when masked.
+ * @lost:	PMIs that found LVTPC masked.
  */
 struct pmuvirt_x86_emu {
 	uint64_t evtsel[PMUVIRT_X86_EMU_GP];
@@ -42,13 +49,19 @@ struct pmuvirt_x86_emu {
 	uint64_t ctr[PMUVIRT_X86_EMU_NR];
 	uint64_t since;
 	uint32_t pmi_pending;
-	uint32_t reserved;
+	uint32_t lvtpc;
+	uint64_t lost;
 };
+
+#define PMUVIRT_X86_EMU_LVTPC_MASKED	0x10000u	/* the APIC's LVT mask bit */
+#define PMUVIRT_X86_EMU_LVTPC_ON	0x80000000u	/* the host models LVTPC */
 
 /**
  * pmuvirt_x86_emu_reset() - power-on state: everything zero and stopped
  * @e:		the emulated PMU.
  * @now:	current tick count.
+ *
+ * LVTPC is no longer modelled until the host writes it again.
  */
 void pmuvirt_x86_emu_reset(struct pmuvirt_x86_emu *e, uint64_t now);
 
@@ -114,8 +127,28 @@ uint64_t pmuvirt_x86_emu_next_pmi(const struct pmuvirt_x86_emu *e);
  * @e:		the emulated PMU.
  * @now:	current tick count.
  *
- * Return: true once per pending PMI; the host then runs its PMI path.
+ * With a modelled LVTPC, a PMI is delivered only while the entry is
+ * unmasked and masks it; one that finds it masked is lost.
+ *
+ * Return: true once per delivered PMI; the host then runs its PMI path.
  */
 bool pmuvirt_x86_emu_take_pmi(struct pmuvirt_x86_emu *e, uint64_t now);
+
+/**
+ * pmuvirt_x86_emu_write_lvtpc() - the host writes the PMI's LVT entry
+ * @e:		the emulated PMU.
+ * @val:	the entry; only its mask bit (PMUVIRT_X86_EMU_LVTPC_MASKED) counts.
+ *
+ * From the first call on, LVTPC is modelled (see pmuvirt_x86_emu_take_pmi()).
+ */
+void pmuvirt_x86_emu_write_lvtpc(struct pmuvirt_x86_emu *e, uint32_t val);
+
+/**
+ * pmuvirt_x86_emu_lvtpc_masked() - is the modelled LVTPC masked?
+ * @e:		the emulated PMU.
+ *
+ * Return: true when the host models LVTPC and the entry is masked.
+ */
+bool pmuvirt_x86_emu_lvtpc_masked(const struct pmuvirt_x86_emu *e);
 
 #endif

@@ -5,7 +5,10 @@
  * host-neutral src/arch/x86/emu.c, one bank per CPU, counting TSC ticks;
  * here are the accessors and the PMI: a per-CPU hrtimer (hard interrupt
  * context, not NMI) armed for the next wrap of a counter that interrupts,
- * which runs the module's PMI path.  Only the module's hardware accessors
+ * which runs the module's PMI path.  A wrap that a register access finds
+ * during a switch or read (interrupts off) is delivered at that access, as
+ * an NMI would be.  LVTPC is modelled: a delivered PMI masks it, and PMIs
+ * are lost until the module unmasks it.  Only the module's hardware accessors
  * change; the core, the x86 backend and the rest of the module run as on a
  * real PMU.  Nothing here touches the real PMU.
  */
@@ -30,12 +33,38 @@ static unsigned long long nr_emu_pmis;
 module_param_named(emulated_pmis, nr_emu_pmis, ullong, 0444);
 MODULE_PARM_DESC(emulated_pmis, "PMIs the emulated PMU raised (read-only)");
 
+static unsigned long long nr_emu_nmis;
+module_param_named(emulated_pmis_at_access, nr_emu_nmis, ullong, 0444);
+MODULE_PARM_DESC(emulated_pmis_at_access, "of those, PMIs raised at a register access inside a switch or read (read-only)");
+
+
 struct emu_cpu {
 	struct pmuvirt_x86_emu regs;
 	struct hrtimer timer;
 };
 
 static DEFINE_PER_CPU(struct emu_cpu, emu_cpu);
+
+static unsigned long long emu_lost(void)
+{
+	unsigned long long n = 0;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += READ_ONCE(per_cpu_ptr(&emu_cpu, cpu)->regs.lost);
+	return n;
+}
+
+static int emu_lost_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%llu\n", emu_lost());
+}
+
+static const struct kernel_param_ops emu_lost_ops = {
+	.get = emu_lost_get,
+};
+module_param_cb(emulated_pmis_lost, &emu_lost_ops, NULL, 0444);
+MODULE_PARM_DESC(emulated_pmis_lost, "PMIs the emulated PMU lost because LVTPC was masked (read-only)");
 
 /* After every access: the timer fires at the next PMI, or now if one is pending. */
 static void emu_rearm(struct emu_cpu *e)
@@ -55,26 +84,41 @@ static void emu_rearm(struct emu_cpu *e)
 static enum hrtimer_restart emu_timer_fn(struct hrtimer *t)
 {
 	struct emu_cpu *e = container_of(t, struct emu_cpu, timer);
-	struct pmuvirt_lx_cpu *lc = this_cpu_ptr(&pmuvirt_lx_cpu);
 
+	if (e != this_cpu_ptr(&emu_cpu))
+		return HRTIMER_NORESTART;	/* moved off a CPU that went offline */
 	if (pmuvirt_x86_emu_take_pmi(&e->regs, rdtsc_ordered())) {
 		nr_emu_pmis++;
-		if (lx_pc_current(&lc->pc)) {
-			if (lc->busy)
-				lc->pmi_deferred = true;
-			else
-				pmuvirt_lx_pmi(lc);
-		}
+		pmuvirt_lx_pmi_irq(this_cpu_ptr(&pmuvirt_lx_cpu));
 	}
 	emu_rearm(e);
 	return HRTIMER_NORESTART;
 }
 
+/*
+ * After an access inside a core call (the CPU's busy flag set, interrupts
+ * off): a wrap it found raises its PMI now, as an NMI would, not when
+ * interrupts come back on.
+ */
+static void emu_nmi_now(struct emu_cpu *e)
+{
+	struct pmuvirt_lx_cpu *lc = this_cpu_ptr(&pmuvirt_lx_cpu);
+
+	if (!lc->busy || !pmuvirt_x86_emu_take_pmi(&e->regs, rdtsc_ordered()))
+		return;
+	nr_emu_pmis++;
+	nr_emu_nmis++;
+	pmuvirt_lx_pmi_irq(lc);
+	emu_rearm(e);
+}
+
 static int emu_read_reg(void *arg, uint32_t reg, uint64_t *val)
 {
 	struct emu_cpu *e = this_cpu_ptr(&emu_cpu);
+	int ret = pmuvirt_x86_emu_read_reg(&e->regs, rdtsc_ordered(), reg, val);
 
-	return pmuvirt_x86_emu_read_reg(&e->regs, rdtsc_ordered(), reg, val);
+	emu_nmi_now(e);
+	return ret;
 }
 
 static int emu_write_reg(void *arg, uint32_t reg, uint64_t val)
@@ -84,14 +128,17 @@ static int emu_write_reg(void *arg, uint32_t reg, uint64_t val)
 
 	if (!ret)
 		emu_rearm(e);
+	emu_nmi_now(e);
 	return ret;
 }
 
 static int emu_read_counter(void *arg, uint32_t idx, uint64_t *val)
 {
 	struct emu_cpu *e = this_cpu_ptr(&emu_cpu);
+	int ret = pmuvirt_x86_emu_read_counter(&e->regs, rdtsc_ordered(), idx, val);
 
-	return pmuvirt_x86_emu_read_counter(&e->regs, rdtsc_ordered(), idx, val);
+	emu_nmi_now(e);
+	return ret;
 }
 
 static int emu_read_tsc(void *arg, uint64_t *val)
@@ -128,6 +175,7 @@ int pmuvirt_lx_emu_init(void)
 		struct emu_cpu *e = per_cpu_ptr(&emu_cpu, cpu);
 
 		pmuvirt_x86_emu_reset(&e->regs, rdtsc_ordered());
+		pmuvirt_x86_emu_write_lvtpc(&e->regs, 0);	/* as the kernel's APIC setup leaves it */
 		hrtimer_init(&e->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 		e->timer.function = emu_timer_fn;
 	}
@@ -152,4 +200,39 @@ void pmuvirt_lx_emu_exit(void)
 
 	for_each_possible_cpu(cpu)
 		hrtimer_cancel(&per_cpu_ptr(&emu_cpu, cpu)->timer);
+}
+
+/**
+ * pmuvirt_lx_emu_unmask() - unmask this CPU's emulated LVTPC
+ */
+void pmuvirt_lx_emu_unmask(void)
+{
+	pmuvirt_x86_emu_write_lvtpc(&this_cpu_ptr(&emu_cpu)->regs, 0);
+}
+
+/**
+ * pmuvirt_lx_emu_cpu_offline() - this CPU goes offline: its PMU stops
+ *
+ * Interrupts off.  The timer goes with the PMU.
+ */
+void pmuvirt_lx_emu_cpu_offline(void)
+{
+	hrtimer_try_to_cancel(&this_cpu_ptr(&emu_cpu)->timer);
+}
+
+/**
+ * pmuvirt_lx_emu_cpu_online() - this CPU comes (back) online: power-on state
+ *
+ * Interrupts off.  Registers zero and stopped, LVTPC masked, as a CPU whose
+ * PMU lost its state comes up; the module must rewrite both.
+ */
+void pmuvirt_lx_emu_cpu_online(void)
+{
+	struct emu_cpu *e = this_cpu_ptr(&emu_cpu);
+	u64 lost = e->regs.lost;
+
+	hrtimer_try_to_cancel(&e->timer);
+	pmuvirt_x86_emu_reset(&e->regs, rdtsc_ordered());
+	e->regs.lost = lost;
+	pmuvirt_x86_emu_write_lvtpc(&e->regs, PMUVIRT_X86_EMU_LVTPC_MASKED);
 }

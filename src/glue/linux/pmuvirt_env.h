@@ -15,6 +15,7 @@
 #define PMUVIRT_READ_ONCE32(p)		READ_ONCE(*(const u32 *)(p))
 #define PMUVIRT_WRITE_ONCE32(p, v)	WRITE_ONCE(*(u32 *)(p), (v))
 #define PMUVIRT_WRITE_ONCE64(p, v)	WRITE_ONCE(*(u64 *)(p), (v))
+#define PMUVIRT_XCHG32(p, v)		xchg((u32 *)(p), (u32)(v))
 #define pmuvirt_likely(x)		likely(x)
 #define pmuvirt_unlikely(x)		unlikely(x)
 #define PMUVIRT_CF_CHECK

@@ -209,36 +209,113 @@ static bool pmu_responds(void)
  * @lc:		this CPU's state, not busy.
  *
  * New overflow notifications are pending on the current context; the
- * signal goes out from irq_work.
+ * signal goes out from irq_work.  A PMI deferred while this runs is
+ * handled before it returns.
  */
 void pmuvirt_lx_pmi(struct pmuvirt_lx_cpu *lc)
 {
-	u32 mask = 0;
+	u32 mask = 0, m;
 
-	lc->busy = true;
-	barrier();
-	pmuvirt_pmi(&lc->pc, &mask);
-	barrier();
-	lc->busy = false;
+	do {
+		lc->pmi_deferred = false;
+		lc->busy = true;
+		barrier();
+		m = 0;
+		pmuvirt_pmi(&lc->pc, &m);
+		mask |= m;
+		barrier();
+		lc->busy = false;
+	} while (unlikely(READ_ONCE(lc->pmi_deferred)));
 	if (mask && lc->cur)
 		irq_work_queue(&lc->sig_work);
 }
 
+static atomic_long_t nr_pmis_deferred = ATOMIC_LONG_INIT(0);
+static atomic_long_t nr_pmis_idle = ATOMIC_LONG_INIT(0);
+
+static int atomic_long_param_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%ld\n", atomic_long_read((atomic_long_t *)kp->arg));
+}
+
+static const struct kernel_param_ops atomic_long_param_ops = {
+	.get = atomic_long_param_get,
+};
+module_param_cb(pmis_deferred, &atomic_long_param_ops, &nr_pmis_deferred, 0444);
+MODULE_PARM_DESC(pmis_deferred, "PMIs that arrived during a switch or read and were handled after it (read-only)");
+module_param_cb(pmis_idle, &atomic_long_param_ops, &nr_pmis_idle, 0444);
+MODULE_PARM_DESC(pmis_idle, "PMIs that found no context on the counters and cleared a stale overflow (read-only)");
+
+/* Overflow bits of the module's counters in the global status; 0 without that register. */
+static u64 lx_ovf_status(struct pmuvirt_lx_cpu *lc)
+{
+	const struct pmuvirt_pmu *pmu = &pmuvirt_lx_pmu;
+	u64 v, ours = 0;
+	u32 msr;
+
+	if (!(pmu->caps & PMUVIRT_CAP_GLOBAL_STATUS))
+		return 0;
+	if (pmu->model >= PMUVIRT_X86_INTEL_V1 && pmu->model <= PMUVIRT_X86_INTEL_V5)
+		msr = MSR_CORE_PERF_GLOBAL_STATUS;
+	else
+		msr = MSR_AMD64_PERF_CNTR_GLOBAL_STATUS;
+	if (pmu->nr_gp)
+		ours |= GENMASK_ULL(pmu->nr_gp - 1, 0);
+	if (pmu->nr_fixed)
+		ours |= GENMASK_ULL(pmu->nr_fixed - 1, 0) << 32;
+	if (pmuvirt_lx_hw->read_reg(lc->pc.hw_arg, msr, &v))
+		return 0;
+	return v & ours;
+}
+
+/**
+ * pmuvirt_lx_pmi_unmask() - let this CPU take PMIs again
+ *
+ * Intel masks LVTPC when it delivers a PMI; until it is rewritten the CPU
+ * gets no more.  Only when the module owns the PMI (its NMI handler or the
+ * emulated PMU).
+ */
+void pmuvirt_lx_pmi_unmask(void)
+{
+	if (pmuvirt_lx_emulate)
+		pmuvirt_lx_emu_unmask();
+	else if (nmi_registered)
+		apic_write(APIC_LVTPC, APIC_DM_NMI);
+}
+
+/**
+ * pmuvirt_lx_pmi_irq() - a PMI arrived on this CPU (NMI, or the emulated PMU)
+ * @lc:		this CPU's state.
+ *
+ * Handled now, or right after the core call in progress (@lc->busy); a PMI
+ * with no context on the counters clears what crossed (raised before the
+ * last switch stopped them).  Every path unmasks LVTPC.
+ *
+ * Return: true when the PMI was the module's.
+ */
+bool pmuvirt_lx_pmi_irq(struct pmuvirt_lx_cpu *lc)
+{
+	bool ours = true;
+
+	if (lc->busy) {
+		/* the switch or read in progress saves the counters; redo after it */
+		lc->pmi_deferred = true;
+		atomic_long_inc(&nr_pmis_deferred);
+	} else if (lx_pc_current(&lc->pc)) {
+		pmuvirt_lx_pmi(lc);
+	} else if (lx_ovf_status(lc)) {
+		atomic_long_inc(&nr_pmis_idle);
+		pmuvirt_lx_pmi(lc);
+	} else {
+		ours = false;
+	}
+	pmuvirt_lx_pmi_unmask();
+	return ours;
+}
+
 static int pmuvirt_nmi(unsigned int type, struct pt_regs *regs)
 {
-	struct pmuvirt_lx_cpu *lc = this_cpu_ptr(&pmuvirt_lx_cpu);
-
-	if (!lx_pc_current(&lc->pc))
-		return NMI_DONE;
-	if (lc->busy) {
-		/* the switch in progress saves the counters; redo after it */
-		lc->pmi_deferred = true;
-		return NMI_HANDLED;
-	}
-	pmuvirt_lx_pmi(lc);
-	/* a PMI masks LVTPC on Intel */
-	apic_write(APIC_LVTPC, APIC_DM_NMI);
-	return NMI_HANDLED;
+	return pmuvirt_lx_pmi_irq(this_cpu_ptr(&pmuvirt_lx_cpu)) ? NMI_HANDLED : NMI_DONE;
 }
 
 /**

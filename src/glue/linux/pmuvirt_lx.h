@@ -57,6 +57,8 @@ extern const struct pmuvirt_hw_ops *pmuvirt_lx_hw;
 int pmuvirt_lx_hw_init(void);
 void pmuvirt_lx_hw_exit(void);
 void pmuvirt_lx_pmi(struct pmuvirt_lx_cpu *lc);
+bool pmuvirt_lx_pmi_irq(struct pmuvirt_lx_cpu *lc);
+void pmuvirt_lx_pmi_unmask(void);
 u32 pmuvirt_lx_uread_caps(const u8 *slots, unsigned int nr);
 int pmuvirt_lx_rdpmc_safe(u32 idx, u64 *val);
 void *pmuvirt_lx_hw_arg(unsigned int cpu);
@@ -74,5 +76,8 @@ int pmuvirt_lx_xen_below(unsigned long uarg);
 extern bool pmuvirt_lx_emulate;
 int pmuvirt_lx_emu_init(void);
 void pmuvirt_lx_emu_exit(void);
+void pmuvirt_lx_emu_unmask(void);
+void pmuvirt_lx_emu_cpu_online(void);
+void pmuvirt_lx_emu_cpu_offline(void);
 
 #endif /* PMUVIRT_LX_H */

@@ -40,6 +40,8 @@
 #include <linux/wait.h>
 #include <linux/kref.h>
 #include <linux/tracepoint.h>
+#include <linux/cpuhotplug.h>
+#include <linux/syscore_ops.h>
 
 #define PMUVIRT_MAX_REPORTS	4096
 
@@ -139,6 +141,32 @@ static void pmuvirt_file_release(struct kref *ref)
 	kfree(pf);
 }
 
+/*
+ * The switch hook runs with the runqueue lock held, where printk() may
+ * deadlock on a console wake-up (and printk_deferred() is not exported to
+ * modules): a failed switch is printed from irq_work, after the lock.
+ */
+static atomic_t switch_err = ATOMIC_INIT(0);
+static atomic_t switch_err_cpu = ATOMIC_INIT(0);
+
+static void switch_warn_fn(struct irq_work *iw)
+{
+	int err = atomic_xchg(&switch_err, 0);
+
+	if (err)
+		pr_warn_ratelimited("switch on CPU %d: %s\n", atomic_read(&switch_err_cpu),
+				    pmuvirt_strerror(err));
+}
+
+static DEFINE_IRQ_WORK(switch_warn_work, switch_warn_fn);
+
+static void switch_warn(unsigned int cpu, int err)
+{
+	atomic_set(&switch_err_cpu, cpu);
+	atomic_set(&switch_err, err);
+	irq_work_queue(&switch_warn_work);
+}
+
 /* Switch this CPU to @next (NULL: stop).  Interrupts off. */
 static void lx_switch(struct pmuvirt_lx_cpu *lc, struct pmuvirt_thread *next)
 {
@@ -152,7 +180,7 @@ static void lx_switch(struct pmuvirt_lx_cpu *lc, struct pmuvirt_thread *next)
 	barrier();
 	lc->busy = false;
 	if (unlikely(ret))
-		pr_warn_ratelimited("switch on CPU %u: %s\n", lc->pc.cpu, pmuvirt_strerror(ret));
+		switch_warn(lc->pc.cpu, ret);
 	if (unlikely(lc->pmi_deferred)) {
 		lc->pmi_deferred = false;
 		pmuvirt_lx_pmi(lc);
@@ -265,7 +293,7 @@ static void queue_report(struct pmuvirt_thread *thr, const u64 *vals, u32 flags,
 
 	if (!pf)
 		return;
-	n = kzalloc(sizeof(*n), GFP_KERNEL);
+	n = kzalloc(sizeof(*n), GFP_KERNEL_ACCOUNT);
 	spin_lock(&pf->lock);
 	if (!n || pf->nr_reports >= PMUVIRT_MAX_REPORTS) {
 		pf->dropped++;
@@ -393,7 +421,7 @@ static void pmuvirt_fork_probe(void *data, struct task_struct *parent,
 	pthr = current_thread();
 	if (!pthr || !(pthr->flags & PMUVIRT_ATTACH_INHERIT))
 		return;
-	thr = thread_alloc(&pthr->ctl, GFP_NOWAIT | __GFP_NOWARN, &err);
+	thr = thread_alloc(&pthr->ctl, GFP_NOWAIT | __GFP_NOWARN | __GFP_ACCOUNT, &err);
 	if (IS_ERR(thr)) {
 		atomic_inc(&nr_inherit_failed);
 		pr_warn_ratelimited("%s[%d]: new task %d starts without counters: %s\n",
@@ -480,7 +508,7 @@ static int ioc_attach(struct pmuvirt_file *pf, unsigned long uarg)
 	}
 	a->caps = pmuvirt_lx_uread_caps(slots, a->control.nr_counters);
 
-	thr = thread_alloc(&a->control, GFP_KERNEL, &err);
+	thr = thread_alloc(&a->control, GFP_KERNEL_ACCOUNT, &err);
 	if (IS_ERR(thr)) {
 		ret = PTR_ERR(thr);
 		pr_notice_ratelimited("%s[%d]: set control: %s\n", current->comm,
@@ -658,7 +686,7 @@ static __poll_t pmuvirt_poll(struct file *file, poll_table *wait)
 
 static int pmuvirt_open(struct inode *inode, struct file *file)
 {
-	struct pmuvirt_file *pf = kzalloc(sizeof(*pf), GFP_KERNEL);
+	struct pmuvirt_file *pf = kzalloc(sizeof(*pf), GFP_KERNEL_ACCOUNT);
 
 	if (!pf)
 		return -ENOMEM;
@@ -713,6 +741,73 @@ MODULE_PARM_DESC(attached, "number of threads with a context (read-only)");
 module_param_cb(inherit_failed, &atomic_param_ops, &nr_inherit_failed, 0444);
 MODULE_PARM_DESC(inherit_failed, "new tasks of inheriting threads left without counters (read-only)");
 
+/*
+ * CPU hotplug and suspend.  Going down, the CPU's context (if any) comes off
+ * the counters with its counts kept; its thread is counted again where it
+ * next runs.  Coming back, the PMU's registers and LVTPC may hold anything
+ * (a reset, firmware): the core forgets what it cached and LVTPC is
+ * rewritten.
+ */
+static int cpuhp_state;
+
+static void lx_cpu_down(void)
+{
+	struct pmuvirt_lx_cpu *lc;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	lc = this_cpu_ptr(&pmuvirt_lx_cpu);
+	if (lx_pc_current(&lc->pc))
+		lx_switch(lc, NULL);
+	if (pmuvirt_lx_emulate)
+		pmuvirt_lx_emu_cpu_offline();
+	local_irq_restore(flags);
+}
+
+static void lx_cpu_up(void)
+{
+	struct pmuvirt_lx_cpu *lc;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	lc = this_cpu_ptr(&pmuvirt_lx_cpu);
+	if (pmuvirt_lx_emulate)
+		pmuvirt_lx_emu_cpu_online();
+	pmuvirt_pcpu_invalidate(&lc->pc);
+	pmuvirt_lx_pmi_unmask();
+	local_irq_restore(flags);
+}
+
+/* cpuhp callbacks of the AP_ONLINE_DYN state run on @cpu itself. */
+static int pmuvirt_cpu_online(unsigned int cpu)
+{
+	lx_cpu_up();
+	return 0;
+}
+
+static int pmuvirt_cpu_offline(unsigned int cpu)
+{
+	lx_cpu_down();
+	return 0;
+}
+
+/* syscore: the last CPU, interrupts off (the others went through hotplug). */
+static int pmuvirt_syscore_suspend(void)
+{
+	lx_cpu_down();
+	return 0;
+}
+
+static void pmuvirt_syscore_resume(void)
+{
+	lx_cpu_up();
+}
+
+static struct syscore_ops pmuvirt_syscore_ops = {
+	.suspend = pmuvirt_syscore_suspend,
+	.resume = pmuvirt_syscore_resume,
+};
+
 static void find_fork_tp(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_process_fork"))
@@ -736,6 +831,12 @@ static int __init pmuvirt_init(void)
 			goto fail;
 		init_irq_work(&lc->sig_work, sig_work_fn);
 	}
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "pmuvirt:online", pmuvirt_cpu_online,
+				pmuvirt_cpu_offline);
+	if (ret < 0)
+		goto fail;
+	cpuhp_state = ret;
+	register_syscore_ops(&pmuvirt_syscore_ops);
 	preempt_notifier_inc();
 	for_each_kernel_tracepoint(find_fork_tp, &fork_tp);
 	if (fork_tp && tracepoint_probe_register(fork_tp, pmuvirt_fork_probe, NULL)) {
@@ -748,6 +849,8 @@ static int __init pmuvirt_init(void)
 			tracepoint_probe_unregister(fork_tp, pmuvirt_fork_probe, NULL);
 		tracepoint_synchronize_unregister();
 		preempt_notifier_dec();
+		unregister_syscore_ops(&pmuvirt_syscore_ops);
+		cpuhp_remove_state_nocalls(cpuhp_state);
 		goto fail;
 	}
 	pr_info("ready: /dev/pmuvirt, ABI %u\n", PMUVIRT_LINUX_VERSION);
@@ -767,10 +870,13 @@ static void __exit pmuvirt_exit(void)
 	tracepoint_synchronize_unregister();
 	/* no thread holds a context (each holds a module reference) */
 	irq_work_sync(&dead_irq_work);
+	irq_work_sync(&switch_warn_work);
 	flush_work(&dead_work);
 	for_each_possible_cpu(cpu)
 		irq_work_sync(&per_cpu_ptr(&pmuvirt_lx_cpu, cpu)->sig_work);
 	preempt_notifier_dec();
+	unregister_syscore_ops(&pmuvirt_syscore_ops);
+	cpuhp_remove_state_nocalls(cpuhp_state);
 	pmuvirt_lx_hw_exit();
 	pr_info("unloaded\n");
 }
