@@ -62,6 +62,7 @@ if [ "$mode" = icount ]; then
 	insmod /pmuvirt.ko emulate_pmu=1 || fail "insmod emulate_pmu=1"
 	dmesg | grep 'pmuvirt: emulate_pmu' | tail -1 | sed 's/^/vm: dmesg: /'
 	/vmtest imode || fail "vmtest imode"
+	/vmtest isolation || fail "vmtest isolation"
 	echo "vm: emulated PMIs: $(cat /sys/module/pmuvirt/parameters/emulated_pmis)"
 	[ "$(attached)" = 0 ] || fail "contexts left after imode: $(attached)"
 	# PMIs during reads and switches (deferred) and with no context: each

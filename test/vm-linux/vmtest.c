@@ -4,8 +4,8 @@
  * where one instruction is one TSC tick: a loop of n iterations of
  * "dec; jnz" is 2n ticks of the thread's own time.
  *
- * usage: vmtest probe|accuracy|migrate|fork|inherit|imode [BOUND]|pmistorm|hotplug|exec|
- *               malformed|hold|spin N|threads K N [schedstat]
+ * usage: vmtest probe|accuracy|migrate|fork|inherit|imode [BOUND]|pmistorm|hotplug|isolation|
+ *               exec|malformed|hold|spin N|threads K N [schedstat]
  * With "schedstat" (two CPUs at host speed, no -icount) no count has a
  * known truth: the host may stop QEMU anywhere, for milliseconds, also
  * between the kernel's run-time accounting and the switch hook, so a
@@ -949,6 +949,129 @@ static void t_hotplug(void)
 
 /* ---- exec: the context stays with the thread across exec ---- */
 
+/*
+ * ---- isolation (emulated PMU): another process's events never show ----
+ *
+ * The observer reads its own record in a loop while something else shares
+ * CPU 0.  At each switch-out the record's count grows by raw_out - start,
+ * so raw_out = start_prev + (count_new - count_prev); at the next switch-in
+ * start = the raw value then.  raw_in - raw_out would be the events of
+ * whatever ran in between.  After another process ran, the counters must
+ * have been re-based to half a range below the threshold (x86: 0), so
+ * raw_in is that constant; after a thread of the same process, nothing is
+ * written and raw_in - raw_out is the sibling's work.
+ */
+struct iso_result {
+	unsigned int switches, rebased, carried, leaks;
+	uint64_t leaked, carried_max;
+};
+
+static void iso_observe(const struct pmuvirt_user *u, uint64_t iterations, struct iso_result *r)
+{
+	const volatile struct pmuvirt_shared_ctx *rec = u->rec;
+	const uint64_t width = rec->counter[0].width;
+	const uint64_t mask = width >= 64 ? ~0ull : (1ull << width) - 1;
+	const uint64_t rebase = (0 - (1ull << (width - 1))) & mask;
+	uint64_t count_p = 0, start_p = 0, n;
+	int have = 0;
+
+	memset(r, 0, sizeof(*r));
+	for (n = 0; n < iterations; n++) {
+		uint32_t seq = rec->seq;
+		uint64_t count, start, raw_out;
+
+		__sync_synchronize();
+		count = rec->counter[0].count;
+		start = rec->counter[0].start;
+		__sync_synchronize();
+		if ((seq & 1) || rec->seq != seq)
+			continue;
+		if (have && (count != count_p || start != start_p)) {
+			raw_out = (start_p + (count - count_p)) & mask;
+			r->switches++;
+			if (start == rebase) {
+				r->rebased++;
+			} else if (start != raw_out) {
+				r->carried++;
+				if (((start - raw_out) & mask) > r->carried_max)
+					r->carried_max = (start - raw_out) & mask;
+			}
+		}
+		count_p = count;
+		start_p = start;
+		have = 1;
+	}
+}
+
+static void *iso_sibling_fn(void *arg)
+{
+	struct pmuvirt_control ctl;
+	struct pmuvirt_user u;
+	int fd = pmuvirt_user_open(1);
+
+	pin(0);
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.version = PMUVIRT_ABI_VERSION;
+	ctl.nr_counters = 1;
+	ctl.counter[0].event = PMUVIRT_EV_INSTRUCTIONS;
+	ctl.counter[0].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
+	if (fd >= 0 && !pmuvirt_user_attach(&u, fd, &ctl, 0, 0)) {
+		spin(*(uint64_t *)arg);
+		pmuvirt_user_detach(&u, NULL);
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+static void t_isolation(void)
+{
+	struct pmuvirt_control ctl;
+	struct pmuvirt_user u;
+	struct iso_result other, same;
+	uint64_t work = 4 * LOOPS;
+	pthread_t th;
+	pid_t pid;
+	int fd = pmuvirt_user_open(1), status;
+
+	pin(0);
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.version = PMUVIRT_ABI_VERSION;
+	ctl.nr_counters = 1;
+	ctl.counter[0].event = PMUVIRT_EV_INSTRUCTIONS;
+	ctl.counter[0].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
+	CHECK(fd >= 0 && !pmuvirt_user_attach(&u, fd, &ctl, 0, 0), "attach: %s", strerror(errno));
+	if (failed)
+		return;
+
+	/* another process with the same control spins on CPU 0 */
+	pid = fork();
+	if (!pid) {
+		iso_sibling_fn(&work);
+		_exit(0);
+	}
+	iso_observe(&u, LOOPS / 2, &other);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+
+	/* a thread of this process does the same */
+	pthread_create(&th, NULL, iso_sibling_fn, &work);
+	iso_observe(&u, LOOPS / 2, &same);
+	pthread_join(th, NULL);
+
+	printf("vm: isolation: after another process: %u switches, %u re-based, %u carried another's count\n",
+	       other.switches, other.rebased, other.carried);
+	printf("vm: isolation: after a thread of the same process: %u switches, %u re-based, %u carried its sibling's count (up to %llu events)\n",
+	       same.switches, same.rebased, same.carried, (unsigned long long)same.carried_max);
+	CHECK(other.rebased >= 3, "the counters were not re-based after another process ran");
+	CHECK(other.carried == 0, "%u switch-ins showed another process's events", other.carried);
+	CHECK(same.carried >= 3 && same.rebased == 0,
+	      "threads of one process: the switch wrote the counters");
+	CHECK(!pmuvirt_user_detach(&u, NULL), "detach: %s", strerror(errno));
+	close(fd);
+	CHECK(wait_attached(0) == 0, "contexts left: %d", attached_count());
+}
+
 static void t_exec(void)
 {
 	struct pmuvirt_control ctl;
@@ -1148,6 +1271,8 @@ int main(int argc, char **argv)
 		t_hotplug();
 	else if (!strcmp(what, "threads") && argc > 3)
 		t_threads(atoi(argv[2]), argv[3]);
+	else if (!strcmp(what, "isolation"))
+		t_isolation();
 	else if (!strcmp(what, "exec"))
 		t_exec();
 	else if (!strcmp(what, "exec-child"))
@@ -1159,7 +1284,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(what, "spin") && argc > 2)
 		spin(strtoull(argv[2], NULL, 0));
 	else {
-		fprintf(stderr, "usage: vmtest probe|accuracy|migrate|fork|inherit|imode|pmistorm|hotplug|exec|malformed|hold|spin N|threads K N\n");
+		fprintf(stderr, "usage: vmtest probe|accuracy|migrate|fork|inherit|imode|pmistorm|hotplug|isolation|exec|malformed|hold|spin N|threads K N\n");
 		return 2;
 	}
 	if (!strcmp(what, "spin") || !strcmp(what, "threads"))

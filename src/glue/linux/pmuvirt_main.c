@@ -42,6 +42,7 @@
 #include <linux/tracepoint.h>
 #include <linux/cpuhotplug.h>
 #include <linux/syscore_ops.h>
+#include <linux/hashtable.h>
 
 #define PMUVIRT_MAX_REPORTS	4096
 
@@ -85,6 +86,7 @@ struct pmuvirt_report_node {
  * @final_flags: PMUVIRT_COUNTS_* for @final.
  * @ctl:	its control, kept for new tasks when @flags has
  *		PMUVIRT_ATTACH_INHERIT.
+ * @proc:	its process's security domain.
  */
 struct pmuvirt_thread {
 	struct preempt_notifier pn;
@@ -100,6 +102,7 @@ struct pmuvirt_thread {
 	u64 final[PMUVIRT_MAX_COUNTERS];
 	u32 final_flags;
 	struct pmuvirt_control ctl;
+	struct pmuvirt_proc *proc;
 };
 
 static LLIST_HEAD(dead_threads);
@@ -317,6 +320,77 @@ static void queue_report(struct pmuvirt_thread *thr, const u64 *vals, u32 flags,
 	wake_up_interruptible(&pf->wait);
 }
 
+/*
+ * Security domains: the threads of one process share one tag, so a switch
+ * between them writes no counter, while a switch to another process's
+ * thread re-bases the counters (see pmuvirt_ctx_set_domain()).  The key is
+ * the process's signal_struct, unique while the process lives, and an
+ * entry lives only while a thread record (which holds a task reference)
+ * uses it; a new entry always gets a new tag, so a tag is never reused.
+ */
+struct pmuvirt_proc {
+	struct hlist_node link;
+	const void *key;
+	u64 tag;
+	unsigned int users;
+};
+
+static DEFINE_SPINLOCK(proc_lock);
+static DEFINE_HASHTABLE(proc_table, 6);
+
+/* @task's process's domain, shared with @hint when that is the same process. */
+static struct pmuvirt_proc *proc_get(struct task_struct *task, struct pmuvirt_proc *hint,
+				     gfp_t gfp)
+{
+	const void *key = task->signal;
+	struct pmuvirt_proc *p, *fresh = NULL;
+	unsigned long flags;
+
+	for (;;) {
+		spin_lock_irqsave(&proc_lock, flags);
+		if (hint && hint->key == key) {
+			p = hint;
+			goto found;
+		}
+		hash_for_each_possible(proc_table, p, link, (unsigned long)key)
+			if (p->key == key)
+				goto found;
+		if (fresh) {
+			p = fresh;
+			fresh = NULL;
+			hash_add(proc_table, &p->link, (unsigned long)key);
+			goto found;
+		}
+		spin_unlock_irqrestore(&proc_lock, flags);
+		fresh = kzalloc(sizeof(*fresh), gfp | __GFP_ACCOUNT);
+		if (!fresh)
+			return NULL;
+		fresh->key = key;
+		fresh->tag = pmuvirt_stamp_next();
+	}
+found:
+	p->users++;
+	spin_unlock_irqrestore(&proc_lock, flags);
+	kfree(fresh);
+	return p;
+}
+
+static void proc_put(struct pmuvirt_proc *p)
+{
+	unsigned long flags;
+	bool last;
+
+	if (!p)
+		return;
+	spin_lock_irqsave(&proc_lock, flags);
+	last = !--p->users;
+	if (last)
+		hash_del(&p->link);
+	spin_unlock_irqrestore(&proc_lock, flags);
+	if (last)
+		kfree(p);
+}
+
 /* Free a thread that is off the hardware and whose notifier is gone. */
 static void free_thread(struct pmuvirt_thread *thr)
 {
@@ -329,6 +403,7 @@ static void free_thread(struct pmuvirt_thread *thr)
 			wake_up_interruptible(&thr->file->wait);
 		kref_put(&thr->file->ref, pmuvirt_file_release);
 	}
+	proc_put(thr->proc);
 	put_task_struct(thr->task);
 	kfree(thr);
 	atomic_dec(&nr_attached);
@@ -349,15 +424,21 @@ static void dead_work_fn(struct work_struct *work)
 /* Undo thread_alloc(): the context never ran. */
 static void thread_free_unbound(struct pmuvirt_thread *thr)
 {
+	proc_put(thr->proc);
 	if (thr->page)
 		__free_page(thr->page);
 	kfree(thr->ctx);
 	kfree(thr);
 }
 
-/* A thread with a new context for @ctl (counts from 0), bound to no task yet. */
+/*
+ * A thread with a new context for @ctl (counts from 0) in the security
+ * domain of @task's process (@hint: the parent thread's, when known), bound
+ * to no task yet.
+ */
 static struct pmuvirt_thread *thread_alloc(const struct pmuvirt_control *ctl, gfp_t gfp,
-					   struct pmuvirt_error *err)
+					   struct pmuvirt_error *err, struct task_struct *task,
+					   struct pmuvirt_proc *hint)
 {
 	struct pmuvirt_thread *thr;
 	size_t size;
@@ -371,7 +452,12 @@ static struct pmuvirt_thread *thread_alloc(const struct pmuvirt_control *ctl, gf
 	thr->page = alloc_page(gfp | __GFP_ZERO);
 	if (!thr->ctx || !thr->page)
 		goto fail;
+	thr->proc = proc_get(task, hint, gfp);
+	if (!thr->proc)
+		goto fail;
 	ret = pmuvirt_ctx_init(thr->ctx, size, &pmuvirt_lx_pmu);
+	if (!ret)
+		ret = pmuvirt_ctx_set_domain(thr->ctx, thr->proc->tag);
 	if (!ret)
 		ret = pmuvirt_set_control(NULL, thr->ctx, ctl, err);
 	if (ret)
@@ -421,7 +507,8 @@ static void pmuvirt_fork_probe(void *data, struct task_struct *parent,
 	pthr = current_thread();
 	if (!pthr || !(pthr->flags & PMUVIRT_ATTACH_INHERIT))
 		return;
-	thr = thread_alloc(&pthr->ctl, GFP_NOWAIT | __GFP_NOWARN | __GFP_ACCOUNT, &err);
+	thr = thread_alloc(&pthr->ctl, GFP_NOWAIT | __GFP_NOWARN | __GFP_ACCOUNT, &err, child,
+			   pthr->proc);
 	if (IS_ERR(thr)) {
 		atomic_inc(&nr_inherit_failed);
 		pr_warn_ratelimited("%s[%d]: new task %d starts without counters: %s\n",
@@ -508,7 +595,7 @@ static int ioc_attach(struct pmuvirt_file *pf, unsigned long uarg)
 	}
 	a->caps = pmuvirt_lx_uread_caps(slots, a->control.nr_counters);
 
-	thr = thread_alloc(&a->control, GFP_KERNEL_ACCOUNT, &err);
+	thr = thread_alloc(&a->control, GFP_KERNEL_ACCOUNT, &err, current, NULL);
 	if (IS_ERR(thr)) {
 		ret = PTR_ERR(thr);
 		pr_notice_ratelimited("%s[%d]: set control: %s\n", current->comm,

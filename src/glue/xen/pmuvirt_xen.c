@@ -192,6 +192,8 @@ int pmuvirt_xen_domain_create(struct domain *d)
 	dd = xzalloc(struct pmuvirt_xen_domain);
 	if (!dd)
 		return -ENOMEM;
+	/* Domids are reused; the library's stamps never are. */
+	dd->tag = pmuvirt_stamp_next();
 	dd->nr_records = d->max_vcpus;
 	dd->per_frame = PAGE_SIZE / sizeof(struct pmuvirt_shared_ctx);
 	dd->nr_frames = DIV_ROUND_UP(dd->nr_records, dd->per_frame);
@@ -255,7 +257,9 @@ int pmuvirt_xen_vcpu_create(struct vcpu *v)
 	ctx = xzalloc_bytes(size);
 	if (!ctx)
 		return -ENOMEM;
-	if (pmuvirt_ctx_init(ctx, size, &pmuvirt_xen_pmu)) {
+	/* The VCPUs of one domain switch without writes; another domain's re-base. */
+	if (pmuvirt_ctx_init(ctx, size, &pmuvirt_xen_pmu) ||
+	    pmuvirt_ctx_set_domain(ctx, v->domain->arch.pmuvirt->tag)) {
 		xfree(ctx);
 		return 0;
 	}

@@ -21,6 +21,7 @@ static inline struct pmuvirt_ctx *pmuvirt_xen_running(const struct pmuvirt_pcpu 
  * @frames:	Xen heap pages, shared read-only with the domain.
  */
 struct pmuvirt_xen_domain {
+	uint64_t tag;		/* security domain of its VCPUs' contexts */
 	unsigned int nr_records;
 	unsigned int per_frame;
 	unsigned int nr_frames;
