@@ -362,7 +362,7 @@ static struct pmuvirt_proc *proc_get(struct task_struct *task, struct pmuvirt_pr
 			goto found;
 		}
 		spin_unlock_irqrestore(&proc_lock, flags);
-		fresh = kzalloc(sizeof(*fresh), gfp | __GFP_ACCOUNT);
+		fresh = kzalloc(sizeof(*fresh), gfp);
 		if (!fresh)
 			return NULL;
 		fresh->key = key;
