@@ -215,6 +215,8 @@ void pmuvirt_lx_pmi(struct pmuvirt_lx_cpu *lc)
 {
 	u32 mask = 0;
 
+	if (pmuvirt_lx_pmi_throttle(lc))
+		return;	/* over max_pmi_rate: the next tick does it */
 	lc->busy = true;
 	barrier();
 	pmuvirt_pmi(&lc->pc, &mask);

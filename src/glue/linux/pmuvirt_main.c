@@ -40,6 +40,8 @@
 #include <linux/wait.h>
 #include <linux/kref.h>
 #include <linux/tracepoint.h>
+#include <linux/cred.h>
+#include <linux/sched/coredump.h>
 
 #define PMUVIRT_MAX_REPORTS	4096
 
@@ -49,6 +51,7 @@ DEFINE_PER_CPU(struct pmuvirt_lx_cpu, pmuvirt_lx_cpu);
 static atomic_t nr_attached = ATOMIC_INIT(0);
 static atomic_t nr_inherit_failed = ATOMIC_INIT(0);
 static struct tracepoint *fork_tp;
+static struct tracepoint *exec_tp;
 
 /* Reports of one open file. */
 struct pmuvirt_file {
@@ -83,6 +86,9 @@ struct pmuvirt_report_node {
  * @final_flags: PMUVIRT_COUNTS_* for @final.
  * @ctl:	its control, kept for new tasks when @flags has
  *		PMUVIRT_ATTACH_INHERIT.
+ * @sigcred:	the attacher's credentials: the overflow signal is sent only
+ *		while they could signal the task.
+ * @how:	PMUVIRT_REPORT_* of the final report when it is not an exit.
  */
 struct pmuvirt_thread {
 	struct preempt_notifier pn;
@@ -98,6 +104,8 @@ struct pmuvirt_thread {
 	u64 final[PMUVIRT_MAX_COUNTERS];
 	u32 final_flags;
 	struct pmuvirt_control ctl;
+	struct pmuvirt_lx_sigcred sigcred;
+	u32 how;
 };
 
 static LLIST_HEAD(dead_threads);
@@ -203,6 +211,10 @@ static void sig_work_fn(struct irq_work *iw)
 	if (!mask)
 		return;
 	thr->sig_armed = false;
+	if (!pmuvirt_lx_may_signal(&thr->sigcred)) {
+		pmuvirt_lx_signal_refused(thr->signo);
+		return;	/* the notifications stay pending for RESUME */
+	}
 	clear_siginfo(&info);
 	info.si_signo = thr->signo;
 	info.si_code = POLL_IN;
@@ -301,6 +313,7 @@ static void free_thread(struct pmuvirt_thread *thr)
 			wake_up_interruptible(&thr->file->wait);
 		kref_put(&thr->file->ref, pmuvirt_file_release);
 	}
+	pmuvirt_lx_signal_cred_put(&thr->sigcred);
 	put_task_struct(thr->task);
 	kfree(thr);
 	atomic_dec(&nr_attached);
@@ -313,7 +326,8 @@ static void dead_work_fn(struct work_struct *work)
 	struct pmuvirt_thread *thr, *tmp;
 
 	llist_for_each_entry_safe(thr, tmp, list, dead) {
-		queue_report(thr, thr->final, thr->final_flags, PMUVIRT_REPORT_EXIT);
+		queue_report(thr, thr->final, thr->final_flags,
+			     thr->how ? thr->how : PMUVIRT_REPORT_EXIT);
 		free_thread(thr);
 	}
 }
@@ -402,8 +416,43 @@ static void pmuvirt_fork_probe(void *data, struct task_struct *parent,
 		return;
 	}
 	thread_bind(thr, child, pthr->flags, pthr->signo, pthr->file, &pthr->ctl);
+	pmuvirt_lx_signal_cred_copy(&thr->sigcred, &pthr->sigcred);
 	/* what preempt_notifier_register() does for current; @child is not running */
 	hlist_add_head(&thr->pn.link, &child->preempt_notifiers);
+}
+
+/*
+ * sched_process_exec: current has its new program and credentials, and has
+ * not run a user instruction of it.  Like perf at exec, a program that is
+ * not dumpable (setuid, setgid, file capabilities) is not counted: its
+ * context is taken off the counters and handed to the work item, which
+ * reports the counts up to here as PMUVIRT_REPORT_EXEC and frees it.  So
+ * is one whose new credentials its attacher could not signal.  The probe
+ * runs with preemption off.
+ */
+static void pmuvirt_exec_probe(void *data, struct task_struct *p, pid_t old_pid,
+			       struct linux_binprm *bprm)
+{
+	struct pmuvirt_thread *thr;
+	struct pmuvirt_lx_cpu *lc;
+	unsigned long flags;
+
+	if (p != current)
+		return;
+	thr = current_thread();
+	if (!thr || (current->mm && get_dumpable(current->mm) == SUID_DUMP_USER &&
+		     pmuvirt_lx_may_signal(&thr->sigcred)))
+		return;
+	local_irq_save(flags);
+	lc = this_cpu_ptr(&pmuvirt_lx_cpu);
+	if (lc->cur == thr)
+		lx_switch(lc, NULL);
+	thr->final_flags = lx_read(lc, thr, thr->final) ? PMUVIRT_COUNTS_FAULTED : 0;
+	local_irq_restore(flags);
+	preempt_notifier_unregister(&thr->pn);
+	thr->how = PMUVIRT_REPORT_EXEC;
+	llist_add(&thr->dead, &dead_threads);
+	irq_work_queue(&dead_irq_work);
 }
 
 /* Copy in a versioned argument struct whose first words are size, version. */
@@ -468,6 +517,9 @@ static int ioc_attach(struct pmuvirt_file *pf, unsigned long uarg)
 			goto out;
 		}
 	}
+	ret = pmuvirt_lx_policy_attach(&a->control, a->signo);
+	if (ret)
+		goto out;
 	if (current_thread()) {
 		ret = -EBUSY;
 		goto out;
@@ -493,6 +545,7 @@ static int ioc_attach(struct pmuvirt_file *pf, unsigned long uarg)
 		goto out;
 	}
 	thread_bind(thr, current, a->flags, a->signo ? a->signo : SIGIO, pf, &a->control);
+	pmuvirt_lx_signal_cred(&thr->sigcred);
 
 	preempt_disable();
 	preempt_notifier_register(&thr->pn);
@@ -719,6 +772,12 @@ static void find_fork_tp(struct tracepoint *tp, void *priv)
 		*(struct tracepoint **)priv = tp;
 }
 
+static void find_exec_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_process_exec"))
+		*(struct tracepoint **)priv = tp;
+}
+
 static int __init pmuvirt_init(void)
 {
 	unsigned int cpu;
@@ -736,6 +795,14 @@ static int __init pmuvirt_init(void)
 			goto fail;
 		init_irq_work(&lc->sig_work, sig_work_fn);
 	}
+	/* without the exec hook a setuid program would stay counted: no module */
+	for_each_kernel_tracepoint(find_exec_tp, &exec_tp);
+	if (!exec_tp || tracepoint_probe_register(exec_tp, pmuvirt_exec_probe, NULL)) {
+		pr_err("no sched_process_exec tracepoint: cannot stop counting at exec of a privileged program\n");
+		ret = -EOPNOTSUPP;
+		goto fail;
+	}
+	pmuvirt_lx_policy_init();
 	preempt_notifier_inc();
 	for_each_kernel_tracepoint(find_fork_tp, &fork_tp);
 	if (fork_tp && tracepoint_probe_register(fork_tp, pmuvirt_fork_probe, NULL)) {
@@ -746,8 +813,10 @@ static int __init pmuvirt_init(void)
 	if (ret) {
 		if (fork_tp)
 			tracepoint_probe_unregister(fork_tp, pmuvirt_fork_probe, NULL);
+		tracepoint_probe_unregister(exec_tp, pmuvirt_exec_probe, NULL);
 		tracepoint_synchronize_unregister();
 		preempt_notifier_dec();
+		pmuvirt_lx_policy_exit();
 		goto fail;
 	}
 	pr_info("ready: /dev/pmuvirt, ABI %u\n", PMUVIRT_LINUX_VERSION);
@@ -764,12 +833,14 @@ static void __exit pmuvirt_exit(void)
 	misc_deregister(&pmuvirt_dev);
 	if (fork_tp)
 		tracepoint_probe_unregister(fork_tp, pmuvirt_fork_probe, NULL);
+	tracepoint_probe_unregister(exec_tp, pmuvirt_exec_probe, NULL);
 	tracepoint_synchronize_unregister();
 	/* no thread holds a context (each holds a module reference) */
 	irq_work_sync(&dead_irq_work);
 	flush_work(&dead_work);
 	for_each_possible_cpu(cpu)
 		irq_work_sync(&per_cpu_ptr(&pmuvirt_lx_cpu, cpu)->sig_work);
+	pmuvirt_lx_policy_exit();
 	preempt_notifier_dec();
 	pmuvirt_lx_hw_exit();
 	pr_info("unloaded\n");
