@@ -145,7 +145,7 @@ bool pmuvirt_lx_may_map_vcpus(void)
  *
  * Like F_SETOWN: the credentials of the thread that attaches decide, later,
  * whether a task that carries its context (itself, or a task that inherited
- * it) may still be sent its overflow signal.  CAP_KILL is checked now, in
+ * it) may still be sent its overflow signal.  CAP_KILL is checked here, in
  * the attacher's user namespace.
  */
 void pmuvirt_lx_signal_cred(struct pmuvirt_lx_sigcred *sc)
