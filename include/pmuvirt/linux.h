@@ -17,7 +17,8 @@
  * read(2) on the file
  * returns struct pmuvirt_report records of threads that attached through
  * that file with PMUVIRT_ATTACH_REPORT (or inherited such a context), when
- * they detach or exit; it returns 0 (end of file) once no thread reports to
+ * they detach or exit, or when counting stops at the exec of a program that
+ * is not dumpable; it returns 0 (end of file) once no thread reports to
  * the file any more and every report has been read, and poll(2) then says
  * POLLHUP.
  */
@@ -99,6 +100,8 @@ struct pmuvirt_counts {
 /* struct pmuvirt_report.how */
 #define PMUVIRT_REPORT_DETACH	1
 #define PMUVIRT_REPORT_EXIT	2
+/* counting stopped at exec of a program that is not dumpable (setuid) */
+#define PMUVIRT_REPORT_EXEC	3
 
 /**
  * struct pmuvirt_report - final counts of a thread, read(2) from the file
@@ -160,7 +163,7 @@ struct pmuvirt_below {
 
 #define PMUVIRT_IOC_MAGIC	0xD9
 
-/* 0 or -1 with errno (EINVAL, ENODEV, EOPNOTSUPP, ENOSPC, ERANGE, EBUSY, ENOMEM). */
+/* 0 or -1 with errno (EINVAL, ENODEV, EOPNOTSUPP, ENOSPC, ERANGE, EACCES, EBUSY, ENOMEM). */
 #define PMUVIRT_IOC_ATTACH	_IOWR(PMUVIRT_IOC_MAGIC, 1, struct pmuvirt_attach)
 /* Current values; ESRCH when the thread has no context. */
 #define PMUVIRT_IOC_READ	_IOWR(PMUVIRT_IOC_MAGIC, 2, struct pmuvirt_counts)

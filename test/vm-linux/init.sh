@@ -73,6 +73,20 @@ if [ "$mode" = icount ]; then
 	[ "$(cat $p/pmis_deferred)" -gt 0 ] || fail "pmistorm: no PMI arrived during a switch or read"
 	[ "$(cat $p/emulated_pmis_lost)" = 0 ] || fail "pmistorm: PMIs lost to a masked LVTPC"
 	[ "$(attached)" = 0 ] || fail "contexts left after pmistorm: $(attached)"
+	# security policy: perf_event_paranoid and CAP_PERFMON, min_period, the
+	# overflow signal's permission, exec of a setuid program, the PMI rate limit
+	echo "vm: perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid), /dev/pmuvirt mode $(stat -c %a /dev/pmuvirt)"
+	for t in policy suid sigperm; do
+		/vmtest $t || fail "vmtest $t"
+		[ "$(attached)" = 0 ] || fail "contexts left after $t: $(attached)"
+	done
+	echo 1000 > /sys/module/pmuvirt/parameters/max_pmi_rate
+	/vmtest throttle || fail "vmtest throttle"
+	echo 100000 > /sys/module/pmuvirt/parameters/max_pmi_rate
+	[ "$(attached)" = 0 ] || fail "contexts left after throttle: $(attached)"
+	dmesg | grep 'pmuvirt:' | grep -E 'need CAP_PERFMON|below min_period|cannot be the overflow signal|not sent|max_pmi_rate' |
+		sort -u -k2 | head -8 | sed 's/^/vm: dmesg: /'
+	dmesg | grep -q 'over max_pmi_rate (1000 per second)' || fail "no kernel message for the throttled PMIs"
 	/pmuvirt-stat -e instructions,cycles,tsc -- /vmtest threads 2 5000000 > /stat.out 2>&1 || fail "pmuvirt-stat (emulated PMU)"
 	sed 's/^/vm:   /' /stat.out
 	awk '/spinner[0-9]-[0-9]+ .* instructions$/ { n++; v = $2; gsub(",", "", v);

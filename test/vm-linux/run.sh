@@ -55,11 +55,14 @@ gcc $cflags -pthread -o "$root/vmtest" "$src/test/vm-linux/vmtest.c" \
 	"$src/tools/pmuvirt-stat/libpmuvirt-user.c" || die "vmtest build"
 gcc $cflags -o "$root/pmuvirt-stat" "$src/tools/pmuvirt-stat/pmuvirt-stat.c" \
 	"$src/tools/pmuvirt-stat/libpmuvirt-user.c" || die "pmuvirt-stat build"
+# setuid root (mode 4755, owner 0 in the archive) for the exec checks
+gcc $cflags -o "$root/suidprobe" "$src/test/vm-linux/suidprobe.c" || die "suidprobe build"
+chmod 4755 "$root/suidprobe"
 cp /bin/busybox "$root/bin/busybox"
 cp "$src/test/vm-linux/init.sh" "$root/init"
 chmod +x "$root/init"
 cp "$out/module/pmuvirt.ko" "$root/"
-(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initramfs.cpio.gz"
+(cd "$root" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$out/initramfs.cpio.gz"
 
 # boot NAME SMP QEMU_ARGS...: one guest run; 0 when it printed the pass marker.
 boot() {

@@ -5,7 +5,7 @@
  * "dec; jnz" is 2n ticks of the thread's own time.
  *
  * usage: vmtest probe|accuracy|migrate|fork|inherit|imode [BOUND]|pmistorm|hotplug|isolation|
- *               exec|malformed|hold|spin N|threads K N [schedstat]
+ *               throttle|exec|malformed|policy|suid|sigperm|hold|spin N|threads K N [schedstat]
  * With "schedstat" (two CPUs at host speed, no -icount) no count has a
  * known truth: the host may stop QEMU anywhere, for milliseconds, also
  * between the kernel's run-time accounting and the switch hook, so a
@@ -31,6 +31,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <grp.h>
 #include <time.h>
 #include "libpmuvirt-user.h"
 
@@ -596,6 +597,9 @@ static void t_threads(int k, const char *loops)
 
 #define IMODE_PERIOD	2000000ull
 
+static uint64_t imode_period = IMODE_PERIOD;
+static int imode_settle;	/* sleep before the last take: a switch-out collects */
+
 struct imode_worker {
 	pthread_t th;
 	uint32_t tid;
@@ -634,12 +638,16 @@ static void *imode_fn(void *arg)
 	struct pmuvirt_control ctl;
 	struct pmuvirt_user u;
 	uint64_t counts[3], t0;
+	sigset_t usr1;
 	uint32_t mask;
 	int fd;
 
 	pin(0);
 	w->tid = (uint32_t)syscall(SYS_gettid);
-	imode_self = w;
+	/* a short period can overflow inside the attach: wait for imode_user */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
 	memset(&ctl, 0, sizeof(ctl));
 	ctl.version = PMUVIRT_ABI_VERSION;
 	ctl.nr_counters = 3;
@@ -647,7 +655,7 @@ static void *imode_fn(void *arg)
 	ctl.counter[0].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
 	ctl.counter[1].event = PMUVIRT_EV_CYCLES;
 	ctl.counter[1].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
-	ctl.counter[1].period = IMODE_PERIOD;
+	ctl.counter[1].period = imode_period;
 	ctl.counter[2].event = PMUVIRT_EV_TSC;
 	fd = pmuvirt_user_open(1);
 	if (fd < 0 || pmuvirt_user_attach(&u, fd, &ctl, 0, SIGUSR1)) {
@@ -656,17 +664,25 @@ static void *imode_fn(void *arg)
 		return NULL;
 	}
 	imode_user = &u;
+	imode_self = w;
+	pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
 	pthread_barrier_wait(&start_barrier);
 	t0 = rd_tsc();
 	spin(LOOPS);
 	w->raw = rd_tsc() - t0;
+	if (imode_settle)
+		usleep(20000);
+	/*
+	 * The handler stops taking: a signal sent while this RESUME takes its
+	 * notifications would otherwise find none left.
+	 */
+	imode_self = NULL;
 	/* what the counters say, then every notification up to at least that */
 	if (pmuvirt_user_read(&u, w->read_before) || pmuvirt_user_resume(&u, counts, &mask) ||
 	    pmuvirt_user_read(&u, w->read_after))
 		w->err = errno;
 	else
 		w->notified += counts[1];
-	imode_self = NULL;
 	imode_user = NULL;
 	if (pmuvirt_user_detach(&u, w->final))
 		w->err = errno;
@@ -674,7 +690,7 @@ static void *imode_fn(void *arg)
 	return NULL;
 }
 
-static void t_imode(double max_err)
+static uint64_t t_imode(double max_err)
 {
 	struct imode_worker w[NR_THREADS];
 	struct sigaction sa;
@@ -692,8 +708,8 @@ static void t_imode(double max_err)
 	for (i = 0; i < NR_THREADS; i++)
 		pthread_join(w[i].th, NULL);
 	for (i = 0; i < NR_THREADS; i++) {
-		uint64_t want = w[i].read_before[1] / IMODE_PERIOD;
-		uint64_t most = w[i].read_after[1] / IMODE_PERIOD;
+		uint64_t want = w[i].read_before[1] / imode_period;
+		uint64_t most = w[i].read_after[1] / imode_period;
 
 		total += w[i].notified;
 		printf("vm: imode thread %d: instructions %llu (error %.3f%%), i-mode cycles %llu, %llu notifications (floor(count/period) %llu), %u signals, raw TSC %.2fx\n",
@@ -720,6 +736,299 @@ static void t_imode(double max_err)
 		      i);
 	}
 	printf("vm: imode: %llu notifications in all\n", (unsigned long long)total);
+	CHECK(wait_attached(0) == 0, "contexts left: %d", attached_count());
+	return total;
+}
+
+static long long read_param(const char *name)
+{
+	char path[128];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/pmuvirt/parameters/%s", name);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%lld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+static int write_file(const char *path, long long v)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = fprintf(f, "%lld\n", v) > 0 ? 0 : -1;
+	return fclose(f) ? -1 : ret;
+}
+
+#define PARANOID	"/proc/sys/kernel/perf_event_paranoid"
+
+static int set_paranoid(int level)
+{
+	FILE *f = fopen(PARANOID, "r");
+	int old = -99;
+
+	if (f) {
+		if (fscanf(f, "%d", &old) != 1)
+			old = -99;
+		fclose(f);
+	}
+	CHECK(!write_file(PARANOID, level), "cannot set perf_event_paranoid to %d", level);
+	return old;
+}
+
+/* uid and gid 1000, no supplementary groups, no capabilities left. */
+static void drop_to_user(void)
+{
+	if (setgroups(0, NULL) || setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000)) {
+		printf("vm: FAIL: cannot drop to uid 1000: %s\n", strerror(errno));
+		_exit(90);
+	}
+}
+
+/* ---- throttle (emulated PMU, max_pmi_rate lowered): no count lost ---- */
+
+static void t_throttle(void)
+{
+	long long pmis = read_param("emulated_pmis"), thr = read_param("throttled");
+	uint64_t total;
+
+	imode_period = (uint64_t)read_param("min_period");
+	imode_settle = 1;
+	printf("vm: throttle: period %llu, max_pmi_rate %lld\n", (unsigned long long)imode_period,
+	       read_param("max_pmi_rate"));
+	total = t_imode(MAX_ERR);
+	pmis = read_param("emulated_pmis") - pmis;
+	thr = read_param("throttled") - thr;
+	printf("vm: throttle: %llu notifications from %lld PMIs; the CPU was throttled %lld times\n",
+	       (unsigned long long)total, pmis, thr);
+	/* unthrottled, every boundary is a PMI of its own */
+	CHECK(thr > 0, "never throttled");
+	CHECK(pmis > 0 && (uint64_t)pmis * 10 < total, "%lld PMIs for %llu notifications", pmis,
+	      (unsigned long long)total);
+}
+
+/* ---- policy: perf_event_paranoid, CAP_PERFMON, min_period, signals ---- */
+
+static int try_attach(int fd, uint64_t event, uint32_t flags, uint64_t period, uint32_t signo)
+{
+	struct pmuvirt_attach a;
+	struct pmuvirt_counts c;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.version = PMUVIRT_LINUX_VERSION;
+	a.signo = signo;
+	a.control.version = PMUVIRT_ABI_VERSION;
+	a.control.nr_counters = 1;
+	a.control.counter[0].event = event;
+	a.control.counter[0].flags = flags;
+	a.control.counter[0].period = period;
+	if (ioctl(fd, PMUVIRT_IOC_ATTACH, &a))
+		return errno;
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.version = PMUVIRT_LINUX_VERSION;
+	return ioctl(fd, PMUVIRT_IOC_DETACH, &c) ? 1000 + errno : 0;
+}
+
+static void policy_case(int level, int unpriv)
+{
+	uint64_t floor = (uint64_t)read_param("min_period");
+	int status;
+	pid_t pid = fork();
+
+	if (!pid) {
+		int deny_all = unpriv && level >= 3, deny_kernel = unpriv && level >= 2;
+		int fd, e;
+
+		if (unpriv)
+			drop_to_user();
+		/* an i-mode attach that should have been refused must not end the check */
+		signal(SIGIO, SIG_IGN);
+		signal(SIGUSR1, SIG_IGN);
+		fd = pmuvirt_user_open(1);
+#define EXPECT(expr, want) do {							\
+		e = (expr);							\
+		printf("vm: policy (paranoid %d, %s): %s: %s\n", level,		\
+		       unpriv ? "uid 1000" : "root", #expr, e ? strerror(e) : "accepted"); \
+		CHECK(e == (want), "paranoid %d: %s: got %d want %d", level, #expr, e, want); \
+	} while (0)
+		EXPECT(try_attach(fd, PMUVIRT_EV_TSC, 0, 0, 0), 0);
+		EXPECT(try_attach(fd, PMUVIRT_EV_INSTRUCTIONS, PMUVIRT_CTR_USER, 0, 0),
+		       deny_all ? EACCES : 0);
+		EXPECT(try_attach(fd, PMUVIRT_EV_INSTRUCTIONS, PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL,
+				  0, 0), deny_kernel ? EACCES : 0);
+		EXPECT(try_attach(fd, 0x00c0, PMUVIRT_CTR_USER | PMUVIRT_CTR_RAW, 0, 0),
+		       deny_kernel ? EACCES : 0);
+		EXPECT(try_attach(fd, PMUVIRT_EV_CYCLES, PMUVIRT_CTR_USER, floor - 1, 0), ERANGE);
+		EXPECT(try_attach(fd, PMUVIRT_EV_CYCLES, PMUVIRT_CTR_USER, 1, 0), ERANGE);
+		EXPECT(try_attach(fd, PMUVIRT_EV_CYCLES, PMUVIRT_CTR_USER, floor, SIGUSR1),
+		       deny_all ? EACCES : 0);
+		EXPECT(try_attach(fd, PMUVIRT_EV_TSC, 0, 0, SIGKILL), EINVAL);
+		EXPECT(try_attach(fd, PMUVIRT_EV_TSC, 0, 0, SIGSTOP), EINVAL);
+#undef EXPECT
+		close(fd);
+		_exit(failed);
+	}
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "paranoid %d (%s): status %#x",
+	      level, unpriv ? "uid 1000" : "root", status);
+}
+
+static void t_policy(void)
+{
+	int old = set_paranoid(3), level;
+
+	printf("vm: policy: perf_event_paranoid was %d, min_period %lld\n", old,
+	       read_param("min_period"));
+	for (level = 3; level >= 1; level--) {
+		set_paranoid(level);
+		policy_case(level, 1);
+	}
+	set_paranoid(3);
+	policy_case(3, 0);
+	set_paranoid(old);
+	CHECK(wait_attached(0) == 0, "contexts left: %d", attached_count());
+}
+
+/* ---- suid: exec of a setuid program ends counting, signal and report ---- */
+
+#define SUID_WORK	20000000ull	/* suidprobe's own instructions */
+
+static void ignore_sig(int sig)
+{
+	(void)sig;
+}
+
+static int suid_attacher(void)
+{
+	struct pmuvirt_control ctl;
+	struct pmuvirt_report rep;
+	struct pmuvirt_user u;
+	int fd, status, seen = 0;
+	pid_t pid;
+	ssize_t got;
+
+	drop_to_user();
+	signal(SIGUSR1, ignore_sig);	/* the exec'd program gets SIGUSR1's default: death */
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.version = PMUVIRT_ABI_VERSION;
+	ctl.nr_counters = 1;
+	ctl.counter[0].event = PMUVIRT_EV_CYCLES;
+	ctl.counter[0].flags = PMUVIRT_CTR_USER;
+	ctl.counter[0].period = IMODE_PERIOD;
+	fd = pmuvirt_user_open(1);
+	if (fd < 0 || pmuvirt_user_attach(&u, fd, &ctl, PMUVIRT_ATTACH_REPORT |
+					  PMUVIRT_ATTACH_INHERIT, SIGUSR1)) {
+		printf("vm: suid: attach: %s\n", strerror(errno));
+		return 50;
+	}
+	pid = fork();
+	if (!pid) {
+		execl("/suidprobe", "suidprobe", (char *)NULL);
+		_exit(99);
+	}
+	waitpid(pid, &status, 0);
+	printf("vm: suid: setuid program %s %d\n", WIFEXITED(status) ? "exited with" :
+	       "was killed by signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "the setuid program was counted or signalled (status %#x)", status);
+	CHECK(!pmuvirt_user_detach(&u, NULL), "detach: %s", strerror(errno));
+	while ((got = read(fd, &rep, sizeof(rep))) == (ssize_t)sizeof(rep)) {
+		printf("vm: suid: report tid %u how %u: cycles %llu\n", rep.tid, rep.how,
+		       (unsigned long long)rep.value[0]);
+		if (rep.tid != (uint32_t)pid)
+			continue;
+		seen++;
+		/* counts up to the exec: none of the setuid program's own work */
+		CHECK(rep.how == PMUVIRT_REPORT_EXEC && rep.value[0] < SUID_WORK / 2,
+		      "report of the setuid program: how %u, %llu", rep.how,
+		      (unsigned long long)rep.value[0]);
+	}
+	CHECK(got == 0 && seen == 1, "%d reports of the exec'd task, then read gave %zd", seen, got);
+	close(fd);
+	return failed;
+}
+
+static void t_suid(void)
+{
+	int old = set_paranoid(2), status;
+	pid_t pid = fork();
+
+	if (!pid)
+		_exit(suid_attacher());
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "attacher status %#x", status);
+	set_paranoid(old);
+	CHECK(wait_attached(0) == 0, "contexts left: %d", attached_count());
+}
+
+/* ---- sigperm: no overflow signal once the attacher may not signal the task ---- */
+
+static volatile sig_atomic_t sigperm_signals;
+
+static void sigperm_handler(int sig)
+{
+	(void)sig;
+	sigperm_signals++;
+}
+
+static int sigperm_child(void)
+{
+	struct pmuvirt_control ctl;
+	struct pmuvirt_user u;
+	uint64_t counts[1] = { 0 };
+	uint32_t mask = 0;
+
+	/* attach as uid 1000 (saved uid 0 kept), then become root again */
+	if (setresuid(1000, 1000, 0))
+		return 60;
+	signal(SIGUSR1, sigperm_handler);
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.version = PMUVIRT_ABI_VERSION;
+	ctl.nr_counters = 1;
+	ctl.counter[0].event = PMUVIRT_EV_CYCLES;
+	ctl.counter[0].flags = PMUVIRT_CTR_USER;
+	ctl.counter[0].period = IMODE_PERIOD;
+	if (pmuvirt_user_attach(&u, pmuvirt_user_open(1), &ctl, 0, SIGUSR1)) {
+		printf("vm: sigperm: attach: %s\n", strerror(errno));
+		return 61;
+	}
+	if (setresuid(0, 0, 0))
+		return 62;
+	spin(LOOPS / 2);
+	usleep(10000);
+	CHECK(!pmuvirt_user_resume(&u, counts, &mask), "resume: %s", strerror(errno));
+	printf("vm: sigperm: %d signals, %llu notifications taken by RESUME\n", (int)sigperm_signals,
+	       (unsigned long long)counts[0]);
+	CHECK(sigperm_signals == 0, "the overflow signal reached a task its attacher may not signal");
+	CHECK(counts[0] >= LOOPS / IMODE_PERIOD - 1, "notifications lost: %llu",
+	      (unsigned long long)counts[0]);
+	CHECK(!pmuvirt_user_detach(&u, NULL), "detach: %s", strerror(errno));
+	return failed;
+}
+
+static void t_sigperm(void)
+{
+	long long refused = read_param("signals_refused");
+	int old = set_paranoid(2), status;
+	pid_t pid = fork();
+
+	if (!pid)
+		_exit(sigperm_child());
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %#x", status);
+	set_paranoid(old);
+	refused = read_param("signals_refused") - refused;
+	printf("vm: sigperm: signals refused %lld\n", refused);
+	CHECK(refused >= 1, "no refused signal counted");
 	CHECK(wait_attached(0) == 0, "contexts left: %d", attached_count());
 }
 
@@ -1269,6 +1578,14 @@ int main(int argc, char **argv)
 		t_pmistorm();
 	else if (!strcmp(what, "hotplug"))
 		t_hotplug();
+	else if (!strcmp(what, "throttle"))
+		t_throttle();
+	else if (!strcmp(what, "policy"))
+		t_policy();
+	else if (!strcmp(what, "suid"))
+		t_suid();
+	else if (!strcmp(what, "sigperm"))
+		t_sigperm();
 	else if (!strcmp(what, "threads") && argc > 3)
 		t_threads(atoi(argv[2]), argv[3]);
 	else if (!strcmp(what, "isolation"))
@@ -1284,7 +1601,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(what, "spin") && argc > 2)
 		spin(strtoull(argv[2], NULL, 0));
 	else {
-		fprintf(stderr, "usage: vmtest probe|accuracy|migrate|fork|inherit|imode|pmistorm|hotplug|isolation|exec|malformed|hold|spin N|threads K N\n");
+		fprintf(stderr, "usage: vmtest probe|accuracy|migrate|fork|inherit|imode|pmistorm|hotplug|isolation|throttle|exec|malformed|policy|suid|sigperm|hold|spin N|threads K N\n");
 		return 2;
 	}
 	if (!strcmp(what, "spin") || !strcmp(what, "threads"))

@@ -35,6 +35,7 @@
 #include <termios.h>
 #include <unistd.h>
 #include <stddef.h>
+#include <grp.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -97,6 +98,67 @@ static void expect(const char *what, int ret, int want)
 	printf("PMUVIRT-XEN-GUEST-FAIL %s: got %s, expected %s\n", what,
 	       got ? strerror(got) : "success", want ? strerror(want) : "success");
 	failures++;
+}
+
+#define PARANOID	"/proc/sys/kernel/perf_event_paranoid"
+
+static int paranoid(int set)
+{
+	FILE *f = fopen(PARANOID, set < -1 ? "r" : "w");
+	int v = -99;
+
+	if (!f)
+		return -99;
+	if (set < -1) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -99;
+	} else {
+		v = fprintf(f, "%d\n", set) > 0 ? set : -99;
+	}
+	fclose(f);
+	return v;
+}
+
+/*
+ * As uid 1000 without capabilities at perf_event_paranoid @level: map the
+ * VCPU records (-1 and errno when refused), and count the TSC through a
+ * context of its own whichever way the library then reads it.
+ */
+static int unprivileged_map(int fd, long page, int level)
+{
+	int status;
+	pid_t pid;
+
+	if (paranoid(level) != level)
+		return -1;
+	pid = fork();
+	if (!pid) {
+		struct pmuvirt_control ctl;
+		struct pmuvirt_user u;
+		uint64_t v0, v1;
+		void *p;
+
+		if (setgroups(0, NULL) || setresgid(1000, 1000, 1000) ||
+		    setresuid(1000, 1000, 1000))
+			_exit(100);
+		p = mmap(NULL, page, PROT_READ, MAP_SHARED, fd, page);
+		tsc_control(&ctl);
+		if (pmuvirt_user_attach(&u, fd, &ctl, 0, 0) || pmuvirt_user_read(&u, &v0))
+			_exit(101);
+		for (v1 = 0; v1 < 1000000; v1++)
+			__asm__ __volatile__("" ::: "memory");
+		if (pmuvirt_user_read(&u, &v1) || v1 <= v0 || pmuvirt_user_detach(&u, NULL))
+			_exit(102);
+		_exit(p == MAP_FAILED ? errno : 0);
+	}
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) >= 100) {
+		printf("PMUVIRT-XEN-GUEST-FAIL uid 1000 at paranoid %d: status %#x\n", level, status);
+		failures++;
+		return 0;
+	}
+	errno = WEXITSTATUS(status);
+	return errno ? -1 : 0;
 }
 
 /* The module's hypercalls so far; @fallbacks: how many were READ fallbacks. */
@@ -190,6 +252,17 @@ static int part1(int fd)
 		       r->version, r->nr_counters, r->below);
 		expect("mprotect records writable", mprotect(p, page, PROT_READ | PROT_WRITE), EACCES);
 		munmap(p, page);
+	}
+	{
+		/* every thread's counts on every VCPU: CPU-wide, as perf's rule */
+		int old = paranoid(-2);
+
+		expect("mmap records as uid 1000, paranoid 1", unprivileged_map(fd, page, 1), EACCES);
+		expect("mmap records as uid 1000, paranoid 0", unprivileged_map(fd, page, 0), 0);
+		if (old == -99 || paranoid(old) != old) {
+			printf("PMUVIRT-XEN-GUEST-FAIL perf_event_paranoid not restored (%d)\n", old);
+			failures++;
+		}
 	}
 	return failures ? -1 : 0;
 }

@@ -216,6 +216,8 @@ void pmuvirt_lx_pmi(struct pmuvirt_lx_cpu *lc)
 {
 	u32 mask = 0, m;
 
+	if (pmuvirt_lx_pmi_throttle(lc))
+		return;	/* over max_pmi_rate: the next tick does it */
 	do {
 		lc->pmi_deferred = false;
 		lc->busy = true;

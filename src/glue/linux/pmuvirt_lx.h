@@ -80,4 +80,29 @@ void pmuvirt_lx_emu_unmask(void);
 void pmuvirt_lx_emu_cpu_online(void);
 void pmuvirt_lx_emu_cpu_offline(void);
 
+/* Security policy (pmuvirt_policy.c). */
+struct cred;
+
+/**
+ * struct pmuvirt_lx_sigcred - whose permission an overflow signal needs
+ * @cred:	the attacher's credentials at attach (a reference).
+ * @cap_kill:	the attacher had CAP_KILL in its user namespace then.
+ */
+struct pmuvirt_lx_sigcred {
+	const struct cred *cred;
+	bool cap_kill;
+};
+
+void pmuvirt_lx_policy_init(void);
+void pmuvirt_lx_policy_exit(void);
+int pmuvirt_lx_policy_attach(const struct pmuvirt_control *ctl, u32 signo);
+bool pmuvirt_lx_may_map_vcpus(void);
+void pmuvirt_lx_signal_cred(struct pmuvirt_lx_sigcred *sc);
+void pmuvirt_lx_signal_cred_copy(struct pmuvirt_lx_sigcred *dst,
+				 const struct pmuvirt_lx_sigcred *src);
+void pmuvirt_lx_signal_cred_put(struct pmuvirt_lx_sigcred *sc);
+bool pmuvirt_lx_may_signal(const struct pmuvirt_lx_sigcred *sc);
+void pmuvirt_lx_signal_refused(int signo);
+bool pmuvirt_lx_pmi_throttle(struct pmuvirt_lx_cpu *lc);
+
 #endif /* PMUVIRT_LX_H */

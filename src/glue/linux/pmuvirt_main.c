@@ -43,6 +43,8 @@
 #include <linux/cpuhotplug.h>
 #include <linux/syscore_ops.h>
 #include <linux/hashtable.h>
+#include <linux/cred.h>
+#include <linux/sched/coredump.h>
 
 #define PMUVIRT_MAX_REPORTS	4096
 
@@ -52,6 +54,7 @@ DEFINE_PER_CPU(struct pmuvirt_lx_cpu, pmuvirt_lx_cpu);
 static atomic_t nr_attached = ATOMIC_INIT(0);
 static atomic_t nr_inherit_failed = ATOMIC_INIT(0);
 static struct tracepoint *fork_tp;
+static struct tracepoint *exec_tp;
 
 /* Reports of one open file. */
 struct pmuvirt_file {
@@ -87,6 +90,9 @@ struct pmuvirt_report_node {
  * @ctl:	its control, kept for new tasks when @flags has
  *		PMUVIRT_ATTACH_INHERIT.
  * @proc:	its process's security domain.
+ * @sigcred:	the attacher's credentials: the overflow signal is sent only
+ *		while they could signal the task.
+ * @how:	PMUVIRT_REPORT_* of the final report when it is not an exit.
  */
 struct pmuvirt_thread {
 	struct preempt_notifier pn;
@@ -103,6 +109,8 @@ struct pmuvirt_thread {
 	u32 final_flags;
 	struct pmuvirt_control ctl;
 	struct pmuvirt_proc *proc;
+	struct pmuvirt_lx_sigcred sigcred;
+	u32 how;
 };
 
 static LLIST_HEAD(dead_threads);
@@ -234,6 +242,10 @@ static void sig_work_fn(struct irq_work *iw)
 	if (!mask)
 		return;
 	thr->sig_armed = false;
+	if (!pmuvirt_lx_may_signal(&thr->sigcred)) {
+		pmuvirt_lx_signal_refused(thr->signo);
+		return;	/* the notifications stay pending for RESUME */
+	}
 	clear_siginfo(&info);
 	info.si_signo = thr->signo;
 	info.si_code = POLL_IN;
@@ -404,6 +416,7 @@ static void free_thread(struct pmuvirt_thread *thr)
 		kref_put(&thr->file->ref, pmuvirt_file_release);
 	}
 	proc_put(thr->proc);
+	pmuvirt_lx_signal_cred_put(&thr->sigcred);
 	put_task_struct(thr->task);
 	kfree(thr);
 	atomic_dec(&nr_attached);
@@ -416,7 +429,8 @@ static void dead_work_fn(struct work_struct *work)
 	struct pmuvirt_thread *thr, *tmp;
 
 	llist_for_each_entry_safe(thr, tmp, list, dead) {
-		queue_report(thr, thr->final, thr->final_flags, PMUVIRT_REPORT_EXIT);
+		queue_report(thr, thr->final, thr->final_flags,
+			     thr->how ? thr->how : PMUVIRT_REPORT_EXIT);
 		free_thread(thr);
 	}
 }
@@ -517,8 +531,43 @@ static void pmuvirt_fork_probe(void *data, struct task_struct *parent,
 		return;
 	}
 	thread_bind(thr, child, pthr->flags, pthr->signo, pthr->file, &pthr->ctl);
+	pmuvirt_lx_signal_cred_copy(&thr->sigcred, &pthr->sigcred);
 	/* what preempt_notifier_register() does for current; @child is not running */
 	hlist_add_head(&thr->pn.link, &child->preempt_notifiers);
+}
+
+/*
+ * sched_process_exec: current has its new program and credentials, and has
+ * not run a user instruction of it.  Like perf at exec, a program that is
+ * not dumpable (setuid, setgid, file capabilities) is not counted: its
+ * context is taken off the counters and handed to the work item, which
+ * reports the counts up to here as PMUVIRT_REPORT_EXEC and frees it.  So
+ * is one whose new credentials its attacher could not signal.  The probe
+ * runs with preemption off.
+ */
+static void pmuvirt_exec_probe(void *data, struct task_struct *p, pid_t old_pid,
+			       struct linux_binprm *bprm)
+{
+	struct pmuvirt_thread *thr;
+	struct pmuvirt_lx_cpu *lc;
+	unsigned long flags;
+
+	if (p != current)
+		return;
+	thr = current_thread();
+	if (!thr || (current->mm && get_dumpable(current->mm) == SUID_DUMP_USER &&
+		     pmuvirt_lx_may_signal(&thr->sigcred)))
+		return;
+	local_irq_save(flags);
+	lc = this_cpu_ptr(&pmuvirt_lx_cpu);
+	if (lc->cur == thr)
+		lx_switch(lc, NULL);
+	thr->final_flags = lx_read(lc, thr, thr->final) ? PMUVIRT_COUNTS_FAULTED : 0;
+	local_irq_restore(flags);
+	preempt_notifier_unregister(&thr->pn);
+	thr->how = PMUVIRT_REPORT_EXEC;
+	llist_add(&thr->dead, &dead_threads);
+	irq_work_queue(&dead_irq_work);
 }
 
 /* Copy in a versioned argument struct whose first words are size, version. */
@@ -583,6 +632,9 @@ static int ioc_attach(struct pmuvirt_file *pf, unsigned long uarg)
 			goto out;
 		}
 	}
+	ret = pmuvirt_lx_policy_attach(&a->control, a->signo);
+	if (ret)
+		goto out;
 	if (current_thread()) {
 		ret = -EBUSY;
 		goto out;
@@ -608,6 +660,7 @@ static int ioc_attach(struct pmuvirt_file *pf, unsigned long uarg)
 		goto out;
 	}
 	thread_bind(thr, current, a->flags, a->signo ? a->signo : SIGIO, pf, &a->control);
+	pmuvirt_lx_signal_cred(&thr->sigcred);
 
 	preempt_disable();
 	preempt_notifier_register(&thr->pn);
@@ -901,6 +954,12 @@ static void find_fork_tp(struct tracepoint *tp, void *priv)
 		*(struct tracepoint **)priv = tp;
 }
 
+static void find_exec_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_process_exec"))
+		*(struct tracepoint **)priv = tp;
+}
+
 static int __init pmuvirt_init(void)
 {
 	unsigned int cpu;
@@ -918,10 +977,22 @@ static int __init pmuvirt_init(void)
 			goto fail;
 		init_irq_work(&lc->sig_work, sig_work_fn);
 	}
+	/* without the exec hook a setuid program would stay counted: no module */
+	for_each_kernel_tracepoint(find_exec_tp, &exec_tp);
+	if (!exec_tp || tracepoint_probe_register(exec_tp, pmuvirt_exec_probe, NULL)) {
+		pr_err("no sched_process_exec tracepoint: cannot stop counting at exec of a privileged program\n");
+		ret = -EOPNOTSUPP;
+		goto fail;
+	}
+	pmuvirt_lx_policy_init();
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "pmuvirt:online", pmuvirt_cpu_online,
 				pmuvirt_cpu_offline);
-	if (ret < 0)
+	if (ret < 0) {
+		tracepoint_probe_unregister(exec_tp, pmuvirt_exec_probe, NULL);
+		tracepoint_synchronize_unregister();
+		pmuvirt_lx_policy_exit();
 		goto fail;
+	}
 	cpuhp_state = ret;
 	register_syscore_ops(&pmuvirt_syscore_ops);
 	preempt_notifier_inc();
@@ -934,8 +1005,10 @@ static int __init pmuvirt_init(void)
 	if (ret) {
 		if (fork_tp)
 			tracepoint_probe_unregister(fork_tp, pmuvirt_fork_probe, NULL);
+		tracepoint_probe_unregister(exec_tp, pmuvirt_exec_probe, NULL);
 		tracepoint_synchronize_unregister();
 		preempt_notifier_dec();
+		pmuvirt_lx_policy_exit();
 		unregister_syscore_ops(&pmuvirt_syscore_ops);
 		cpuhp_remove_state_nocalls(cpuhp_state);
 		goto fail;
@@ -954,6 +1027,7 @@ static void __exit pmuvirt_exit(void)
 	misc_deregister(&pmuvirt_dev);
 	if (fork_tp)
 		tracepoint_probe_unregister(fork_tp, pmuvirt_fork_probe, NULL);
+	tracepoint_probe_unregister(exec_tp, pmuvirt_exec_probe, NULL);
 	tracepoint_synchronize_unregister();
 	/* no thread holds a context (each holds a module reference) */
 	irq_work_sync(&dead_irq_work);
@@ -961,6 +1035,7 @@ static void __exit pmuvirt_exit(void)
 	flush_work(&dead_work);
 	for_each_possible_cpu(cpu)
 		irq_work_sync(&per_cpu_ptr(&pmuvirt_lx_cpu, cpu)->sig_work);
+	pmuvirt_lx_policy_exit();
 	preempt_notifier_dec();
 	unregister_syscore_ops(&pmuvirt_syscore_ops);
 	cpuhp_remove_state_nocalls(cpuhp_state);

@@ -366,8 +366,12 @@ static const struct pmuvirt_shared_ctx *record_of(u32 vcpu)
  * pmuvirt_lx_xen_mmap() - map Xen's VCPU records into a process
  * @vma:	a read-only mapping at page offsets 1 .. nr_frames.
  *
+ * Every thread's events on every VCPU are in these records, as in a
+ * CPU-wide perf event: pmuvirt_lx_may_map_vcpus() decides.
+ *
  * Return: 0, -EINVAL for a range outside the frames, -EPERM for a
- * writable mapping, -ENODEV when not on Xen.
+ * writable mapping, -EACCES without the right to see CPU-wide counts,
+ * -EINVAL when not on Xen.
  */
 int pmuvirt_lx_xen_mmap(struct vm_area_struct *vma)
 {
@@ -384,6 +388,11 @@ int pmuvirt_lx_xen_mmap(struct vm_area_struct *vma)
 		return -EINVAL;
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
+	if (!pmuvirt_lx_may_map_vcpus()) {
+		pr_notice_ratelimited("%s[%d]: mapping the VCPU records needs CAP_PERFMON or perf_event_paranoid <= 0; reads take the ioctl\n",
+				      current->comm, task_pid_nr(current));
+		return -EACCES;
+	}
 	mfns = kcalloc(pages, sizeof(*mfns), GFP_KERNEL);
 	errs = kcalloc(pages, sizeof(*errs), GFP_KERNEL);
 	if (!mfns || !errs) {

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+/*
+ * pmuvirt.ko security policy: who may count what, whose signal a thread
+ * gets, who may map every VCPU's record, and how many PMIs a CPU takes.
+ *
+ * The rules follow perf's:
+ *  - perf_event_paranoid (the kernel's sysctl, read through a file opened
+ *    at load time: Debian's 6.1 does not export sysctl_perf_event_paranoid,
+ *    and a path looked up at attach would be the caller's mount namespace)
+ *    and perfmon_capable() decide kernel-mode counting, raw event codes
+ *    and PMC use;
+ *  - the overflow signal is sent only while the attacher's credentials
+ *    (taken at attach, like F_SETOWN's) could signal the task with kill(2);
+ *  - i-mode periods have a floor (min_period) and PMIs a rate limit per CPU
+ *    (max_pmi_rate); over the limit the PMI work waits for the next tick.
+ */
+#define pr_fmt(fmt) "pmuvirt: " fmt
+
+#include "pmuvirt_lx.h"
+
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/fs.h>
+#include <linux/file.h>
+#include <linux/cred.h>
+#include <linux/capability.h>
+#include <linux/user_namespace.h>
+#include <linux/jiffies.h>
+#include <linux/sched.h>
+#include <linux/irq_work.h>
+
+#define PARANOID_PATH	"/proc/sys/kernel/perf_event_paranoid"
+#define PARANOID_MAX	INT_MAX	/* the level when the sysctl cannot be read */
+
+static unsigned long long min_period = 10000;
+module_param(min_period, ullong, 0644);
+MODULE_PARM_DESC(min_period, "smallest i-mode period accepted at attach, in events (default 10000)");
+
+static unsigned int max_pmi_rate = 100000;
+module_param(max_pmi_rate, uint, 0644);
+MODULE_PARM_DESC(max_pmi_rate, "PMIs per second and CPU handled at once; more wait for the next tick (0: no limit; default 100000)");
+
+static atomic_long_t nr_throttled = ATOMIC_LONG_INIT(0);
+static atomic_long_t nr_sig_refused = ATOMIC_LONG_INIT(0);
+
+static struct file *paranoid_file;
+
+/* perf_event_paranoid as the kernel holds it; PARANOID_MAX if unreadable. */
+static int read_paranoid(void)
+{
+	char buf[16];
+	loff_t pos = 0;
+	ssize_t n;
+	int v;
+
+	if (!paranoid_file)
+		return PARANOID_MAX;
+	n = kernel_read(paranoid_file, buf, sizeof(buf) - 1, &pos);
+	if (n <= 0)
+		return PARANOID_MAX;
+	buf[n] = '\0';
+	if (kstrtoint(strim(buf), 10, &v))
+		return PARANOID_MAX;
+	return v;
+}
+
+/**
+ * pmuvirt_lx_policy_attach() - may the calling thread attach this control?
+ * @ctl:	a control pmuvirt_validate() accepted.
+ * @signo:	the overflow signal asked for (0: SIGIO).
+ *
+ * Without perfmon_capable() (CAP_PERFMON or CAP_SYS_ADMIN): at
+ * perf_event_paranoid >= 3 only the TSC may be counted; at 2 hardware
+ * counters count user mode only and raw event codes are refused; at 1 or
+ * less everything is allowed.  For everyone: a nonzero i-mode period below
+ * min_period, and SIGKILL or SIGSTOP as the overflow signal, are refused.
+ *
+ * Return: 0; -EACCES, -ERANGE or -EINVAL with the reason in the kernel log.
+ */
+int pmuvirt_lx_policy_attach(const struct pmuvirt_control *ctl, u32 signo)
+{
+	unsigned long long floor = READ_ONCE(min_period);
+	bool pmc = false, kernel = false, raw = false;
+	const char *why = NULL;
+	unsigned int i;
+	int level;
+
+	if (signo == SIGKILL || signo == SIGSTOP) {
+		pr_notice_ratelimited("%s[%d]: attach: signal %u cannot be the overflow signal (it cannot be caught)\n",
+				      current->comm, task_pid_nr(current), signo);
+		return -EINVAL;
+	}
+	for (i = 0; i < ctl->nr_counters; i++) {
+		const struct pmuvirt_counter_ctl *c = &ctl->counter[i];
+
+		if (c->period && c->period < floor) {
+			pr_notice_ratelimited("%s[%d]: attach: counter %u: period %llu below min_period %llu\n",
+					      current->comm, task_pid_nr(current), i,
+					      (unsigned long long)c->period, floor);
+			return -ERANGE;
+		}
+		if (!(c->flags & PMUVIRT_CTR_RAW) && c->event == PMUVIRT_EV_TSC)
+			continue;
+		pmc = true;
+		kernel |= !!(c->flags & PMUVIRT_CTR_KERNEL);
+		raw |= !!(c->flags & PMUVIRT_CTR_RAW);
+	}
+	if (!pmc)
+		return 0;	/* the TSC: what rdtsc gives anyway */
+	level = read_paranoid();
+	if (level >= 3)
+		why = "hardware counters";
+	else if (level >= 2 && kernel)
+		why = "kernel-mode counting";
+	else if (level >= 2 && raw)
+		why = "raw event codes";
+	if (!why || perfmon_capable())
+		return 0;
+	if (level == PARANOID_MAX)
+		pr_notice_ratelimited("%s[%d]: attach: %s need CAP_PERFMON (perf_event_paranoid unreadable)\n",
+				      current->comm, task_pid_nr(current), why);
+	else
+		pr_notice_ratelimited("%s[%d]: attach: %s need CAP_PERFMON at perf_event_paranoid %d\n",
+				      current->comm, task_pid_nr(current), why, level);
+	return -EACCES;
+}
+
+/**
+ * pmuvirt_lx_may_map_vcpus() - may the caller map every VCPU's record?
+ *
+ * The records hold what every thread of the domain counted on each VCPU,
+ * as a system-wide (per-CPU) perf event does: the same rule as perf's
+ * CPU-wide counting, perf_event_paranoid <= 0 or perfmon_capable().
+ *
+ * Return: true when allowed.
+ */
+bool pmuvirt_lx_may_map_vcpus(void)
+{
+	return read_paranoid() <= 0 || perfmon_capable();
+}
+
+/**
+ * pmuvirt_lx_signal_cred() - take the attacher's credentials for signalling
+ * @sc:		filled in.
+ *
+ * Like F_SETOWN: the credentials of the thread that attaches decide, later,
+ * whether a task that carries its context (itself, or a task that inherited
+ * it) may still be sent its overflow signal.  CAP_KILL is checked here, in
+ * the attacher's user namespace.
+ */
+void pmuvirt_lx_signal_cred(struct pmuvirt_lx_sigcred *sc)
+{
+	sc->cred = get_current_cred();
+	sc->cap_kill = ns_capable_noaudit(current_user_ns(), CAP_KILL);
+}
+
+/**
+ * pmuvirt_lx_signal_cred_copy() - a new task's copy (inheritance)
+ * @dst:	filled in.
+ * @src:	the parent thread's.
+ */
+void pmuvirt_lx_signal_cred_copy(struct pmuvirt_lx_sigcred *dst,
+				 const struct pmuvirt_lx_sigcred *src)
+{
+	dst->cred = get_cred(src->cred);
+	dst->cap_kill = src->cap_kill;
+}
+
+/**
+ * pmuvirt_lx_signal_cred_put() - drop what pmuvirt_lx_signal_cred() took
+ * @sc:		the credentials (NULL ones are skipped).
+ */
+void pmuvirt_lx_signal_cred_put(struct pmuvirt_lx_sigcred *sc)
+{
+	if (sc->cred)
+		put_cred(sc->cred);
+	sc->cred = NULL;
+}
+
+/* Is @ns @anc or below it? */
+static bool ns_within(const struct user_namespace *ns, const struct user_namespace *anc)
+{
+	for (; ns; ns = ns->parent)
+		if (ns == anc)
+			return true;
+	return false;
+}
+
+/**
+ * pmuvirt_lx_may_signal() - may the attacher signal the current task?
+ * @sc:		the attacher's credentials.
+ *
+ * kill(2)'s rule applied to the attacher's credentials: its real or
+ * effective uid is the task's real or saved uid, or it had CAP_KILL in a
+ * user namespace that holds the task's.  Runs in any context; reads only
+ * the current task's credentials.
+ *
+ * Return: true when the signal may be sent.
+ */
+bool pmuvirt_lx_may_signal(const struct pmuvirt_lx_sigcred *sc)
+{
+	const struct cred *a = sc->cred, *t = current_cred();
+
+	if (!a)
+		return false;
+	if (uid_eq(a->euid, t->suid) || uid_eq(a->euid, t->uid) ||
+	    uid_eq(a->uid, t->suid) || uid_eq(a->uid, t->uid))
+		return true;
+	return sc->cap_kill && ns_within(t->user_ns, a->user_ns);
+}
+
+/**
+ * pmuvirt_lx_signal_refused() - count and log a refused overflow signal
+ * @signo:	the signal.
+ *
+ * Called from irq_work (hard interrupt context): printk is safe there.
+ */
+void pmuvirt_lx_signal_refused(int signo)
+{
+	atomic_long_inc(&nr_sig_refused);
+	pr_notice_ratelimited("%s[%d]: overflow signal %d not sent: its attacher may not signal this task any more (credentials changed)\n",
+			      current->comm, task_pid_nr(current), signo);
+}
+
+/* ---- PMI rate limit ---- */
+
+/**
+ * struct lx_throttle - PMI accounting of one CPU
+ * @tick:	jiffies of the window @pmis counts.
+ * @pmis:	PMIs handled in that tick.
+ * @deferred:	PMIs wait for @work (the next tick).
+ * @work:	lazy irq_work: runs from the next timer tick.
+ */
+struct lx_throttle {
+	unsigned long tick;
+	unsigned int pmis;
+	bool deferred;
+	struct irq_work work;
+};
+
+static DEFINE_PER_CPU(struct lx_throttle, lx_throttle);
+
+/* The next tick on a throttled CPU: do the PMI work that waited. */
+static void throttle_work_fn(struct irq_work *iw)
+{
+	struct lx_throttle *t = container_of(iw, struct lx_throttle, work);
+	struct pmuvirt_lx_cpu *lc;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	lc = this_cpu_ptr(&pmuvirt_lx_cpu);
+	t->deferred = false;
+	t->tick = jiffies;
+	t->pmis = 0;
+	if (lx_pc_current(&lc->pc)) {
+		if (lc->busy)
+			lc->pmi_deferred = true;
+		else
+			pmuvirt_lx_pmi(lc);
+	}
+	local_irq_restore(flags);
+	pr_warn_ratelimited("CPU %d: over max_pmi_rate (%u per second): overflow interrupts were handled at the next tick\n",
+			    smp_processor_id(), READ_ONCE(max_pmi_rate));
+}
+
+/**
+ * pmuvirt_lx_pmi_throttle() - should this PMI wait for the next tick?
+ * @lc:		this CPU (any context, NMI included; interrupts off).
+ *
+ * Each CPU handles at most DIV_ROUND_UP(max_pmi_rate, HZ) PMIs per tick.
+ * Beyond that the PMI is left as it is: the overflowed counters keep
+ * counting past their overflow point (a counter interrupts again only
+ * after a new arm or a full wrap), and a lazy irq_work on the next tick
+ * runs the PMI path, which finds every period boundary crossed meanwhile.
+ * Counts are never stopped; notifications come late, none is lost.
+ *
+ * Return: true when the caller must not handle this PMI now.
+ */
+bool pmuvirt_lx_pmi_throttle(struct pmuvirt_lx_cpu *lc)
+{
+	struct lx_throttle *t = this_cpu_ptr(&lx_throttle);
+	unsigned int rate = READ_ONCE(max_pmi_rate);
+	unsigned long now = jiffies;
+
+	if (!rate)
+		return false;
+	if (t->deferred)
+		return true;
+	if (t->tick != now) {
+		t->tick = now;
+		t->pmis = 0;
+	}
+	if (++t->pmis <= DIV_ROUND_UP(rate, HZ))
+		return false;
+	t->deferred = true;
+	atomic_long_inc(&nr_throttled);
+	irq_work_queue(&t->work);
+	return true;
+}
+
+static int atomic_long_param_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%ld\n", atomic_long_read((atomic_long_t *)kp->arg));
+}
+
+static const struct kernel_param_ops atomic_long_param_ops = {
+	.get = atomic_long_param_get,
+};
+module_param_cb(throttled, &atomic_long_param_ops, &nr_throttled, 0444);
+MODULE_PARM_DESC(throttled, "times a CPU went over max_pmi_rate and deferred its PMIs to the next tick (read-only)");
+module_param_cb(signals_refused, &atomic_long_param_ops, &nr_sig_refused, 0444);
+MODULE_PARM_DESC(signals_refused, "overflow signals not sent because the attacher may not signal the task (read-only)");
+
+/**
+ * pmuvirt_lx_policy_init() - open perf_event_paranoid, set up the rate limit
+ *
+ * The sysctl file is opened once, here, in the namespaces of the loader:
+ * nobody can later put another file at that path for the module.  When it
+ * cannot be opened, every check takes the most restrictive level.
+ */
+void pmuvirt_lx_policy_init(void)
+{
+	struct file *f = filp_open(PARANOID_PATH, O_RDONLY, 0);
+	unsigned int cpu;
+
+	if (IS_ERR(f)) {
+		pr_warn("cannot open %s (%ld): hardware counters need CAP_PERFMON\n",
+			PARANOID_PATH, PTR_ERR(f));
+		f = NULL;
+	}
+	paranoid_file = f;
+	for_each_possible_cpu(cpu)
+		per_cpu_ptr(&lx_throttle, cpu)->work =
+			IRQ_WORK_INIT_LAZY(throttle_work_fn);
+}
+
+/**
+ * pmuvirt_lx_policy_exit() - undo pmuvirt_lx_policy_init()
+ *
+ * Call after nothing can raise a PMI any more.
+ */
+void pmuvirt_lx_policy_exit(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		irq_work_sync(&per_cpu_ptr(&lx_throttle, cpu)->work);
+	if (paranoid_file)
+		fput(paranoid_file);
+	paranoid_file = NULL;
+}
