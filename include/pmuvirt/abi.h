@@ -80,6 +80,65 @@ struct pmuvirt_control {
 };
 
 /*
+ * Event policy: what an administrator lets a context (a domain's VCPUs, an
+ * unprivileged user's threads) count, in the manner of KVM's PMU event
+ * filter.  With PMUVIRT_POLICY_ALLOW only the listed events may be counted,
+ * with PMUVIRT_POLICY_DENY every event but the listed ones.  Portable events
+ * are listed by bit in @events; raw codes by masked entries: a raw code is
+ * listed when it matches at least one entry without PMUVIRT_POLICY_EXCLUDE
+ * and no entry with it.  A raw code that names a portable event's hardware
+ * event (x86 0xc0: instructions retired) is still a raw code: list both, or
+ * allow no raw codes at all (ALLOW with @nr_raw 0).  There is no fixed
+ * counter bitmap: a control names events, never counters, and a fixed
+ * counter only ever counts its own portable event, which @events decides.
+ */
+#define PMUVIRT_POLICY_ALLOW		0	/* only the listed events */
+#define PMUVIRT_POLICY_DENY		1	/* every event but the listed ones */
+#define PMUVIRT_POLICY_MAX_RAW		32
+
+/* pmuvirt_policy_raw.flags */
+#define PMUVIRT_POLICY_EXCLUDE		0x1u	/* codes this entry matches are not listed */
+
+/**
+ * struct pmuvirt_policy_raw - a set of raw event codes
+ * @match:	what the masked code must equal; no bit outside @mask.
+ * @mask:	bits of the raw code compared: code c matches when
+ *		(c & @mask) == @match.
+ * @flags:	PMUVIRT_POLICY_EXCLUDE.
+ * @reserved:	must be zero.
+ */
+struct pmuvirt_policy_raw {
+	uint64_t match;
+	uint64_t mask;
+	uint32_t flags;
+	uint32_t reserved;
+};
+
+/**
+ * struct pmuvirt_policy - which events a context may count
+ * @version:	PMUVIRT_ABI_VERSION.
+ * @action:	PMUVIRT_POLICY_ALLOW or PMUVIRT_POLICY_DENY.
+ * @events:	bit (1 << enum pmuvirt_event) for each listed portable event
+ *		(PMUVIRT_EV_NONE's bit and bits past the last event are zero).
+ * @nr_raw:	valid entries of @raw (at most PMUVIRT_POLICY_MAX_RAW).
+ * @flags:	must be zero.
+ * @reserved:	must be zero.
+ * @raw:	the listed raw codes.
+ *
+ * DENY with nothing listed permits everything; ALLOW with nothing listed
+ * permits nothing.
+ */
+struct pmuvirt_policy {
+	uint32_t version;
+	uint32_t action;
+	uint32_t events;
+	uint32_t nr_raw;
+	uint32_t flags;
+	uint32_t reserved;
+	struct pmuvirt_policy_raw raw[PMUVIRT_POLICY_MAX_RAW];
+};
+
+/*
  * Shared records: the user-visible state of one context (a thread, or a
  * VCPU seen from its guest).  The logical value of counter i is
  *

@@ -29,6 +29,7 @@
 
 #ifndef EINVAL
 /* Same numbers in Linux, Xen and Linux userspace. */
+#define EPERM		1
 #define EFAULT		14
 #define EBUSY		16
 #define ENODEV		19
@@ -328,6 +329,46 @@ int pmuvirt_validate(const struct pmuvirt_pmu *pmu, const struct pmuvirt_control
 		     struct pmuvirt_error *err);
 
 /**
+ * pmuvirt_policy_validate() - check an event policy
+ * @pol:	the policy (from an administrator: a hypercall, an ioctl, a
+ *		boot option).
+ *
+ * Return: 0; -EINVAL for a wrong version or action, a nonzero reserved
+ * field or flag, an unknown event bit, more than PMUVIRT_POLICY_MAX_RAW raw
+ * entries, or an entry whose @match has bits outside its @mask (it could
+ * never match).
+ */
+int pmuvirt_policy_validate(const struct pmuvirt_policy *pol);
+
+/**
+ * pmuvirt_policy_permits() - may one counter be counted under a policy
+ * @pol:	a policy pmuvirt_policy_validate() accepted, or NULL (no
+ *		policy: everything is permitted).
+ * @ctr:	the counter: a portable event, or a raw code (PMUVIRT_CTR_RAW).
+ *
+ * Return: true when @pol permits the counter's event.
+ */
+bool pmuvirt_policy_permits(const struct pmuvirt_policy *pol, const struct pmuvirt_counter_ctl *ctr);
+
+/**
+ * pmuvirt_validate_policy() - pmuvirt_validate() under an event policy
+ * @pmu, @ctl, @max_counters, @img, @slots, @err: as pmuvirt_validate().
+ * @pol:	a validated policy, or NULL for none.
+ *
+ * The generic checks of pmuvirt_validate() come first (a malformed control
+ * is -EINVAL whatever the policy), then the policy, then counter
+ * assignment and the backend's checks.  A caller that applies the control
+ * with pmuvirt_set_control() calls this first; the control that passes it
+ * passes pmuvirt_validate() with the same result.
+ *
+ * Return: as pmuvirt_validate(), and -EPERM (with @err naming the counter)
+ * for an event @pol does not permit.
+ */
+int pmuvirt_validate_policy(const struct pmuvirt_pmu *pmu, const struct pmuvirt_control *ctl,
+			    unsigned int max_counters, struct pmuvirt_hwctl *img, uint8_t *slots,
+			    const struct pmuvirt_policy *pol, struct pmuvirt_error *err);
+
+/**
  * pmuvirt_set_control() - give a context a new control; counts restart at 0
  * @pc:		the pcpu the context runs on, or NULL if it is not running.
  * @ctx:	the context.
@@ -380,6 +421,24 @@ void pmuvirt_pcpu_invalidate(struct pmuvirt_pcpu *pc);
  * counters stopped).
  */
 int pmuvirt_switch(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next);
+
+/**
+ * pmuvirt_switch_hook() - pmuvirt_switch() for a host's context-switch hook
+ * @pc:		this CPU's pcpu.
+ * @next:	the incoming context, or NULL to stop counting.
+ *
+ * A hook must never leave the outgoing context counting on @pc while the
+ * host moves on to @next.  pmuvirt_switch() refuses (-EBUSY) a @next that
+ * still runs on another pcpu and then leaves @pc as it was; this function
+ * switches @pc to no context in that case, so the outgoing context is
+ * suspended with its counts and nothing counts until the next switch.
+ * Afterwards pc->running is @next or NULL, whatever the result, and the
+ * host names the owner of @pc's counters after pc->running.
+ *
+ * Return: as pmuvirt_switch(); -EBUSY when @next ran elsewhere (then
+ * pc->running is NULL and @next is left where it was).
+ */
+int pmuvirt_switch_hook(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next);
 
 /**
  * pmuvirt_switch_in() - pmuvirt_switch() onto an idle pcpu

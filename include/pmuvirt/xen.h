@@ -6,15 +6,19 @@
  * (PMUVIRT_XEN_*) and the guest address of that command's argument struct.
  * Every argument struct starts with struct pmuvirt_xen_hdr; @size must be
  * the exact size of the command's struct and @version PMUVIRT_XEN_VERSION.
- * A command always acts on the calling VCPU (or its domain): there is no
- * way to name another VCPU or domain.
+ * A command acts on the calling VCPU (or its domain), except SET_POLICY,
+ * which a domain allowed to manage the target domain (dom0) uses on any
+ * domain.
  *
  * Return values are 0 or a negative errno (Linux numbering): -EINVAL for a
  * wrong version, size, reserved field or argument, -EFAULT for a guest
  * address Xen cannot read or write, -ENODEV when pmuvirt has no PMU or the
  * VCPU has no counters, -EOPNOTSUPP for an unknown command (a Xen without
- * pmuvirt returns -ENOSYS for the hypercall itself).  SET_CONTROL adds the
- * errors of pmuvirt_validate().
+ * pmuvirt returns -ENOSYS for the hypercall itself), -EBUSY for every
+ * command when pmuvirt refused to start because another user of the PMU
+ * (Xen's vPMU, the NMI watchdog, xenoprof) was there first.  SET_CONTROL
+ * adds the errors of pmuvirt_validate_policy() (-EPERM: an event the
+ * domain's policy does not permit).
  *
  * Layout rules as in abi.h: fixed-width fields, explicit padding, guest
  * addresses as uint64_t, every struct a multiple of 8 bytes.
@@ -38,6 +42,10 @@
 #define PMUVIRT_XEN_MAP_SHARED		4	/* struct pmuvirt_xen_map_shared */
 #define PMUVIRT_XEN_READ		5	/* struct pmuvirt_xen_read */
 #define PMUVIRT_XEN_TAKE_OVERFLOWS	6	/* struct pmuvirt_xen_take_overflows */
+#define PMUVIRT_XEN_SET_POLICY		7	/* struct pmuvirt_xen_set_policy */
+
+/* pmuvirt_xen_set_policy.domid: the caller's own domain (Xen's DOMID_SELF). */
+#define PMUVIRT_XEN_DOMID_SELF		0x7ff0u
 
 /**
  * struct pmuvirt_xen_hdr - first member of every argument struct
@@ -178,6 +186,28 @@ struct pmuvirt_xen_take_overflows {
 	uint32_t mask;
 	uint32_t reserved;
 	uint32_t count[PMUVIRT_MAX_COUNTERS];
+};
+
+/**
+ * struct pmuvirt_xen_set_policy - the event policy of a domain
+ * @domid:	the domain, or PMUVIRT_XEN_DOMID_SELF.
+ * @reserved:	must be zero.
+ * @policy:	the policy (pmuvirt_policy_validate()); DENY with nothing
+ *		listed lifts every restriction.
+ *
+ * Only a domain allowed to manage @domid may call it (Xen's XSM check for
+ * a domctl: by default the control domain); others get -EPERM.  The
+ * policy applies to every later SET_CONTROL of the domain's VCPUs.  A
+ * VCPU whose control the new policy does not permit loses it (counts
+ * nothing, as after an empty control): the calling VCPU at once, the
+ * others when Xen next switches them in.  -ESRCH: no such domain;
+ * -EINVAL: a malformed policy or a @domid past 16 bits.
+ */
+struct pmuvirt_xen_set_policy {
+	struct pmuvirt_xen_hdr hdr;
+	uint32_t domid;
+	uint32_t reserved;
+	struct pmuvirt_policy policy;
 };
 
 #endif /* PMUVIRT_XEN_H */

@@ -22,6 +22,8 @@ uint32_t pmuvirt_xen_arg_size(unsigned int cmd)
 		return sizeof(struct pmuvirt_xen_read);
 	case PMUVIRT_XEN_TAKE_OVERFLOWS:
 		return sizeof(struct pmuvirt_xen_take_overflows);
+	case PMUVIRT_XEN_SET_POLICY:
+		return sizeof(struct pmuvirt_xen_set_policy);
 	default:
 		return 0;
 	}
@@ -63,6 +65,9 @@ int pmuvirt_xen_check_arg(unsigned int cmd, const void *arg, size_t len)
 		break;
 	case PMUVIRT_XEN_TAKE_OVERFLOWS:
 		reserved = ((const struct pmuvirt_xen_take_overflows *)arg)->reserved;
+		break;
+	case PMUVIRT_XEN_SET_POLICY:
+		reserved = ((const struct pmuvirt_xen_set_policy *)arg)->reserved;
 		break;
 	default:
 		/* QUERY is all output; MAP_SHARED's inputs may hold any value. */

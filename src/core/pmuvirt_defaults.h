@@ -6,7 +6,7 @@
  *   - uint8_t .. uint64_t, int8_t .. int64_t, uintptr_t, size_t, bool,
  *     true, false, NULL
  *   - the errno values EINVAL, ENODEV, EBUSY, EOPNOTSUPP, ERANGE, ENOSPC,
- *     EFAULT (Linux numbering)
+ *     EFAULT (Linux numbering); EPERM (1) is defined here when missing
  * and may provide (defaults below otherwise):
  *   - pmuvirt_barrier(), pmuvirt_smp_rmb(), pmuvirt_smp_wmb()
  *   - PMUVIRT_READ_ONCE32(p), PMUVIRT_WRITE_ONCE32(p, v),
@@ -33,6 +33,14 @@
 #endif
 #if EINVAL != 22 || ENODEV != 19 || EBUSY != 16 || EOPNOTSUPP != 95 || ERANGE != 34 || \
 	ENOSPC != 28 || EFAULT != 14
+#error "pmuvirt_env.h: errno values must use the Linux numbering"
+#endif
+
+/* Refusals by an event policy; hosts that define no EPERM get Linux's number. */
+#ifndef EPERM
+#define EPERM 1
+#endif
+#if EPERM != 1
 #error "pmuvirt_env.h: errno values must use the Linux numbering"
 #endif
 

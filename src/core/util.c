@@ -21,6 +21,8 @@ const char *pmuvirt_strerror(int err)
 		return "not enough counters";
 	case -EFAULT:
 		return "register access failed";
+	case -EPERM:
+		return "event not permitted by policy";
 	default:
 		return "unknown error";
 	}

@@ -109,9 +109,73 @@ int pmuvirt_assign(const struct pmuvirt_pmu *pmu, const struct pmuvirt_control *
 	return 0;
 }
 
+/* Portable events a policy may list: every event but PMUVIRT_EV_NONE. */
+#define POLICY_EVENTS	(((1u << PMUVIRT_EV_NR) - 1) & ~(1u << PMUVIRT_EV_NONE))
+
+int pmuvirt_policy_validate(const struct pmuvirt_policy *pol)
+{
+	unsigned int i;
+
+	if (!pol || pol->version != PMUVIRT_ABI_VERSION)
+		return -EINVAL;
+	if (pol->action != PMUVIRT_POLICY_ALLOW && pol->action != PMUVIRT_POLICY_DENY)
+		return -EINVAL;
+	if (pol->flags || pol->reserved || (pol->events & ~POLICY_EVENTS))
+		return -EINVAL;
+	if (pol->nr_raw > PMUVIRT_POLICY_MAX_RAW)
+		return -EINVAL;
+	for (i = 0; i < pol->nr_raw; i++) {
+		const struct pmuvirt_policy_raw *r = &pol->raw[i];
+
+		if (r->reserved || (r->flags & ~PMUVIRT_POLICY_EXCLUDE) || (r->match & ~r->mask))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* Is raw code @code on the policy's list (KVM's masked events)? */
+static bool policy_lists_raw(const struct pmuvirt_policy *pol, uint64_t code)
+{
+	unsigned int i, n = pol->nr_raw;
+	bool included = false;
+
+	if (n > PMUVIRT_POLICY_MAX_RAW)
+		n = PMUVIRT_POLICY_MAX_RAW;
+	for (i = 0; i < n; i++) {
+		const struct pmuvirt_policy_raw *r = &pol->raw[i];
+
+		if ((code & r->mask) != r->match)
+			continue;
+		if (r->flags & PMUVIRT_POLICY_EXCLUDE)
+			return false;
+		included = true;
+	}
+	return included;
+}
+
+bool pmuvirt_policy_permits(const struct pmuvirt_policy *pol, const struct pmuvirt_counter_ctl *ctr)
+{
+	bool listed;
+
+	if (!pol)
+		return true;
+	if (ctr->flags & PMUVIRT_CTR_RAW)
+		listed = policy_lists_raw(pol, ctr->event);
+	else
+		listed = ctr->event < 32 && (pol->events & (1u << ctr->event));
+	return pol->action == PMUVIRT_POLICY_DENY ? !listed : listed;
+}
+
 int pmuvirt_validate(const struct pmuvirt_pmu *pmu, const struct pmuvirt_control *ctl,
 		     unsigned int max_counters, struct pmuvirt_hwctl *img, uint8_t *slots,
 		     struct pmuvirt_error *err)
+{
+	return pmuvirt_validate_policy(pmu, ctl, max_counters, img, slots, NULL, err);
+}
+
+int pmuvirt_validate_policy(const struct pmuvirt_pmu *pmu, const struct pmuvirt_control *ctl,
+			    unsigned int max_counters, struct pmuvirt_hwctl *img, uint8_t *slots,
+			    const struct pmuvirt_policy *pol, struct pmuvirt_error *err)
 {
 	struct pmuvirt_hwctl local_img;
 	uint8_t local_slots[PMUVIRT_MAX_COUNTERS];
@@ -155,6 +219,10 @@ int pmuvirt_validate(const struct pmuvirt_pmu *pmu, const struct pmuvirt_control
 		if (!(c->flags & (PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL)))
 			return pmuvirt_fail(err, (int)i, "counts neither user nor kernel mode", -EINVAL);
 	}
+
+	for (i = 0; pol && i < ctl->nr_counters; i++)
+		if (!pmuvirt_policy_permits(pol, &ctl->counter[i]))
+			return pmuvirt_fail(err, (int)i, "event not permitted by policy", -EPERM);
 
 	if (!slots)
 		slots = local_slots;

@@ -13,22 +13,26 @@
  * most 2^63 that keep the logical count within 64 bits, and periods of at
  * most half their range); a refused argument changes
  * nothing in the context; ARM's check and pmuvirt_arm_counters() return
- * the same errno; SET_CONTROL's result is pmuvirt_validate()'s; and after
- * every accepted call and every step the fake has refused no register
- * access.
+ * the same errno; SET_POLICY's policy is accepted exactly when it keeps
+ * the rules of abi.h; SET_CONTROL under the last accepted policy refuses
+ * with -EPERM exactly the first counter the policy does not permit (by the
+ * matching rule written again here), and otherwise gives
+ * pmuvirt_validate()'s result; and after every accepted call and every
+ * step the fake has refused no register access.
  *
  * Input: config byte, mode byte, the initial control of a, then records:
  * op (bits 0-1: 0 hypercall, else a step), and for a hypercall a command
  * byte (bit 7: four raw command bytes follow), with op bit 2 a two-byte
  * length (else the command's size), then the argument bytes; op bit 3
- * sets a valid header, bit 4 clears the reserved field.
+ * sets a valid header, bit 4 clears the reserved field, bit 5 makes a
+ * SET_POLICY's policy well formed more often than not.
  */
 #include "fuzz_rig.h"
 #include <pmuvirt/xen.h>
 #include "pmuvirt_abi_check.h"
 
 #define MAX_RECORDS	16
-#define MAX_LEN		640
+#define MAX_LEN		1024
 
 union xen_arg {
 	struct pmuvirt_xen_hdr hdr;
@@ -38,6 +42,7 @@ union xen_arg {
 	struct pmuvirt_xen_map_shared map_shared;
 	struct pmuvirt_xen_read read;
 	struct pmuvirt_xen_take_overflows take;
+	struct pmuvirt_xen_set_policy set_policy;
 	uint8_t bytes[MAX_LEN];
 };
 
@@ -48,6 +53,7 @@ static uint32_t *reserved_of(union xen_arg *u, unsigned int cmd)
 	case PMUVIRT_XEN_ARM: return &u->arm.reserved;
 	case PMUVIRT_XEN_READ: return &u->read.reserved;
 	case PMUVIRT_XEN_TAKE_OVERFLOWS: return &u->take.reserved;
+	case PMUVIRT_XEN_SET_POLICY: return &u->set_policy.reserved;
 	default: return NULL;
 	}
 }
@@ -77,6 +83,46 @@ static bool arm_ok(const struct pmuvirt_xen_arm *op, const struct pmuvirt_ctx *c
 	}
 	return true;
 }
+
+/* The policy rules of abi.h, written again. */
+static bool policy_ok(const struct pmuvirt_policy *p)
+{
+	unsigned int i;
+
+	if (p->version != PMUVIRT_ABI_VERSION || p->action > 1 || p->flags || p->reserved ||
+	    (p->events & ~0x3eu) || p->nr_raw > 32)
+		return false;
+	for (i = 0; i < p->nr_raw; i++)
+		if (p->raw[i].reserved || p->raw[i].flags > 1 ||
+		    (p->raw[i].match | p->raw[i].mask) != p->raw[i].mask)
+			return false;
+	return true;
+}
+
+static bool policy_allows(const struct pmuvirt_policy *p, const struct pmuvirt_counter_ctl *c)
+{
+	bool listed = false, excluded = false;
+	unsigned int i;
+
+	if (!(c->flags & PMUVIRT_CTR_RAW)) {
+		listed = c->event < 6 && ((p->events >> c->event) & 1);
+	} else {
+		for (i = 0; i < p->nr_raw; i++) {
+			if ((c->event & p->raw[i].mask) != p->raw[i].match)
+				continue;
+			if (p->raw[i].flags)
+				excluded = true;
+			else
+				listed = true;
+		}
+		listed = listed && !excluded;
+	}
+	return p->action == PMUVIRT_POLICY_ALLOW ? listed : !listed;
+}
+
+/* The last policy SET_POLICY accepted, NULL before. */
+static struct pmuvirt_policy cur_policy;
+static const struct pmuvirt_policy *policy;
 
 /* Xen passes the PCPU only when the caller's context is the one on it. */
 static struct pmuvirt_pcpu *pc_of(struct rig *r)
@@ -143,6 +189,26 @@ static void hypercall(struct rig *r, unsigned int cmd, union xen_arg *u, size_t 
 		if (ret)
 			break;
 		v = pmuvirt_validate(&r->pmu, &ctl, r->a->max_counters, NULL, NULL, &err);
+		err.counter = -2;
+		ret = pmuvirt_validate_policy(&r->pmu, &ctl, r->a->max_counters, NULL, NULL,
+					      policy, &err);
+		if (policy && ret == -EPERM) {
+			/* the first counter the policy does not permit */
+			if (err.counter < 0 || (unsigned int)err.counter >= ctl.nr_counters ||
+			    policy_allows(policy, &ctl.counter[err.counter]))
+				abort();
+			for (i = 0; i < (unsigned int)err.counter; i++)
+				if (!policy_allows(policy, &ctl.counter[i]))
+					abort();
+			if (memcmp(snap, r->a, r->csize))
+				abort();
+			break;
+		}
+		if (ret != v)
+			abort();
+		for (i = 0; !ret && policy && i < ctl.nr_counters; i++)
+			if (!policy_allows(policy, &ctl.counter[i]))
+				abort();
 		ret = pmuvirt_set_control(pc_of(r), r->a, &ctl, &err);
 		if (ret != v)
 			abort();
@@ -180,6 +246,15 @@ static void hypercall(struct rig *r, unsigned int cmd, union xen_arg *u, size_t 
 			abort();
 		break;
 	}
+	case PMUVIRT_XEN_SET_POLICY:
+		ret = pmuvirt_policy_validate(&u->set_policy.policy);
+		if ((ret == 0) != policy_ok(&u->set_policy.policy) || (ret && ret != -EINVAL))
+			abort();
+		if (!ret) {
+			cur_policy = u->set_policy.policy;
+			policy = &cur_policy;
+		}
+		break;
 	default:
 		/* QUERY and MAP_SHARED touch no context: nothing to apply */
 		break;
@@ -196,6 +271,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t sel, mode;
 	unsigned int k;
 
+	policy = NULL;
 	take(&data, &size, &sel, 1);
 	take(&data, &size, &mode, 1);
 	take(&data, &size, &ctl, sizeof(ctl));
@@ -241,6 +317,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if ((op & 0x10) && reserved_of(&u, cmd))
 			*reserved_of(&u, cmd) = 0;
+		if ((op & 0x20) && cmd == PMUVIRT_XEN_SET_POLICY) {
+			struct pmuvirt_policy *p = &u.set_policy.policy;
+			unsigned int i;
+
+			p->version = PMUVIRT_ABI_VERSION;
+			p->action &= 1;
+			p->events &= 0x3e;
+			p->flags = p->reserved = 0;
+			p->nr_raw %= PMUVIRT_POLICY_MAX_RAW + 1;
+			for (i = 0; i < PMUVIRT_POLICY_MAX_RAW; i++) {
+				p->raw[i].reserved = 0;
+				p->raw[i].flags &= 1;
+				p->raw[i].match &= p->raw[i].mask;
+			}
+		}
 		hypercall(&r, cmd, &u, len);
 	}
 	rig_free(&r);

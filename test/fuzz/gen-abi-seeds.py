@@ -59,6 +59,26 @@ READ = hcall(5, struct.pack('<II', 0, 0) + bytes(8 * MAX))
 TAKE = hcall(6, struct.pack('<II', 0, 0) + bytes(4 * MAX))
 
 
+RAW = 0x4
+
+
+def set_policy(action, events, raw=(), domid=0x7ff0, version=1):
+    """SET_POLICY: raw entries are (match, mask, flags)."""
+    b = struct.pack('<II', domid, 0) + struct.pack('<6I', version, action, events, len(raw), 0, 0)
+    for i in range(32):
+        m, k, f = raw[i] if i < len(raw) else (0, 0, 0)
+        b += struct.pack('<QQII', m, k, f, 0)
+    return hcall(7, b)
+
+
+def set_ctl(counters):
+    return hcall(2, struct.pack('<iI', -1, 0) + control(counters))
+
+
+# allow the TSC and raw event 0xc0 with any unit mask but 0x01
+RAW_POLICY = set_policy(0, 1 << EV_TSC, [(0xc0, 0xff, 0), (0x1c0, 0xffff, 1)])
+
+
 def xen_seed(sel, running, records):
     return bytes([sel, 1 if running else 0]) + CTL + b''.join(records)
 
@@ -77,6 +97,13 @@ XEN = {
     'bad-arm-range': xen_seed(0, True, [arm(2, 1, 1 << 63), arm(2, 0, 10),
                                         arm(2, 10, 0)]),
     'bad-arm-reserved': xen_seed(1, True, [arm(2, 1, 1, reserved=1)]),
+    'policy-raw': xen_seed(2, True, [RAW_POLICY, set_ctl([(0x1c0, 0, USER | RAW)]),
+                                     set_ctl([(0x2c0, 0, USER | RAW)]),
+                                     set_ctl([(EV_TSC, 0, 0), (0xc4, 0, USER | RAW)]), READ]),
+    'policy-deny': xen_seed(3, True, [set_policy(1, 1 << EV_CYCLES, [(0xc0, 0xff, 0)]), SET,
+                                      set_ctl([(0x3c, 0, USER | RAW)]), EVENTS, READ]),
+    'bad-policy': xen_seed(2, True, [set_policy(2, 0), set_policy(0, 1),
+                                     set_policy(0, 0, [(0x1c0, 0xff, 0)]), SET]),
     'bad-command': xen_seed(2, True, [bytes([0x04, 0x80]) + struct.pack('<IH', 9, 16) +
                                       struct.pack('<II', 1, 16) + bytes(8)]),
 }

@@ -1,11 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 # Boot Xen with pmuvirt under QEMU (TCG, -icount shift=0) with Debian's
-# kernel as a PV dom0 of two VCPUs on one physical CPU, twice.  As the
+# kernel as a PV dom0 of two VCPUs on one physical CPU, three times.  As the
 # hardware is (the TSC alone): pmuvirt_xen_test drives the hypercall, then
 # pmuvirt.ko is loaded and pmuvirt_xen_guest checks per-thread counts on
 # top of the VCPUs'.  With Xen's emulated PMU (pmuvirt-emulate):
-# xen_emu_test checks PMC counting per VCPU and the PMI -> VIRQ path.
+# xen_emu_test checks PMC counting per VCPU and the PMI -> VIRQ path.  With
+# vpmu=1: pmuvirt refuses to start, and its hypercall answers -EBUSY.
 # Judged by console markers, not by QEMU's exit status.
 #
 # usage: test/vm-xen/run.sh [BUILD_DIR]     (default <source>/build-xen)
@@ -13,7 +14,9 @@
 # Environment: PMUVIRT_XEN_ITERATIONS (loop length per thread of the
 #              hypercall test, default 5e7), PMUVIRT_XEN_GUEST_ITERATIONS
 #              (the same for pmuvirt_xen_guest, default 5e7),
-#              PMUVIRT_XEN_TIMEOUT (seconds, default 900).
+#              PMUVIRT_XEN_TIMEOUT (seconds, default 900),
+#              PMUVIRT_XEN_BOOTS (the boots to run, default
+#              "real emulated refused"; the test passes only with all).
 set -eu
 
 srcroot=$(cd "$(dirname "$0")/../.." && pwd)
@@ -25,6 +28,7 @@ work=$build/vm-xen
 iterations=${PMUVIRT_XEN_ITERATIONS:-50000000}
 guest_iterations=${PMUVIRT_XEN_GUEST_ITERATIONS:-50000000}
 timeout_s=${PMUVIRT_XEN_TIMEOUT:-900}
+boots=${PMUVIRT_XEN_BOOTS:-real emulated refused}
 
 log() { echo "vm-xen: $*" >&2; }
 
@@ -92,6 +96,8 @@ gcc -O2 -Wall -Wextra -static -pthread -I"$srcroot/include" \
 	-o "$work/root/xen_emu_test" "$srcroot/test/vm-xen/xen_emu_test.c"
 gcc -O2 -Wall -Wextra -Werror -static -I"$srcroot/include" -o "$work/root/xen_domains_test" \
 	"$srcroot/test/vm-xen/xen_domains_test.c"
+gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" \
+	-o "$work/root/xen_policy_test" "$srcroot/test/vm-xen/xen_policy_test.c"
 gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/tools/pmuvirt-stat" \
 	-o "$work/root/pmuvirt_xen_guest" "$srcroot/test/vm-xen/pmuvirt_xen_guest.c" \
 	"$srcroot/tools/pmuvirt-stat/libpmuvirt-user.c"
@@ -111,7 +117,11 @@ insmod /lib/modules/xenfs.ko
 mkdir -p /proc/xen
 mount -t xenfs xenfs /proc/xen
 echo "PMUVIRT-XEN-DOM0-UP cpus=\$(grep -c ^processor /proc/cpuinfo)"
-if grep -q pmuvirt_emulated_boot /proc/cmdline; then
+if grep -q pmuvirt_refused_boot /proc/cmdline; then
+	# Xen's vPMU was asked for: pmuvirt refused to start.
+	/xen_policy_test refused
+	echo "PMUVIRT-XEN-REFUSED-EXIT=\$?"
+elif grep -q pmuvirt_emulated_boot /proc/cmdline; then
 	/xen_emu_test
 	echo "PMUVIRT-XEN-EMU-EXIT=\$?"
 	# Both levels on the emulated PMU: guest threads' i-mode counters
@@ -131,6 +141,8 @@ else
 	echo "PMUVIRT-XEN-TEST-EXIT=\$?"
 	/xen_domains_test
 	echo "PMUVIRT-XEN-DOMAINS-EXIT=\$?"
+	/xen_policy_test
+	echo "PMUVIRT-XEN-POLICY-EXIT=\$?"
 	# The guest level.  After the direct hypercall test: the module owns the
 	# VCPUs' counters from here on.
 	insmod /lib/modules/pmuvirt.ko && echo "PMUVIRT-XEN-GUEST-LOADED"
@@ -178,17 +190,34 @@ require() {
 	done
 }
 
+want() { case " $boots " in *" $1 "*) return 0 ;; esac; return 1; }
+
 # The hardware as it is: the TSC alone; the VCPU level, then pmuvirt.ko on it.
+if want real; then
 boot real "" ""
 require "PMUVIRT-XEN-PASSED" "PMUVIRT-XEN-TEST-EXIT=0" \
 	"PMUVIRT-XEN-GUEST-PASSED" "PMUVIRT-XEN-GUEST-EXIT=0" \
 	"pmuvirt: backend: Xen PV" "PMUVIRT-XEN-GUEST-UNLOADED" \
 	"PMUVIRT-XEN-GUEST-KERNEL-WARNINGS=0" "PMUVIRT-XEN-EMPTY-OK" \
-	"PMUVIRT-XEN-DOMAINS-PASSED" "PMUVIRT-XEN-DOMAINS-EXIT=0"
+	"PMUVIRT-XEN-DOMAINS-PASSED" "PMUVIRT-XEN-DOMAINS-EXIT=0" \
+	"PMUVIRT-XEN-POLICY-PASSED" "PMUVIRT-XEN-POLICY-EXIT=0"
+fi
 # Xen's emulated PMU (a test instrument): PMC counting and the PMI -> VIRQ path.
+if want emulated; then
 boot emulated "pmuvirt-emulate" "pmuvirt_emulated_boot"
 require "PMUVIRT-XEN-EMU-PASSED" "PMUVIRT-XEN-EMU-EXIT=0" \
 	"PMUVIRT-XEN-EMU-GUEST-EXIT=0" "PMUVIRT-XEN-EMU-GUEST-UNLOADED" \
 	"PMUVIRT-XEN-EMU-GUEST-KERNEL-WARNINGS=0"
+fi
+# Xen's vPMU asked for: pmuvirt refuses to start and says so; dom0 checks
+# the hypercall's answer and the boot ends there.
+if want refused; then
+boot refused "vpmu=1" "pmuvirt_refused_boot"
+require "pmuvirt: disabled: Xen's vPMU was asked for (vpmu=1)" \
+	"PMUVIRT-XEN-REFUSED-OK" "PMUVIRT-XEN-REFUSED-EXIT=0"
+fi
+for b in real emulated refused; do
+	want "$b" || { log "FAIL: boot $b not run (PMUVIRT_XEN_BOOTS=$boots)"; exit 1; }
+done
 log "PASS"
 exit 0

@@ -11,6 +11,10 @@
  * The domctl and sysctl layouts below are those of Xen 4.17
  * (xen/include/public/domctl.h, sysctl.h; interface version 0x15).
  *
+ * The first domain also gets an event policy from dom0 (pmuvirt's
+ * SET_POLICY names another domain); once it is gone the same call finds
+ * no domain.
+ *
  * Prints PMUVIRT-XEN-DOMAINS-* markers; the boot script judges by them.
  */
 #include "privcmd.h"
@@ -125,6 +129,21 @@ static long destroy(uint16_t domid)
 	return xen_op(HYPERVISOR_DOMCTL, &d);
 }
 
+/* pmuvirt's SET_POLICY on @domid: the "ipc" policy. */
+static long set_policy(uint32_t domid)
+{
+	struct pmuvirt_xen_set_policy op;
+
+	memset(&op, 0, sizeof(op));
+	hdr(&op.hdr, sizeof(op));
+	op.domid = domid;
+	op.policy.version = PMUVIRT_ABI_VERSION;
+	op.policy.action = PMUVIRT_POLICY_ALLOW;
+	op.policy.events = (1u << PMUVIRT_EV_INSTRUCTIONS) | (1u << PMUVIRT_EV_CYCLES) |
+			   (1u << PMUVIRT_EV_TSC);
+	return hc(PMUVIRT_XEN_SET_POLICY, &op);
+}
+
 /* Free memory once destruction (an RCU callback in Xen) has settled. */
 static long settled_free_pages(uint64_t *pages)
 {
@@ -157,12 +176,22 @@ int main(void)
 	}
 	/* one round first, so that Xen's caches reach their steady size */
 	rc = create(&domid);
-	if (!rc)
+	if (!rc) {
+		long prc = set_policy(domid);
+
+		printf("PMUVIRT-XEN-DOMAINS policy for d%u: rc=%ld\n", domid, prc);
+		if (prc)
+			bad++;
 		rc = destroy(domid);
+	}
 	if (rc || settled_free_pages(&before)) {
 		printf("PMUVIRT-XEN-DOMAINS-FAIL first domain: rc=%ld\n", rc);
 		return 1;
 	}
+	rc = set_policy(domid);
+	printf("PMUVIRT-XEN-DOMAINS policy for d%u once destroyed: rc=%ld\n", domid, rc);
+	if (rc != -ESRCH)
+		bad++;
 	for (i = 0; i < ROUNDS && !bad; i++) {
 		rc = create(&domid);
 		if (rc) {

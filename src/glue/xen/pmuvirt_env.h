@@ -17,6 +17,7 @@
  * Xen's errno values are enum constants; the core tests them in #if, so
  * give the ones it uses as macros too (same numbers, Linux numbering).
  */
+#define EPERM		1
 #define EFAULT		14
 #define EBUSY		16
 #define ENODEV		19

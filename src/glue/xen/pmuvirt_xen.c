@@ -7,11 +7,17 @@
  */
 #include <xen/init.h>
 #include <xen/lib.h>
+#include <xen/cpu.h>
+#include <xen/param.h>
 #include <xen/sched.h>
+#include <xen/smp.h>
 #include <xen/xmalloc.h>
 #include <xen/mm.h>
 #include <xen/event.h>
+#include <xen/xenoprof.h>
 #include <asm/msr.h>
+#include <asm/nmi.h>
+#include <asm/vpmu.h>
 #include <asm/processor.h>
 #include <asm/apic.h>
 #include <asm/pmuvirt.h>
@@ -22,6 +28,51 @@
 uint64_t pmuvirt_xen_stamp;
 struct pmuvirt_pmu pmuvirt_xen_pmu;
 bool pmuvirt_xen_ready;
+int pmuvirt_xen_refused;
+
+/*
+ * vpmu= as the administrator gave it.  Xen's own handler of the option
+ * runs too; pmuvirt only notes that the vPMU was asked for, so the
+ * refusal does not depend on whether the vPMU then supports this CPU.
+ */
+static char __initdata pmuvirt_xen_vpmu_opt[32];
+
+static int __init cf_check pmuvirt_xen_parse_vpmu(const char *s)
+{
+	if (*s && parse_bool(s, NULL) == 0)
+		pmuvirt_xen_vpmu_opt[0] = '\0';
+	else
+		safe_strcpy(pmuvirt_xen_vpmu_opt, *s ? s : "1");
+	return 0;
+}
+custom_param("vpmu", pmuvirt_xen_parse_vpmu);
+
+/* The policy every new domain starts with (pmuvirt-policy=all|arch|ipc). */
+static struct pmuvirt_policy __read_mostly pmuvirt_xen_default_policy = {
+	.version = PMUVIRT_ABI_VERSION, .action = PMUVIRT_POLICY_DENY,
+};
+
+static int __init cf_check pmuvirt_xen_parse_policy(const char *s)
+{
+	struct pmuvirt_policy *p = &pmuvirt_xen_default_policy;
+
+	if (!strcmp(s, "all")) {
+		p->action = PMUVIRT_POLICY_DENY;
+		p->events = 0;
+	} else if (!strcmp(s, "arch")) {
+		/* every portable event, no raw code */
+		p->action = PMUVIRT_POLICY_ALLOW;
+		p->events = ((1u << PMUVIRT_EV_NR) - 1) & ~(1u << PMUVIRT_EV_NONE);
+	} else if (!strcmp(s, "ipc")) {
+		p->action = PMUVIRT_POLICY_ALLOW;
+		p->events = (1u << PMUVIRT_EV_INSTRUCTIONS) | (1u << PMUVIRT_EV_CYCLES) |
+			    (1u << PMUVIRT_EV_TSC);
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+custom_param("pmuvirt-policy", pmuvirt_xen_parse_policy);
 
 /* Indexed by PCPU number; each entry touched only by its own PCPU. */
 static struct pmuvirt_pcpu *pmuvirt_xen_pcpus;
@@ -103,6 +154,30 @@ static const char *pmuvirt_xen_class_name(unsigned int cls)
 	}
 }
 
+static void pmuvirt_xen_cpu_reset(void);
+static void pmuvirt_xen_cpu_dead(unsigned int cpu);
+
+static int cf_check pmuvirt_xen_cpu_callback(struct notifier_block *nfb, unsigned long action,
+					     void *hcpu)
+{
+	unsigned int cpu = (unsigned long)hcpu;
+
+	switch (action) {
+	case CPU_STARTING:
+		/* On @cpu with interrupts off: its PMU and LVT are at power-on values. */
+		pmuvirt_xen_cpu_reset();
+		break;
+	case CPU_DEAD:
+		pmuvirt_xen_cpu_dead(cpu);
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block pmuvirt_xen_cpu_nfb = {
+	.notifier_call = pmuvirt_xen_cpu_callback,
+};
+
 static int __init pmuvirt_xen_init(void)
 {
 	const struct pmuvirt_pmu *pmu = &pmuvirt_xen_pmu;
@@ -113,6 +188,19 @@ static int __init pmuvirt_xen_init(void)
 	BUILD_BUG_ON(sizeof(struct pmuvirt_xen_slot) != sizeof(struct pmuvirt_slot));
 	BUILD_BUG_ON(sizeof(struct pmuvirt_shared_ctx) > PAGE_SIZE);
 
+	/* pmuvirt takes every PMI and owns the counters: it shares them with no one. */
+	if (pmuvirt_xen_vpmu_opt[0] || vpmu_mode != XENPMU_MODE_OFF) {
+		printk(XENLOG_WARNING "pmuvirt: disabled: Xen's vPMU was asked for (vpmu=%s) and pmuvirt does not share the PMU; hypercall %u answers -EBUSY\n",
+		       pmuvirt_xen_vpmu_opt[0] ? pmuvirt_xen_vpmu_opt : "?", PMUVIRT_XEN_HYPERCALL);
+		pmuvirt_xen_refused = -EBUSY;
+		return 0;
+	}
+	if (opt_watchdog) {
+		printk(XENLOG_WARNING "pmuvirt: disabled: the NMI watchdog (watchdog) counts with a performance counter; hypercall %u answers -EBUSY\n",
+		       PMUVIRT_XEN_HYPERCALL);
+		pmuvirt_xen_refused = -EBUSY;
+		return 0;
+	}
 	if (pmuvirt_xen_emulate) {
 		pmuvirt_xen_hwops = &pmuvirt_xen_emu_hw;
 		printk(XENLOG_WARNING "pmuvirt: pmuvirt-emulate: an EMULATED PMU whose counters count TSC ticks, for testing only\n");
@@ -128,6 +216,16 @@ static int __init pmuvirt_xen_init(void)
 		return 0;
 	}
 	pmuvirt_xen_nr_pcpus = nr_cpu_ids;
+	/* From here on xenoprof cannot reserve the counters (it gets -EBUSY). */
+	if (!acquire_pmu_ownership(PMU_OWNER_PMUVIRT)) {
+		printk(XENLOG_WARNING "pmuvirt: disabled: the PMU belongs to xenoprof or an HVM vPMU; hypercall %u answers -EBUSY\n",
+		       PMUVIRT_XEN_HYPERCALL);
+		xfree(pmuvirt_xen_pcpus);
+		pmuvirt_xen_pcpus = NULL;
+		pmuvirt_xen_refused = -EBUSY;
+		return 0;
+	}
+	register_cpu_notifier(&pmuvirt_xen_cpu_nfb);
 
 	printk(XENLOG_INFO "pmuvirt: %s, model %u: %u general, %u fixed counters, %u slots%s\n",
 	       pmu->name, pmu->model, pmu->nr_gp, pmu->nr_fixed, pmu->nr_slots,
@@ -165,6 +263,59 @@ struct pmuvirt_pcpu *pmuvirt_xen_this_pcpu(void)
 	return pc;
 }
 
+/*
+ * This PCPU's PMU lost its state (it came online, or the system resumed):
+ * forget what pmuvirt wrote and give the counter interrupt its vector
+ * again.  Interrupts disabled.  No VCPU runs here (a CPU goes down and
+ * suspends from its idle VCPU, which counts nothing).
+ */
+static void pmuvirt_xen_cpu_reset(void)
+{
+	unsigned int cpu = smp_processor_id();
+	struct pmuvirt_pcpu *pc;
+
+	if (!pmuvirt_xen_ready || cpu >= pmuvirt_xen_nr_pcpus)
+		return;
+	pc = &pmuvirt_xen_pcpus[cpu];
+	if (pc->pmu) {
+		if (pc->running)
+			printk(XENLOG_ERR "pmuvirt: CPU%u lost its PMU with a VCPU's counters on it\n",
+			       cpu);
+		pmuvirt_pcpu_invalidate(pc);
+		if (pmuvirt_xen_has_pmi() && !pmuvirt_xen_emulate)
+			apic_write(APIC_LVTPC, PMU_APIC_VECTOR);
+	}
+	pmuvirt_xen_this_pcpu();
+}
+
+/* @cpu is gone (another CPU runs this): it starts from scratch when it returns. */
+static void pmuvirt_xen_cpu_dead(unsigned int cpu)
+{
+	struct pmuvirt_pcpu *pc;
+
+	if (!pmuvirt_xen_ready || cpu >= pmuvirt_xen_nr_pcpus)
+		return;
+	pc = &pmuvirt_xen_pcpus[cpu];
+	if (pc->running) {
+		printk(XENLOG_ERR "pmuvirt: CPU%u went down with a VCPU's counters on it\n", cpu);
+		return;
+	}
+	pc->pmu = NULL;
+	if (pmuvirt_xen_emulate)
+		pmuvirt_xen_emu_cpu_dead(cpu);
+}
+
+/**
+ * pmuvirt_xen_resume() - the boot CPU is back from ACPI S3
+ *
+ * Called from enter_state() on CPU 0 with interrupts disabled; the other
+ * CPUs come back through the CPU notifier.
+ */
+void pmuvirt_xen_resume(void)
+{
+	pmuvirt_xen_cpu_reset();
+}
+
 struct pmuvirt_shared_ctx *pmuvirt_xen_record(const struct pmuvirt_xen_domain *dd,
 					      unsigned int vcpu_id)
 {
@@ -194,6 +345,8 @@ int pmuvirt_xen_domain_create(struct domain *d)
 		return -ENOMEM;
 	/* Domids are reused; the library's stamps never are. */
 	dd->tag = pmuvirt_stamp_next();
+	spin_lock_init(&dd->policy_lock);
+	dd->policy = pmuvirt_xen_default_policy;
 	dd->nr_records = d->max_vcpus;
 	dd->per_frame = PAGE_SIZE / sizeof(struct pmuvirt_shared_ctx);
 	dd->nr_frames = DIV_ROUND_UP(dd->nr_records, dd->per_frame);
@@ -246,21 +399,26 @@ void pmuvirt_xen_domain_destroy(struct domain *d)
  */
 int pmuvirt_xen_vcpu_create(struct vcpu *v)
 {
+	struct pmuvirt_xen_vcpu *xv;
 	struct pmuvirt_ctx *ctx;
 	size_t size;
 
+	BUILD_BUG_ON(sizeof(struct pmuvirt_xen_vcpu) % 8);
 	if (!pmuvirt_xen_ready || !v->domain->arch.pmuvirt)
 		return 0;
 	size = pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS);
 	if (!size)
 		return 0;
-	ctx = xzalloc_bytes(size);
-	if (!ctx)
+	xv = xzalloc_bytes(sizeof(*xv) + size);
+	if (!xv)
 		return -ENOMEM;
+	xv->ctl.version = PMUVIRT_ABI_VERSION;	/* no counters */
+	xv->policy_gen = v->domain->arch.pmuvirt->policy_gen;
+	ctx = (struct pmuvirt_ctx *)(xv + 1);
 	/* The VCPUs of one domain switch without writes; another domain's re-base. */
 	if (pmuvirt_ctx_init(ctx, size, &pmuvirt_xen_pmu) ||
 	    pmuvirt_ctx_set_domain(ctx, v->domain->arch.pmuvirt->tag)) {
-		xfree(ctx);
+		xfree(xv);
 		return 0;
 	}
 	pmuvirt_ctx_attach_shared(ctx, pmuvirt_xen_record(v->domain->arch.pmuvirt, v->vcpu_id));
@@ -268,20 +426,106 @@ int pmuvirt_xen_vcpu_create(struct vcpu *v)
 	return 0;
 }
 
+static void cf_check pmuvirt_xen_release_here(void *arg)
+{
+	pmuvirt_ctx_release(arg);
+}
+
 /**
  * pmuvirt_xen_vcpu_destroy() - free a VCPU's context
- * @v:		the VCPU; descheduled for good, so no PCPU runs its context.
+ * @v:		the VCPU; descheduled for good, so its last switch out (the
+ *		hook) took its context off the PCPU.
  */
 void pmuvirt_xen_vcpu_destroy(struct vcpu *v)
 {
 	struct pmuvirt_ctx *ctx = v->arch.pmuvirt;
+	struct pmuvirt_pcpu *pc;
 
 	if (!ctx)
 		return;
 	v->arch.pmuvirt = NULL;
-	pmuvirt_ctx_release(ctx);
+	pc = ctx->running_on;
+	/* A PCPU's state belongs to that PCPU: release the context there. */
+	if (pc && pc->cpu != smp_processor_id()) {
+		printk(XENLOG_ERR "pmuvirt: %pv destroyed while its counters run on CPU%u\n", v,
+		       pc->cpu);
+		on_selected_cpus(cpumask_of(pc->cpu), pmuvirt_xen_release_here, ctx, 1);
+	} else {
+		unsigned long flags;
+
+		local_irq_save(flags);
+		pmuvirt_ctx_release(ctx);
+		local_irq_restore(flags);
+	}
 	pmuvirt_ctx_attach_shared(ctx, NULL);
-	xfree(ctx);
+	xfree(pmuvirt_xen_vcpu_of(ctx));
+}
+
+/* Drop @v's control if the domain's policy does not permit it; lock held. */
+static void pmuvirt_xen_enforce_locked(struct vcpu *v, struct pmuvirt_xen_domain *dd,
+				       struct pmuvirt_ctx *ctx)
+{
+	static const struct pmuvirt_control empty = { .version = PMUVIRT_ABI_VERSION };
+	struct pmuvirt_xen_vcpu *xv = pmuvirt_xen_vcpu_of(ctx);
+	struct pmuvirt_pcpu *pc;
+	unsigned int i;
+	int rc;
+
+	for (i = 0; i < xv->ctl.nr_counters && i < PMUVIRT_MAX_COUNTERS; i++)
+		if (!pmuvirt_policy_permits(&dd->policy, &xv->ctl.counter[i]))
+			break;
+	if (i < xv->ctl.nr_counters && i < PMUVIRT_MAX_COUNTERS) {
+		pc = pmuvirt_xen_this_pcpu();
+		rc = pmuvirt_set_control(pc && pmuvirt_xen_running(pc) == ctx ? pc : NULL, ctx,
+					 &empty, NULL);
+		printk(XENLOG_G_INFO "pmuvirt: %pv: control dropped, counter %u not permitted by the domain's policy (%d)\n",
+		       v, i, rc);
+		if (rc)
+			return;	/* tried again at the next switch in */
+		xv->ctl = empty;
+	}
+	xv->policy_gen = dd->policy_gen;
+}
+
+void pmuvirt_xen_enforce_policy(struct vcpu *v)
+{
+	struct pmuvirt_xen_domain *dd = v->domain->arch.pmuvirt;
+	struct pmuvirt_ctx *ctx = v->arch.pmuvirt;
+	unsigned long flags;
+
+	if (!dd || !ctx || likely(pmuvirt_xen_vcpu_of(ctx)->policy_gen ==
+				  read_atomic(&dd->policy_gen)))
+		return;
+	spin_lock_irqsave(&dd->policy_lock, flags);
+	pmuvirt_xen_enforce_locked(v, dd, ctx);
+	spin_unlock_irqrestore(&dd->policy_lock, flags);
+}
+
+int pmuvirt_xen_set_vcpu_control(struct vcpu *v, const struct pmuvirt_control *ctl,
+				 struct pmuvirt_error *err)
+{
+	struct pmuvirt_xen_domain *dd = v->domain->arch.pmuvirt;
+	struct pmuvirt_ctx *ctx = v->arch.pmuvirt;
+	struct pmuvirt_pcpu *pc;
+	unsigned long flags;
+	int rc;
+
+	if (!dd || !ctx)
+		return -ENODEV;
+	spin_lock_irqsave(&dd->policy_lock, flags);
+	rc = pmuvirt_validate_policy(&pmuvirt_xen_pmu, ctl, ctx->max_counters, NULL, NULL,
+				     &dd->policy, err);
+	pc = pmuvirt_xen_this_pcpu();
+	/* A context a failed switch left off the hardware is updated suspended. */
+	if (!rc)
+		rc = pc ? pmuvirt_set_control(pmuvirt_xen_running(pc) == ctx ? pc : NULL, ctx, ctl,
+					      err) : -ENODEV;
+	if (!rc) {
+		pmuvirt_xen_vcpu_of(ctx)->ctl = *ctl;
+		pmuvirt_xen_vcpu_of(ctx)->policy_gen = dd->policy_gen;
+	}
+	spin_unlock_irqrestore(&dd->policy_lock, flags);
+	return rc;
 }
 
 static bool pmuvirt_xen_pending(const struct pmuvirt_ctx *ctx)
@@ -300,9 +544,13 @@ static bool pmuvirt_xen_pending(const struct pmuvirt_ctx *ctx)
  * @next:	the incoming VCPU (the idle VCPU stops counting).
  *
  * Called from context_switch() with interrupts disabled, lazy switches
- * included, so a context is never left on a PCPU its VCPU has left.
- * a-mode counters are offset (only reads); the outgoing VCPU gets its VIRQ
- * when overflows became pending on the way out.
+ * included, before sched_context_switched() clears @prev's is_running: so
+ * @prev's context is off this PCPU before any other PCPU may pick @prev,
+ * and a context is never left on a PCPU its VCPU has left.  Should that
+ * order ever break, pmuvirt_switch_hook() leaves this PCPU counting for
+ * no one rather than for the wrong VCPU.  a-mode counters are offset (only
+ * reads); the outgoing VCPU gets its VIRQ when overflows became pending on
+ * the way out.
  */
 void pmuvirt_xen_switch(struct vcpu *prev, struct vcpu *next)
 {
@@ -318,7 +566,9 @@ void pmuvirt_xen_switch(struct vcpu *prev, struct vcpu *next)
 	in = is_idle_vcpu(next) ? NULL : next->arch.pmuvirt;
 	if (out == in)
 		return;
-	rc = pmuvirt_switch(pc, in);
+	if (in)
+		pmuvirt_xen_enforce_policy(next);
+	rc = pmuvirt_switch_hook(pc, in);
 	if (unlikely(rc))
 		printk(XENLOG_G_WARNING "pmuvirt: switch to %pv: %s\n", next, pmuvirt_strerror(rc));
 	pc->host = pmuvirt_xen_running(pc) ? next : NULL;

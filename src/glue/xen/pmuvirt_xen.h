@@ -3,6 +3,7 @@
 #ifndef PMUVIRT_XEN_GLUE_H
 #define PMUVIRT_XEN_GLUE_H
 
+#include <xen/spinlock.h>
 #include <pmuvirt/pmuvirt.h>
 #include <pmuvirt/xen.h>
 #include "pmuvirt_x86.h"
@@ -26,7 +27,55 @@ struct pmuvirt_xen_domain {
 	unsigned int per_frame;
 	unsigned int nr_frames;
 	void **frames;
+	/* The event policy; taken with interrupts off (spin_lock_irqsave). */
+	spinlock_t policy_lock;
+	unsigned int policy_gen;	/* changes with every SET_POLICY */
+	struct pmuvirt_policy policy;
 };
+
+/**
+ * struct pmuvirt_xen_vcpu - what the glue keeps per VCPU, in front of its context
+ * @ctl:	the control the VCPU's context was last given (checked again
+ *		when the domain's policy changes).
+ * @policy_gen:	the domain's policy_gen @ctl was last checked against.
+ */
+struct pmuvirt_xen_vcpu {
+	struct pmuvirt_control ctl;
+	unsigned int policy_gen;
+	unsigned int reserved;
+};
+
+static inline struct pmuvirt_xen_vcpu *pmuvirt_xen_vcpu_of(struct pmuvirt_ctx *ctx)
+{
+	return (struct pmuvirt_xen_vcpu *)((char *)ctx - sizeof(struct pmuvirt_xen_vcpu));
+}
+
+/*
+ * 0, or -EBUSY when pmuvirt refused to start because another user of the
+ * PMU (Xen's vPMU, the NMI watchdog, xenoprof) was there.
+ */
+extern int pmuvirt_xen_refused;
+
+/**
+ * pmuvirt_xen_set_vcpu_control() - SET_CONTROL under the domain's policy
+ * @v:		the calling VCPU (its context runs on this PCPU or nowhere).
+ * @ctl:	the control, after pmuvirt_xen_guest_privilege().
+ * @err:	the reason on failure.
+ *
+ * Interrupts disabled.  Return: 0, -EPERM (the policy), or as
+ * pmuvirt_set_control().
+ */
+int pmuvirt_xen_set_vcpu_control(struct vcpu *v, const struct pmuvirt_control *ctl,
+				 struct pmuvirt_error *err);
+
+/**
+ * pmuvirt_xen_enforce_policy() - drop a control the domain's new policy forbids
+ * @v:		a VCPU whose context runs on this PCPU or nowhere.
+ *
+ * Interrupts disabled.  Cheap when the policy did not change since @v's
+ * control was checked.
+ */
+void pmuvirt_xen_enforce_policy(struct vcpu *v);
 
 extern struct pmuvirt_pmu pmuvirt_xen_pmu;
 extern bool pmuvirt_xen_ready;
@@ -54,6 +103,7 @@ extern bool pmuvirt_xen_emulate;
 extern const struct pmuvirt_hw_ops pmuvirt_xen_emu_hw;
 extern unsigned long pmuvirt_xen_emu_pmis;
 void pmuvirt_xen_emu_cpu_init(void);
+void pmuvirt_xen_emu_cpu_dead(unsigned int cpu);
 
 /**
  * pmuvirt_xen_deliver_pmi() - run the PMI path on this PCPU

@@ -119,3 +119,20 @@ void pmuvirt_xen_emu_cpu_init(void)
 	init_timer(&e->timer, emu_timer_fn, e, smp_processor_id());
 	e->ready = true;
 }
+
+/**
+ * pmuvirt_xen_emu_cpu_dead() - @cpu went offline: its emulated PMU is gone
+ * @cpu:	the CPU (not the caller's).
+ *
+ * As real counters lose their state, the bank is reset when the CPU comes
+ * back (pmuvirt_xen_emu_cpu_init()), and its timer is stopped meanwhile.
+ */
+void pmuvirt_xen_emu_cpu_dead(unsigned int cpu)
+{
+	struct pmuvirt_xen_emu_cpu *e = &per_cpu(pmuvirt_xen_emu_cpu, cpu);
+
+	if (!e->ready)
+		return;
+	e->ready = false;
+	kill_timer(&e->timer);
+}

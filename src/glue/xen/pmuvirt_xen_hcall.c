@@ -6,7 +6,8 @@
  * anything else is read, sizes must match exactly, reserved fields must be
  * zero, counter numbers are bounded by the calling VCPU's own control, and
  * guest addresses only go through copy_{from,to}_guest.  Every command
- * acts on the calling VCPU or its own domain.  The checks of the copied-in
+ * acts on the calling VCPU or its own domain, except SET_POLICY, which
+ * needs the right to manage the domain it names.  The checks of the copied-in
  * arguments are host-neutral (src/abi/xen_hcall.c), so they are fuzzed and
  * unit-tested outside Xen.
  */
@@ -15,6 +16,9 @@
 #include <xen/guest_access.h>
 #include <xen/hypercall.h>
 #include <xen/mm.h>
+#include <xen/rcupdate.h>
+#include <xsm/xsm.h>
+#include <public/domctl.h>
 #include <asm/page.h>
 
 #include "pmuvirt_xen.h"
@@ -61,7 +65,6 @@ static int pmuvirt_xen_set_control(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) 
 	struct pmuvirt_xen_set_control op;
 	struct pmuvirt_control ctl;
 	struct pmuvirt_error err = { .counter = -1, .reason = NULL };
-	struct pmuvirt_pcpu *pc;
 	unsigned long flags;
 	int rc;
 
@@ -73,13 +76,10 @@ static int pmuvirt_xen_set_control(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) 
 	/* Xen's own events never count for a guest; the guest sees its flags back. */
 	ctl = op.ctl;
 	rc = pmuvirt_xen_guest_privilege(&ctl, is_pv_domain(v->domain), &err);
-	/* pmuvirt_validate() checks version, counter count and reserved bits. */
+	/* pmuvirt_validate_policy() checks version, counter count, reserved bits, policy. */
 	local_irq_save(flags);
-	pc = pmuvirt_xen_this_pcpu();
-	/* A context a failed switch left off the hardware is updated suspended. */
 	if (!rc)
-		rc = pc ? pmuvirt_set_control(pmuvirt_xen_running(pc) == v->arch.pmuvirt ? pc :
-					      NULL, v->arch.pmuvirt, &ctl, &err) : -ENODEV;
+		rc = pmuvirt_xen_set_vcpu_control(v, &ctl, &err);
 	local_irq_restore(flags);
 	op.err_counter = rc ? err.counter : -1;
 	if (rc && err.reason)
@@ -191,6 +191,45 @@ static int pmuvirt_xen_take_overflows(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(voi
 	return copy_to_guest(arg, &op, 1) ? -EFAULT : 0;
 }
 
+static int pmuvirt_xen_set_policy(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+{
+	struct pmuvirt_xen_set_policy op;
+	struct pmuvirt_xen_domain *dd;
+	struct domain *d;
+	unsigned long flags;
+	int rc;
+
+	if (copy_from_guest(&op, arg, 1))
+		return -EFAULT;
+	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_SET_POLICY, &op, sizeof(op));
+	if (rc)
+		return rc;
+	if (op.domid > 0xffff || pmuvirt_policy_validate(&op.policy))
+		return -EINVAL;
+	d = rcu_lock_domain_by_any_id(op.domid);
+	if (!d)
+		return -ESRCH;
+	/* What a domctl on @d needs (by default: the control domain). */
+	rc = xsm_domctl(XSM_OTHER, d, XEN_DOMCTL_set_cpu_policy, 0);
+	dd = d->arch.pmuvirt;
+	if (!rc && !dd)
+		rc = -ENODEV;
+	if (!rc) {
+		spin_lock_irqsave(&dd->policy_lock, flags);
+		dd->policy = op.policy;
+		write_atomic(&dd->policy_gen, dd->policy_gen + 1);
+		spin_unlock_irqrestore(&dd->policy_lock, flags);
+		/* The caller's VCPU at once; the others at their next switch in. */
+		if (d == v->domain) {
+			local_irq_save(flags);
+			pmuvirt_xen_enforce_policy(v);
+			local_irq_restore(flags);
+		}
+	}
+	rcu_unlock_domain(d);
+	return rc;
+}
+
 /**
  * do_pmuvirt_op() - the pmuvirt hypercall
  * @cmd:	PMUVIRT_XEN_*.
@@ -206,6 +245,8 @@ long do_pmuvirt_op(unsigned int cmd, XEN_GUEST_HANDLE_PARAM(void) arg)
 
 	if (!pmuvirt_xen_arg_size(cmd))
 		return -EOPNOTSUPP;
+	if (pmuvirt_xen_refused)
+		return pmuvirt_xen_refused;
 	if (!pmuvirt_xen_ready || !v->arch.pmuvirt)
 		return -ENODEV;
 	if (copy_from_guest(&hdr, arg, 1))
@@ -227,6 +268,8 @@ long do_pmuvirt_op(unsigned int cmd, XEN_GUEST_HANDLE_PARAM(void) arg)
 		return pmuvirt_xen_read(v, arg);
 	case PMUVIRT_XEN_TAKE_OVERFLOWS:
 		return pmuvirt_xen_take_overflows(v, arg);
+	case PMUVIRT_XEN_SET_POLICY:
+		return pmuvirt_xen_set_policy(v, arg);
 	}
 	return -EOPNOTSUPP;
 }
