@@ -89,6 +89,8 @@ int qppc_thread_init(struct qppc_thread *t, const struct pmuvirt_pmu *pmu,
 	memset(t->mem, 0, sizeof(t->mem));
 	t->ctx = (struct pmuvirt_ctx *)t->mem;
 	ret = pmuvirt_ctx_init(t->ctx, pmuvirt_ctx_size(QPPC_MAXCTR), pmu);
+	if (!ret)
+		ret = pmuvirt_ctx_set_domain(t->ctx, QPPC_DOMAIN);
 	if (ret)
 		return ret;
 	ctl.version = PMUVIRT_ABI_VERSION;
@@ -176,6 +178,7 @@ static void test_exact(void)
 	uint64_t first[4][2];
 	const unsigned int rounds = 25;
 	struct pmuvirt_stats s0;
+	uint64_t ctr_writes;
 	bool ok_exact = true, ok_cost = true;
 	unsigned int run, i, j;
 	int ret = 0;
@@ -188,6 +191,8 @@ static void test_exact(void)
 		}
 		s0 = qppc_pc.stats;
 		qppc_pmc_reset();
+		/* The counters were written behind the library's back. */
+		pmuvirt_pcpu_invalidate(&qppc_pc);
 		qppc_pmis = 0;
 		ret |= qppc_schedule(&qppc_pc, exact, 4, rounds, 1);
 		if (qppc_pmis)
@@ -216,11 +221,18 @@ static void test_exact(void)
 			(qppc_pc.stats.reg_writes - s0.reg_writes) -
 				(qppc_pc.stats.ctl_writes - s0.ctl_writes),
 			qppc_pc.stats.reg_reads - s0.reg_reads);
-		if (qppc_pc.stats.reg_writes != qppc_pc.stats.ctl_writes)
+		/*
+		 * One domain: switches write no counter.  Only the first
+		 * switch-in after the invalidation re-bases (the counters'
+		 * owner is unknown then), once per non-TSC slot.
+		 */
+		ctr_writes = (qppc_pc.stats.reg_writes - s0.reg_writes) -
+			     (qppc_pc.stats.ctl_writes - s0.ctl_writes);
+		if (ctr_writes > qppc_pmu.nr_slots - 1u)
 			ok_exact = false;
 	}
 	check(ret == 0, "switches and reads succeed");
-	check(ok_exact, "logical counts grow by exactly 2 per extra iteration; no counter writes");
+	check(ok_exact, "logical counts grow by exactly 2 per extra iteration; no counter writes after the first switch-in");
 	check(ok_cost, "per-switch cost is a small constant (< " QPPC_STR(QPPC_MAX_SWITCH_COST) ")");
 }
 

@@ -6,6 +6,8 @@
 #include <pmuvirt/pmuvirt.h>
 
 #define QPPC_MAXCTR		4
+/* Every context of the image belongs to one security domain: switches stay read-only. */
+#define QPPC_DOMAIN		1
 /* Instructions a switch, a poll and the loop call may add to a slice. */
 #define QPPC_MAX_SWITCH_COST	2000
 /* The same for a thread switch of a guest stacked on the hypervisor. */

@@ -139,6 +139,7 @@ static int world_init(void)
 		v->virqs = 0;
 		v->ctx = (struct pmuvirt_ctx *)v->mem;
 		ret |= pmuvirt_ctx_init(v->ctx, pmuvirt_ctx_size(QPPC_MAXCTR), &qppc_pmu);
+		ret |= pmuvirt_ctx_set_domain(v->ctx, QPPC_DOMAIN);
 		pmuvirt_ctx_attach_shared(v->ctx, &vrec[i]);
 		memset(&v->pv, 0, sizeof(v->pv));
 		v->pv.ops = &lo_ops;
