@@ -992,6 +992,7 @@ static void evpolicy_cases(const char *policy, int unpriv, const struct evcase *
 		struct pmuvirt_control ctl;
 		int fd, i, e, want;
 
+		failed = 0;	/* this child's own checks */
 		if (unpriv)
 			drop_to_user();
 		fd = pmuvirt_user_open(1);
@@ -1050,6 +1051,7 @@ static long long evpolicy_inherit(int unpriv)
 		struct pmuvirt_control ctl;
 		int fd, e, i;
 
+		failed = 0;
 		if (unpriv)
 			drop_to_user();
 		fd = pmuvirt_user_open(0);
@@ -1149,7 +1151,7 @@ static void t_evpolicy(void)
 		n = (int)strcspn(text, "\n");
 		printf("vm: evpolicy: writing \"%.*s%s\": %s\n", n > 40 ? 40 : n, text,
 		       n > 40 ? "..." : "", e ? strerror(e) : "accepted");
-		CHECK(e == EINVAL, "writing \"%s\": got %d want EINVAL", text, e);
+		CHECK(e == EINVAL, "writing \"%.*s\": got %d want EINVAL", n, text, e);
 		evpolicy_expect(deny);
 	}
 	evpolicy_cases(deny, 1, deny_cases, 1);
