@@ -110,13 +110,18 @@ if [ "$mode" = icount ]; then
 	[ -z "$(cat /sys/module/pmuvirt/parameters/user_event_policy)" ] || fail "user_event_policy not cleared"
 fi
 
-# CPU hotplug (emulated PMU, two CPUs): CPU 1 goes offline under an
-# attached thread and comes back with its PMU reset and LVTPC masked
+# The emulated PMU at host speed (two CPUs): PMIs that QEMU delivers a
+# period late, then CPU 1 goes offline under an attached thread and comes
+# back with its PMU reset and LVTPC masked
 if [ "$mode" = smp ]; then
 	rmmod pmuvirt || fail "rmmod before emulate_pmu=1"
 	insmod /pmuvirt.ko emulate_pmu=1 || fail "insmod emulate_pmu=1"
-	/vmtest hotplug || fail "vmtest hotplug"
 	p=/sys/module/pmuvirt/parameters
+	/vmtest latepmi || fail "vmtest latepmi"
+	echo "vm: latepmi: emulated PMIs $(cat $p/emulated_pmis), at a register access $(cat $p/emulated_pmis_at_access), deferred $(cat $p/pmis_deferred), lost to a masked LVTPC $(cat $p/emulated_pmis_lost)"
+	[ "$(cat $p/emulated_pmis_lost)" = 0 ] || fail "latepmi: PMIs lost to a masked LVTPC"
+	[ "$(attached)" = 0 ] || fail "contexts left after latepmi: $(attached)"
+	/vmtest hotplug || fail "vmtest hotplug"
 	echo "vm: hotplug: emulated PMIs $(cat $p/emulated_pmis), lost to a masked LVTPC $(cat $p/emulated_pmis_lost)"
 	[ "$(cat $p/emulated_pmis_lost)" = 0 ] || fail "hotplug: PMIs lost to a masked LVTPC"
 	[ "$(attached)" = 0 ] || fail "contexts left after hotplug: $(attached)"

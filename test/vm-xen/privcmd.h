@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -81,6 +82,38 @@ static inline long pin_to_vcpu(int cpu, int *vcpu)
 	if (!rc)
 		*vcpu = (int)q.vcpu_id;
 	return rc;
+}
+
+/*
+ * A VCPU's count holds everything that runs on the VCPU.  A test that
+ * compares it with one thread's work must keep other tasks off: the
+ * kernel's deferred work after boot (module init sections freed by
+ * do_free_init, console output) runs on the CPU that queued it and would
+ * count, rightly, for that VCPU.  Run the thread at the highest real-time
+ * priority so no normal task (every kernel worker is one) preempts it;
+ * interrupts still run.  Return: 0 or a negative errno.
+ */
+static inline int run_alone(void)
+{
+	struct sched_param sp = { .sched_priority = sched_get_priority_max(SCHED_FIFO) };
+
+	return sched_setscheduler(0, SCHED_FIFO, &sp) ? -errno : 0;
+}
+
+/* This thread's involuntary context switches so far, or -1. */
+static inline long preemptions(void)
+{
+	char line[128];
+	long n = -1;
+	FILE *f = fopen("/proc/thread-self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "nonvoluntary_ctxt_switches: %ld", &n) == 1)
+			break;
+	fclose(f);
+	return n;
 }
 
 #endif

@@ -7,8 +7,10 @@
  * Two threads pinned to VCPU 0 and 1 each give their VCPU the control
  * {instructions (a-mode, fixed counter), cycles (i-mode, a notification
  * every PERIOD events, general counter), TSC} and run a loop of known
- * length while Xen time-slices the two VCPUs on one PCPU.  Each VCPU's
- * counts (READ) must match its thread's work within 2%, and its
+ * length while Xen time-slices the two VCPUs on one PCPU.  Each thread
+ * runs at the highest real-time priority, so no other task runs on its
+ * VCPU meanwhile (run_alone()), and must not have been preempted.  Each
+ * VCPU's counts (READ) must match its thread's work within 2%, and its
  * notifications (TAKE_OVERFLOWS) must number floor(count / PERIOD) (less
  * at most the one whose PMI may still be on its way, no more than the count
  * allows just after).  VCPU 0 has the VIRQ
@@ -40,7 +42,7 @@ static uint64_t iterations;
 
 struct result {
 	int cpu, vcpu;
-	long rc;
+	long rc, preempted;
 	uint64_t before[3], after[3], after_take[3], taken;
 	uint32_t mask;
 };
@@ -80,13 +82,17 @@ static void *worker(void *arg)
 		r->rc = hc(PMUVIRT_XEN_SET_CONTROL, &sc);
 	if (!r->rc && (r->vcpu != r->cpu || sched_getcpu() != r->cpu))
 		r->rc = -EAGAIN;
+	if (!r->rc)
+		r->rc = run_alone();
 	pthread_barrier_wait(&start_line);
 	if (r->rc)
 		return NULL;
+	r->preempted = preemptions();
 	r->rc = vcpu_read(r->before);
 	__asm__ __volatile__("1: dec %0\n\tjnz 1b" : "+r" (n) : : "cc");
 	if (!r->rc)
 		r->rc = vcpu_read(r->after);
+	r->preempted = preemptions() - r->preempted;
 	memset(&to, 0, sizeof(to));
 	hdr(&to.hdr, sizeof(to));
 	if (!r->rc)
@@ -176,12 +182,16 @@ int main(int argc, char **argv)
 		want = cyc / PERIOD;
 		most = r->after_take[1] / PERIOD;
 		printf("PMUVIRT-XEN-EMU vcpu=%d work=%.0f instructions=%llu (%+.3f%%) tsc=%llu (%+.3f%%) "
-		       "i-mode count=%llu notifications=%llu floor(count/period)=%llu mask=%#x\n",
+		       "i-mode count=%llu notifications=%llu floor(count/period)=%llu mask=%#x "
+		       "preempted=%ld\n",
 		       r->vcpu, work, (unsigned long long)(r->after[0] - r->before[0]), 100.0 * ei,
 		       (unsigned long long)(r->after[2] - r->before[2]), 100.0 * et,
 		       (unsigned long long)cyc, (unsigned long long)r->taken,
-		       (unsigned long long)want, r->mask);
+		       (unsigned long long)want, r->mask, r->preempted);
 		if (ei > TOLERANCE || ei < -TOLERANCE || et > TOLERANCE || et < -TOLERANCE)
+			bad++;
+		/* the premise: nothing but this thread (and interrupts) ran on the VCPU */
+		if (r->preempted)
 			bad++;
 		/* each boundary once: less at most one whose PMI is on its way */
 		if (r->taken + 1 < want || r->taken > most || r->mask != 0x2)

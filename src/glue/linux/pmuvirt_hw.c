@@ -291,7 +291,12 @@ void pmuvirt_lx_pmi_unmask(void)
  *
  * Handled now, or right after the core call in progress (@lc->busy); a PMI
  * with no context on the counters clears what crossed (raised before the
- * last switch stopped them).  Every path unmasks LVTPC.
+ * last switch stopped them).  Every path unmasks LVTPC, first: the handler
+ * re-enables counters it re-armed, and one re-armed close to its next
+ * overflow (a late PMI leaves little of the period) can overflow before
+ * the handler returns.  Its PMI must find LVTPC unmasked (it is then
+ * deferred, or taken right after this one): a masked LVTPC drops it and
+ * leaves the counter wrapped with no further PMI.
  *
  * Return: true when the PMI was the module's.
  */
@@ -299,6 +304,7 @@ bool pmuvirt_lx_pmi_irq(struct pmuvirt_lx_cpu *lc)
 {
 	bool ours = true;
 
+	pmuvirt_lx_pmi_unmask();
 	if (lc->busy) {
 		/* the switch or read in progress saves the counters; redo after it */
 		lc->pmi_deferred = true;
@@ -311,7 +317,6 @@ bool pmuvirt_lx_pmi_irq(struct pmuvirt_lx_cpu *lc)
 	} else {
 		ours = false;
 	}
-	pmuvirt_lx_pmi_unmask();
 	return ours;
 }
 
