@@ -76,16 +76,20 @@ if [ "$mode" = icount ]; then
 	# security policy: perf_event_paranoid and CAP_PERFMON, min_period, the
 	# overflow signal's permission, exec of a setuid program, the PMI rate limit
 	echo "vm: perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid), /dev/pmuvirt mode $(stat -c %a /dev/pmuvirt)"
-	for t in policy suid sigperm; do
+	for t in policy evpolicy suid sigperm; do
 		/vmtest $t || fail "vmtest $t"
 		[ "$(attached)" = 0 ] || fail "contexts left after $t: $(attached)"
 	done
+	dmesg | grep -q 'attach: counter 1: event not permitted by user_event_policy' ||
+		fail "no kernel message naming the counter the event policy refused"
+	dmesg | grep -q 'starts without counters: counter 0: event not permitted by user_event_policy' ||
+		fail "no kernel message for the new task the event policy refused"
 	echo 1000 > /sys/module/pmuvirt/parameters/max_pmi_rate
 	/vmtest throttle || fail "vmtest throttle"
 	echo 100000 > /sys/module/pmuvirt/parameters/max_pmi_rate
 	[ "$(attached)" = 0 ] || fail "contexts left after throttle: $(attached)"
-	dmesg | grep 'pmuvirt:' | grep -E 'need CAP_PERFMON|below min_period|cannot be the overflow signal|not sent|max_pmi_rate' |
-		sort -u -k2 | head -8 | sed 's/^/vm: dmesg: /'
+	dmesg | grep 'pmuvirt:' | grep -E 'need CAP_PERFMON|below min_period|cannot be the overflow signal|not sent|max_pmi_rate|user_event_policy' |
+		sort -u -k2 | head -12 | sed 's/^/vm: dmesg: /'
 	dmesg | grep -q 'over max_pmi_rate (1000 per second)' || fail "no kernel message for the throttled PMIs"
 	/pmuvirt-stat -e instructions,cycles,tsc -- /vmtest threads 2 5000000 > /stat.out 2>&1 || fail "pmuvirt-stat (emulated PMU)"
 	sed 's/^/vm:   /' /stat.out
@@ -93,7 +97,17 @@ if [ "$mode" = icount ]; then
 		e = (v - 10000000) / 10000000; if (e < 0) e = -e; if (e > 0.02) bad++ }
 		END { exit !(n == 2 && !bad) }' /stat.out || fail "pmuvirt-stat: instructions of the threads (emulated PMU)"
 	rmmod pmuvirt || fail "rmmod after emulate_pmu=1"
-	insmod /pmuvirt.ko || fail "insmod after emulate_pmu=1"
+	# the event policy as a load parameter: a malformed one fails the load
+	if insmod /pmuvirt.ko user_event_policy=allow,tsc 2>/dev/null; then
+		fail "insmod with a malformed user_event_policy"; rmmod pmuvirt
+	fi
+	insmod /pmuvirt.ko 'user_event_policy="deny  r00c0/00ff,branches"' ||
+		fail "insmod after emulate_pmu=1"
+	pol=$(cat /sys/module/pmuvirt/parameters/user_event_policy)
+	echo "vm: user_event_policy at load: \"$pol\""
+	[ "$pol" = "deny branches,rc0/ff" ] || fail "user_event_policy at load reads \"$pol\""
+	echo > /sys/module/pmuvirt/parameters/user_event_policy || fail "clearing user_event_policy"
+	[ -z "$(cat /sys/module/pmuvirt/parameters/user_event_policy)" ] || fail "user_event_policy not cleared"
 fi
 
 # The emulated PMU at host speed (two CPUs): PMIs that QEMU delivers a

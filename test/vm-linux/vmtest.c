@@ -5,7 +5,8 @@
  * "dec; jnz" is 2n ticks of the thread's own time.
  *
  * usage: vmtest probe|accuracy|migrate|fork|inherit|imode [BOUND]|pmistorm|hotplug|isolation|
- *               throttle|exec|malformed|policy|suid|sigperm|hold|spin N|threads K N [schedstat]
+ *               throttle|exec|malformed|policy|evpolicy|suid|sigperm|hold|spin N|
+ *               threads K N [schedstat]
  * With "schedstat" (two CPUs at host speed, no -icount) no count has a
  * known truth: the host may stop QEMU anywhere, for milliseconds, also
  * between the kernel's run-time accounting and the switch hook, so a
@@ -899,6 +900,281 @@ static void t_policy(void)
 	CHECK(wait_attached(0) == 0, "contexts left: %d", attached_count());
 }
 
+/* ---- evpolicy: user_event_policy binds callers without CAP_PERFMON ---- */
+
+#define EVPOLICY	"/sys/module/pmuvirt/parameters/user_event_policy"
+
+/* Write @text to user_event_policy: 0 or the write's errno. */
+static int evpolicy_write(const char *text)
+{
+	int fd = open(EVPOLICY, O_WRONLY), e = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, text, strlen(text)) < 0)
+		e = errno;
+	close(fd);
+	return e;
+}
+
+/* What user_event_policy shows, without its newline. */
+static void evpolicy_read(char *buf, size_t size)
+{
+	int fd = open(EVPOLICY, O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n < 1 || buf[n - 1] != '\n') {
+		snprintf(buf, size, "<unreadable>");
+		return;
+	}
+	buf[n - 1] = '\0';
+}
+
+static void evpolicy_expect(const char *want)
+{
+	char got[2048];
+
+	evpolicy_read(got, sizeof(got));
+	printf("vm: evpolicy: user_event_policy reads \"%s\"\n", got);
+	CHECK(!strcmp(got, want), "user_event_policy reads \"%s\", want \"%s\"", got, want);
+}
+
+static void evpolicy_set(const char *text, const char *canon)
+{
+	int e = evpolicy_write(text);
+
+	CHECK(!e, "writing \"%s\": %s", text, strerror(e));
+	evpolicy_expect(canon);
+}
+
+/* One counter to attach and the errno uid 1000 must get for it (root: 0). */
+struct evcase {
+	uint64_t event;
+	uint32_t flags;
+	int unpriv;		/* errno for uid 1000 */
+	const char *what;
+};
+
+static int attach_ctl(int fd, const struct pmuvirt_control *ctl, uint32_t flags)
+{
+	struct pmuvirt_attach a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.version = PMUVIRT_LINUX_VERSION;
+	a.flags = flags;
+	a.control = *ctl;
+	return ioctl(fd, PMUVIRT_IOC_ATTACH, &a) ? errno : 0;
+}
+
+static int counts_ioctl(int fd, unsigned long req)
+{
+	struct pmuvirt_counts c;
+
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.version = PMUVIRT_LINUX_VERSION;
+	return ioctl(fd, req, &c) ? errno : 0;
+}
+
+/*
+ * In a child (uid 1000 without capabilities, or root): each case attached
+ * alone must get its errno (0 for root), and the two-counter control
+ * instructions + @cases[0] the same.
+ */
+static void evpolicy_cases(const char *policy, int unpriv, const struct evcase *cases, int n)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (!pid) {
+		struct pmuvirt_control ctl;
+		int fd, i, e, want;
+
+		failed = 0;	/* this child's own checks */
+		if (unpriv)
+			drop_to_user();
+		fd = pmuvirt_user_open(1);
+		for (i = 0; i <= n; i++) {
+			const struct evcase *c = &cases[i < n ? i : 0];
+
+			memset(&ctl, 0, sizeof(ctl));
+			ctl.version = PMUVIRT_ABI_VERSION;
+			ctl.nr_counters = i < n ? 1 : 2;
+			if (i == n) {
+				ctl.counter[0].event = PMUVIRT_EV_INSTRUCTIONS;
+				ctl.counter[0].flags = PMUVIRT_CTR_USER;
+			}
+			ctl.counter[ctl.nr_counters - 1].event = c->event;
+			ctl.counter[ctl.nr_counters - 1].flags = c->flags;
+			want = unpriv ? c->unpriv : 0;
+			e = attach_ctl(fd, &ctl, 0);
+			if (!e)
+				e = counts_ioctl(fd, PMUVIRT_IOC_DETACH) ? 1000 : 0;
+			printf("vm: evpolicy (%s, %s): %s%s: %s\n", policy,
+			       unpriv ? "uid 1000" : "root", i < n ? "" : "instructions + ",
+			       c->what, e ? strerror(e) : "accepted");
+			CHECK(e == want, "%s, %s: %s%s: got %d want %d", policy,
+			      unpriv ? "uid 1000" : "root", i < n ? "" : "instructions + ", c->what,
+			      e, want);
+		}
+		close(fd);
+		_exit(failed);
+	}
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s (%s): status %#x", policy,
+	      unpriv ? "uid 1000" : "root", status);
+}
+
+/*
+ * A process (uid 1000, or root) attaches instructions with INHERIT while
+ * instructions are allowed, forks a child that must have a context, then
+ * waits while root denies instructions, then forks again: that child must
+ * have a context only when the attacher was root.  Returns how many new
+ * tasks the module refused (inherit_refused).
+ */
+static long long evpolicy_inherit(int unpriv)
+{
+	long long refused = read_param("inherit_refused");
+	int up[2], down[2], status;
+	char c = 0;
+	pid_t pid;
+
+	evpolicy_set("allow instructions", "allow instructions");
+	if (pipe(up) || pipe(down)) {
+		CHECK(0, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (!pid) {
+		struct pmuvirt_control ctl;
+		int fd, e, i;
+
+		failed = 0;
+		if (unpriv)
+			drop_to_user();
+		fd = pmuvirt_user_open(0);
+		memset(&ctl, 0, sizeof(ctl));
+		ctl.version = PMUVIRT_ABI_VERSION;
+		ctl.nr_counters = 1;
+		ctl.counter[0].event = PMUVIRT_EV_INSTRUCTIONS;
+		ctl.counter[0].flags = PMUVIRT_CTR_USER;
+		e = attach_ctl(fd, &ctl, PMUVIRT_ATTACH_INHERIT);
+		CHECK(!e, "inherit attach (%s): %s", unpriv ? "uid 1000" : "root", strerror(e));
+		for (i = 0; i < 2; i++) {
+			pid_t child;
+			int st, want = i && unpriv ? ESRCH : 0;
+
+			if (i) {	/* root changes the policy meanwhile */
+				CHECK(write(up[1], "a", 1) == 1 && read(down[0], &c, 1) == 1,
+				      "pipe");
+			}
+			child = fork();
+			if (!child)
+				_exit(counts_ioctl(fd, PMUVIRT_IOC_READ));
+			waitpid(child, &st, 0);
+			printf("vm: evpolicy: inherit (%s attached, %s): the new task's read: %s\n",
+			       unpriv ? "uid 1000" : "root",
+			       i ? "then deny instructions" : "allow instructions",
+			       WIFEXITED(st) && !WEXITSTATUS(st) ? "its own context" :
+			       WIFEXITED(st) ? strerror(WEXITSTATUS(st)) : "killed");
+			CHECK(WIFEXITED(st) && WEXITSTATUS(st) == want,
+			      "inherit (%s attached) fork %d: status %#x, want exit %d",
+			      unpriv ? "uid 1000" : "root", i, st, want);
+		}
+		e = counts_ioctl(fd, PMUVIRT_IOC_DETACH);
+		CHECK(!e, "the attacher kept its context: %s", strerror(e));
+		close(fd);
+		_exit(failed);
+	}
+	close(up[1]);
+	close(down[0]);
+	if (read(up[0], &c, 1) == 1)
+		evpolicy_set("deny instructions", "deny instructions");
+	CHECK(write(down[1], "b", 1) == 1, "pipe");
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "inherit (%s attached): status %#x",
+	      unpriv ? "uid 1000" : "root", status);
+	close(up[0]);
+	close(down[1]);
+	return read_param("inherit_refused") - refused;
+}
+
+static void t_evpolicy(void)
+{
+	static const struct evcase deny_cases[] = {
+		{ PMUVIRT_EV_CYCLES, PMUVIRT_CTR_USER, EPERM, "cycles" },
+		{ PMUVIRT_EV_TSC, 0, 0, "tsc" },
+		{ PMUVIRT_EV_INSTRUCTIONS, PMUVIRT_CTR_USER, 0, "instructions" },
+		{ 0x00c0, PMUVIRT_CTR_USER | PMUVIRT_CTR_RAW, 0, "r00c0" },
+		{ 0x003c, PMUVIRT_CTR_USER | PMUVIRT_CTR_RAW, EPERM, "r003c" },
+		{ 0x023c, PMUVIRT_CTR_USER | PMUVIRT_CTR_RAW, EPERM, "r023c (by the mask)" },
+		{ 0x013c, PMUVIRT_CTR_USER | PMUVIRT_CTR_RAW, 0, "r013c (excluded)" },
+	};
+	static const struct evcase allow_cases[] = {
+		{ 0x003c, PMUVIRT_CTR_USER | PMUVIRT_CTR_RAW, EPERM, "r003c" },
+		{ PMUVIRT_EV_INSTRUCTIONS, PMUVIRT_CTR_USER, 0, "instructions" },
+		{ PMUVIRT_EV_TSC, 0, 0, "tsc" },
+		{ PMUVIRT_EV_CYCLES, PMUVIRT_CTR_USER, EPERM, "cycles" },
+		{ 0x01c0, PMUVIRT_CTR_USER | PMUVIRT_CTR_RAW, 0, "r01c0 (by the mask)" },
+		{ 0x00c4, PMUVIRT_CTR_USER | PMUVIRT_CTR_RAW, EPERM, "r00c4" },
+	};
+	static const struct evcase open_cases[] = {
+		{ PMUVIRT_EV_CYCLES, PMUVIRT_CTR_USER, 0, "cycles" },
+		{ 0x003c, PMUVIRT_CTR_USER | PMUVIRT_CTR_RAW, 0, "r003c" },
+	};
+	static const char *const bad[] = {
+		"allow bogus\n", "permit cycles\n", "allow r00zz\n", "allow r1/0\n",
+		"deny cycles,\n", "deny cycles instructions\n", "allow r10000000000000000\n",
+		NULL,	/* 33 raw entries */
+	};
+	const char *deny = "deny cycles,r3c/ff,!r13c";
+	char many[512];
+	long long refused;
+	int old = set_paranoid(1), e, i, n;
+
+	printf("vm: evpolicy: perf_event_paranoid was %d, now 1\n", old);
+	evpolicy_expect("");
+	evpolicy_set("  deny cycles,r003c/00ff,!r013c\n", deny);
+	evpolicy_cases(deny, 1, deny_cases, sizeof(deny_cases) / sizeof(deny_cases[0]));
+	evpolicy_cases(deny, 0, deny_cases, sizeof(deny_cases) / sizeof(deny_cases[0]));
+
+	/* refused writes keep the policy */
+	n = snprintf(many, sizeof(many), "deny ");
+	for (i = 0; i < 33; i++)
+		n += snprintf(many + n, sizeof(many) - n, "%sr%x", i ? "," : "", i);
+	for (i = 0; i < (int)(sizeof(bad) / sizeof(bad[0])); i++) {
+		const char *text = bad[i] ? bad[i] : many;
+
+		e = evpolicy_write(text);
+		n = (int)strcspn(text, "\n");
+		printf("vm: evpolicy: writing \"%.*s%s\": %s\n", n > 40 ? 40 : n, text,
+		       n > 40 ? "..." : "", e ? strerror(e) : "accepted");
+		CHECK(e == EINVAL, "writing \"%.*s\": got %d want EINVAL", n, text, e);
+		evpolicy_expect(deny);
+	}
+	evpolicy_cases(deny, 1, deny_cases, 1);
+
+	evpolicy_set("allow instructions,tsc,r00c0/00ff", "allow instructions,tsc,rc0/ff");
+	evpolicy_cases("allow instructions,tsc,rc0/ff", 1, allow_cases,
+		       sizeof(allow_cases) / sizeof(allow_cases[0]));
+	evpolicy_cases("allow instructions,tsc,rc0/ff", 0, allow_cases,
+		       sizeof(allow_cases) / sizeof(allow_cases[0]));
+
+	/* inheritance: the attacher's exemption, the policy at the fork */
+	refused = evpolicy_inherit(1);
+	CHECK(refused == 1, "inherit_refused grew by %lld, want 1", refused);
+	refused = evpolicy_inherit(0);
+	CHECK(refused == 0, "inherit_refused grew by %lld for root's task, want 0", refused);
+
+	evpolicy_set("\n", "");
+	evpolicy_cases("no policy", 1, open_cases, sizeof(open_cases) / sizeof(open_cases[0]));
+	set_paranoid(old);
+	CHECK(wait_attached(0) == 0, "contexts left: %d", attached_count());
+}
+
 /* ---- suid: exec of a setuid program ends counting, signal and report ---- */
 
 #define SUID_WORK	20000000ull	/* suidprobe's own instructions */
@@ -1715,6 +1991,8 @@ int main(int argc, char **argv)
 		t_throttle();
 	else if (!strcmp(what, "policy"))
 		t_policy();
+	else if (!strcmp(what, "evpolicy"))
+		t_evpolicy();
 	else if (!strcmp(what, "suid"))
 		t_suid();
 	else if (!strcmp(what, "sigperm"))
@@ -1734,7 +2012,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(what, "spin") && argc > 2)
 		spin(strtoull(argv[2], NULL, 0));
 	else {
-		fprintf(stderr, "usage: vmtest probe|accuracy|migrate|fork|inherit|imode|pmistorm|latepmi|hotplug|isolation|throttle|exec|malformed|policy|suid|sigperm|hold|spin N|threads K N\n");
+		fprintf(stderr, "usage: vmtest probe|accuracy|migrate|fork|inherit|imode|pmistorm|latepmi|hotplug|isolation|throttle|exec|malformed|policy|evpolicy|suid|sigperm|hold|spin N|threads K N\n");
 		return 2;
 	}
 	if (!strcmp(what, "spin") || !strcmp(what, "threads"))

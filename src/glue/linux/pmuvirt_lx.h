@@ -96,6 +96,9 @@ struct pmuvirt_lx_sigcred {
 void pmuvirt_lx_policy_init(void);
 void pmuvirt_lx_policy_exit(void);
 int pmuvirt_lx_policy_attach(const struct pmuvirt_control *ctl, u32 signo);
+bool pmuvirt_lx_policy_exempt(void);
+int pmuvirt_lx_validate(const struct pmuvirt_control *ctl, u8 *slots, bool exempt,
+			struct pmuvirt_error *err);
 bool pmuvirt_lx_may_map_vcpus(void);
 void pmuvirt_lx_signal_cred(struct pmuvirt_lx_sigcred *sc);
 void pmuvirt_lx_signal_cred_copy(struct pmuvirt_lx_sigcred *dst,

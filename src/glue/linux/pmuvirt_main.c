@@ -53,6 +53,7 @@ DEFINE_PER_CPU(struct pmuvirt_lx_cpu, pmuvirt_lx_cpu);
 
 static atomic_t nr_attached = ATOMIC_INIT(0);
 static atomic_t nr_inherit_failed = ATOMIC_INIT(0);
+static atomic_t nr_inherit_refused = ATOMIC_INIT(0);
 static struct tracepoint *fork_tp;
 static struct tracepoint *exec_tp;
 
@@ -92,6 +93,8 @@ struct pmuvirt_report_node {
  * @proc:	its process's security domain.
  * @sigcred:	the attacher's credentials: the overflow signal is sent only
  *		while they could signal the task.
+ * @exempt:	the attacher was privileged (pmuvirt_lx_policy_exempt()):
+ *		user_event_policy does not bind the tasks that inherit @ctl.
  * @how:	PMUVIRT_REPORT_* of the final report when it is not an exit.
  */
 struct pmuvirt_thread {
@@ -110,6 +113,7 @@ struct pmuvirt_thread {
 	struct pmuvirt_control ctl;
 	struct pmuvirt_proc *proc;
 	struct pmuvirt_lx_sigcred sigcred;
+	bool exempt;
 	u32 how;
 };
 
@@ -521,6 +525,21 @@ static void pmuvirt_fork_probe(void *data, struct task_struct *parent,
 	pthr = current_thread();
 	if (!pthr || !(pthr->flags & PMUVIRT_ATTACH_INHERIT))
 		return;
+	/* the attacher's exemption, today's policy */
+	if (!pthr->exempt) {
+		u8 slots[PMUVIRT_MAX_COUNTERS];
+		int ret = pmuvirt_lx_validate(&pthr->ctl, slots, false, &err);
+
+		if (ret) {
+			atomic_inc(&nr_inherit_refused);
+			pr_notice_ratelimited("%s[%d]: new task %d starts without counters: counter %d: %s\n",
+					      current->comm, task_pid_nr(current), task_pid_nr(child),
+					      err.counter, ret == -EPERM ?
+					      "event not permitted by user_event_policy" :
+					      pmuvirt_strerror(ret));
+			return;
+		}
+	}
 	thr = thread_alloc(&pthr->ctl, GFP_NOWAIT | __GFP_NOWARN | __GFP_ACCOUNT, &err, child,
 			   pthr->proc);
 	if (IS_ERR(thr)) {
@@ -532,6 +551,7 @@ static void pmuvirt_fork_probe(void *data, struct task_struct *parent,
 	}
 	thread_bind(thr, child, pthr->flags, pthr->signo, pthr->file, &pthr->ctl);
 	pmuvirt_lx_signal_cred_copy(&thr->sigcred, &pthr->sigcred);
+	thr->exempt = pthr->exempt;
 	/* what preempt_notifier_register() does for current; @child is not running */
 	hlist_add_head(&thr->pn.link, &child->preempt_notifiers);
 }
@@ -598,6 +618,7 @@ static int ioc_attach(struct pmuvirt_file *pf, unsigned long uarg)
 	struct pmuvirt_lx_cpu *lc;
 	u8 slots[PMUVIRT_MAX_COUNTERS];
 	unsigned long flags;
+	bool exempt;
 	int ret;
 
 	a = kzalloc(sizeof(*a), GFP_KERNEL);
@@ -612,8 +633,13 @@ static int ioc_attach(struct pmuvirt_file *pf, unsigned long uarg)
 				      current->comm, task_pid_nr(current));
 		goto out;
 	}
-	ret = pmuvirt_validate(&pmuvirt_lx_pmu, &a->control, PMUVIRT_MAX_COUNTERS, NULL, slots,
-			       &err);
+	exempt = pmuvirt_lx_policy_exempt();
+	ret = pmuvirt_lx_validate(&a->control, slots, exempt, &err);
+	if (ret == -EPERM) {
+		pr_notice_ratelimited("%s[%d]: attach: counter %d: event not permitted by user_event_policy (CAP_PERFMON is exempt)\n",
+				      current->comm, task_pid_nr(current), err.counter);
+		goto out;
+	}
 	if (ret) {
 		pr_notice_ratelimited("%s[%d]: control refused (counter %d): %s: %s\n",
 				      current->comm, task_pid_nr(current), err.counter,
@@ -661,6 +687,7 @@ static int ioc_attach(struct pmuvirt_file *pf, unsigned long uarg)
 	}
 	thread_bind(thr, current, a->flags, a->signo ? a->signo : SIGIO, pf, &a->control);
 	pmuvirt_lx_signal_cred(&thr->sigcred);
+	thr->exempt = exempt;
 
 	preempt_disable();
 	preempt_notifier_register(&thr->pn);
@@ -880,6 +907,8 @@ MODULE_PARM_DESC(attached, "number of threads with a context (read-only)");
 
 module_param_cb(inherit_failed, &atomic_param_ops, &nr_inherit_failed, 0444);
 MODULE_PARM_DESC(inherit_failed, "new tasks of inheriting threads left without counters (read-only)");
+module_param_cb(inherit_refused, &atomic_param_ops, &nr_inherit_refused, 0444);
+MODULE_PARM_DESC(inherit_refused, "new tasks of inheriting threads left without counters because user_event_policy does not permit their events (read-only)");
 
 /*
  * CPU hotplug and suspend.  Going down, the CPU's context (if any) comes off

@@ -12,11 +12,15 @@
  *  - the overflow signal is sent only while the attacher's credentials
  *    (taken at attach, like F_SETOWN's) could signal the task with kill(2);
  *  - i-mode periods have a floor (min_period) and PMIs a rate limit per CPU
- *    (max_pmi_rate); over the limit the PMI work waits for the next tick.
+ *    (max_pmi_rate); over the limit the PMI work waits for the next tick;
+ *  - an administrator's event policy (user_event_policy, the text form of
+ *    src/abi/pmuvirt_policy_text.h) restricts the events of callers without
+ *    perfmon_capable(), as perf's sysctls bind unprivileged users only.
  */
 #define pr_fmt(fmt) "pmuvirt: " fmt
 
 #include "pmuvirt_lx.h"
+#include "pmuvirt_policy_text.h"
 
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -28,6 +32,10 @@
 #include <linux/jiffies.h>
 #include <linux/sched.h>
 #include <linux/irq_work.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 
 #define PARANOID_PATH	"/proc/sys/kernel/perf_event_paranoid"
 #define PARANOID_MAX	INT_MAX	/* the level when the sysctl cannot be read */
@@ -123,6 +131,122 @@ int pmuvirt_lx_policy_attach(const struct pmuvirt_control *ctl, u32 signo)
 		pr_notice_ratelimited("%s[%d]: attach: %s need CAP_PERFMON at perf_event_paranoid %d\n",
 				      current->comm, task_pid_nr(current), why, level);
 	return -EACCES;
+}
+
+/* ---- the administrator's event policy for unprivileged callers ---- */
+
+/**
+ * struct lx_evpolicy - one value of user_event_policy
+ * @rcu:	freed after the readers that may see it.
+ * @pol:	a policy pmuvirt_policy_parse() produced.
+ */
+struct lx_evpolicy {
+	struct rcu_head rcu;
+	struct pmuvirt_policy pol;
+};
+
+/* NULL: no policy.  Replaced under evpolicy_lock, read under RCU. */
+static struct lx_evpolicy __rcu *user_evpolicy;
+static DEFINE_MUTEX(evpolicy_lock);
+
+static int evpolicy_set(const char *val, const struct kernel_param *kp)
+{
+	struct lx_evpolicy *np = NULL, *old;
+	struct pmuvirt_policy pol;
+	bool set;
+	int ret;
+
+	ret = pmuvirt_policy_parse(val, strlen(val), &pol, &set);
+	if (ret) {
+		pr_notice_ratelimited("user_event_policy: cannot parse \"%.64s\": the policy is unchanged\n",
+				      val);
+		return ret;
+	}
+	if (set) {
+		np = kmalloc(sizeof(*np), GFP_KERNEL);
+		if (!np)
+			return -ENOMEM;
+		np->pol = pol;
+	}
+	mutex_lock(&evpolicy_lock);
+	old = rcu_replace_pointer(user_evpolicy, np, lockdep_is_held(&evpolicy_lock));
+	mutex_unlock(&evpolicy_lock);
+	if (old)
+		kfree_rcu(old, rcu);
+	return 0;
+}
+
+static int evpolicy_get(char *buf, const struct kernel_param *kp)
+{
+	const struct lx_evpolicy *p;
+	int n = 0;
+
+	BUILD_BUG_ON(PMUVIRT_POLICY_TEXT_MAX + 1 > PAGE_SIZE);
+	rcu_read_lock();
+	p = rcu_dereference(user_evpolicy);
+	if (p)
+		n = pmuvirt_policy_format(&p->pol, buf, PMUVIRT_POLICY_TEXT_MAX);
+	rcu_read_unlock();
+	if (n < 0)
+		return n;
+	buf[n++] = '\n';
+	return n;
+}
+
+/*
+ * The kernel calls this when the module's parameters go (after its exit,
+ * or when loading fails), when no write can come any more.
+ */
+static void evpolicy_free(void *arg)
+{
+	kfree(rcu_replace_pointer(user_evpolicy, NULL, true));
+}
+
+static const struct kernel_param_ops evpolicy_ops = {
+	.set = evpolicy_set,
+	.get = evpolicy_get,
+	.free = evpolicy_free,
+};
+module_param_cb(user_event_policy, &evpolicy_ops, NULL, 0644);
+MODULE_PARM_DESC(user_event_policy, "events callers without CAP_PERFMON may count: \"allow|deny ITEM,...\" (ITEM: instructions cycles branches branch-misses tsc rCODE[/MASK] !rCODE[/MASK]); empty: no policy");
+
+/**
+ * pmuvirt_lx_policy_exempt() - is the calling thread free of the event policy?
+ *
+ * Return: perfmon_capable() (CAP_PERFMON or CAP_SYS_ADMIN).  The decision
+ * is taken at attach and goes with the context to every task that
+ * inherits it, as the attacher's signal credentials do.
+ */
+bool pmuvirt_lx_policy_exempt(void)
+{
+	return perfmon_capable();
+}
+
+/**
+ * pmuvirt_lx_validate() - pmuvirt_validate_policy() under user_event_policy
+ * @ctl:	the control (a copy).
+ * @slots:	receives the counter assignment, as pmuvirt_validate()'s.
+ * @exempt:	the attacher is privileged (pmuvirt_lx_policy_exempt() at
+ *		attach): no policy applies.
+ * @err:	which counter and why, on failure.
+ *
+ * Any context; takes only the RCU read lock.
+ *
+ * Return: as pmuvirt_validate_policy(): -EPERM for an event the policy
+ * does not permit.
+ */
+int pmuvirt_lx_validate(const struct pmuvirt_control *ctl, u8 *slots, bool exempt,
+			struct pmuvirt_error *err)
+{
+	const struct lx_evpolicy *p;
+	int ret;
+
+	rcu_read_lock();
+	p = exempt ? NULL : rcu_dereference(user_evpolicy);
+	ret = pmuvirt_validate_policy(&pmuvirt_lx_pmu, ctl, PMUVIRT_MAX_COUNTERS, NULL, slots,
+				      p ? &p->pol : NULL, err);
+	rcu_read_unlock();
+	return ret;
 }
 
 /**
