@@ -235,17 +235,9 @@ void pmuvirt_lx_pmi(struct pmuvirt_lx_cpu *lc)
 static atomic_long_t nr_pmis_deferred = ATOMIC_LONG_INIT(0);
 static atomic_long_t nr_pmis_idle = ATOMIC_LONG_INIT(0);
 
-static int atomic_long_param_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%ld\n", atomic_long_read((atomic_long_t *)kp->arg));
-}
-
-static const struct kernel_param_ops atomic_long_param_ops = {
-	.get = atomic_long_param_get,
-};
-module_param_cb(pmis_deferred, &atomic_long_param_ops, &nr_pmis_deferred, 0444);
+module_param_cb(pmis_deferred, &pmuvirt_lx_atomic_long_ops, &nr_pmis_deferred, 0444);
 MODULE_PARM_DESC(pmis_deferred, "PMIs that arrived during a switch or read and were handled after it (read-only)");
-module_param_cb(pmis_idle, &atomic_long_param_ops, &nr_pmis_idle, 0444);
+module_param_cb(pmis_idle, &pmuvirt_lx_atomic_long_ops, &nr_pmis_idle, 0444);
 MODULE_PARM_DESC(pmis_idle, "PMIs that found no context on the counters and cleared a stale overflow (read-only)");
 
 /* Overflow bits of the module's counters in the global status; 0 without that register. */

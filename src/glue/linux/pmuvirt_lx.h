@@ -22,6 +22,7 @@ static inline struct pmuvirt_ctx *lx_pc_current(const struct pmuvirt_pcpu *pc)
 #include <linux/irq_work.h>
 #include <linux/signal.h>
 #include <linux/build_bug.h>
+#include <linux/moduleparam.h>
 
 /* pmuvirt_linux_check_attach() accepts the signals 1.._NSIG of this kernel. */
 static_assert(_NSIG == PMUVIRT_LINUX_SIGNO_MAX);
@@ -47,6 +48,9 @@ struct pmuvirt_lx_cpu {
 DECLARE_PER_CPU(struct pmuvirt_lx_cpu, pmuvirt_lx_cpu);
 
 extern struct pmuvirt_pmu pmuvirt_lx_pmu;
+
+/* Read-only module parameter showing the atomic_long_t at kp->arg. */
+extern const struct kernel_param_ops pmuvirt_lx_atomic_long_ops;
 
 /* Counters other than the TSC may be used (probed and reserved). */
 extern bool pmuvirt_lx_pmc_ok;

@@ -893,7 +893,7 @@ static struct miscdevice pmuvirt_dev = {
 	.mode = 0666,
 };
 
-/* Read-only parameters that show an atomic_t (kp->arg). */
+/* Read-only parameters that show an atomic_t or atomic_long_t (kp->arg). */
 static int atomic_param_get(char *buf, const struct kernel_param *kp)
 {
 	return sysfs_emit(buf, "%d\n", atomic_read((atomic_t *)kp->arg));
@@ -901,6 +901,15 @@ static int atomic_param_get(char *buf, const struct kernel_param *kp)
 
 static const struct kernel_param_ops atomic_param_ops = {
 	.get = atomic_param_get,
+};
+
+static int atomic_long_param_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%ld\n", atomic_long_read((atomic_long_t *)kp->arg));
+}
+
+const struct kernel_param_ops pmuvirt_lx_atomic_long_ops = {
+	.get = atomic_long_param_get,
 };
 module_param_cb(attached, &atomic_param_ops, &nr_attached, 0444);
 MODULE_PARM_DESC(attached, "number of threads with a context (read-only)");

@@ -422,17 +422,9 @@ bool pmuvirt_lx_pmi_throttle(struct pmuvirt_lx_cpu *lc)
 	return true;
 }
 
-static int atomic_long_param_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%ld\n", atomic_long_read((atomic_long_t *)kp->arg));
-}
-
-static const struct kernel_param_ops atomic_long_param_ops = {
-	.get = atomic_long_param_get,
-};
-module_param_cb(throttled, &atomic_long_param_ops, &nr_throttled, 0444);
+module_param_cb(throttled, &pmuvirt_lx_atomic_long_ops, &nr_throttled, 0444);
 MODULE_PARM_DESC(throttled, "times a CPU went over max_pmi_rate and deferred its PMIs to the next tick (read-only)");
-module_param_cb(signals_refused, &atomic_long_param_ops, &nr_sig_refused, 0444);
+module_param_cb(signals_refused, &pmuvirt_lx_atomic_long_ops, &nr_sig_refused, 0444);
 MODULE_PARM_DESC(signals_refused, "overflow signals not sent because the attacher may not signal the task (read-only)");
 
 /**
