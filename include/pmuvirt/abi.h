@@ -24,6 +24,12 @@
  */
 #define PMUVIRT_ARM_REMAINING_MAX	((uint64_t)1 << 63)
 
+/*
+ * Largest i-mode period, on a counter of any width: 2^62 events.  A period
+ * longer than half the counter's range is reached in several armings.
+ */
+#define PMUVIRT_PERIOD_MAX		((uint64_t)1 << 62)
+
 /* Portable events.  Raw codes use PMUVIRT_CTR_RAW instead. */
 enum pmuvirt_event {
 	PMUVIRT_EV_NONE = 0,
@@ -51,7 +57,7 @@ enum pmuvirt_event {
  *		(enable, interrupt, user/kernel, freeze) must be zero.
  * @period:	0 for an a-mode (accumulating) counter; for an i-mode counter
  *		the number of events between overflow notifications, at most
- *		half the counter range.
+ *		PMUVIRT_PERIOD_MAX (2^62) on any counter width.
  * @flags:	PMUVIRT_CTR_*; at least one of USER and KERNEL unless the
  *		event is PMUVIRT_EV_TSC.
  * @reserved:	must be zero.

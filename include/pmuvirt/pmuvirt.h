@@ -321,7 +321,7 @@ void pmuvirt_ctx_attach_shared(struct pmuvirt_ctx *ctx, struct pmuvirt_shared_ct
  *
  * Return: 0; -EINVAL for a malformed control or a bit that may not be set,
  * -ENOSPC when the counters cannot all be placed, -EOPNOTSUPP for an event
- * this PMU cannot count, -ERANGE for an i-mode period out of range, -ENODEV
+ * this PMU cannot count, -ERANGE for an i-mode period above PMUVIRT_PERIOD_MAX, -ENODEV
  * when the PMU has no counters of the kind asked for.
  */
 int pmuvirt_validate(const struct pmuvirt_pmu *pmu, const struct pmuvirt_control *ctl,
@@ -465,8 +465,8 @@ int pmuvirt_switch_out(struct pmuvirt_pcpu *pc);
  * @remaining:	per counter: events from now until the next notification
  *		(1 to PMUVIRT_ARM_REMAINING_MAX, and the counter's logical
  *		count plus it at most 2^64 - 1).
- * @period:	per counter: events between later notifications (within half
- *		the counter range).
+ * @period:	per counter: events between later notifications (1 to
+ *		PMUVIRT_PERIOD_MAX on any counter width).
  *
  * This is what a stacked instance's "write the counters" becomes one level
  * down: the guest restores a thread's i-mode counters by telling its VCPU
@@ -474,7 +474,7 @@ int pmuvirt_switch_out(struct pmuvirt_pcpu *pc);
  * armed from one sample.
  *
  * Return: 0; -EINVAL for a bad mask, a counter that is not i-mode, or zero
- * values; -ERANGE for a period above half the counter range or a remaining
+ * values; -ERANGE for a period above PMUVIRT_PERIOD_MAX or a remaining
  * count above PMUVIRT_ARM_REMAINING_MAX or past 2^64 - 1; -EBUSY if @ctx
  * runs on another pcpu; -EFAULT if a register access failed.
  */

@@ -126,7 +126,7 @@ struct pmuvirt_xen_set_control {
  *		(1 to PMUVIRT_ARM_REMAINING_MAX, and not past 2^64 - 1 from
  *		the counter's logical count; -ERANGE otherwise).
  * @period:	per counter in @mask: events between later notifications
- *		(at most half the counter range).
+ *		(1 to PMUVIRT_PERIOD_MAX, on any counter width).
  *
  * All counters in @mask are armed from one sample (pmuvirt_arm_counters()),
  * so the hypercall's own events fall outside every counter.

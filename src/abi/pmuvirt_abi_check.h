@@ -71,8 +71,8 @@ int pmuvirt_xen_check_arg(unsigned int cmd, const void *arg, size_t len);
  *
  * Return: 0; -EINVAL when @mask is empty, names a counter the control does
  * not have or one that is not i-mode, or a named counter has a zero
- * remaining count or period; -ERANGE when a period exceeds half the range
- * of its counter, or a remaining count exceeds PMUVIRT_ARM_REMAINING_MAX or
+ * remaining count or period; -ERANGE when a period exceeds
+ * PMUVIRT_PERIOD_MAX, or a remaining count exceeds PMUVIRT_ARM_REMAINING_MAX or
  * takes the counter's logical count past 2^64 - 1.
  */
 int pmuvirt_xen_check_arm(const struct pmuvirt_xen_arm *op, const struct pmuvirt_ctx *ctx);

@@ -84,13 +84,11 @@ int pmuvirt_xen_check_arm(const struct pmuvirt_xen_arm *op, const struct pmuvirt
 	if (!op->mask || (n < 32 && (op->mask >> n)))
 		return -EINVAL;
 	for (i = 0; i < n && i < PMUVIRT_MAX_COUNTERS; i++) {
-		const struct pmuvirt_slot *s = &ctx->pmu->slot[ctx->counter[i].slot];
-
 		if (!(op->mask & (1u << i)))
 			continue;
 		if (!ctx->counter[i].period || !op->period[i] || !op->remaining[i])
 			return -EINVAL;
-		if (op->period[i] > (uint64_t)1 << (s->width - 1))
+		if (op->period[i] > PMUVIRT_PERIOD_MAX)
 			return -ERANGE;
 		if (op->remaining[i] > PMUVIRT_ARM_REMAINING_MAX ||
 		    ctx->counter[i].count + op->remaining[i] < op->remaining[i])

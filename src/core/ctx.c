@@ -574,7 +574,7 @@ int pmuvirt_arm_counters(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint3
 			continue;
 		if (!ctx->counter[i].period || !period[i] || !remaining[i])
 			return -EINVAL;
-		if (period[i] > half_range(slot_of(ctx, i)))
+		if (period[i] > PMUVIRT_PERIOD_MAX)
 			return -ERANGE;
 		/* The logical point of the next notification must not wrap. */
 		if (remaining[i] > PMUVIRT_ARM_REMAINING_MAX ||

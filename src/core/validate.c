@@ -232,14 +232,10 @@ int pmuvirt_validate_policy(const struct pmuvirt_pmu *pmu, const struct pmuvirt_
 	if (ret)
 		return ret;
 
-	for (i = 0; i < ctl->nr_counters; i++) {
-		const struct pmuvirt_slot *s = &pmu->slot[slots[i]];
-		uint64_t half = (uint64_t)1 << (s->width - 1);
-
-		if (ctl->counter[i].period > half)
-			return pmuvirt_fail(err, (int)i, "i-mode period above half the counter range",
-					    -ERANGE);
-	}
+	/* Any width: a period longer than half the range takes several armings. */
+	for (i = 0; i < ctl->nr_counters; i++)
+		if (ctl->counter[i].period > PMUVIRT_PERIOD_MAX)
+			return pmuvirt_fail(err, (int)i, "i-mode period above 2^62", -ERANGE);
 
 	for (i = 0; i < PMUVIRT_HWCTL_REGS; i++)
 		img->reg[i] = 0;

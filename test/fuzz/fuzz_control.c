@@ -109,7 +109,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint8_t s = steps[i];
 		uint64_t n = (uint64_t)1 << ((s >> 3) & 31);
 
-		if (minper && n > minper * 4096)
+		/* minper goes up to 2^62: compare without multiplying it */
+		if (minper && minper <= n / 4096)
 			n = minper * 4096;
 
 		switch (s & 7) {

@@ -156,8 +156,8 @@ static inline void rig_step(struct rig *r, uint8_t op, uint8_t arg)
 	case 2: pmuvirt_switch(&r->pc, NULL); break;
 	case 3: pmuvirt_pcpu_invalidate(&r->pc); break;
 	default:
-		/* every period boundary is an exact PMI: bound their number */
-		if (m && n > m * 4096)
+		/* every period boundary is an exact PMI: bound their number (m up to 2^62) */
+		if (m && m <= n / 4096)
 			n = m * 4096;
 		if (fakehw_run(r->hw, (enum fakehw_event)((arg >> 5) % FAKEHW_NR_EVENTS), n,
 			       op & 0x80))

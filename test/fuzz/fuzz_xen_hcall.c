@@ -11,9 +11,9 @@
  * ABI (an accepted argument has the right header and zero reserved
  * fields; ARM names only i-mode counters of a, with nonzero counts of at
  * most 2^63 that keep the logical count within 64 bits, and periods of at
- * most half their range); a refused argument changes
- * nothing in the context; ARM's check and pmuvirt_arm_counters() return
- * the same errno; SET_POLICY's policy is accepted exactly when it keeps
+ * most 2^62 on any counter width); a refused argument changes nothing
+ * in the context; ARM's check and pmuvirt_arm_counters() return the same
+ * errno; SET_POLICY's policy is accepted exactly when it keeps
  * the rules of abi.h; SET_CONTROL under the last accepted policy refuses
  * with -EPERM exactly the first counter the policy does not permit (by the
  * matching rule written again here), and otherwise gives
@@ -74,7 +74,7 @@ static bool arm_ok(const struct pmuvirt_xen_arm *op, const struct pmuvirt_ctx *c
 			return false;
 		c = &ctx->counter[i];
 		if (!c->period || !op->remaining[i] || !op->period[i] ||
-		    op->period[i] > (uint64_t)1 << (ctx->pmu->slot[c->slot].width - 1))
+		    op->period[i] > (uint64_t)1 << 62)
 			return false;
 		/* the next notification's logical point must fit in 64 bits */
 		if (op->remaining[i] > PMUVIRT_ARM_REMAINING_MAX ||

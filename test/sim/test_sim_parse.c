@@ -140,11 +140,10 @@ static void test_errors(void **state)
 	expect_error(HEAD "thread vm.c instructions:i\n", 6, "bad number");
 	expect_error(HEAD "thread vm.c instructions:k5\n", 6, "bad counter");
 	expect_error(HEAD "thread vm.c\n", 6, "usage: thread");
-	expect_error("pmu intel-v3 width=40\npcpus 1\nvcpus v 1\nthread v.t cycles:i549755813889\n", 4,
-		     "above half the counter range (2^39)");
-	expect_error("pmu intel-v3 fw-write=0\npcpus 1\nvcpus v 1\nthread v.t branches:i2147483649\n",
-		     4, "(2^31)");
-	expect_error("pmu power8\npcpus 1\nvcpus v 1\nthread v.t cycles:i2147483649\n", 4, "(2^31)");
+	expect_error("pmu intel-v3 width=40\npcpus 1\nvcpus v 1\nthread v.t cycles:i4611686018427387905\n",
+		     4, "larger than 2^62");
+	expect_error("pmu power8\npcpus 1\nvcpus v 1\nthread v.t cycles:i0x4000000000000001\n", 4,
+		     "larger than 2^62");
 	expect_error("pmu amd-k8\npcpus 1\nvcpus v 1\nthread v.t cycles cycles cycles cycles cycles\n",
 		     4, "cannot be counted at once");
 	expect_error("pmu power9\npcpus 1\nvcpus v 1\nthread v.t branches branch-misses\n", 4,
@@ -193,16 +192,22 @@ static void test_capacity(void **state)
 	pmu.gp = 4;
 	assert_int_equal(sim_counters_fit(&pmu, &set, why, sizeof(why)), 0);
 
-	assert_true(sim_period_max(&pmu) == (uint64_t)1 << 47);
+	assert_true(sim_arm_max(&pmu) == (uint64_t)1 << 47);
 	pmu.fw_write = false;
-	assert_true(sim_period_max(&pmu) == (uint64_t)1 << 31);
+	assert_true(sim_arm_max(&pmu) == (uint64_t)1 << 31);
 	pmu.fw_write = true;
 	pmu.width = 40;
-	assert_true(sim_period_max(&pmu) == (uint64_t)1 << 39);
-	set.c[0].period = (uint64_t)1 << 39;
+	assert_true(sim_arm_max(&pmu) == (uint64_t)1 << 39);
+	/* any width: periods up to 2^62, longer than half the range included */
+	assert_true(sim_period_max(&pmu) == (uint64_t)1 << 62);
+	set.c[0].period = ((uint64_t)1 << 39) + 1;
+	assert_int_equal(sim_counters_fit(&pmu, &set, why, sizeof(why)), 0);
+	set.c[0].period = (uint64_t)1 << 62;
 	assert_int_equal(sim_counters_fit(&pmu, &set, why, sizeof(why)), 0);
 	set.c[0].period++;
 	assert_int_equal(sim_counters_fit(&pmu, &set, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "above 2^62"));
+	set.c[0].period = 0;
 
 	pmu = (struct sim_pmu){ .model = SIM_MODEL_POWER, .version = 8, .gp = 4, .fixed = 2,
 				.width = 32, .name = "power8" };
@@ -215,7 +220,8 @@ static void test_capacity(void **state)
 	assert_int_equal(sim_counters_fit(&pmu, &set, why, sizeof(why)), -1);
 	set.c[3].event = SIM_EV_CYCLES;
 	assert_int_equal(sim_counters_fit(&pmu, &set, why, sizeof(why)), 0);
-	assert_true(sim_period_max(&pmu) == (uint64_t)1 << 31);
+	assert_true(sim_arm_max(&pmu) == (uint64_t)1 << 31);
+	assert_true(sim_period_max(&pmu) == (uint64_t)1 << 62);
 }
 
 static void test_truth(void **state)

@@ -276,13 +276,16 @@ struct arm_case {
 };
 
 #define HALF48	((uint64_t)1 << 47)
+#define PMAX	PMUVIRT_PERIOD_MAX
 
 static const struct arm_case arm_cases[] = {
 	{ 0x2, 1, 1, 1, 0 },
 	{ 0x2, 1, PMUVIRT_ARM_REMAINING_MAX, HALF48, 0 },
 	{ 0x2, 1, PMUVIRT_ARM_REMAINING_MAX + 1, HALF48, -ERANGE },
 	{ 0x2, 1, ~0ull, HALF48, -ERANGE },	/* would wrap the logical count */
-	{ 0x2, 1, 1, HALF48 + 1, -ERANGE },
+	{ 0x2, 1, 1, HALF48 + 1, 0 },		/* longer than half the range: several armings */
+	{ 0x2, 1, 1, PMAX, 0 },
+	{ 0x2, 1, 1, PMAX + 1, -ERANGE },
 	{ 0x2, 1, 1, ~0ull, -ERANGE },
 	{ 0x2, 1, 0, 100, -EINVAL },		/* no remaining count */
 	{ 0x2, 1, 100, 0, -EINVAL },		/* no period */

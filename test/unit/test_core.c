@@ -482,7 +482,7 @@ static void test_validation(void **state)
 	REFUSE(-EINVAL, (ctl.counter[0].event = PMUVIRT_EV_TSC, ctl.counter[0].period = 5));
 	REFUSE(-ENOSPC, ctl.nr_counters = 9);
 	REFUSE(-ENOSPC, make_control(&ctl, 5, five, NULL));
-	per[0] = ((uint64_t)1 << 47) + 1;
+	per[0] = PMUVIRT_PERIOD_MAX + 1;
 	REFUSE(-ERANGE, ctl.counter[0].period = per[0]);
 	REFUSE(-EOPNOTSUPP, (ctl.counter[1].flags |= PMUVIRT_CTR_RAW, ctl.counter[1].event = 9));
 	assert_int_equal(err.counter, 1);

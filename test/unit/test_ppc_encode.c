@@ -95,8 +95,12 @@ static const struct row rows[] = {
 	{ "time base with a filter", 0, 1, { { TB, U } }, -EINVAL, 0 },
 	{ "period of half the range", 0, 1, { { INS, UK, 0x80000000ull } }, 0, 0, { 4 },
 	  RUN | M0(PMCJCE), 0, FRZ(6) },
-	{ "period above half the range", 0, 1, { { INS, UK, 0x80000001ull } }, -ERANGE, 0 },
-	{ "second counter bad", 0, 2, { { CYC, UK }, { INS, UK, 1ull << 40 } }, -ERANGE, 1 },
+	{ "period above half the range", 0, 1, { { INS, UK, 0x80000001ull } }, 0, 0, { 4 },
+	  RUN | M0(PMCJCE), 0, FRZ(6) },
+	{ "period of 2^62", 0, 1, { { INS, UK, 1ull << 62 } }, 0, 0, { 4 },
+	  RUN | M0(PMCJCE), 0, FRZ(6) },
+	{ "period above 2^62", 0, 1, { { INS, UK, (1ull << 62) + 1 } }, -ERANGE, 0 },
+	{ "second counter bad", 0, 2, { { CYC, UK }, { INS, UK, 1ull << 63 } }, -ERANGE, 1 },
 };
 
 static struct pmuvirt_pmu probe(unsigned int power)

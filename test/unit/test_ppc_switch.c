@@ -34,16 +34,23 @@ struct rig {
 	unsigned int postponed;	/* of which raised while ee was off */
 	unsigned int taken;	/* pmuvirt_pmi() calls */
 	int pmi_ret;
+	uint32_t ovf;		/* ovf_mask bits seen in PMIs */
+	struct pmuvirt_ctx *watch;	/* counter 0 sampled at each notifying PMI */
+	uint64_t at[16];
+	unsigned int nr_at;
 };
 
 static void take(struct rig *r)
 {
-	uint32_t mask;
+	uint32_t mask = 0;
 	int ret = pmuvirt_pmi(&r->pc, &mask);
 
 	r->taken++;
 	if (ret)
 		r->pmi_ret = ret;
+	r->ovf |= mask;
+	if ((mask & 1) && r->watch && r->nr_at < 16)
+		r->at[r->nr_at++] = r->watch->counter[0].count;
 }
 
 static void on_pmi(void *arg)
@@ -342,6 +349,91 @@ static uint64_t rnd(uint64_t *s)
 	return *s;
 }
 
+/*
+ * A period of 3,000,000,019 on a 32-bit PMC, which signals every 2^31
+ * events at most: each period takes two armings, the notification comes
+ * exactly at each multiple of the period, across switches, postponed
+ * exceptions and random run lengths.
+ */
+static void test_imode_long_period(void **state)
+{
+	const uint64_t p = 3000000019ull;
+	static const struct cdesc co[] = { { INS, UK }, { CYC, UK } };
+	struct cdesc ci[] = { { INS, UK, p }, { CYC, UK, p }, { TB, 0 } };
+	unsigned int power;
+
+	for (power = 8; power <= 10; power++) {
+		struct rig *r = rig_new(power);
+		struct pmuvirt_ctx *a = ctx_new(r, 3, ci), *b = ctx_new(r, 2, co);
+		uint32_t counts[PMUVIRT_MAX_COUNTERS];
+		uint64_t pmc5, total = 0, seed = power;
+		unsigned int k, got = 0;
+
+		r->watch = a;
+		assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
+		/* armed half a range before the alert: 2^31 of the period's events */
+		assert_int_equal(fakehw_peek(r->hw, PMUVIRT_PPC_SPR_PMC(5), &pmc5), 0);
+		assert_int_equal(pmc5, 0);
+		for (k = 1; k <= 3; k++) {
+			run(r, FAKEHW_INSTRUCTIONS, p - 1, false);
+			assert_int_equal(r->ovf, 0);
+			assert_true(val(a, 0) == k * p - 1);
+			run(r, FAKEHW_INSTRUCTIONS, 1, false);
+			assert_int_equal(r->ovf, 1);
+			assert_int_equal(r->nr_at, k);
+			assert_true(r->at[k - 1] == k * p);
+			r->ovf = 0;
+		}
+		assert_int_equal(pmuvirt_take_overflows(a, counts), 1u);
+		assert_int_equal(counts[0], 3);
+		total = 3 * p;
+
+		/* Out 1000 events past a boundary; another context uses PMC5 meanwhile. */
+		run(r, FAKEHW_INSTRUCTIONS, 1000, false);
+		assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
+		run(r, FAKEHW_INSTRUCTIONS, 5000000000ull, true);
+		assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
+		run(r, FAKEHW_INSTRUCTIONS, p - 1001, false);
+		assert_int_equal(r->ovf, 0);
+		r->ee = false;
+		run(r, FAKEHW_INSTRUCTIONS, 1, false);	/* raised, postponed */
+		assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
+		ee_on(r);
+		assert_int_equal(pmuvirt_take_overflows(a, counts), 1u);
+		assert_int_equal(counts[0], 1);
+		assert_true(val(b, 0) == 5000000000ull);
+		total = 4 * p;
+		assert_true(val(a, 0) == total);
+
+		/* Random runs: the notifications always equal floor(count / p). */
+		assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
+		for (k = 0; k < 200; k++) {
+			uint64_t n = rnd(&seed) % (3 * p);
+			bool kern = rnd(&seed) & 1;
+
+			if (rnd(&seed) % 4 == 0) {
+				assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
+				run(r, FAKEHW_INSTRUCTIONS, rnd(&seed) % p, kern);
+				assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
+			}
+			run(r, FAKEHW_INSTRUCTIONS, n, kern);
+			total += n;
+			pmuvirt_take_overflows(a, counts);
+			got += counts[0];
+			assert_true(val(a, 0) == total);
+			assert_int_equal(got, total / p - 4);
+		}
+		for (k = 0; k < r->nr_at; k++)
+			if (r->at[k] % p)
+				fail_msg("POWER%u: notification at %llu", power,
+					 (unsigned long long)r->at[k]);
+		assert_int_equal(pmuvirt_switch(&r->pc, NULL), 0);
+		free(a);
+		free(b);
+		rig_free(r);
+	}
+}
+
 #define NVCPU 3
 
 /*
@@ -473,6 +565,7 @@ int main(void)
 		cmocka_unit_test(test_amode_exact_past_2e32),
 		cmocka_unit_test(test_switch_costs),
 		cmocka_unit_test(test_imode_reload),
+		cmocka_unit_test(test_imode_long_period),
 		cmocka_unit_test(test_postponed_exceptions),
 		cmocka_unit_test(test_fault),
 	};

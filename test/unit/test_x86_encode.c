@@ -146,10 +146,14 @@ static const struct enc_case cases[] = {
 	{ "TSC in i-mode", V4, 1, { { PMUVIRT_EV_TSC, 0, 100 } }, BAD(-EINVAL, 0) },
 	{ "two TSC counters", V4, 2, { { PMUVIRT_EV_TSC, 0 }, { PMUVIRT_EV_TSC, 0 } },
 	  BAD(-ENOSPC, -2) },
-	{ "legacy-write period above 2^31", V2, 1, { { 0x2e, R | U, (1ull << 31) + 1 } },
-	  BAD(-ERANGE, 0) },
-	{ "full-width period above 2^47", V4, 1, { { 0x2e, R | U, (1ull << 47) + 1 } },
-	  BAD(-ERANGE, 0) },
+	{ "legacy-write period above 2^31", V2, 1,
+	  { { 0x2e, R | U, (1ull << 31) + 1, 0x2e | USR | ON } }, OK },
+	{ "full-width period above 2^47", V4, 1,
+	  { { 0x2e, R | U, (1ull << 47) + 1, 0x2e | USR | ON } }, OK },
+	{ "period of 2^62", V2, 1, { { 0x2e, R | U, 1ull << 62, 0x2e | USR | ON } }, OK },
+	{ "period above 2^62", V4, 1, { { 0x2e, R | U, (1ull << 62) + 1 } }, BAD(-ERANGE, 0) },
+	{ "second counter above 2^62", V4, 2, { { 3, U, 0, 0xc4 | USR | ON }, { 0x2e, R | U, ~0ull } },
+	  BAD(-ERANGE, 1) },
 };
 
 static void probe(enum cpu cpu, struct pmuvirt_pmu *pmu)

@@ -334,6 +334,102 @@ static void test_imode_overflows(void **state)
 	rig_free(r);
 }
 
+/*
+ * Run @ctx's counter 0 (period @p, count now @k periods and @off events)
+ * to its next boundary: nothing one event before it, exactly one
+ * notification, taken at the boundary, on it.
+ */
+static void cross_next(struct rig *r, struct pmuvirt_ctx *ctx, enum fakehw_event ev, uint64_t p,
+		       uint64_t k, uint64_t off)
+{
+	uint32_t counts[PMUVIRT_MAX_COUNTERS];
+	unsigned int at = r->nr_at;
+
+	run(r, ev, p - off - 1, false);
+	assert_int_equal(r->ovf, 0);
+	assert_int_equal(r->nr_at, at);
+	assert_int_equal(pmuvirt_take_overflows(ctx, counts), 0);
+	assert_true(val(ctx, 0) == (k + 1) * p - 1);
+	run(r, ev, 1, false);
+	assert_int_equal(r->ovf, 1);
+	assert_int_equal(r->nr_at, at + 1);
+	assert_true(r->at[at] == (k + 1) * p);
+	assert_int_equal(pmuvirt_take_overflows(ctx, counts), 1);
+	assert_int_equal(counts[0], 1);
+	r->ovf = 0;
+}
+
+/*
+ * Periods longer than half the 48-bit range (and longer than the whole
+ * range) are reached in several armings; notifications come exactly at
+ * every multiple of the period, across switches and ARMs, up to 2^62.
+ */
+static void test_imode_long_period(void **state)
+{
+	const uint64_t p = 5 * ((uint64_t)1 << 47) + 12345;
+	struct pmuvirt_counter_ctl ci[] = {
+		{ .event = PMUVIRT_EV_BRANCHES, .flags = U, .period = p },
+	};
+	static const struct pmuvirt_counter_ctl co[] = {
+		{ .event = PMUVIRT_EV_BRANCHES, .flags = U },
+	};
+	struct rig *r = rig_new(&cfg_v4);
+	struct pmuvirt_ctx *a = ctx_new(r, 1, ci), *b = ctx_new(r, 1, co);
+	struct pmuvirt_control ctl = { .version = PMUVIRT_ABI_VERSION, .nr_counters = 1 };
+	struct pmuvirt_error err = { 0 };
+	uint32_t counts[PMUVIRT_MAX_COUNTERS];
+	uint64_t rem, per, off = 123456789;
+	unsigned int k, pmis;
+
+	assert_int_equal(r->pmu.slot[a->counter[0].slot].width, 48);
+	r->watch = a;
+	assert_int_equal(pmuvirt_switch_in(&r->pc, a), 0);
+	for (k = 0; k < 3; k++)
+		cross_next(r, a, FAKEHW_BRANCHES, p, k, 0);
+	/* each period took at least five armings: four of them silent */
+	assert_true(r->pmis >= 3 * 5);
+
+	/* Switched out mid-period while another context counts on the counter. */
+	run(r, FAKEHW_BRANCHES, off, false);
+	assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
+	run(r, FAKEHW_BRANCHES, (uint64_t)1 << 50, false);
+	assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
+	assert_int_equal(r->ovf, 0);
+	cross_next(r, a, FAKEHW_BRANCHES, p, 3, off);
+	assert_true(val(b, 0) == (uint64_t)1 << 50);
+
+	/* An ARM with a remaining distance longer than half the range. */
+	rem = p + 7;
+	per = p;
+	assert_int_equal(pmuvirt_arm_counters(&r->pc, a, 1, &rem, &per), 0);
+	run(r, FAKEHW_BRANCHES, p + 6, false);
+	assert_int_equal(r->ovf, 0);
+	run(r, FAKEHW_BRANCHES, 1, false);
+	assert_int_equal(r->ovf, 1);
+	assert_true(r->at[r->nr_at - 1] == 5 * p + 7);
+	assert_int_equal(pmuvirt_take_overflows(a, counts), 1);
+	r->ovf = 0;
+	per = PMUVIRT_PERIOD_MAX + 1;
+	assert_int_equal(pmuvirt_arm_counters(&r->pc, a, 1, &rem, &per), -ERANGE);
+
+	/* The largest period, 2^62, and one above it. */
+	ci[0].period = PMUVIRT_PERIOD_MAX + 1;
+	ctl.counter[0] = ci[0];
+	assert_int_equal(pmuvirt_set_control(&r->pc, a, &ctl, &err), -ERANGE);
+	assert_int_equal(err.counter, 0);
+	ctl.counter[0].period = PMUVIRT_PERIOD_MAX;
+	assert_int_equal(pmuvirt_set_control(&r->pc, a, &ctl, &err), 0);
+	r->nr_at = 0;
+	pmis = r->pmis;
+	cross_next(r, a, FAKEHW_BRANCHES, PMUVIRT_PERIOD_MAX, 0, 0);
+	assert_int_equal(r->pmis - pmis, 1u << 15);	/* 2^62 / 2^47 armings */
+	cross_next(r, a, FAKEHW_BRANCHES, PMUVIRT_PERIOD_MAX, 1, 0);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	ctx_free(a);
+	ctx_free(b);
+	rig_free(r);
+}
+
 static void test_non_global_stop(void **state)
 {
 	static const struct fakehw_x86_config zen = {
@@ -425,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_differing_controls),
 		cmocka_unit_test(test_wrap_exact),
 		cmocka_unit_test(test_imode_overflows),
+		cmocka_unit_test(test_imode_long_period),
 		cmocka_unit_test(test_non_global_stop),
 		cmocka_unit_test(test_invalidate_fault_legacy),
 	};

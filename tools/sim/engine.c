@@ -23,6 +23,8 @@
 #include "pmuvirt_arch.h"
 #include "x86/pmuvirt_x86.h"
 #include "ppc/pmuvirt_ppc.h"
+
+_Static_assert(SIM_NUM_MAX == PMUVIRT_PERIOD_MAX, "scenario periods end where pmuvirt's do");
 #include "pv/pmuvirt_pv.h"
 #include <pmuvirt/user.h>
 

@@ -101,10 +101,10 @@ static void random_pmu(struct gen *g, const char *model)
 
 static uint64_t random_period(struct gen *g)
 {
-	uint64_t max = sim_period_max(&g->sc->pmu);
+	uint64_t max = sim_period_max(&g->sc->pmu), half = sim_arm_max(&g->sc->pmu);
 	uint64_t p;
 
-	switch (range(g, 0, 3)) {
+	switch (range(g, 0, 5)) {
 	case 0:
 		p = chance(g, 10) ? range(g, 1, 10) : range(g, 500, 5000);
 		break;
@@ -113,6 +113,12 @@ static uint64_t random_period(struct gen *g)
 		break;
 	case 2:
 		p = log_num(g, 40);
+		break;
+	case 3:
+		p = half - 3 + range(g, 0, 6);	/* around half the counter range */
+		break;
+	case 4:
+		p = half * range(g, 2, 9) + range(g, 0, 1000);	/* several armings */
 		break;
 	default:
 		p = max - range(g, 0, 3);	/* at the limit */
@@ -209,8 +215,8 @@ static uint64_t min_period(struct gen *g, unsigned int e)
 static void random_events(struct gen *g, uint64_t *ev, int t)
 {
 	const struct sim_pmu *pmu = &g->sc->pmu;
-	/* a counter signals (and costs an interrupt) every sim_period_max() events */
-	unsigned int e, k, shift = 63 - (unsigned int)__builtin_clzll(sim_period_max(pmu));
+	/* a counter signals (and costs an interrupt) every sim_arm_max() events */
+	unsigned int e, k, shift = 63 - (unsigned int)__builtin_clzll(sim_arm_max(pmu));
 
 	for (e = 0; e < SIM_NR_EVENTS; e++) {
 		uint64_t n, wraps, notes = 0;

@@ -165,12 +165,15 @@ const char *sim_event_name(enum sim_event ev);
  */
 int sim_counters_fit(const struct sim_pmu *pmu, const struct sim_counter_set *set,
 		     char *why, size_t len);
-/*
- * Largest i-mode period: half the counter range, 2^(width-1); 2^31 on POWER
- * and on Intel without full-width writes (fw-write=0: only 32 bits of a
- * general-purpose counter can be written).
- */
+/* Largest i-mode period: PMUVIRT_PERIOD_MAX (2^62) on every model and width. */
 uint64_t sim_period_max(const struct sim_pmu *pmu);
+/*
+ * Longest stretch a counter runs between two interrupts: half the counter
+ * range, 2^(width-1); 2^31 on POWER and on Intel without full-width writes
+ * (fw-write=0: only 32 bits of a general-purpose counter can be written).
+ * A longer i-mode period is reached in several armings.
+ */
+uint64_t sim_arm_max(const struct sim_pmu *pmu);
 /* Most counters one thread can name on this model. */
 unsigned int sim_max_counters(const struct sim_pmu *pmu);
 
