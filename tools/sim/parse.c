@@ -192,6 +192,7 @@ static int parse_event(struct parser *p, const char *s, enum sim_event *ev)
 {
 	unsigned int i;
 
+	*ev = (enum sim_event)0;
 	for (i = 0; i < SIM_NR_EVENTS; i++)
 		if (!strcmp(s, event_names[i])) {
 			*ev = (enum sim_event)i;
