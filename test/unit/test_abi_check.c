@@ -5,17 +5,12 @@
  * error each must get, and the ARM check against pmuvirt_arm_counters()
  * on a context of a strict fake PMU.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
-#include <setjmp.h>
-#include <cmocka.h>
 #include <pmuvirt/xen.h>
 #include <pmuvirt/linux.h>
-#include "fakehw.h"
+#include "rig.h"
 #include "x86/pmuvirt_x86.h"
 #include "pmuvirt_abi_check.h"
 
@@ -230,10 +225,6 @@ struct arm_rig {
 
 static struct arm_rig *arm_rig_new(void)
 {
-	static const struct fakehw_x86_config cfg = {
-		.vendor = FAKEHW_INTEL, .version = 4, .nr_gp = 4, .nr_fixed = 3, .width = 48,
-		.fw_write = true,
-	};
 	struct pmuvirt_control ctl = { .version = PMUVIRT_ABI_VERSION, .nr_counters = 3 };
 	struct arm_rig *r = calloc(1, sizeof(*r));
 
@@ -244,15 +235,10 @@ static struct arm_rig *arm_rig_new(void)
 	ctl.counter[1].flags = PMUVIRT_CTR_USER;
 	ctl.counter[1].period = 1000;
 	ctl.counter[2].event = PMUVIRT_EV_TSC;
-	r->hw = fakehw_x86_new(&cfg);
-	assert_non_null(r->hw);
-	assert_int_equal(pmuvirt_x86_probe(&r->pmu, fakehw_ops(r->hw), r->hw), 0);
-	assert_int_equal(pmuvirt_pcpu_init(&r->pc, &r->pmu, fakehw_ops(r->hw), r->hw, 0), 0);
+	r->hw = rig_x86_new(&rig_intel_v4, &r->pmu);
+	rig_pcpu_init(&r->pc, &r->pmu, r->hw, 0);
+	r->ctx = rig_ctx_new(&r->pmu, &ctl);
 	r->size = pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS);
-	r->ctx = calloc(1, r->size);
-	assert_non_null(r->ctx);
-	assert_int_equal(pmuvirt_ctx_init(r->ctx, r->size, &r->pmu), 0);
-	assert_int_equal(pmuvirt_set_control(NULL, r->ctx, &ctl, NULL), 0);
 	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx), 0);
 	return r;
 }
@@ -261,9 +247,8 @@ static void arm_rig_free(struct arm_rig *r)
 {
 	assert_int_equal(fakehw_stats(r->hw)->errors, 0);
 	pmuvirt_switch_out(&r->pc);
-	pmuvirt_ctx_release(r->ctx);
-	fakehw_free(r->hw);
-	free(r->ctx);
+	rig_ctx_free(r->ctx);
+	rig_hw_free(r->hw);
 	free(r);
 }
 

@@ -1,11 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
 /* Core tests over the idealised mock PMU: width math, switches, i-mode, costs. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
 #include <stdlib.h>
-#include <cmocka.h>
+#include "rig.h"
 #include "mock_pmu.h"
 
 struct rig {
@@ -19,16 +15,13 @@ static struct rig *rig_new(unsigned int width, uint64_t threshold)
 {
 	struct rig *r = calloc(1, sizeof(*r));
 	unsigned int i;
-	size_t sz = pmuvirt_ctx_size(8);
 
 	mock_pmu_init(&r->pmu, width, threshold);
 	mock_hw_init(&r->hw, width, threshold);
 	assert_int_equal(pmuvirt_pcpu_init(&r->pc, &r->pmu, &mock_hw_ops, &r->hw, 0), 0);
 	r->hw.pc = &r->pc;
-	for (i = 0; i < 4; i++) {
-		r->ctx[i] = malloc(sz);
-		assert_int_equal(pmuvirt_ctx_init(r->ctx[i], sz, &r->pmu), 0);
-	}
+	for (i = 0; i < 4; i++)
+		r->ctx[i] = rig_ctx_alloc(&r->pmu, 8);
 	return r;
 }
 
@@ -40,14 +33,6 @@ static void rig_free(struct rig *r)
 	for (i = 0; i < 4; i++)
 		free(r->ctx[i]);
 	free(r);
-}
-
-static uint64_t read1(struct pmuvirt_ctx *ctx, unsigned int i)
-{
-	uint64_t v[PMUVIRT_MAX_COUNTERS];
-
-	assert_int_equal(pmuvirt_read(ctx, v), 0);
-	return v[i];
 }
 
 static const unsigned int ev_ic[] = { PMUVIRT_EV_INSTRUCTIONS, PMUVIRT_EV_CYCLES };
@@ -75,7 +60,7 @@ static void test_amode_wide_counts(void **state)
 						    ((uint64_t)1 << 61) + k;
 				mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, step);
 				total += step;
-				assert_true(read1(r->ctx[0], 0) == total);
+				assert_true(rig_val(r->ctx[0], 0) == total);
 				/* switch out and back in between steps, too */
 				if (k & 1) {
 					assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
@@ -83,8 +68,8 @@ static void test_amode_wide_counts(void **state)
 					assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
 				}
 			}
-			assert_true(read1(r->ctx[0], 0) == total);
-			assert_true(read1(r->ctx[0], 1) == 0);
+			assert_true(rig_val(r->ctx[0], 0) == total);
+			assert_true(rig_val(r->ctx[0], 1) == 0);
 			if (width < 64)
 				assert_true(r->hw.pmis >= 7);
 			rig_free(r);
@@ -120,8 +105,8 @@ static void test_switch_costs(void **state)
 	}
 	/* ctx0 ran steps 0,2,4,6,8; ctx1 ran 1,3,5,7,9 */
 	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
-	assert_int_equal(read1(r->ctx[0], 0), 100 + 102 + 104 + 106 + 108);
-	assert_int_equal(read1(r->ctx[1], 0), 101 + 103 + 105 + 107 + 109);
+	assert_int_equal(rig_val(r->ctx[0], 0), 100 + 102 + 104 + 106 + 108);
+	assert_int_equal(rig_val(r->ctx[1], 0), 101 + 103 + 105 + 107 + 109);
 
 	/* A differing control writes only the registers that differ. */
 	make_control(&other, 3, ev3b, NULL);
@@ -174,8 +159,8 @@ static void test_imode_exact(void **state)
 		assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
 		pmuvirt_take_overflows(r->ctx[0], counts);
 		got0 += counts[0];
-		assert_int_equal(read1(r->ctx[0], 0), total0);
-		assert_int_equal(read1(r->ctx[1], 0), total1);
+		assert_int_equal(rig_val(r->ctx[0], 0), total0);
+		assert_int_equal(rig_val(r->ctx[1], 0), total1);
 		assert_int_equal(got0, total0 / 1000);
 		/* never twice */
 		assert_int_equal(pmuvirt_take_overflows(r->ctx[0], counts), 0);
@@ -205,7 +190,7 @@ static void test_imode_pending(void **state)
 	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 1);
 	assert_int_equal(pmuvirt_take_overflows(r->ctx[0], counts), 1);
 	assert_int_equal(counts[0], 1);
-	assert_int_equal(read1(r->ctx[0], 0), 1500);
+	assert_int_equal(rig_val(r->ctx[0], 0), 1500);
 	rig_free(r);
 }
 
@@ -238,7 +223,7 @@ static void test_pending_saturation(void **state)
 	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
 	assert_int_equal(pmuvirt_take_overflows(r->ctx[0], counts), 1);
 	assert_int_equal(counts[0], 0xffffffffu);
-	assert_true(read1(r->ctx[0], 0) == 0x100000000ull);
+	assert_true(rig_val(r->ctx[0], 0) == 0x100000000ull);
 
 	/* exactly 2^32 crossings found by one PMI: saturated, and reported */
 	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &ctl, NULL), 0);
@@ -269,10 +254,10 @@ static void test_pause_resample(void **state)
 	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 10);
 	assert_int_equal(pmuvirt_pause(&r->pc), 0);
 	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, ((uint64_t)1 << 33) + 5); /* wraps while paused */
-	assert_int_equal(read1(r->ctx[0], 0), 10);
+	assert_int_equal(rig_val(r->ctx[0], 0), 10);
 	assert_int_equal(pmuvirt_resample(&r->pc), 0);
 	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 7);
-	assert_int_equal(read1(r->ctx[0], 0), 17);
+	assert_int_equal(rig_val(r->ctx[0], 0), 17);
 	rig_free(r);
 }
 
@@ -295,7 +280,7 @@ static void test_pause_no_storm(void **state)
 	assert_true(r->hw.pmis - pmis <= 2);
 	assert_int_equal(pmuvirt_resample(&r->pc), 0);
 	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 2);
-	assert_int_equal(read1(r->ctx[0], 0), 12);
+	assert_int_equal(rig_val(r->ctx[0], 0), 12);
 	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
 	pmuvirt_take_overflows(r->ctx[0], counts);
 	assert_int_equal(counts[0], 3);
@@ -343,8 +328,8 @@ static void attack(uint64_t vdom, uint64_t ins, uint64_t bm, struct seen *o)
 	o->writes = r->hw.writes - w;
 	memcpy(o->raw, r->hw.ctr, sizeof(o->raw));
 	o->rec.seq = 0;
-	o->count = read1(att, 0);
-	assert_int_equal(read1(vic, 0), ins);
+	o->count = rig_val(att, 0);
+	assert_int_equal(rig_val(vic, 0), ins);
 	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
 	rig_free(r);
 }
@@ -437,8 +422,8 @@ static void test_tsc(void **state)
 	r->hw.tsc += 300;
 	assert_int_equal(pmuvirt_switch(&r->pc, r->ctx[0]), 0);
 	r->hw.tsc += 5;
-	assert_int_equal(read1(r->ctx[0], 0), 1005);
-	assert_int_equal(read1(r->ctx[1], 0), 300);
+	assert_int_equal(rig_val(r->ctx[0], 0), 1005);
+	assert_int_equal(rig_val(r->ctx[1], 0), 300);
 	rig_free(r);
 }
 
@@ -468,7 +453,7 @@ static void test_validation(void **state)
 		assert_int_equal(pmuvirt_set_control(&r->pc, r->ctx[0], &ctl, &err), code); \
 		assert_non_null(err.reason); \
 		assert_int_equal(r->hw.writes, wr); \
-		assert_int_equal(read1(r->ctx[0], 0), 42); \
+		assert_int_equal(rig_val(r->ctx[0], 0), 42); \
 	} while (0)
 
 	REFUSE(-EINVAL, ctl.version = 99);
@@ -545,7 +530,7 @@ static void test_fault(void **state)
 			if (!(r->ctx[1]->flags & PMUVIRT_CTX_FAULTED)) {
 				assert_int_equal(pmuvirt_switch(&r->pc, r->ctx[1]), 0);
 				mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 3);
-				assert_true(read1(r->ctx[1], 0) >= 3);
+				assert_true(rig_val(r->ctx[1], 0) >= 3);
 			}
 		}
 		rig_free(r);

@@ -5,14 +5,9 @@
  * must be faulted and off the hardware, no counter may keep counting, and
  * the CPU must go on serving other contexts.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <setjmp.h>
-#include <cmocka.h>
-#include "fakehw.h"
+#include "rig.h"
 #include "x86/pmuvirt_x86.h"
 #include "ppc/pmuvirt_ppc.h"
 
@@ -32,10 +27,6 @@ struct rig {
 	bool ppc;
 };
 
-static const struct fakehw_x86_config cfg_intel = {
-	.vendor = FAKEHW_INTEL, .version = 4, .nr_gp = 4, .nr_fixed = 3, .width = 48,
-	.fw_write = true,
-};
 static const struct fakehw_x86_config cfg_amd = {
 	.vendor = FAKEHW_AMD, .amd_family = 0x19, .amd_core_ext = true, .amd_perfmon_v2 = true,
 	.nr_gp = 6,
@@ -66,48 +57,28 @@ static void on_pmi(void *arg)
 		r->pmi_ret = ret;
 }
 
-static void make_ctl(struct pmuvirt_control *ctl, const struct pmuvirt_counter_ctl *c,
-		     unsigned int n)
-{
-	unsigned int i;
-
-	memset(ctl, 0, sizeof(*ctl));
-	ctl->version = PMUVIRT_ABI_VERSION;
-	ctl->nr_counters = n;
-	for (i = 0; i < n; i++)
-		ctl->counter[i] = c[i];
-}
-
 static int set(struct rig *r, struct pmuvirt_pcpu *pc, unsigned int i,
 	       const struct pmuvirt_counter_ctl *c, unsigned int n)
 {
 	struct pmuvirt_control ctl;
 
-	make_ctl(&ctl, c, n);
+	rig_control(&ctl, n, c);
 	return pmuvirt_set_control(pc, r->ctx[i], &ctl, NULL);
 }
 
 static struct rig *rig_new(unsigned int kind)
 {
 	struct rig *r = calloc(1, sizeof(*r));
-	size_t size = pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS);
 	unsigned int i;
 
 	assert_non_null(r);
 	r->ppc = kind == 2;
-	r->hw = r->ppc ? fakehw_ppc_new(9) : fakehw_x86_new(kind ? &cfg_amd : &cfg_intel);
-	assert_non_null(r->hw);
-	if (r->ppc)
-		assert_int_equal(pmuvirt_ppc_probe(&r->pmu, fakehw_ops(r->hw), r->hw), 0);
-	else
-		assert_int_equal(pmuvirt_x86_probe(&r->pmu, fakehw_ops(r->hw), r->hw), 0);
-	assert_int_equal(pmuvirt_pcpu_init(&r->pc, &r->pmu, fakehw_ops(r->hw), r->hw, 0), 0);
+	r->hw = r->ppc ? rig_ppc_new(9, &r->pmu) :
+			 rig_x86_new(kind ? &cfg_amd : &rig_intel_v4, &r->pmu);
+	rig_pcpu_init(&r->pc, &r->pmu, r->hw, 0);
 	fakehw_set_pmi(r->hw, on_pmi, r);
-	for (i = 0; i < 3; i++) {
-		r->ctx[i] = calloc(1, size);
-		assert_non_null(r->ctx[i]);
-		assert_int_equal(pmuvirt_ctx_init(r->ctx[i], size, &r->pmu), 0);
-	}
+	for (i = 0; i < 3; i++)
+		r->ctx[i] = rig_ctx_alloc(&r->pmu, PMUVIRT_MAX_COUNTERS);
 	assert_int_equal(set(r, NULL, 0, ctl_a, 3), 0);
 	assert_int_equal(set(r, NULL, 1, ctl_b, 2), 0);
 	assert_int_equal(set(r, NULL, 2, ctl_i, 2), 0);
@@ -120,11 +91,9 @@ static void rig_free(struct rig *r)
 
 	/* injected faults aside, the hardware never refused an access */
 	assert_int_equal(fakehw_stats(r->hw)->errors, 0);
-	for (i = 0; i < 3; i++) {
-		pmuvirt_ctx_release(r->ctx[i]);
-		free(r->ctx[i]);
-	}
-	fakehw_free(r->hw);
+	for (i = 0; i < 3; i++)
+		rig_ctx_free(r->ctx[i]);
+	rig_hw_free(r->hw);
 	free(r);
 }
 

@@ -5,25 +5,15 @@
  * (pmuvirt_policy_*, pmuvirt_validate_policy()), and a CPU whose PMU was
  * reset under pmuvirt (hotplug, resume).
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <setjmp.h>
-#include <cmocka.h>
-#include "fakehw.h"
+#include "rig.h"
 #include "x86/pmuvirt_x86.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
 #define U	PMUVIRT_CTR_USER
 #define R	PMUVIRT_CTR_RAW
-
-static const struct fakehw_x86_config cfg_v4 = {
-	.vendor = FAKEHW_INTEL, .version = 4, .nr_gp = 4, .nr_fixed = 3, .width = 48,
-	.fw_write = true,
-};
 
 /* Two CPUs of one PMU model, two contexts. */
 struct rig {
@@ -44,22 +34,14 @@ static const struct pmuvirt_control ctl_ins = {
 static struct rig *rig_new(void)
 {
 	struct rig *r = calloc(1, sizeof(*r));
-	size_t sz = pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS);
 	unsigned int i;
 
 	assert_non_null(r);
+	for (i = 0; i < 2; i++)
+		r->hw[i] = rig_x86_new(&rig_intel_v4, i ? NULL : &r->pmu);
 	for (i = 0; i < 2; i++) {
-		r->hw[i] = fakehw_x86_new(&cfg_v4);
-		assert_non_null(r->hw[i]);
-	}
-	assert_int_equal(pmuvirt_x86_probe(&r->pmu, fakehw_ops(r->hw[0]), r->hw[0]), 0);
-	for (i = 0; i < 2; i++) {
-		assert_int_equal(pmuvirt_pcpu_init(&r->pc[i], &r->pmu, fakehw_ops(r->hw[i]),
-						   r->hw[i], i), 0);
-		r->ctx[i] = calloc(1, sz);
-		assert_non_null(r->ctx[i]);
-		assert_int_equal(pmuvirt_ctx_init(r->ctx[i], sz, &r->pmu), 0);
-		assert_int_equal(pmuvirt_set_control(NULL, r->ctx[i], &ctl_ins, NULL), 0);
+		rig_pcpu_init(&r->pc[i], &r->pmu, r->hw[i], i);
+		r->ctx[i] = rig_ctx_new(&r->pmu, &ctl_ins);
 	}
 	return r;
 }
@@ -73,19 +55,10 @@ static void rig_free(struct rig *r)
 		pmuvirt_switch_out(&r->pc[i]);
 	}
 	for (i = 0; i < 2; i++) {
-		pmuvirt_ctx_release(r->ctx[i]);
-		free(r->ctx[i]);
-		fakehw_free(r->hw[i]);
+		rig_ctx_free(r->ctx[i]);
+		rig_hw_free(r->hw[i]);
 	}
 	free(r);
-}
-
-static uint64_t count0(struct pmuvirt_ctx *ctx)
-{
-	uint64_t v[PMUVIRT_MAX_COUNTERS];
-
-	assert_int_equal(pmuvirt_read(ctx, v), 0);
-	return v[0];
 }
 
 /*
@@ -113,19 +86,19 @@ static void test_hook_busy(void **state)
 
 	/* CPU 0 now runs b's owner: its events count for nobody. */
 	assert_int_equal(fakehw_run(r->hw[0], FAKEHW_INSTRUCTIONS, 1000, false), 0);
-	assert_int_equal(count0(a), 100);
-	assert_int_equal(count0(b), 30);
+	assert_int_equal(rig_val(a, 0), 100);
+	assert_int_equal(rig_val(b, 0), 30);
 	assert_int_equal(fakehw_run(r->hw[1], FAKEHW_INSTRUCTIONS, 5, false), 0);
-	assert_int_equal(count0(b), 35);
+	assert_int_equal(rig_val(b, 0), 35);
 
 	/* Once b is switched out where it ran, the hook takes it anywhere. */
 	assert_int_equal(pmuvirt_switch_hook(&r->pc[1], NULL), 0);
 	assert_int_equal(pmuvirt_switch_hook(&r->pc[0], b), 0);
 	assert_int_equal(fakehw_run(r->hw[0], FAKEHW_INSTRUCTIONS, 7, false), 0);
-	assert_int_equal(count0(b), 42);
+	assert_int_equal(rig_val(b, 0), 42);
 	assert_int_equal(pmuvirt_switch_hook(&r->pc[1], a), 0);
 	assert_int_equal(fakehw_run(r->hw[1], FAKEHW_INSTRUCTIONS, 11, false), 0);
-	assert_int_equal(count0(a), 111);
+	assert_int_equal(rig_val(a, 0), 111);
 	rig_free(r);
 }
 
@@ -357,7 +330,7 @@ static void test_invalidate_after_reset(void **state)
 	assert_int_equal(pmuvirt_switch_in(&r->pc[0], a), 0);
 	assert_true(fakehw_stats(r->hw[0])->reg_writes > w);
 	assert_int_equal(fakehw_run(r->hw[0], FAKEHW_INSTRUCTIONS, 23, false), 0);
-	assert_int_equal(count0(a), 123);
+	assert_int_equal(rig_val(a, 0), 123);
 	rig_free(r);
 }
 

@@ -5,13 +5,8 @@
  * save/restore with POWER reload values, and postponed exceptions (taken
  * while the hypervisor runs) that are never lost.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdlib.h>
-#include <setjmp.h>
-#include <cmocka.h>
-#include "fakehw.h"
+#include "rig.h"
 #include "ppc/pmuvirt_ppc.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
@@ -113,10 +108,8 @@ static struct rig *rig_new(unsigned int power)
 	struct rig *r = calloc(1, sizeof(*r));
 
 	assert_non_null(r);
-	r->hw = fakehw_ppc_new(power);
-	assert_non_null(r->hw);
-	assert_int_equal(pmuvirt_ppc_probe(&r->pmu, fakehw_ops(r->hw), r->hw), 0);
-	assert_int_equal(pmuvirt_pcpu_init(&r->pc, &r->pmu, fakehw_ops(r->hw), r->hw, 0), 0);
+	r->hw = rig_ppc_new(power, &r->pmu);
+	rig_pcpu_init(&r->pc, &r->pmu, r->hw, 0);
 	fakehw_set_pmi(r->hw, on_pmi, r);
 	r->ee = true;
 	return r;
@@ -124,10 +117,8 @@ static struct rig *rig_new(unsigned int power)
 
 static void rig_free(struct rig *r)
 {
-	if (fakehw_stats(r->hw)->errors)
-		fail_msg("fake SPR bank refused an access: %s", fakehw_last_error(r->hw));
 	assert_int_equal(r->pmi_ret, 0);
-	fakehw_free(r->hw);
+	rig_hw_free(r->hw);
 	free(r);
 }
 
@@ -139,35 +130,15 @@ struct cdesc {
 
 static struct pmuvirt_ctx *ctx_new(struct rig *r, unsigned int n, const struct cdesc *c)
 {
-	size_t size = pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS);
-	struct pmuvirt_ctx *ctx = calloc(1, size);
 	struct pmuvirt_control ctl = { .version = PMUVIRT_ABI_VERSION, .nr_counters = n };
-	struct pmuvirt_error err = { 0 };
 	unsigned int i;
 
-	assert_non_null(ctx);
-	assert_int_equal(pmuvirt_ctx_init(ctx, size, &r->pmu), 0);
 	for (i = 0; i < n; i++) {
 		ctl.counter[i].event = c[i].event;
 		ctl.counter[i].flags = c[i].flags;
 		ctl.counter[i].period = c[i].period;
 	}
-	if (pmuvirt_set_control(NULL, ctx, &ctl, &err))
-		fail_msg("set_control: %s", err.reason);
-	return ctx;
-}
-
-static uint64_t val(struct pmuvirt_ctx *ctx, unsigned int i)
-{
-	uint64_t v[PMUVIRT_MAX_COUNTERS];
-
-	assert_int_equal(pmuvirt_read(ctx, v), 0);
-	return v[i];
-}
-
-static void run(struct rig *r, enum fakehw_event ev, uint64_t n, bool kernel)
-{
-	assert_int_equal(fakehw_run(r->hw, ev, n, kernel), 0);
+	return rig_ctx_new(&r->pmu, &ctl);
 }
 
 /* a-mode counts stay exact far past 2^32: every crossing of bit 31 interrupts and is folded. */
@@ -185,27 +156,27 @@ static void test_amode_exact_past_2e32(void **state)
 		uint64_t big = 3ull * (1ull << 32) + 12345, tb0;
 
 		assert_int_equal(pmuvirt_switch(&r->pc, ctx), 0);
-		tb0 = val(ctx, 4);
-		run(r, FAKEHW_INSTRUCTIONS, big, false);
-		run(r, FAKEHW_CYCLES, big + 7, true);
-		run(r, FAKEHW_CYCLES, 1000, false);
-		assert_int_equal(val(ctx, 0), big);
-		assert_int_equal(val(ctx, 1), big + 7 + 1000);
-		assert_int_equal(val(ctx, 2), big);
-		assert_int_equal(val(ctx, 3), big + 7);	/* kernel only */
-		assert_int_equal(val(ctx, 4) - tb0, big + 7 + 1000);
+		tb0 = rig_val(ctx, 4);
+		rig_run(r->hw, FAKEHW_INSTRUCTIONS, big, false);
+		rig_run(r->hw, FAKEHW_CYCLES, big + 7, true);
+		rig_run(r->hw, FAKEHW_CYCLES, 1000, false);
+		assert_int_equal(rig_val(ctx, 0), big);
+		assert_int_equal(rig_val(ctx, 1), big + 7 + 1000);
+		assert_int_equal(rig_val(ctx, 2), big);
+		assert_int_equal(rig_val(ctx, 3), big + 7);	/* kernel only */
+		assert_int_equal(rig_val(ctx, 4) - tb0, big + 7 + 1000);
 		/* Each counter crossed bit 31 every 2^31 events: 6 per counter, in 3 runs. */
 		assert_true(r->taken >= 12);
 		assert_int_equal(r->raised, r->taken);
 		check_cache(r);
 		/* Suspended, the values stay; resumed, they go on from there. */
 		assert_int_equal(pmuvirt_switch(&r->pc, NULL), 0);
-		run(r, FAKEHW_INSTRUCTIONS, 1ull << 40, false);
-		assert_int_equal(val(ctx, 0), big);
+		rig_run(r->hw, FAKEHW_INSTRUCTIONS, 1ull << 40, false);
+		assert_int_equal(rig_val(ctx, 0), big);
 		assert_int_equal(pmuvirt_switch(&r->pc, ctx), 0);
-		run(r, FAKEHW_INSTRUCTIONS, 5, false);
-		assert_int_equal(val(ctx, 0), big + 5);
-		assert_int_equal(val(ctx, 2), big + 5);
+		rig_run(r->hw, FAKEHW_INSTRUCTIONS, 5, false);
+		assert_int_equal(rig_val(ctx, 0), big + 5);
+		assert_int_equal(rig_val(ctx, 2), big + 5);
 		assert_int_equal(pmuvirt_switch(&r->pc, NULL), 0);
 		free(ctx);
 		rig_free(r);
@@ -239,7 +210,7 @@ static void test_switch_costs(void **state)
 		assert_int_equal(r->pc.stats.ctl_writes - s0.ctl_writes, nregs + 1);
 		assert_int_equal(r->pc.stats.reg_writes - s0.reg_writes, nregs + 1 + 6);
 		assert_int_equal(mmcr0(r) & (M0(FC) | M0(PMAE)), M0(PMAE));
-		run(r, FAKEHW_INSTRUCTIONS, 100, false);
+		rig_run(r->hw, FAKEHW_INSTRUCTIONS, 100, false);
 
 		/*
 		 * Same control, another context: only reads.  3 counters, and
@@ -252,18 +223,18 @@ static void test_switch_costs(void **state)
 		assert_int_equal(r->pc.stats.reg_writes - s0.reg_writes, 0);
 		assert_in_range(r->pc.stats.reg_reads - s0.reg_reads, 3, 3 + 1);
 		assert_int_equal(fakehw_stats(r->hw)->reg_writes, 0);
-		run(r, FAKEHW_INSTRUCTIONS, 50, false);
-		assert_int_equal(val(a1, 0), 100);
-		assert_int_equal(val(a2, 0), 50);
+		rig_run(r->hw, FAKEHW_INSTRUCTIONS, 50, false);
+		assert_int_equal(rig_val(a1, 0), 100);
+		assert_int_equal(rig_val(a2, 0), 50);
 
 		/* Other filters: freeze, MMCR2, MMCR0.  MMCR1, MMCRA (MMCR3) unchanged. */
 		s0 = r->pc.stats;
 		assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
 		assert_int_equal(r->pc.stats.ctl_writes - s0.ctl_writes, 3);
-		run(r, FAKEHW_INSTRUCTIONS, 40, true);
-		run(r, FAKEHW_INSTRUCTIONS, 30, false);
-		assert_int_equal(val(b, 0), 30);
-		assert_int_equal(val(a2, 0), 50);
+		rig_run(r->hw, FAKEHW_INSTRUCTIONS, 40, true);
+		rig_run(r->hw, FAKEHW_INSTRUCTIONS, 30, false);
+		assert_int_equal(rig_val(b, 0), 30);
+		assert_int_equal(rig_val(a2, 0), 50);
 
 		/* Back to a1: MMCR2 and MMCR0 again. */
 		s0 = r->pc.stats;
@@ -278,8 +249,8 @@ static void test_switch_costs(void **state)
 		assert_true(mmcr0(r) & M0(FC));
 		assert_int_equal(pmuvirt_switch(&r->pc, NULL), 0);
 		assert_int_equal(r->pc.stats.reg_writes - s0.reg_writes, 1);
-		run(r, FAKEHW_INSTRUCTIONS, 1000, false);
-		assert_int_equal(val(a1, 0), 100);
+		rig_run(r->hw, FAKEHW_INSTRUCTIONS, 1000, false);
+		assert_int_equal(rig_val(a1, 0), 100);
 		free(a1);
 		free(a2);
 		free(b);
@@ -300,40 +271,40 @@ static void test_imode_reload(void **state)
 	assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
 	assert_int_equal(fakehw_peek(r->hw, PMUVIRT_PPC_SPR_PMC(5), &pmc5), 0);
 	assert_int_equal(pmc5, 0x80000000ull - 1000);
-	run(r, FAKEHW_INSTRUCTIONS, 2500, false);
+	rig_run(r->hw, FAKEHW_INSTRUCTIONS, 2500, false);
 	assert_int_equal(r->taken, 2);
-	assert_int_equal(val(a, 0), 2500);
+	assert_int_equal(rig_val(a, 0), 2500);
 
 	/* Another context uses PMC5 meanwhile (a-mode). */
 	assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
-	run(r, FAKEHW_INSTRUCTIONS, 0x7fffffffull, true);
-	assert_int_equal(val(b, 0), 0x7fffffffull);
+	rig_run(r->hw, FAKEHW_INSTRUCTIONS, 0x7fffffffull, true);
+	assert_int_equal(rig_val(b, 0), 0x7fffffffull);
 
 	/* Back: PMC5 is reloaded 500 events before the next notification. */
 	assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
 	assert_int_equal(fakehw_peek(r->hw, PMUVIRT_PPC_SPR_PMC(5), &pmc5), 0);
 	assert_int_equal(pmc5, 0x80000000ull - 500);
 	r->taken = 0;
-	run(r, FAKEHW_INSTRUCTIONS, 499, false);
+	rig_run(r->hw, FAKEHW_INSTRUCTIONS, 499, false);
 	assert_int_equal(r->taken, 0);
-	run(r, FAKEHW_INSTRUCTIONS, 1, false);
+	rig_run(r->hw, FAKEHW_INSTRUCTIONS, 1, false);
 	assert_int_equal(r->taken, 1);
-	run(r, FAKEHW_INSTRUCTIONS, 2000, false);
-	assert_int_equal(val(a, 0), 5000);
+	rig_run(r->hw, FAKEHW_INSTRUCTIONS, 2000, false);
+	assert_int_equal(rig_val(a, 0), 5000);
 	assert_int_equal(pmuvirt_take_overflows(a, counts), 1u);
 	assert_int_equal(counts[0], 5);
 	assert_int_equal(pmuvirt_take_overflows(a, counts), 0);
 
 	/* Suspended with a notification due: found on the way out, delivered once. */
-	run(r, FAKEHW_INSTRUCTIONS, 999, false);
+	rig_run(r->hw, FAKEHW_INSTRUCTIONS, 999, false);
 	r->ee = false;
-	run(r, FAKEHW_INSTRUCTIONS, 1, true);		/* raised, postponed */
+	rig_run(r->hw, FAKEHW_INSTRUCTIONS, 1, true);		/* raised, postponed */
 	assert_int_equal(r->postponed, 1);
 	assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
 	ee_on(r);
 	assert_int_equal(pmuvirt_take_overflows(a, counts), 1u);
 	assert_int_equal(counts[0], 1);
-	assert_int_equal(val(a, 0), 6000);
+	assert_int_equal(rig_val(a, 0), 6000);
 	assert_int_equal(pmuvirt_switch(&r->pc, NULL), 0);
 	free(a);
 	free(b);
@@ -375,10 +346,10 @@ static void test_imode_long_period(void **state)
 		assert_int_equal(fakehw_peek(r->hw, PMUVIRT_PPC_SPR_PMC(5), &pmc5), 0);
 		assert_int_equal(pmc5, 0);
 		for (k = 1; k <= 3; k++) {
-			run(r, FAKEHW_INSTRUCTIONS, p - 1, false);
+			rig_run(r->hw, FAKEHW_INSTRUCTIONS, p - 1, false);
 			assert_int_equal(r->ovf, 0);
-			assert_true(val(a, 0) == k * p - 1);
-			run(r, FAKEHW_INSTRUCTIONS, 1, false);
+			assert_true(rig_val(a, 0) == k * p - 1);
+			rig_run(r->hw, FAKEHW_INSTRUCTIONS, 1, false);
 			assert_int_equal(r->ovf, 1);
 			assert_int_equal(r->nr_at, k);
 			assert_true(r->at[k - 1] == k * p);
@@ -389,21 +360,21 @@ static void test_imode_long_period(void **state)
 		total = 3 * p;
 
 		/* Out 1000 events past a boundary; another context uses PMC5 meanwhile. */
-		run(r, FAKEHW_INSTRUCTIONS, 1000, false);
+		rig_run(r->hw, FAKEHW_INSTRUCTIONS, 1000, false);
 		assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
-		run(r, FAKEHW_INSTRUCTIONS, 5000000000ull, true);
+		rig_run(r->hw, FAKEHW_INSTRUCTIONS, 5000000000ull, true);
 		assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
-		run(r, FAKEHW_INSTRUCTIONS, p - 1001, false);
+		rig_run(r->hw, FAKEHW_INSTRUCTIONS, p - 1001, false);
 		assert_int_equal(r->ovf, 0);
 		r->ee = false;
-		run(r, FAKEHW_INSTRUCTIONS, 1, false);	/* raised, postponed */
+		rig_run(r->hw, FAKEHW_INSTRUCTIONS, 1, false);	/* raised, postponed */
 		assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
 		ee_on(r);
 		assert_int_equal(pmuvirt_take_overflows(a, counts), 1u);
 		assert_int_equal(counts[0], 1);
-		assert_true(val(b, 0) == 5000000000ull);
+		assert_true(rig_val(b, 0) == 5000000000ull);
 		total = 4 * p;
-		assert_true(val(a, 0) == total);
+		assert_true(rig_val(a, 0) == total);
 
 		/* Random runs: the notifications always equal floor(count / p). */
 		assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
@@ -413,14 +384,14 @@ static void test_imode_long_period(void **state)
 
 			if (rnd(&seed) % 4 == 0) {
 				assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
-				run(r, FAKEHW_INSTRUCTIONS, rnd(&seed) % p, kern);
+				rig_run(r->hw, FAKEHW_INSTRUCTIONS, rnd(&seed) % p, kern);
 				assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
 			}
-			run(r, FAKEHW_INSTRUCTIONS, n, kern);
+			rig_run(r->hw, FAKEHW_INSTRUCTIONS, n, kern);
 			total += n;
 			pmuvirt_take_overflows(a, counts);
 			got += counts[0];
-			assert_true(val(a, 0) == total);
+			assert_true(rig_val(a, 0) == total);
 			assert_int_equal(got, total / p - 4);
 		}
 		for (k = 0; k < r->nr_at; k++)
@@ -491,10 +462,10 @@ static void test_postponed_exceptions(void **state)
 
 			/* The VCPU runs: interrupts on, exceptions taken at once. */
 			n = 1 + rnd(&seed) % 3000;
-			run(r, FAKEHW_INSTRUCTIONS, n, rnd(&seed) & 1);
+			rig_run(r->hw, FAKEHW_INSTRUCTIONS, n, rnd(&seed) & 1);
 			truth_ins[cur] += n;
 			n = 1 + rnd(&seed) % 5000;
-			run(r, FAKEHW_CYCLES, n, false);
+			rig_run(r->hw, FAKEHW_CYCLES, n, false);
 			truth_cyc[cur] += n;
 
 			/*
@@ -506,7 +477,7 @@ static void test_postponed_exceptions(void **state)
 			for (k = 0; k < h; k++) {
 				if (!(mmcr0(r) & M0(FC)))
 					truth_ins[cur]++;
-				run(r, FAKEHW_INSTRUCTIONS, 1, true);
+				rig_run(r->hw, FAKEHW_INSTRUCTIONS, 1, true);
 			}
 			/* Sometimes the same VCPU goes on: its postponed exception is taken now. */
 			if (rnd(&seed) % 4 == 0)
@@ -524,8 +495,8 @@ static void test_postponed_exceptions(void **state)
 		for (i = 0; i < NVCPU; i++) {
 			pmuvirt_take_overflows(v[i], counts);
 			got[i] += counts[0];
-			assert_int_equal(val(v[i], 0), truth_ins[i]);
-			assert_int_equal(val(v[i], 1), truth_cyc[i]);
+			assert_int_equal(rig_val(v[i], 0), truth_ins[i]);
+			assert_int_equal(rig_val(v[i], 1), truth_cyc[i]);
 			if (got[i] != truth_ins[i] / period[i])
 				fail_msg("POWER%u VCPU %u: %llu notifications, wanted %llu", p, i,
 					 (unsigned long long)got[i],
@@ -553,8 +524,8 @@ static void test_fault(void **state)
 	assert_true(a->flags & PMUVIRT_CTX_FAULTED);
 	assert_null(r->pc.running);
 	assert_true(mmcr0(r) & M0(FC));
-	run(r, FAKEHW_INSTRUCTIONS, 10, false);
-	assert_int_equal(val(a, 0), 0);
+	rig_run(r->hw, FAKEHW_INSTRUCTIONS, 10, false);
+	assert_int_equal(rig_val(a, 0), 0);
 	free(a);
 	rig_free(r);
 }

@@ -5,14 +5,10 @@
  * (an alarm turns a hang into a failure) and the replica of the VCPU's
  * arming must stay exact or become unknown, never wrong.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
 #include <signal.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "rig.h"
 #include "mock_pmu.h"
 #include "pv/pmuvirt_pv.h"
 
@@ -65,7 +61,6 @@ struct guest {
 static struct guest *guest_new(void)
 {
 	struct guest *g = calloc(1, sizeof(*g));
-	size_t sz = pmuvirt_ctx_size(4);
 	static const unsigned int ev[] = { PMUVIRT_EV_INSTRUCTIONS };
 	uint64_t per[1] = { PERIOD };
 	struct pmuvirt_control ctl;
@@ -76,8 +71,7 @@ static struct guest *guest_new(void)
 	g->pv.ops = &below_ops;
 	g->pv.arg = &g->below;
 	assert_int_equal(pmuvirt_pcpu_init(&g->pc, &g->pmu, NULL, &g->pv, 0), 0);
-	g->t = malloc(sz);
-	assert_int_equal(pmuvirt_ctx_init(g->t, sz, &g->pmu), 0);
+	g->t = rig_ctx_alloc(&g->pmu, 4);
 	make_control(&ctl, 1, ev, per);
 	assert_int_equal(pmuvirt_set_control(NULL, g->t, &ctl, NULL), 0);
 	g->below.val[0] = 1000;

@@ -5,16 +5,12 @@
  * and the user-mode read protocol under a switch or migration injected at
  * every point of the read.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
 #include <stdlib.h>
-#include <cmocka.h>
 
 static void read_hook(int point);
 #define PMUVIRT_USER_READ_HOOK(point) read_hook(point)
 #include <pmuvirt/user.h>
+#include "rig.h"
 #include "mock_pmu.h"
 #include "pv/pmuvirt_pv.h"
 
@@ -87,15 +83,6 @@ static const struct pmuvirt_pv_lower_ops lo_ops = {
 	.read = lo_read,
 };
 
-static struct pmuvirt_ctx *ctx_new(const struct pmuvirt_pmu *pmu)
-{
-	size_t sz = pmuvirt_ctx_size(8);
-	struct pmuvirt_ctx *c = malloc(sz);
-
-	assert_int_equal(pmuvirt_ctx_init(c, sz, pmu), 0);
-	return c;
-}
-
 static struct world *world_new(uint64_t pv_cost)
 {
 	struct world *w = calloc(1, sizeof(*w));
@@ -112,14 +99,14 @@ static struct world *world_new(uint64_t pv_cost)
 
 		v->w = w;
 		v->id = i;
-		v->ctx = ctx_new(&w->pmu);
+		v->ctx = rig_ctx_alloc(&w->pmu, 8);
 		pmuvirt_ctx_attach_shared(v->ctx, &w->vrec[i]);
 		v->pv.ops = &lo_ops;
 		v->pv.arg = v;
 		assert_int_equal(pmuvirt_pcpu_init(&v->gpc, &w->gpmu, NULL, &v->pv, i), 0);
 	}
 	for (i = 0; i < NT; i++) {
-		w->t[i] = ctx_new(&w->gpmu);
+		w->t[i] = rig_ctx_alloc(&w->gpmu, 8);
 		pmuvirt_ctx_attach_shared(w->t[i], &w->trec[i]);
 	}
 	w->user.vcpus = w->vrec;
@@ -150,14 +137,6 @@ static void schedule(struct world *w, int vcpu)
 		w->v[i].scheduled = (int)i == vcpu;
 }
 
-static uint64_t tread(struct world *w, unsigned int t, unsigned int i)
-{
-	uint64_t vals[PMUVIRT_MAX_COUNTERS];
-
-	assert_int_equal(pmuvirt_read(w->t[t], vals), 0);
-	return vals[i];
-}
-
 static const unsigned int ev_ic[] = { PMUVIRT_EV_INSTRUCTIONS, PMUVIRT_EV_CYCLES };
 
 /* Hypercall events never reach a thread; identical controls cost no hypercall. */
@@ -181,8 +160,8 @@ static void test_compensation_and_hypercalls(void **state)
 		mock_run(&w->hw, PMUVIRT_EV_INSTRUCTIONS, 10);
 	}
 	assert_int_equal(w->v[0].pv.hypercalls, hc);
-	assert_int_equal(tread(w, 0, 0), 50 + 10 * 10);
-	assert_int_equal(tread(w, 1, 0), 10 * 10);
+	assert_int_equal(rig_val(w->t[0], 0), 50 + 10 * 10);
+	assert_int_equal(rig_val(w->t[1], 0), 10 * 10);
 
 	/* a different control costs one hypercall, whose events nobody gets */
 	make_control(&ctl, 1, ev_ic + 1, NULL);
@@ -192,8 +171,8 @@ static void test_compensation_and_hypercalls(void **state)
 	mock_run(&w->hw, PMUVIRT_EV_CYCLES, 5);
 	assert_int_equal(pmuvirt_switch(&w->v[0].gpc, w->t[0]), 0);
 	mock_run(&w->hw, PMUVIRT_EV_INSTRUCTIONS, 3);
-	assert_int_equal(tread(w, 2, 0), 5);
-	assert_int_equal(tread(w, 0, 0), 50 + 100 + 3);
+	assert_int_equal(rig_val(w->t[2], 0), 5);
+	assert_int_equal(rig_val(w->t[0], 0), 50 + 100 + 3);
 
 	/* VCPU time slicing: the other VCPU's work is not ours */
 	assert_int_equal(pmuvirt_switch(&w->v[1].gpc, w->t[1]), 0);
@@ -201,8 +180,8 @@ static void test_compensation_and_hypercalls(void **state)
 	mock_run(&w->hw, PMUVIRT_EV_INSTRUCTIONS, 1000);
 	schedule(w, 0);
 	mock_run(&w->hw, PMUVIRT_EV_INSTRUCTIONS, 1);
-	assert_int_equal(tread(w, 0, 0), 154);
-	assert_int_equal(tread(w, 1, 0), 1100);
+	assert_int_equal(rig_val(w->t[0], 0), 154);
+	assert_int_equal(rig_val(w->t[1], 0), 1100);
 	world_free(w);
 }
 
@@ -248,7 +227,7 @@ static void test_imode_two_levels(void **state)
 	for (k = 0; k < 2; k++) {
 		pmuvirt_take_overflows(w->t[k], counts);
 		got[k] += counts[0];
-		assert_int_equal(tread(w, k, 0), total[k]);
+		assert_int_equal(rig_val(w->t[k], 0), total[k]);
 	}
 	assert_int_equal(got[0], total[0] / 100);
 	assert_int_equal(got[1], total[1] / 64);
@@ -293,7 +272,7 @@ static void test_idle_vcpu_quiet(void **state)
 	mock_run(&w->hw, PMUVIRT_EV_INSTRUCTIONS, 40000);
 	assert_int_equal(w->hw.pmis, pmis);
 	mock_run(&w->hw, PMUVIRT_EV_CYCLES, 7);
-	assert_int_equal(tread(w, 1, 0), 7);
+	assert_int_equal(rig_val(w->t[1], 0), 7);
 	world_free(w);
 }
 
@@ -354,7 +333,7 @@ static void test_user_read_injection(void **state)
 			schedule(w, 0);
 			assert_int_equal(pmuvirt_switch(&w->v[0].gpc, w->t[0]), 0);
 			mock_run(&w->hw, PMUVIRT_EV_INSTRUCTIONS, 4242);
-			before = tread(w, 0, 0);
+			before = rig_val(w->t[0], 0);
 
 			hook_world = w;
 			hook_countdown = at;
@@ -363,7 +342,7 @@ static void test_user_read_injection(void **state)
 			assert_int_equal(pmuvirt_shared_read(&w->trec[0], 0, 2, pmuvirt_below_vcpu,
 							     &w->user, got), 0);
 			hook_world = NULL;
-			after = tread(w, 0, 0);
+			after = rig_val(w->t[0], 0);
 			if (got[0] != before && got[0] != after)
 				fail_msg("kind %d at %d: read %llu, before %llu, after %llu", kind, at,
 					 (unsigned long long)got[0], (unsigned long long)before,
@@ -422,15 +401,15 @@ static void test_nesting(void **state)
 	struct pmuvirt_pcpu pc3;
 	struct pmuvirt_pv_vcpu pv3 = { 0 };
 	struct level2 l2;
-	struct pmuvirt_ctx *a = ctx_new(&w->gpmu), *b, *c;
+	struct pmuvirt_ctx *a = rig_ctx_alloc(&w->gpmu, 8), *b, *c;
 	struct pmuvirt_control ctl;
 	uint64_t per[2] = { 0, 40 };
 	uint64_t v[2];
 	uint32_t counts[2];
 
 	assert_int_equal(pmuvirt_pv_probe(&pmu3, &w->gpmu), 0);
-	b = ctx_new(&pmu3);
-	c = ctx_new(&pmu3);
+	b = rig_ctx_alloc(&pmu3, 8);
+	c = rig_ctx_alloc(&pmu3, 8);
 	l2.thread = a;
 	l2.pc = &w->v[0].gpc;
 	pv3.ops = &nested_ops;

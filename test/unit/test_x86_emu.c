@@ -6,15 +6,11 @@
  * A fake clock stands in for the TSC; a PMI is taken whenever the clock
  * reaches the time pmuvirt_x86_emu_next_pmi() asks for.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <sys/time.h>
-#include <cmocka.h>
+#include "rig.h"
 #include "x86/pmuvirt_x86.h"
 #include "x86/pmuvirt_x86_emu.h"
 
@@ -101,18 +97,6 @@ static struct emu_rig *rig_new(void)
 	assert_int_equal(pmuvirt_x86_probe(&r->pmu, &emu_hw, r), 0);
 	assert_int_equal(pmuvirt_pcpu_init(&r->pc, &r->pmu, &emu_hw, r, 0), 0);
 	return r;
-}
-
-static struct pmuvirt_ctx *ctx_new(struct emu_rig *r, const struct pmuvirt_control *ctl)
-{
-	size_t size = pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS);
-	struct pmuvirt_ctx *ctx = calloc(1, size);
-	struct pmuvirt_error err;
-
-	assert_non_null(ctx);
-	assert_int_equal(pmuvirt_ctx_init(ctx, size, &r->pmu), 0);
-	assert_int_equal(pmuvirt_set_control(NULL, ctx, ctl, &err), 0);
-	return ctx;
 }
 
 static void control(struct pmuvirt_control *ctl, uint64_t period)
@@ -204,8 +188,8 @@ static void test_switching_exact(void **state)
 	(void)state;
 	control(&ca, 1000003);
 	control(&cb, 777777);
-	a = ctx_new(r, &ca);
-	b = ctx_new(r, &cb);
+	a = rig_ctx_new(&r->pmu, &ca);
+	b = rig_ctx_new(&r->pmu, &cb);
 	for (i = 0; i < 200; i++) {
 		slice = 12345 + (uint64_t)i * 7919;
 		assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
@@ -251,7 +235,7 @@ static void test_past_width(void **state)
 
 	(void)state;
 	control(&c, 0);
-	a = ctx_new(r, &c);
+	a = rig_ctx_new(&r->pmu, &c);
 	assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
 	for (i = 0; i < 5; i++) {
 		run(r, 1ull << 47);
@@ -291,7 +275,7 @@ static void test_lvtpc(void **state)
 		assert_true(pmuvirt_x86_emu_lvtpc_masked(&r->emu));
 		pmuvirt_x86_emu_write_lvtpc(&r->emu, 0);
 		control(&c, 100000);
-		a = ctx_new(r, &c);
+		a = rig_ctx_new(&r->pmu, &c);
 		assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
 		run(r, 1000000);
 		assert_int_equal(pmuvirt_read(a, v), 0);
@@ -356,7 +340,7 @@ static void test_take_during_pmi(void **state)
 
 	(void)state;
 	control(&c, RACE_PERIOD);	/* the a-mode counter re-bases only after 2^47 */
-	a = ctx_new(r, &c);
+	a = rig_ctx_new(&r->pmu, &c);
 	assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
 	race_rig = r;
 	memset(&sa, 0, sizeof(sa));

@@ -1,12 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
 /* Validation and register images of x86 controls, valid and malformed. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <setjmp.h>
-#include <cmocka.h>
-#include "fakehw.h"
+#include "rig.h"
 #include "x86/pmuvirt_x86.h"
 #include "pmuvirt_arch.h"
 
@@ -158,12 +153,7 @@ static const struct enc_case cases[] = {
 
 static void probe(enum cpu cpu, struct pmuvirt_pmu *pmu)
 {
-	struct fakehw *hw = fakehw_x86_new(&cpus[cpu]);
-
-	assert_non_null(hw);
-	assert_int_equal(pmuvirt_x86_probe(pmu, fakehw_ops(hw), hw), 0);
-	assert_int_equal(fakehw_stats(hw)->errors, 0);
-	fakehw_free(hw);
+	rig_hw_free(rig_x86_new(&cpus[cpu], pmu));
 }
 
 static void build(struct pmuvirt_control *ctl, const struct enc_case *c)

@@ -3,13 +3,8 @@
  * The core on the x86 backend and the fake x86 PMU: register accesses per
  * switch, overflow delivery, and a-mode counts exact past 2^width.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdlib.h>
-#include <setjmp.h>
-#include <cmocka.h>
-#include "fakehw.h"
+#include "rig.h"
 #include "x86/pmuvirt_x86.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
@@ -17,11 +12,6 @@
 #define U	PMUVIRT_CTR_USER
 #define K	PMUVIRT_CTR_KERNEL
 #define R	PMUVIRT_CTR_RAW
-
-static const struct fakehw_x86_config cfg_v4 = {
-	.vendor = FAKEHW_INTEL, .version = 4, .nr_gp = 4, .nr_fixed = 3, .width = 48,
-	.fw_write = true,
-};
 
 struct rig {
 	struct fakehw *hw;
@@ -58,55 +48,17 @@ static struct rig *rig_new(const struct fakehw_x86_config *cfg)
 	struct rig *r = calloc(1, sizeof(*r));
 
 	assert_non_null(r);
-	r->hw = fakehw_x86_new(cfg);
-	assert_non_null(r->hw);
-	assert_int_equal(pmuvirt_x86_probe(&r->pmu, fakehw_ops(r->hw), r->hw), 0);
-	assert_int_equal(pmuvirt_pcpu_init(&r->pc, &r->pmu, fakehw_ops(r->hw), r->hw, 0), 0);
+	r->hw = rig_x86_new(cfg, &r->pmu);
+	rig_pcpu_init(&r->pc, &r->pmu, r->hw, 0);
 	fakehw_set_pmi(r->hw, on_pmi, r);
 	return r;
 }
 
 static void rig_free(struct rig *r)
 {
-	assert_int_equal(fakehw_stats(r->hw)->errors, 0);
 	assert_int_equal(r->pmi_ret, 0);
-	fakehw_free(r->hw);
+	rig_hw_free(r->hw);
 	free(r);
-}
-
-static struct pmuvirt_ctx *ctx_new(struct rig *r, unsigned int n, const struct pmuvirt_counter_ctl *c)
-{
-	size_t size = pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS);
-	struct pmuvirt_ctx *ctx = calloc(1, size);
-	struct pmuvirt_control ctl = { .version = PMUVIRT_ABI_VERSION, .nr_counters = n };
-	struct pmuvirt_error err = { 0 };
-	unsigned int i;
-
-	assert_non_null(ctx);
-	assert_int_equal(pmuvirt_ctx_init(ctx, size, &r->pmu), 0);
-	for (i = 0; i < n; i++)
-		ctl.counter[i] = c[i];
-	assert_int_equal(pmuvirt_set_control(NULL, ctx, &ctl, &err), 0);
-	return ctx;
-}
-
-static void ctx_free(struct pmuvirt_ctx *ctx)
-{
-	pmuvirt_ctx_release(ctx);
-	free(ctx);
-}
-
-static uint64_t val(struct pmuvirt_ctx *ctx, unsigned int i)
-{
-	uint64_t v[PMUVIRT_MAX_COUNTERS];
-
-	assert_int_equal(pmuvirt_read(ctx, v), 0);
-	return v[i];
-}
-
-static void run(struct rig *r, enum fakehw_event ev, uint64_t n, bool kernel)
-{
-	assert_int_equal(fakehw_run(r->hw, ev, n, kernel), 0);
 }
 
 static const struct pmuvirt_counter_ctl same[] = {
@@ -117,17 +69,17 @@ static const struct pmuvirt_counter_ctl same[] = {
 
 static void test_identical_controls(void **state)
 {
-	struct rig *r = rig_new(&cfg_v4);
-	struct pmuvirt_ctx *a = ctx_new(r, 3, same), *b = ctx_new(r, 3, same);
+	struct rig *r = rig_new(&rig_intel_v4);
+	struct pmuvirt_ctx *a = rig_ctx_new_n(&r->pmu, 3, same), *b = rig_ctx_new_n(&r->pmu, 3, same);
 	const struct fakehw_stats *st = fakehw_stats(r->hw);
 
 	/* one security domain: nothing is re-based */
 	assert_int_equal(pmuvirt_ctx_set_domain(a, 1), 0);
 	assert_int_equal(pmuvirt_ctx_set_domain(b, 1), 0);
 	assert_int_equal(pmuvirt_switch_in(&r->pc, a), 0);
-	run(r, FAKEHW_INSTRUCTIONS, 100, false);
-	run(r, FAKEHW_BRANCHES, 10, false);
-	run(r, FAKEHW_CYCLES, 7, false);
+	rig_run(r->hw, FAKEHW_INSTRUCTIONS, 100, false);
+	rig_run(r->hw, FAKEHW_BRANCHES, 10, false);
+	rig_run(r->hw, FAKEHW_CYCLES, 7, false);
 
 	fakehw_reset_stats(r->hw);
 	assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
@@ -136,24 +88,24 @@ static void test_identical_controls(void **state)
 	assert_int_equal(st->counter_reads, 2);
 	assert_int_equal(st->tsc_reads, 1);
 
-	run(r, FAKEHW_INSTRUCTIONS, 5, false);
-	run(r, FAKEHW_BRANCHES, 3, true);	/* user only: not counted */
-	run(r, FAKEHW_BRANCHES, 4, false);
+	rig_run(r->hw, FAKEHW_INSTRUCTIONS, 5, false);
+	rig_run(r->hw, FAKEHW_BRANCHES, 3, true);	/* user only: not counted */
+	rig_run(r->hw, FAKEHW_BRANCHES, 4, false);
 	fakehw_reset_stats(r->hw);
 	assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
 	assert_int_equal(st->reg_writes + st->reg_reads, 0);
 	assert_int_equal(st->counter_reads + st->tsc_reads, 3);
 
-	run(r, FAKEHW_INSTRUCTIONS, 1, false);
-	assert_int_equal(val(a, 0), 101);
-	assert_int_equal(val(a, 1), 10);
-	assert_int_equal(val(a, 2), 7);
+	rig_run(r->hw, FAKEHW_INSTRUCTIONS, 1, false);
+	assert_int_equal(rig_val(a, 0), 101);
+	assert_int_equal(rig_val(a, 1), 10);
+	assert_int_equal(rig_val(a, 2), 7);
 	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
-	assert_int_equal(val(b, 0), 5);
-	assert_int_equal(val(b, 1), 4);
-	assert_int_equal(val(b, 2), 0);
-	ctx_free(a);
-	ctx_free(b);
+	assert_int_equal(rig_val(b, 0), 5);
+	assert_int_equal(rig_val(b, 1), 4);
+	assert_int_equal(rig_val(b, 2), 0);
+	rig_ctx_free(a);
+	rig_ctx_free(b);
 	rig_free(r);
 }
 
@@ -167,25 +119,25 @@ static void test_differing_controls(void **state)
 		{ .event = PMUVIRT_EV_INSTRUCTIONS, .flags = U },
 		{ .event = PMUVIRT_EV_BRANCH_MISSES, .flags = U },
 	};
-	struct rig *r = rig_new(&cfg_v4);
-	struct pmuvirt_ctx *a = ctx_new(r, 2, ca), *b = ctx_new(r, 2, cb);
+	struct rig *r = rig_new(&rig_intel_v4);
+	struct pmuvirt_ctx *a = rig_ctx_new_n(&r->pmu, 2, ca), *b = rig_ctx_new_n(&r->pmu, 2, cb);
 	const struct fakehw_stats *st = fakehw_stats(r->hw);
 	uint64_t v;
 
 	assert_int_equal(pmuvirt_ctx_set_domain(a, 1), 0);
 	assert_int_equal(pmuvirt_ctx_set_domain(b, 1), 0);
 	assert_int_equal(pmuvirt_switch_in(&r->pc, a), 0);
-	run(r, FAKEHW_BRANCHES, 20, false);
-	run(r, FAKEHW_BRANCH_MISSES, 2, false);
+	rig_run(r->hw, FAKEHW_BRANCHES, 20, false);
+	rig_run(r->hw, FAKEHW_BRANCH_MISSES, 2, false);
 	fakehw_reset_stats(r->hw);
 	assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
 	/* Only IA32_PERFEVTSEL0 differs. */
 	assert_int_equal(st->reg_writes, 1);
 	assert_int_equal(fakehw_peek(r->hw, 0x186, &v), 0);
 	assert_int_equal(v, 0xc5 | (1u << 16) | (1u << 20) | (1u << 22));
-	run(r, FAKEHW_BRANCH_MISSES, 3, false);
-	run(r, FAKEHW_BRANCHES, 30, false);
-	run(r, FAKEHW_INSTRUCTIONS, 9, false);
+	rig_run(r->hw, FAKEHW_BRANCH_MISSES, 3, false);
+	rig_run(r->hw, FAKEHW_BRANCHES, 30, false);
+	rig_run(r->hw, FAKEHW_INSTRUCTIONS, 9, false);
 
 	/* Stopping with global control: one write. */
 	fakehw_reset_stats(r->hw);
@@ -193,16 +145,16 @@ static void test_differing_controls(void **state)
 	assert_int_equal(st->reg_writes, 1);
 	assert_int_equal(fakehw_peek(r->hw, 0x38f, &v), 0);
 	assert_int_equal(v, 0);
-	run(r, FAKEHW_INSTRUCTIONS, 1000, false);
+	rig_run(r->hw, FAKEHW_INSTRUCTIONS, 1000, false);
 
 	assert_int_equal(pmuvirt_switch_in(&r->pc, a), 0);
-	run(r, FAKEHW_BRANCHES, 1, false);
-	assert_int_equal(val(a, 0), 0);
-	assert_int_equal(val(a, 1), 21);
-	assert_int_equal(val(b, 0), 9);
-	assert_int_equal(val(b, 1), 3);
-	ctx_free(a);
-	ctx_free(b);
+	rig_run(r->hw, FAKEHW_BRANCHES, 1, false);
+	assert_int_equal(rig_val(a, 0), 0);
+	assert_int_equal(rig_val(a, 1), 21);
+	assert_int_equal(rig_val(b, 0), 9);
+	assert_int_equal(rig_val(b, 1), 3);
+	rig_ctx_free(a);
+	rig_ctx_free(b);
 	rig_free(r);
 }
 
@@ -247,7 +199,7 @@ static void test_wrap_exact(void **state)
 		const struct wrap_case *w = &wraps[k];
 		struct rig *r = rig_new(&w->cfg);
 		struct pmuvirt_counter_ctl c[2] = { w->c, { .event = PMUVIRT_EV_TSC } };
-		struct pmuvirt_ctx *a = ctx_new(r, 2, c), *b = ctx_new(r, 2, c);
+		struct pmuvirt_ctx *a = rig_ctx_new_n(&r->pmu, 2, c), *b = rig_ctx_new_n(&r->pmu, 2, c);
 		uint64_t range = 1ull << w->width, total_a = 0, total_b = 0, n;
 		unsigned int round;
 
@@ -256,30 +208,30 @@ static void test_wrap_exact(void **state)
 		assert_int_equal(pmuvirt_switch_in(&r->pc, a), 0);
 		for (round = 0; round < 6; round++) {
 			n = range * (round + 1) + 12345 * round + 1;
-			run(r, w->ev, n, false);
+			rig_run(r->hw, w->ev, n, false);
 			total_a += n;
-			assert_true(val(a, 0) == total_a);
+			assert_true(rig_val(a, 0) == total_a);
 			assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
 			n = range / 2 + round;
-			run(r, w->ev, n, false);
+			rig_run(r->hw, w->ev, n, false);
 			total_b += n;
 			assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
 		}
 		/* Stop, let the counter run for nobody, come back with another context. */
-		run(r, w->ev, 3, false);
+		rig_run(r->hw, w->ev, 3, false);
 		total_a += 3;
 		assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
-		run(r, w->ev, range * 3, false);	/* nobody counts */
+		rig_run(r->hw, w->ev, range * 3, false);	/* nobody counts */
 		assert_int_equal(pmuvirt_switch_in(&r->pc, b), 0);
-		run(r, w->ev, 2 * range + 1, false);
+		rig_run(r->hw, w->ev, 2 * range + 1, false);
 		total_b += 2 * range + 1;
 		assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
-		assert_true(val(a, 0) == total_a);
-		assert_true(val(b, 0) == total_b);
+		assert_true(rig_val(a, 0) == total_a);
+		assert_true(rig_val(b, 0) == total_b);
 		assert_true(r->pmis > 0);
 		assert_int_equal(r->ovf, 0);	/* a-mode counters notify nobody */
-		ctx_free(a);
-		ctx_free(b);
+		rig_ctx_free(a);
+		rig_ctx_free(b);
 		rig_free(r);
 	}
 }
@@ -293,13 +245,13 @@ static void test_imode_overflows(void **state)
 	static const struct pmuvirt_counter_ctl co[] = {
 		{ .event = PMUVIRT_EV_BRANCHES, .flags = U | K },
 	};
-	struct rig *r = rig_new(&cfg_v4);
-	struct pmuvirt_ctx *a = ctx_new(r, 2, ci), *b = ctx_new(r, 1, co);
+	struct rig *r = rig_new(&rig_intel_v4);
+	struct pmuvirt_ctx *a = rig_ctx_new_n(&r->pmu, 2, ci), *b = rig_ctx_new_n(&r->pmu, 1, co);
 	uint32_t counts[PMUVIRT_MAX_COUNTERS];
 
 	r->watch = a;
 	assert_int_equal(pmuvirt_switch_in(&r->pc, a), 0);
-	run(r, FAKEHW_BRANCHES, 250, false);
+	rig_run(r->hw, FAKEHW_BRANCHES, 250, false);
 	assert_int_equal(r->nr_at, 2);
 	assert_int_equal(r->at[0], 100);	/* the PMI came at the exact event */
 	assert_int_equal(r->at[1], 200);
@@ -307,16 +259,16 @@ static void test_imode_overflows(void **state)
 
 	/* Another context uses the same counter meanwhile. */
 	assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
-	run(r, FAKEHW_BRANCHES, 1000, false);
+	rig_run(r->hw, FAKEHW_BRANCHES, 1000, false);
 	assert_int_equal(r->nr_at, 2);
 	assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
-	run(r, FAKEHW_BRANCHES, 49, false);
+	rig_run(r->hw, FAKEHW_BRANCHES, 49, false);
 	assert_int_equal(r->nr_at, 2);
-	run(r, FAKEHW_BRANCHES, 1, false);
+	rig_run(r->hw, FAKEHW_BRANCHES, 1, false);
 	assert_int_equal(r->nr_at, 3);
 	assert_int_equal(r->at[2], 300);
-	assert_int_equal(val(a, 0), 300);
-	assert_int_equal(val(b, 0), 1000);
+	assert_int_equal(rig_val(a, 0), 300);
+	assert_int_equal(rig_val(b, 0), 1000);
 
 	assert_int_equal(pmuvirt_take_overflows(a, counts), 1);
 	assert_int_equal(counts[0], 3);
@@ -324,13 +276,13 @@ static void test_imode_overflows(void **state)
 	assert_int_equal(pmuvirt_take_overflows(a, counts), 0);
 
 	/* Many periods in one run: every one is counted, none twice. */
-	run(r, FAKEHW_BRANCHES, 100 * 1000, false);
+	rig_run(r->hw, FAKEHW_BRANCHES, 100 * 1000, false);
 	assert_int_equal(pmuvirt_take_overflows(a, counts), 1);
 	assert_int_equal(counts[0], 1000);
-	assert_int_equal(val(a, 0), 100300);
+	assert_int_equal(rig_val(a, 0), 100300);
 	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
-	ctx_free(a);
-	ctx_free(b);
+	rig_ctx_free(a);
+	rig_ctx_free(b);
 	rig_free(r);
 }
 
@@ -345,12 +297,12 @@ static void cross_next(struct rig *r, struct pmuvirt_ctx *ctx, enum fakehw_event
 	uint32_t counts[PMUVIRT_MAX_COUNTERS];
 	unsigned int at = r->nr_at;
 
-	run(r, ev, p - off - 1, false);
+	rig_run(r->hw, ev, p - off - 1, false);
 	assert_int_equal(r->ovf, 0);
 	assert_int_equal(r->nr_at, at);
 	assert_int_equal(pmuvirt_take_overflows(ctx, counts), 0);
-	assert_true(val(ctx, 0) == (k + 1) * p - 1);
-	run(r, ev, 1, false);
+	assert_true(rig_val(ctx, 0) == (k + 1) * p - 1);
+	rig_run(r->hw, ev, 1, false);
 	assert_int_equal(r->ovf, 1);
 	assert_int_equal(r->nr_at, at + 1);
 	assert_true(r->at[at] == (k + 1) * p);
@@ -373,8 +325,8 @@ static void test_imode_long_period(void **state)
 	static const struct pmuvirt_counter_ctl co[] = {
 		{ .event = PMUVIRT_EV_BRANCHES, .flags = U },
 	};
-	struct rig *r = rig_new(&cfg_v4);
-	struct pmuvirt_ctx *a = ctx_new(r, 1, ci), *b = ctx_new(r, 1, co);
+	struct rig *r = rig_new(&rig_intel_v4);
+	struct pmuvirt_ctx *a = rig_ctx_new_n(&r->pmu, 1, ci), *b = rig_ctx_new_n(&r->pmu, 1, co);
 	struct pmuvirt_control ctl = { .version = PMUVIRT_ABI_VERSION, .nr_counters = 1 };
 	struct pmuvirt_error err = { 0 };
 	uint32_t counts[PMUVIRT_MAX_COUNTERS];
@@ -390,21 +342,21 @@ static void test_imode_long_period(void **state)
 	assert_true(r->pmis >= 3 * 5);
 
 	/* Switched out mid-period while another context counts on the counter. */
-	run(r, FAKEHW_BRANCHES, off, false);
+	rig_run(r->hw, FAKEHW_BRANCHES, off, false);
 	assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
-	run(r, FAKEHW_BRANCHES, (uint64_t)1 << 50, false);
+	rig_run(r->hw, FAKEHW_BRANCHES, (uint64_t)1 << 50, false);
 	assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
 	assert_int_equal(r->ovf, 0);
 	cross_next(r, a, FAKEHW_BRANCHES, p, 3, off);
-	assert_true(val(b, 0) == (uint64_t)1 << 50);
+	assert_true(rig_val(b, 0) == (uint64_t)1 << 50);
 
 	/* An ARM with a remaining distance longer than half the range. */
 	rem = p + 7;
 	per = p;
 	assert_int_equal(pmuvirt_arm_counters(&r->pc, a, 1, &rem, &per), 0);
-	run(r, FAKEHW_BRANCHES, p + 6, false);
+	rig_run(r->hw, FAKEHW_BRANCHES, p + 6, false);
 	assert_int_equal(r->ovf, 0);
-	run(r, FAKEHW_BRANCHES, 1, false);
+	rig_run(r->hw, FAKEHW_BRANCHES, 1, false);
 	assert_int_equal(r->ovf, 1);
 	assert_true(r->at[r->nr_at - 1] == 5 * p + 7);
 	assert_int_equal(pmuvirt_take_overflows(a, counts), 1);
@@ -425,8 +377,8 @@ static void test_imode_long_period(void **state)
 	assert_int_equal(r->pmis - pmis, 1u << 15);	/* 2^62 / 2^47 armings */
 	cross_next(r, a, FAKEHW_BRANCHES, PMUVIRT_PERIOD_MAX, 1, 0);
 	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
-	ctx_free(a);
-	ctx_free(b);
+	rig_ctx_free(a);
+	rig_ctx_free(b);
 	rig_free(r);
 }
 
@@ -440,26 +392,26 @@ static void test_non_global_stop(void **state)
 		{ .event = PMUVIRT_EV_CYCLES, .flags = K },
 	};
 	struct rig *r = rig_new(&zen);
-	struct pmuvirt_ctx *a = ctx_new(r, 2, c);
+	struct pmuvirt_ctx *a = rig_ctx_new_n(&r->pmu, 2, c);
 	const struct fakehw_stats *st = fakehw_stats(r->hw);
 	uint64_t v;
 
 	assert_int_equal(pmuvirt_switch_in(&r->pc, a), 0);
-	run(r, FAKEHW_INSTRUCTIONS, 10, false);
+	rig_run(r->hw, FAKEHW_INSTRUCTIONS, 10, false);
 	fakehw_reset_stats(r->hw);
 	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
 	/* Without global control: clear EN in each enabled select, nothing else. */
 	assert_int_equal(st->reg_writes, 2);
 	assert_int_equal(fakehw_peek(r->hw, 0xc0010200u, &v), 0);
 	assert_int_equal(v & (1u << 22), 0);
-	run(r, FAKEHW_INSTRUCTIONS, 10, false);
+	rig_run(r->hw, FAKEHW_INSTRUCTIONS, 10, false);
 	fakehw_reset_stats(r->hw);
 	assert_int_equal(pmuvirt_switch_in(&r->pc, a), 0);
 	assert_int_equal(st->reg_writes, 2);
-	run(r, FAKEHW_INSTRUCTIONS, 5, false);
-	assert_int_equal(val(a, 0), 15);
+	rig_run(r->hw, FAKEHW_INSTRUCTIONS, 5, false);
+	assert_int_equal(rig_val(a, 0), 15);
 	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
-	ctx_free(a);
+	rig_ctx_free(a);
 	rig_free(r);
 }
 
@@ -468,8 +420,8 @@ static void test_invalidate_fault_legacy(void **state)
 	static const struct fakehw_x86_config v3_legacy = {
 		.vendor = FAKEHW_INTEL, .version = 3, .nr_gp = 4, .nr_fixed = 3, .width = 48,
 	};
-	struct rig *r = rig_new(&cfg_v4);
-	struct pmuvirt_ctx *a = ctx_new(r, 3, same), *b;
+	struct rig *r = rig_new(&rig_intel_v4);
+	struct pmuvirt_ctx *a = rig_ctx_new_n(&r->pmu, 3, same), *b;
 	const struct fakehw_stats *st = fakehw_stats(r->hw);
 	uint64_t v, ctl;
 
@@ -497,20 +449,20 @@ static void test_invalidate_fault_legacy(void **state)
 	assert_int_equal(pmuvirt_switch_in(&r->pc, a), -EFAULT);
 	assert_true(a->flags & PMUVIRT_CTX_FAULTED);
 	assert_null(r->pc.running);
-	ctx_free(a);
+	rig_ctx_free(a);
 	rig_free(r);
 
 	/* Legacy writes: a reprogrammed counter starts in the sign-extended range. */
 	r = rig_new(&v3_legacy);
-	b = ctx_new(r, 3, same);
+	b = rig_ctx_new_n(&r->pmu, 3, same);
 	assert_int_equal(fakehw_poke(r->hw, 0xc1, 0x123456789ull), 0);
 	assert_int_equal(pmuvirt_switch_in(&r->pc, b), 0);
 	assert_int_equal(fakehw_peek(r->hw, 0xc1, &v), 0);
 	assert_true(v == 0xffff80000000ull);
-	run(r, FAKEHW_BRANCHES, 3ull << 33, false);
-	assert_true(val(b, 1) == 3ull << 33);
+	rig_run(r->hw, FAKEHW_BRANCHES, 3ull << 33, false);
+	assert_true(rig_val(b, 1) == 3ull << 33);
 	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
-	ctx_free(b);
+	rig_ctx_free(b);
 	rig_free(r);
 }
 

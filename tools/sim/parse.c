@@ -9,107 +9,6 @@
 
 #define MAX_TOKENS	64
 
-static const char *const event_names[SIM_NR_EVENTS] = {
-	"instructions", "cycles", "branches", "branch-misses",
-};
-
-const char *sim_event_name(enum sim_event ev)
-{
-	return (unsigned int)ev < SIM_NR_EVENTS ? event_names[ev] : NULL;
-}
-
-void sim_thread_label(const struct scenario *sc, unsigned int thread, char *buf, size_t len)
-{
-	const struct sim_thread *t = &sc->threads[thread];
-
-	snprintf(buf, len, "%s.%s", sc->domains[t->domain].name, t->name);
-}
-
-/* Model capacity */
-
-static bool has_fixed_ins(const struct sim_pmu *pmu)
-{
-	return pmu->model == SIM_MODEL_POWER || (pmu->model == SIM_MODEL_INTEL && pmu->fixed >= 1);
-}
-
-static bool has_fixed_cyc(const struct sim_pmu *pmu)
-{
-	return pmu->model == SIM_MODEL_POWER || (pmu->model == SIM_MODEL_INTEL && pmu->fixed >= 2);
-}
-
-uint64_t sim_period_max(const struct sim_pmu *pmu)
-{
-	(void)pmu;
-	return SIM_NUM_MAX;	/* the library's PMUVIRT_PERIOD_MAX (engine.c checks) */
-}
-
-uint64_t sim_arm_max(const struct sim_pmu *pmu)
-{
-	/* Without full-width writes only 32 bits of a counter can be set. */
-	if (pmu->model == SIM_MODEL_POWER || (pmu->model == SIM_MODEL_INTEL && !pmu->fw_write))
-		return (uint64_t)1 << 31;
-	return (uint64_t)1 << (pmu->width - 1);
-}
-
-unsigned int sim_max_counters(const struct sim_pmu *pmu)
-{
-	unsigned int n = pmu->gp + has_fixed_ins(pmu) + has_fixed_cyc(pmu);
-
-	return n < SIM_MAX_COUNTERS ? n : SIM_MAX_COUNTERS;
-}
-
-int sim_counters_fit(const struct sim_pmu *pmu, const struct sim_counter_set *set,
-		     char *why, size_t len)
-{
-	unsigned int i, per_ev[SIM_NR_EVENTS] = { 0 }, need;
-
-	if (set->n == 0 || set->n > SIM_MAX_COUNTERS) {
-		snprintf(why, len, "a counter set needs 1 to %d counters", SIM_MAX_COUNTERS);
-		return -1;
-	}
-	for (i = 0; i < set->n; i++) {
-		uint64_t p = set->c[i].period;
-
-		if ((unsigned int)set->c[i].event >= SIM_NR_EVENTS) {
-			snprintf(why, len, "counter %u has an unknown event", i + 1);
-			return -1;
-		}
-		if (p > sim_period_max(pmu)) {
-			snprintf(why, len, "i-mode period %llu of counter %u is above 2^62",
-				 (unsigned long long)p, i + 1);
-			return -1;
-		}
-		per_ev[set->c[i].event]++;
-	}
-	/*
-	 * POWER: branches are PMC1-only on POWER8 and PMC4-only on POWER9/10,
-	 * branch misses PMC4-only everywhere.
-	 */
-	if (pmu->model == SIM_MODEL_POWER) {
-		unsigned int b = per_ev[SIM_EV_BRANCHES], m = per_ev[SIM_EV_BRANCH_MISSES];
-
-		if (pmu->version == 8 ? (b > 1 || m > 1) : b + m > 1) {
-			snprintf(why, len, pmu->version == 8 ?
-				 "%s counts branches on PMC1 only and branch misses on PMC4 only" :
-				 "%s counts branches and branch misses on PMC4 only (one of them at a time)",
-				 pmu->name);
-			return -1;
-		}
-	}
-	if (has_fixed_ins(pmu) && per_ev[SIM_EV_INSTRUCTIONS])
-		per_ev[SIM_EV_INSTRUCTIONS]--;
-	if (has_fixed_cyc(pmu) && per_ev[SIM_EV_CYCLES])
-		per_ev[SIM_EV_CYCLES]--;
-	need = per_ev[0] + per_ev[1] + per_ev[2] + per_ev[3];
-	if (need > pmu->gp) {
-		snprintf(why, len,
-			 "%u counters cannot be counted at once on %s: they need %u general-purpose counters, it has %u",
-			 set->n, pmu->name, need, pmu->gp);
-		return -1;
-	}
-	return 0;
-}
-
 /* Parser state */
 
 struct parser {
@@ -194,7 +93,7 @@ static int parse_event(struct parser *p, const char *s, enum sim_event *ev)
 
 	*ev = (enum sim_event)0;
 	for (i = 0; i < SIM_NR_EVENTS; i++)
-		if (!strcmp(s, event_names[i])) {
+		if (!strcmp(s, sim_event_name((enum sim_event)i))) {
 			*ev = (enum sim_event)i;
 			return 0;
 		}
@@ -582,7 +481,7 @@ static int end_declarations(struct parser *p)
 		return fail(p, "no pcpus declared before the first step");
 	for (t = 0; t < sc->nr_threads; t++)
 		if (sim_counters_fit(&sc->pmu, &sc->threads[t].ctrs, why, sizeof(why))) {
-			char label[2 * SIM_NAME_MAX + 2];
+			char label[SIM_LABEL_MAX];
 
 			p->line = sc->threads[t].line;
 			sim_thread_label(sc, t, label, sizeof(label));
@@ -763,14 +662,6 @@ static int parse_line(struct parser *p, char *line)
 	return fail(p, "unknown statement '%s'", tok[0]);
 }
 
-void sim_scenario_free(struct scenario *sc)
-{
-	free(sc->domains);
-	free(sc->threads);
-	free(sc->steps);
-	memset(sc, 0, sizeof(*sc));
-}
-
 int sim_parse(const char *text, struct scenario *sc, char *err, size_t errlen)
 {
 	struct parser p;
@@ -891,97 +782,4 @@ out:
 	if (f != stdin)
 		fclose(f);
 	return ret;
-}
-
-/* Printer */
-
-static void print_counters(FILE *f, const struct sim_counter_set *set)
-{
-	unsigned int i;
-
-	for (i = 0; i < set->n; i++) {
-		fprintf(f, " %s", event_names[set->c[i].event]);
-		if (set->c[i].period)
-			fprintf(f, ":i%llu", (unsigned long long)set->c[i].period);
-	}
-}
-
-static void print_events(FILE *f, const uint64_t *ev)
-{
-	unsigned int e;
-
-	for (e = 0; e < SIM_NR_EVENTS; e++)
-		if (ev[e])
-			fprintf(f, " %s=%llu", event_names[e], (unsigned long long)ev[e]);
-}
-
-void sim_scenario_print(FILE *f, const struct scenario *sc)
-{
-	const struct sim_pmu *pmu = &sc->pmu;
-	unsigned int i, e;
-	bool any_ev;
-
-	fprintf(f, "pmu %s", pmu->name);
-	if (pmu->model == SIM_MODEL_INTEL)
-		fprintf(f, " gp=%u fixed=%u width=%u fw-write=%d", pmu->gp, pmu->fixed,
-			pmu->width, pmu->fw_write);
-	else if (pmu->model == SIM_MODEL_AMD_PERFMONV2)
-		fprintf(f, " gp=%u", pmu->gp);
-	fprintf(f, "\npcpus %u\n", sc->nr_pcpus);
-	for (i = 0; i < sc->nr_domains; i++)
-		fprintf(f, "vcpus %s %u\n", sc->domains[i].name, sc->domains[i].nr_vcpus);
-	for (i = 0; i < sc->nr_threads; i++) {
-		fprintf(f, "thread %s.%s", sc->domains[sc->threads[i].domain].name,
-			sc->threads[i].name);
-		print_counters(f, &sc->threads[i].ctrs);
-		fputc('\n', f);
-	}
-	fprintf(f, "policy hypervisor-events=%s\n",
-		sc->policy == SIM_POLICY_INCLUDE ? "include" : "exclude");
-	for (e = 0, any_ev = false; e < SIM_NR_EVENTS; e++)
-		any_ev |= sc->pv_cost[e] != 0;
-	if (any_ev) {
-		fprintf(f, "pv-cost");
-		print_events(f, sc->pv_cost);
-		fputc('\n', f);
-	}
-	for (i = 0; i < sc->nr_steps; i++) {
-		const struct sim_step *st = &sc->steps[i];
-		const char *dom = sc->domains[st->domain].name;
-
-		switch (st->kind) {
-		case SIM_STEP_SCHEDULE:
-			fprintf(f, "schedule %u %s.%u\n", st->pcpu, dom, st->vcpu);
-			break;
-		case SIM_STEP_DESCHEDULE:
-			fprintf(f, "deschedule %u\n", st->pcpu);
-			break;
-		case SIM_STEP_SWITCH:
-			fprintf(f, "switch %s.%u %s\n", dom, st->vcpu,
-				st->thread < 0 ? "-" : sc->threads[st->thread].name);
-			break;
-		case SIM_STEP_EXEC:
-		case SIM_STEP_HYPER:
-			if (st->kind == SIM_STEP_EXEC)
-				fprintf(f, "exec %s.%u", dom, st->vcpu);
-			else
-				fprintf(f, "hyper %u", st->pcpu);
-			for (e = 0, any_ev = false; e < SIM_NR_EVENTS; e++)
-				any_ev |= st->events[e] != 0;
-			if (any_ev)
-				print_events(f, st->events);
-			else
-				fprintf(f, " instructions=0");
-			fputc('\n', f);
-			break;
-		case SIM_STEP_CONTROL:
-			fprintf(f, "control %s.%s", dom, sc->threads[st->thread].name);
-			print_counters(f, &st->ctrs);
-			fputc('\n', f);
-			break;
-		case SIM_STEP_READ:
-			fprintf(f, "read %s.%s\n", dom, sc->threads[st->thread].name);
-			break;
-		}
-	}
 }

@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #define SIM_NAME_MAX		32	/* name length, NUL included */
+#define SIM_LABEL_MAX		(2 * SIM_NAME_MAX + 2)	/* "<domain>.<thread>", NUL included */
 #define SIM_MAX_COUNTERS	16	/* counters of one thread */
 #define SIM_MAX_PCPUS		64
 #define SIM_MAX_DOMAINS		32
@@ -179,5 +180,7 @@ unsigned int sim_max_counters(const struct sim_pmu *pmu);
 
 /* "<domain>.<thread>" into @buf. */
 void sim_thread_label(const struct scenario *sc, unsigned int thread, char *buf, size_t len);
+/* The counters thread @t has at the end: its last control, else its declaration. */
+const struct sim_counter_set *sim_thread_final_ctrs(const struct scenario *sc, unsigned int t);
 
 #endif /* PMUVIRT_SIM_SCENARIO_H */

@@ -65,7 +65,7 @@ static int add_events(struct sim_replay *r, int t, const uint64_t *ev, char *err
 		uint64_t n = ev[set->c[i].event];
 
 		if (r->truth[t][i] > UINT64_MAX - n) {
-			char label[2 * SIM_NAME_MAX + 2];
+			char label[SIM_LABEL_MAX];
 
 			sim_thread_label(r->sc, (unsigned int)t, label, sizeof(label));
 			snprintf(err, len, "count of %s counter %u (%s) would exceed 2^64-1", label,

@@ -1,29 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
-/* pmuvirt-sim: table, JSON and SVG output. */
+/* pmuvirt-sim: the counts over the steps as an SVG picture (docs/simulator.md). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "output.h"
 #include "truth.h"
-
-#define LABEL_MAX	(2 * SIM_NAME_MAX + 2)
-
-static const char *mode_name(const struct sim_counter *c)
-{
-	return c->period ? "i" : "a";
-}
-
-/* The counters a thread has at the end (its last control). */
-static const struct sim_counter_set *final_set(const struct scenario *sc, unsigned int t)
-{
-	const struct sim_counter_set *set = &sc->threads[t].ctrs;
-	unsigned int i;
-
-	for (i = 0; i < sc->nr_steps; i++)
-		if (sc->steps[i].kind == SIM_STEP_CONTROL && sc->steps[i].thread == (int)t)
-			set = &sc->steps[i].ctrs;
-	return set;
-}
 
 static const struct sim_step *read_step(const struct scenario *sc, unsigned int idx,
 					unsigned int *step_no)
@@ -37,209 +18,6 @@ static const struct sim_step *read_step(const struct scenario *sc, unsigned int 
 		}
 	return NULL;
 }
-
-unsigned int sim_compare(const struct scenario *sc, const struct sim_result *res,
-			 const struct sim_result *truth, FILE *log)
-{
-	unsigned int t, k, r, bad = 0;
-	char label[LABEL_MAX];
-
-	for (t = 0; t < sc->nr_threads; t++) {
-		const struct sim_thread_result *a = &res->threads[t], *b = &truth->threads[t];
-
-		sim_thread_label(sc, t, label, sizeof(label));
-		if (a->nr_counters != b->nr_counters) {
-			bad++;
-			if (log)
-				fprintf(log, "%s: %u counters, expected %u\n", label,
-					a->nr_counters, b->nr_counters);
-			continue;
-		}
-		for (k = 0; k < b->nr_counters; k++) {
-			if (a->ctr[k].count != b->ctr[k].count) {
-				bad++;
-				if (log)
-					fprintf(log, "%s counter %u: count %llu, truth %llu\n",
-						label, k + 1,
-						(unsigned long long)a->ctr[k].count,
-						(unsigned long long)b->ctr[k].count);
-			}
-			if (a->ctr[k].overflows != b->ctr[k].overflows) {
-				bad++;
-				if (log)
-					fprintf(log, "%s counter %u: %llu overflows, truth %llu\n",
-						label, k + 1,
-						(unsigned long long)a->ctr[k].overflows,
-						(unsigned long long)b->ctr[k].overflows);
-			}
-		}
-	}
-	for (r = 0; r < truth->nr_reads; r++) {
-		const struct sim_read_result *a = &res->reads[r], *b = &truth->reads[r];
-
-		sim_thread_label(sc, b->thread, label, sizeof(label));
-		if (a->nr_counters != b->nr_counters) {
-			bad++;
-			if (log)
-				fprintf(log, "read at line %d (%s): %u counts, expected %u\n",
-					b->line, label, a->nr_counters, b->nr_counters);
-			continue;
-		}
-		for (k = 0; k < b->nr_counters; k++)
-			if (a->counts[k] != b->counts[k]) {
-				bad++;
-				if (log)
-					fprintf(log, "read at line %d (%s) counter %u: %llu, truth %llu\n",
-						b->line, label, k + 1,
-						(unsigned long long)a->counts[k],
-						(unsigned long long)b->counts[k]);
-			}
-	}
-	return bad;
-}
-
-/* JSON */
-
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
-void sim_output_json(FILE *f, const struct scenario *sc, const struct sim_result *res,
-		     const struct sim_result *truth)
-{
-	unsigned int t, k, r;
-	char label[LABEL_MAX];
-
-	fprintf(f, "{\n  \"threads\": {");
-	for (t = 0; t < sc->nr_threads; t++) {
-		const struct sim_counter_set *set = final_set(sc, t);
-
-		sim_thread_label(sc, t, label, sizeof(label));
-		fprintf(f, "%s\n    ", t ? "," : "");
-		json_string(f, label);
-		fprintf(f, ": {\n      \"counters\": [");
-		for (k = 0; k < set->n; k++)
-			fprintf(f,
-				"%s\n        { \"event\": \"%s\", \"mode\": \"%s\", \"count\": %llu, \"truth\": %llu, \"overflows\": %llu }",
-				k ? "," : "", sim_event_name(set->c[k].event),
-				mode_name(&set->c[k]),
-				(unsigned long long)res->threads[t].ctr[k].count,
-				(unsigned long long)truth->threads[t].ctr[k].count,
-				(unsigned long long)res->threads[t].ctr[k].overflows);
-		fprintf(f, "\n      ]\n    }");
-	}
-	fprintf(f, "%s},\n  \"reads\": [", sc->nr_threads ? "\n  " : "");
-	for (r = 0; r < res->nr_reads; r++) {
-		const struct sim_read_result *rd = &res->reads[r];
-
-		sim_thread_label(sc, rd->thread, label, sizeof(label));
-		fprintf(f, "%s\n    { \"line\": %d, \"thread\": ", r ? "," : "", rd->line);
-		json_string(f, label);
-		fprintf(f, ", \"counts\": [");
-		for (k = 0; k < rd->nr_counters; k++)
-			fprintf(f, "%s%llu", k ? ", " : "", (unsigned long long)rd->counts[k]);
-		fprintf(f, "] }");
-	}
-	fprintf(f, "%s],\n", res->nr_reads ? "\n  " : "");
-	fprintf(f,
-		"  \"stats\": { \"msr_reads\": %llu, \"msr_writes\": %llu, \"hypercalls\": %llu,\n"
-		"             \"vcpu_switches\": %llu, \"thread_switches\": %llu }\n}\n",
-		(unsigned long long)res->stats.msr_reads,
-		(unsigned long long)res->stats.msr_writes,
-		(unsigned long long)res->stats.hypercalls,
-		(unsigned long long)res->stats.vcpu_switches,
-		(unsigned long long)res->stats.thread_switches);
-}
-
-/* Table */
-
-static void counter_name(char *buf, size_t len, const struct sim_counter *c)
-{
-	if (c->period)
-		snprintf(buf, len, "%s:i%llu", sim_event_name(c->event),
-			 (unsigned long long)c->period);
-	else
-		snprintf(buf, len, "%s", sim_event_name(c->event));
-}
-
-void sim_output_table(FILE *f, const struct scenario *sc, const struct sim_result *res,
-		      const struct sim_result *truth, const char *title)
-{
-	const struct sim_pmu *pmu = &sc->pmu;
-	unsigned int t, k, r, bad;
-	char label[LABEL_MAX], cname[64];
-
-	fprintf(f, "%s: pmu %s", title, pmu->name);
-	if (pmu->model == SIM_MODEL_INTEL)
-		fprintf(f, " gp=%u fixed=%u width=%u fw-write=%d", pmu->gp, pmu->fixed,
-			pmu->width, pmu->fw_write);
-	else
-		fprintf(f, " gp=%u width=%u", pmu->gp, pmu->width);
-	fprintf(f, ", %u pcpus, %u domains, %u threads, %u steps, hypervisor events %sd\n\n",
-		sc->nr_pcpus, sc->nr_domains, sc->nr_threads, sc->nr_steps,
-		sc->policy == SIM_POLICY_INCLUDE ? "include" : "exclude");
-
-	fprintf(f, "%-20s %-28s %20s %20s %-3s %10s %10s\n", "thread", "counter", "count",
-		"truth", "", "overflows", "(truth)");
-	for (t = 0; t < sc->nr_threads; t++) {
-		const struct sim_counter_set *set = final_set(sc, t);
-
-		sim_thread_label(sc, t, label, sizeof(label));
-		for (k = 0; k < set->n; k++) {
-			const struct sim_counter_result *a = &res->threads[t].ctr[k];
-			const struct sim_counter_result *b = &truth->threads[t].ctr[k];
-			bool ok = a->count == b->count && a->overflows == b->overflows;
-
-			counter_name(cname, sizeof(cname), &set->c[k]);
-			fprintf(f, "%-20s %-28s %20llu %20llu %-3s", k ? "" : label, cname,
-				(unsigned long long)a->count, (unsigned long long)b->count,
-				ok ? "ok" : "BAD");
-			if (set->c[k].period)
-				fprintf(f, " %10llu %10llu\n", (unsigned long long)a->overflows,
-					(unsigned long long)b->overflows);
-			else
-				fprintf(f, " %10s %10s\n", "-", "-");
-		}
-	}
-	if (res->nr_reads) {
-		fprintf(f, "\n%-6s %-20s %s\n", "read", "thread", "counts (truth)");
-		for (r = 0; r < res->nr_reads; r++) {
-			const struct sim_read_result *a = &res->reads[r], *b = &truth->reads[r];
-			bool ok = a->nr_counters == b->nr_counters;
-
-			sim_thread_label(sc, a->thread, label, sizeof(label));
-			fprintf(f, "l.%-4d %-20s", a->line, label);
-			for (k = 0; k < a->nr_counters; k++) {
-				fprintf(f, " %llu", (unsigned long long)a->counts[k]);
-				if (k < b->nr_counters && a->counts[k] == b->counts[k])
-					continue;
-				ok = false;
-				fprintf(f, " (%llu)", (unsigned long long)b->counts[k]);
-			}
-			fprintf(f, "  %s\n", ok ? "ok" : "BAD");
-		}
-	}
-	fprintf(f, "\nstats: msr_reads %llu, msr_writes %llu, hypercalls %llu, vcpu_switches %llu, thread_switches %llu\n",
-		(unsigned long long)res->stats.msr_reads,
-		(unsigned long long)res->stats.msr_writes,
-		(unsigned long long)res->stats.hypercalls,
-		(unsigned long long)res->stats.vcpu_switches,
-		(unsigned long long)res->stats.thread_switches);
-	bad = sim_compare(sc, res, truth, NULL);
-	if (bad)
-		fprintf(f, "result: %u MISMATCHES with the truth\n", bad);
-	else
-		fprintf(f, "result: exact (every count, overflow and read equals the truth)\n");
-}
-
-/* SVG */
 
 #define SVG_W		1000
 #define SVG_H		560
@@ -257,7 +35,7 @@ static const char *counter_column_name(const struct scenario *sc, unsigned int k
 	unsigned int t;
 
 	for (t = 0; t < sc->nr_threads; t++) {
-		const struct sim_counter_set *set = final_set(sc, t);
+		const struct sim_counter_set *set = sim_thread_final_ctrs(sc, t);
 		const char *n;
 
 		if (k >= set->n)
@@ -560,7 +338,7 @@ int sim_output_svg(FILE *f, const struct scenario *sc, const struct sim_result *
 		for (t = 0; t < sc->nr_threads; t++)
 			for (k = 0; k < first[t + 1] - first[t]; k++) {
 				unsigned int ser = first[t] + k;
-				const struct sim_counter_set *set = final_set(sc, t);
+				const struct sim_counter_set *set = sim_thread_final_ctrs(sc, t);
 				const struct sim_counter *c = k < set->n ? &set->c[k] : &set->c[0];
 
 				if (style.grouped && k)
