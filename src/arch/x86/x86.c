@@ -13,6 +13,7 @@
  * pc->cache.reg[15] is not a register: it keeps what pmi_begin() disabled.
  */
 #include "pmuvirt_arch.h"
+#include "pmuvirt_probe.h"
 #include "pmuvirt_x86.h"
 
 #define IMG_FIXED		8
@@ -551,53 +552,19 @@ static const struct pmuvirt_arch_ops x86_ops = {
 
 /* Probing. */
 
-static void set_name(struct pmuvirt_pmu *pmu, const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i + 1 < sizeof(pmu->name) && name[i]; i++)
-		pmu->name[i] = name[i];
-	for (; i < sizeof(pmu->name); i++)
-		pmu->name[i] = 0;
-}
-
 static void add_slot(struct pmuvirt_pmu *pmu, unsigned int cls, unsigned int index,
 		     unsigned int width, uint32_t events, uint32_t user_index)
 {
-	struct pmuvirt_slot *s = &pmu->slot[pmu->nr_slots++];
-
-	s->cls = (uint8_t)cls;
-	s->index = (uint8_t)index;
-	s->width = (uint8_t)width;
-	s->flags = 0;
-	s->events = events;
-	s->user_index = user_index;
-	s->reserved = 0;
-	s->threshold = 0;
+	pmuvirt_pmu_add_slot(pmu, cls, index, width, events, user_index, 0);
 }
 
 static void reset_pmu(struct pmuvirt_pmu *pmu)
 {
-	unsigned int i;
-
+	pmuvirt_pmu_clear(pmu);
 	pmu->ops = &x86_ops;
 	pmu->arch = PMUVIRT_ARCH_X86;
 	pmu->model = PMUVIRT_X86_TSC_ONLY;
-	pmu->caps = 0;
-	pmu->nr_slots = 0;
-	pmu->nr_gp = 0;
-	pmu->nr_fixed = 0;
-	for (i = 0; i < PMUVIRT_MAX_SLOTS; i++) {
-		struct pmuvirt_slot *s = &pmu->slot[i];
-
-		s->cls = s->index = s->width = s->flags = 0;
-		s->events = s->user_index = s->reserved = 0;
-		s->threshold = 0;
-	}
-	for (i = 0; i < 8; i++)
-		pmu->arch_data[i] = 0;
-	pmu->lower = NULL;
-	set_name(pmu, "x86 TSC only");
+	pmuvirt_pmu_set_name(pmu, NULL, "x86 TSC only");
 }
 
 static void add_tsc(struct pmuvirt_pmu *pmu)
@@ -661,7 +628,7 @@ static int probe_intel(struct pmuvirt_pmu *pmu, const struct pmuvirt_hw_ops *hw,
 	}
 
 	pmu->model = PMUVIRT_X86_INTEL_V1 + (version > 5 ? 4 : version - 1);
-	set_name(pmu, names[pmu->model - PMUVIRT_X86_INTEL_V1]);
+	pmuvirt_pmu_set_name(pmu, NULL, names[pmu->model - PMUVIRT_X86_INTEL_V1]);
 	pmu->arch_data[AD_VENDOR] = X86_INTEL;
 	pmu->arch_data[AD_VERSION] = version;
 	pmu->arch_data[AD_EVENTS] = events;
@@ -740,16 +707,16 @@ static int probe_amd(struct pmuvirt_pmu *pmu, const struct pmuvirt_hw_ops *hw, v
 		pmu->caps |= PMUVIRT_CAP_GLOBAL_CTRL | PMUVIRT_CAP_GLOBAL_STATUS;
 		pmu->arch_data[AD_FLAGS] |= X86_F_AMD_EXT;
 		nr = e22[1] & 0xf;
-		set_name(pmu, "AMD PerfMonV2");
+		pmuvirt_pmu_set_name(pmu, NULL, "AMD PerfMonV2");
 	} else if (e1[2] & (1u << 23)) {
 		pmu->model = PMUVIRT_X86_AMD_CORE_EXT;
 		pmu->arch_data[AD_FLAGS] |= X86_F_AMD_EXT;
 		nr = 6;
-		set_name(pmu, "AMD core performance extension");
+		pmuvirt_pmu_set_name(pmu, NULL, "AMD core performance extension");
 	} else {
 		pmu->model = PMUVIRT_X86_AMD_LEGACY;
 		nr = 4;
-		set_name(pmu, "AMD legacy PMU");
+		pmuvirt_pmu_set_name(pmu, NULL, "AMD legacy PMU");
 	}
 	pmu->caps |= PMUVIRT_CAP_FW_WRITE;	/* PERF_CTRs take all 48 bits */
 	if (nr > PMUVIRT_MAX_GP)
