@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
 /*
  * x86 backend, the part both vendors share: the register image, load,
- * stop, counter access, the PMI and probing by vendor.
+ * stop, counter access, the PMI, probing by vendor and the MSR lookup.
  * What differs lives in the typed layout (pmuvirt_x86_pmu.h) that the
  * vendor's probe fills: Intel architectural perfmon v1-v5 in intel.c, AMD
  * (legacy four counters, core extension, PerfMonV2) in amd.c.
@@ -471,4 +471,27 @@ int pmuvirt_x86_probe(struct pmuvirt_pmu *pmu, const struct pmuvirt_hw_ops *hw, 
 	pmuvirt_pmu_add_slot(pmu, PMUVIRT_CLASS_TSC, 0, 64, 1u << PMUVIRT_EV_TSC,
 			     PMUVIRT_SHARED_TSC, 0);
 	return 0;
+}
+
+int pmuvirt_x86_slot_msrs(const struct pmuvirt_pmu *pmu, unsigned int slot, uint32_t *ctr,
+			  uint32_t *ctl)
+{
+	const struct pmuvirt_slot *s;
+	const struct pmuvirt_x86_layout *l;
+
+	if (!pmu || pmu->ops != &x86_ops || slot >= pmu->nr_slots)
+		return -EINVAL;
+	s = &pmu->slot[slot];
+	l = lay(pmu);
+	switch (s->cls) {
+	case PMUVIRT_CLASS_GP:
+		*ctr = l->ctr + l->stride * s->index;
+		*ctl = evsel_msr(pmu, s->index);
+		return 0;
+	case PMUVIRT_CLASS_FIXED:
+		*ctr = l->fixed_ctr + s->index;
+		*ctl = l->fixed_ctrl;
+		return 0;
+	}
+	return -EINVAL;
 }
