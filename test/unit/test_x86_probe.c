@@ -8,6 +8,7 @@
 #include <cmocka.h>
 #include "fakehw.h"
 #include "x86/pmuvirt_x86.h"
+#include "pv/pmuvirt_pv.h"
 
 #define INTEL(v, gp, fixed, w, fw) \
 	{ .vendor = FAKEHW_INTEL, .version = (v), .nr_gp = (gp), .nr_fixed = (fixed), \
@@ -293,6 +294,81 @@ static void test_amd_synthetic(void **state)
 	assert_int_equal(pmu.model, PMUVIRT_X86_TSC_ONLY);
 }
 
+/*
+ * pmuvirt_x86_slot_msrs() on every modelled CPU, against the addresses of
+ * the SDM and the APM written out here, and through the fake, which
+ * refuses an MSR its model does not have.
+ */
+static void test_slot_msrs(void **state)
+{
+	unsigned int i, s;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct probe_case *c = &cases[i];
+		struct fakehw *hw = fakehw_x86_new(&c->cfg);
+		const struct pmuvirt_hw_ops *ops = fakehw_ops(hw);
+		struct pmuvirt_pmu pmu;
+
+		print_message("%s\n", c->what);
+		assert_int_equal(pmuvirt_x86_probe(&pmu, ops, hw), 0);
+		for (s = 0; s < pmu.nr_slots; s++) {
+			const struct pmuvirt_slot *sl = &pmu.slot[s];
+			uint32_t ctr = 0xdead, ctl = 0xbeef, want_ctr, want_ctl;
+			uint64_t v;
+
+			if (sl->cls == PMUVIRT_CLASS_TSC) {
+				assert_int_equal(pmuvirt_x86_slot_msrs(&pmu, s, &ctr, &ctl), -EINVAL);
+				assert_int_equal(ctr, 0xdead);
+				assert_int_equal(ctl, 0xbeef);
+				continue;
+			}
+			if (sl->cls == PMUVIRT_CLASS_FIXED) {
+				want_ctr = 0x309 + sl->index;	/* IA32_FIXED_CTRj */
+				want_ctl = 0x38d;		/* IA32_FIXED_CTR_CTRL */
+			} else if (c->cfg.vendor == FAKEHW_INTEL) {
+				/* IA32_PMCi also under FW_WRITE (writes use 0x4C1 + i) */
+				want_ctr = 0xc1 + sl->index;
+				want_ctl = 0x186 + sl->index;	/* IA32_PERFEVTSELi */
+			} else if (c->model == PMUVIRT_X86_AMD_LEGACY) {
+				want_ctr = 0xc0010004u + sl->index;	/* PERF_CTRi */
+				want_ctl = 0xc0010000u + sl->index;	/* PERF_CTLi */
+			} else {	/* core extension, PerfMonV2 */
+				want_ctr = 0xc0010201u + 2 * sl->index;
+				want_ctl = 0xc0010200u + 2 * sl->index;
+			}
+			assert_int_equal(pmuvirt_x86_slot_msrs(&pmu, s, &ctr, &ctl), 0);
+			assert_int_equal(ctr, want_ctr);
+			assert_int_equal(ctl, want_ctl);
+			assert_int_equal(ops->read_reg(hw, ctr, &v), 0);
+			assert_int_equal(ops->read_reg(hw, ctl, &v), 0);
+		}
+		assert_int_equal(fakehw_stats(hw)->errors, 0);
+		fakehw_free(hw);
+	}
+}
+
+/* No MSRs outside an x86 PMU's slots, nor for a PMU of another backend. */
+static void test_slot_msrs_refused(void **state)
+{
+	const struct fakehw_x86_config cfg = INTEL(4, 4, 3, 48, true);
+	struct fakehw *hw = fakehw_x86_new(&cfg);
+	struct pmuvirt_pmu pmu, pv, none;
+	uint32_t ctr = 7, ctl = 7;
+
+	assert_int_equal(pmuvirt_x86_probe(&pmu, fakehw_ops(hw), hw), 0);
+	assert_int_equal(pmuvirt_x86_slot_msrs(&pmu, pmu.nr_slots, &ctr, &ctl), -EINVAL);
+	assert_int_equal(pmuvirt_x86_slot_msrs(&pmu, 1000, &ctr, &ctl), -EINVAL);
+	assert_int_equal(pmuvirt_x86_slot_msrs(NULL, 0, &ctr, &ctl), -EINVAL);
+	/* A guest instance on x86 has slots too, but no MSRs of its own. */
+	assert_int_equal(pmuvirt_pv_probe(&pv, &pmu), 0);
+	assert_int_equal(pmuvirt_x86_slot_msrs(&pv, 0, &ctr, &ctl), -EINVAL);
+	memset(&none, 0, sizeof(none));
+	assert_int_equal(pmuvirt_x86_slot_msrs(&none, 0, &ctr, &ctl), -EINVAL);
+	assert_int_equal(ctr, 7);
+	assert_int_equal(ctl, 7);
+	fakehw_free(hw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -301,6 +377,8 @@ int main(void)
 		cmocka_unit_test(test_event_mask_and_caps),
 		cmocka_unit_test(test_v5_fixed_bitmap),
 		cmocka_unit_test(test_amd_synthetic),
+		cmocka_unit_test(test_slot_msrs),
+		cmocka_unit_test(test_slot_msrs_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,6 +5,7 @@
  * write_reg mtspr, read_counter(n) mfspr PMCn, read_tsc mftb.
  */
 #include "pmuvirt_arch.h"
+#include "pmuvirt_probe.h"
 #include "pmuvirt_ppc.h"
 
 #define NR_PMCS		6
@@ -323,35 +324,11 @@ static const struct pmuvirt_arch_ops ppc_ops = {
 	.clear_status = NULL,
 };
 
-static void set_name(struct pmuvirt_pmu *pmu, const char *s)
-{
-	unsigned int i;
-
-	for (i = 0; s[i] && i + 1 < sizeof(pmu->name); i++)
-		pmu->name[i] = s[i];
-	pmu->name[i] = 0;
-}
-
-static void set_slot(struct pmuvirt_slot *s, unsigned int cls, unsigned int index,
-		     unsigned int width, uint32_t events, uint32_t user_index, uint64_t threshold)
-{
-	s->cls = (uint8_t)cls;
-	s->index = (uint8_t)index;
-	s->width = (uint8_t)width;
-	s->flags = 0;
-	s->events = events;
-	s->user_index = user_index;
-	s->reserved = 0;
-	s->threshold = threshold;
-}
-
 int pmuvirt_ppc_probe(struct pmuvirt_pmu *pmu, const struct pmuvirt_hw_ops *hw, void *hw_arg)
 {
 	const struct ppc_event *tab;
-	volatile uint8_t *b;
 	uint64_t pvr;
 	unsigned int model, i, ev;
-	size_t n;
 	int ret;
 
 	if (!pmu || !hw || !hw->read_reg)
@@ -375,18 +352,15 @@ int pmuvirt_ppc_probe(struct pmuvirt_pmu *pmu, const struct pmuvirt_hw_ops *hw, 
 		return -ENODEV;
 	}
 
-	b = (volatile uint8_t *)pmu;
-	for (n = 0; n < sizeof(*pmu); n++)
-		b[n] = 0;
+	pmuvirt_pmu_clear(pmu);
 	pmu->ops = &ppc_ops;
 	pmu->arch = PMUVIRT_ARCH_PPC;
 	pmu->model = model;
 	pmu->caps = PMUVIRT_CAP_FREEZE_ON_PMI;
 	pmu->nr_gp = 4;
 	pmu->nr_fixed = 2;
-	pmu->nr_slots = 7;
-	set_name(pmu, model == PMUVIRT_PPC_POWER8 ? "POWER8" :
-		      model == PMUVIRT_PPC_POWER9 ? "POWER9" : "POWER10");
+	pmuvirt_pmu_set_name(pmu, NULL, model == PMUVIRT_PPC_POWER8 ? "POWER8" :
+					model == PMUVIRT_PPC_POWER9 ? "POWER9" : "POWER10");
 	pmu->arch_data[0] = pvr;
 
 	tab = events_of(pmu);
@@ -396,13 +370,14 @@ int pmuvirt_ppc_probe(struct pmuvirt_pmu *pmu, const struct pmuvirt_hw_ops *hw, 
 		for (ev = 1; ev < PMUVIRT_EV_NR; ev++)
 			if (tab[ev].pmcs & (1u << i))
 				events |= 1u << ev;
-		set_slot(&pmu->slot[i], PMUVIRT_CLASS_GP, i, 32, events, i + 1, PMC_THRESHOLD);
+		pmuvirt_pmu_add_slot(pmu, PMUVIRT_CLASS_GP, i, 32, events, i + 1, PMC_THRESHOLD);
 	}
-	set_slot(&pmu->slot[4], PMUVIRT_CLASS_FIXED, 4, 32, 1u << PMUVIRT_EV_INSTRUCTIONS, 5,
-		 PMC_THRESHOLD);
-	set_slot(&pmu->slot[5], PMUVIRT_CLASS_FIXED, 5, 32, 1u << PMUVIRT_EV_CYCLES, 6,
-		 PMC_THRESHOLD);
-	set_slot(&pmu->slot[SLOT_TB], PMUVIRT_CLASS_TSC, 0, 64, 1u << PMUVIRT_EV_TSC,
-		 PMUVIRT_SHARED_TSC, 0);
+	pmuvirt_pmu_add_slot(pmu, PMUVIRT_CLASS_FIXED, 4, 32, 1u << PMUVIRT_EV_INSTRUCTIONS, 5,
+			     PMC_THRESHOLD);
+	pmuvirt_pmu_add_slot(pmu, PMUVIRT_CLASS_FIXED, 5, 32, 1u << PMUVIRT_EV_CYCLES, 6,
+			     PMC_THRESHOLD);
+	/* the timebase, slot SLOT_TB */
+	pmuvirt_pmu_add_slot(pmu, PMUVIRT_CLASS_TSC, 0, 64, 1u << PMUVIRT_EV_TSC,
+			     PMUVIRT_SHARED_TSC, 0);
 	return 0;
 }

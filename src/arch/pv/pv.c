@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
 /* Paravirtual backend: counters of the instance below, reached by hypercalls and shared records. */
 #include "pmuvirt_arch.h"
+#include "pmuvirt_probe.h"
 #include "pv/pmuvirt_pv.h"
 
 /*
@@ -257,8 +258,6 @@ int pmuvirt_pv_probe(struct pmuvirt_pmu *pmu, const struct pmuvirt_pmu *lower)
 {
 	unsigned int s, n = 0;
 	uint32_t events = 0;
-	const char *name = "pv on ";
-	unsigned int i, j;
 
 	if (!lower || !lower->nr_slots)
 		return -ENODEV;
@@ -268,32 +267,14 @@ int pmuvirt_pv_probe(struct pmuvirt_pmu *pmu, const struct pmuvirt_pmu *lower)
 	if (n > PMUVIRT_MAX_COUNTERS)
 		n = PMUVIRT_MAX_COUNTERS;
 
+	pmuvirt_pmu_clear(pmu);
 	pmu->ops = &pmuvirt_pv_ops;
 	pmu->arch = PMUVIRT_ARCH_PV;
 	pmu->model = lower->arch;
-	pmu->caps = 0;
-	pmu->nr_slots = n;
 	pmu->nr_gp = n;
-	pmu->nr_fixed = 0;
-	for (i = 0; name[i]; i++)
-		pmu->name[i] = name[i];
-	for (j = 0; lower->name[j] && i + 1 < sizeof(pmu->name); j++)
-		pmu->name[i++] = lower->name[j];
-	pmu->name[i] = 0;
-	for (s = 0; s < n; s++) {
-		struct pmuvirt_slot *sl = &pmu->slot[s];
-
-		sl->cls = PMUVIRT_CLASS_GP;
-		sl->index = (uint8_t)s;
-		sl->width = 64;
-		sl->flags = 0;
-		sl->events = events;
-		sl->user_index = s + 1;
-		sl->reserved = 0;
-		sl->threshold = 0;
-	}
-	for (i = 0; i < 8; i++)
-		pmu->arch_data[i] = 0;
+	pmuvirt_pmu_set_name(pmu, "pv on ", lower->name);
+	for (s = 0; s < n; s++)
+		pmuvirt_pmu_add_slot(pmu, PMUVIRT_CLASS_GP, s, 64, events, s + 1, 0);
 	pmu->lower = (void *)lower;
 	return 0;
 }

@@ -1,26 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
 /* The emulated Intel PMU (a test instrument): see pmuvirt_x86_emu.h. */
 #include "pmuvirt_x86_emu.h"
+#include "pmuvirt_x86_msr.h"
 
 #define EMU_MASK	(((uint64_t)1 << PMUVIRT_X86_EMU_WIDTH) - 1)
 #define EMU_FIXED	PMUVIRT_X86_EMU_GP
 
-#define MSR_PMC0		0x0c1
-#define MSR_PERFEVTSEL0		0x186
-#define MSR_PERF_CAPABILITIES	0x345
-#define MSR_A_PMC0		0x4c1
-#define MSR_FIXED_CTR0		0x309
-#define MSR_FIXED_CTR_CTRL	0x38d
-#define MSR_GLOBAL_STATUS	0x38e
-#define MSR_GLOBAL_CTRL		0x38f
-#define MSR_GLOBAL_OVF_CTRL	0x390
-
-#define EVSEL_INT		((uint64_t)1 << 20)
-#define EVSEL_EN		((uint64_t)1 << 22)
-#define FIXED0_EN		0x3u	/* OS | USR */
-#define FIXED0_PMI		0x8u
+#define FIXED0_EN		(PMUVIRT_FIXED_OS | PMUVIRT_FIXED_USR)
 #define GLOBAL_BITS		(0x3u | ((uint64_t)1 << 32))
-#define CAP_FW_WRITE		((uint64_t)1 << 13)
 
 static uint64_t global_bit(unsigned int i)
 {
@@ -31,12 +18,14 @@ static bool counting(const struct pmuvirt_x86_emu *e, unsigned int i)
 {
 	if (!(e->global_ctrl & global_bit(i)))
 		return false;
-	return i < EMU_FIXED ? (e->evtsel[i] & EVSEL_EN) != 0 : (e->fixed_ctrl & FIXED0_EN) != 0;
+	return i < EMU_FIXED ? (e->evtsel[i] & PMUVIRT_EVSEL_EN) != 0 :
+			       (e->fixed_ctrl & FIXED0_EN) != 0;
 }
 
 static bool interrupts(const struct pmuvirt_x86_emu *e, unsigned int i)
 {
-	return i < EMU_FIXED ? (e->evtsel[i] & EVSEL_INT) != 0 : (e->fixed_ctrl & FIXED0_PMI) != 0;
+	return i < EMU_FIXED ? (e->evtsel[i] & PMUVIRT_EVSEL_INT) != 0 :
+			       (e->fixed_ctrl & PMUVIRT_FIXED_PMI) != 0;
 }
 
 /* Bring the counters up to @now; a wrap sets its status bit. */
@@ -95,13 +84,13 @@ void pmuvirt_x86_emu_cpuid(uint32_t leaf, uint32_t sub, uint32_t out[4])
 static int counter_of(uint32_t reg, bool *full)
 {
 	*full = true;
-	if (reg >= MSR_A_PMC0 && reg < MSR_A_PMC0 + PMUVIRT_X86_EMU_GP)
-		return (int)(reg - MSR_A_PMC0);
-	if (reg == MSR_FIXED_CTR0)
+	if (reg >= PMUVIRT_MSR_IA32_A_PMC0 && reg < PMUVIRT_MSR_IA32_A_PMC0 + PMUVIRT_X86_EMU_GP)
+		return (int)(reg - PMUVIRT_MSR_IA32_A_PMC0);
+	if (reg == PMUVIRT_MSR_IA32_FIXED_CTR0)
 		return EMU_FIXED;
 	*full = false;
-	if (reg >= MSR_PMC0 && reg < MSR_PMC0 + PMUVIRT_X86_EMU_GP)
-		return (int)(reg - MSR_PMC0);
+	if (reg >= PMUVIRT_MSR_IA32_PMC0 && reg < PMUVIRT_MSR_IA32_PMC0 + PMUVIRT_X86_EMU_GP)
+		return (int)(reg - PMUVIRT_MSR_IA32_PMC0);
 	return -1;
 }
 
@@ -117,25 +106,26 @@ int pmuvirt_x86_emu_read_reg(struct pmuvirt_x86_emu *e, uint64_t now, uint32_t r
 		*val = e->ctr[i];
 		return 0;
 	}
-	if (reg >= MSR_PERFEVTSEL0 && reg < MSR_PERFEVTSEL0 + PMUVIRT_X86_EMU_GP) {
-		*val = e->evtsel[reg - MSR_PERFEVTSEL0];
+	if (reg >= PMUVIRT_MSR_IA32_PERFEVTSEL0 &&
+	    reg < PMUVIRT_MSR_IA32_PERFEVTSEL0 + PMUVIRT_X86_EMU_GP) {
+		*val = e->evtsel[reg - PMUVIRT_MSR_IA32_PERFEVTSEL0];
 		return 0;
 	}
 	switch (reg) {
-	case MSR_FIXED_CTR_CTRL:
+	case PMUVIRT_MSR_IA32_FIXED_CTR_CTRL:
 		*val = e->fixed_ctrl;
 		return 0;
-	case MSR_GLOBAL_STATUS:
+	case PMUVIRT_MSR_IA32_PERF_GLOBAL_STATUS:
 		*val = e->status;
 		return 0;
-	case MSR_GLOBAL_CTRL:
+	case PMUVIRT_MSR_IA32_PERF_GLOBAL_CTRL:
 		*val = e->global_ctrl;
 		return 0;
-	case MSR_GLOBAL_OVF_CTRL:
+	case PMUVIRT_MSR_IA32_PERF_GLOBAL_OVF_CTRL:
 		*val = 0;
 		return 0;
-	case MSR_PERF_CAPABILITIES:
-		*val = CAP_FW_WRITE;
+	case PMUVIRT_MSR_IA32_PERF_CAPABILITIES:
+		*val = PMUVIRT_PERF_CAP_FW_WRITE;
 		return 0;
 	default:
 		return -EFAULT;
@@ -159,24 +149,25 @@ int pmuvirt_x86_emu_write_reg(struct pmuvirt_x86_emu *e, uint64_t now, uint32_t 
 		e->ctr[i] = val;
 		return 0;
 	}
-	if (reg >= MSR_PERFEVTSEL0 && reg < MSR_PERFEVTSEL0 + PMUVIRT_X86_EMU_GP) {
+	if (reg >= PMUVIRT_MSR_IA32_PERFEVTSEL0 &&
+	    reg < PMUVIRT_MSR_IA32_PERFEVTSEL0 + PMUVIRT_X86_EMU_GP) {
 		if (val >> 32)
 			return -EFAULT;
-		e->evtsel[reg - MSR_PERFEVTSEL0] = val;
+		e->evtsel[reg - PMUVIRT_MSR_IA32_PERFEVTSEL0] = val;
 		return 0;
 	}
 	switch (reg) {
-	case MSR_FIXED_CTR_CTRL:
+	case PMUVIRT_MSR_IA32_FIXED_CTR_CTRL:
 		if (val & ~(uint64_t)0xf)
 			return -EFAULT;
 		e->fixed_ctrl = val;
 		return 0;
-	case MSR_GLOBAL_CTRL:
+	case PMUVIRT_MSR_IA32_PERF_GLOBAL_CTRL:
 		if (val & ~GLOBAL_BITS)
 			return -EFAULT;
 		e->global_ctrl = val;
 		return 0;
-	case MSR_GLOBAL_OVF_CTRL:
+	case PMUVIRT_MSR_IA32_PERF_GLOBAL_OVF_CTRL:
 		if (val & ~GLOBAL_BITS)
 			return -EFAULT;
 		e->status &= ~val;
@@ -191,7 +182,7 @@ int pmuvirt_x86_emu_read_counter(struct pmuvirt_x86_emu *e, uint64_t now, uint32
 {
 	unsigned int i;
 
-	if (idx == 1u << 30)
+	if (idx == PMUVIRT_RDPMC_FIXED)
 		i = EMU_FIXED;
 	else if (idx < PMUVIRT_X86_EMU_GP)
 		i = idx;

@@ -32,4 +32,22 @@ enum pmuvirt_x86_model {
  */
 int pmuvirt_x86_probe(struct pmuvirt_pmu *pmu, const struct pmuvirt_hw_ops *hw, void *hw_arg);
 
+/**
+ * pmuvirt_x86_slot_msrs() - the MSRs behind a slot of a probed x86 PMU
+ * @pmu:	filled by pmuvirt_x86_probe().
+ * @slot:	slot index.
+ * @ctr:	receives the counter MSR: IA32_PMCi (0xC1 + i), also on CPUs
+ *		with full-width writes, whose writes go to the alias
+ *		IA32_A_PMCi; IA32_FIXED_CTRj; AMD PERF_CTRi (legacy or core
+ *		extension).  This is the address Linux's counter reservation
+ *		(reserve_perfctr_nmi()) names.
+ * @ctl:	receives the control MSR: the counter's event select, or
+ *		IA32_FIXED_CTR_CTRL (shared by all fixed counters).
+ *
+ * Return: 0; -EINVAL when @pmu is not an x86 PMU, @slot is out of range or
+ * the TSC (which has no control MSR).  @ctr and @ctl are set only on 0.
+ */
+int pmuvirt_x86_slot_msrs(const struct pmuvirt_pmu *pmu, unsigned int slot, uint32_t *ctr,
+			  uint32_t *ctl);
+
 #endif

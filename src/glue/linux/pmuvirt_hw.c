@@ -121,21 +121,7 @@ const struct pmuvirt_hw_ops *pmuvirt_lx_hw = &lx_native_ops;
 /* MSRs of general counter @i, as the kernel's reservation bitmap names them. */
 static bool gp_msrs(unsigned int i, u32 *ctr, u32 *sel)
 {
-	u32 model = pmuvirt_lx_pmu.model;
-
-	if (model >= PMUVIRT_X86_INTEL_V1 && model <= PMUVIRT_X86_INTEL_V5) {
-		*ctr = MSR_ARCH_PERFMON_PERFCTR0 + i;
-		*sel = MSR_ARCH_PERFMON_EVENTSEL0 + i;
-	} else if (model == PMUVIRT_X86_AMD_LEGACY) {
-		*ctr = MSR_K7_PERFCTR0 + i;
-		*sel = MSR_K7_EVNTSEL0 + i;
-	} else if (model == PMUVIRT_X86_AMD_CORE_EXT || model == PMUVIRT_X86_AMD_PERFMON_V2) {
-		*ctr = MSR_F15H_PERF_CTR + 2 * i;
-		*sel = MSR_F15H_PERF_CTL + 2 * i;
-	} else {
-		return false;
-	}
-	return true;
+	return i < pmuvirt_lx_pmu.nr_gp && !pmuvirt_x86_slot_msrs(&pmuvirt_lx_pmu, i, ctr, sel);
 }
 
 static void release_gp(void)
