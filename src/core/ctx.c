@@ -22,6 +22,12 @@ static inline const struct pmuvirt_arch_ops *ops_of(const struct pmuvirt_pcpu *p
 	return pc->pmu->ops;
 }
 
+/* Counters of another instance below: armed by a call, never written or re-based. */
+static inline bool stacked(const struct pmuvirt_pcpu *pc)
+{
+	return pc->pmu->ops->flags & PMUVIRT_OPS_STACKED;
+}
+
 static inline const struct pmuvirt_slot *slot_of(const struct pmuvirt_ctx *ctx, unsigned int i)
 {
 	return &ctx->pmu->slot[ctx->counter[i].slot];
@@ -241,7 +247,6 @@ static int arm_batch(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint32_t 
 		     bool *called)
 {
 	uint64_t remaining[PMUVIRT_MAX_SLOTS], period[PMUVIRT_MAX_SLOTS], start[PMUVIRT_MAX_SLOTS];
-	uint64_t writes = pc->stats.reg_writes;
 	uint32_t slots = 0;
 	unsigned int i;
 	int ret;
@@ -259,12 +264,12 @@ static int arm_batch(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint32_t 
 	if (!slots)
 		return 0;
 	ret = ops_of(pc)->arm(pc, slots, remaining, period, start);
-	if (ret)
+	if (ret < 0)
 		return ret;
 	for (i = 0; i < ctx->nr_counters; i++)
 		if (slots & (1u << ctx->counter[i].slot))
 			ctx->counter[i].start = start[ctx->counter[i].slot];
-	*called = pc->stats.reg_writes != writes;
+	*called = ret > 0;
 	return 0;
 }
 
@@ -385,19 +390,18 @@ static int rebase(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint64_t *sn
 /* Put @ctx on the CPU; @snap holds values read before any control write. */
 static int resume(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint64_t *snap, uint32_t have)
 {
-	uint64_t ctl_writes = pc->stats.ctl_writes;
-	bool self_arming = ops_of(pc)->arm != NULL;
+	bool self_arming = stacked(pc);
 	bool loaded = false, called = false;
 	unsigned int i;
 	int ret;
 
 	if (pc->cache_owner != ctx->stamp && !cache_holds(pc, &ctx->img)) {
 		ret = ops_of(pc)->load(pc, ctx);
-		if (ret)
+		if (ret < 0)
 			return fault(pc, ctx, ret);
 		pc->cache.used = ctx->img.used;
 		pc->cache_owner = ctx->stamp;
-		loaded = pc->stats.ctl_writes != ctl_writes;
+		loaded = ret > 0;
 	}
 	/* Values read before a control write include the write's own events. */
 	if (loaded)
@@ -473,7 +477,7 @@ int pmuvirt_switch(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next)
 	if (!next || !next->nr_counters || (next->flags & PMUVIRT_CTX_FAULTED)) {
 		ret = ops_of(pc)->stop(pc);
 		pc->cache_owner = 0;
-		if (ret)
+		if (ret < 0)
 			return fault(pc, NULL, ret);
 		if (next && (next->flags & PMUVIRT_CTX_FAULTED))
 			return -EFAULT;
@@ -600,7 +604,7 @@ int pmuvirt_arm_counters(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint3
 	}
 	if (!running)
 		return 0;
-	if (ops_of(pc)->arm) {
+	if (stacked(pc)) {
 		ret = arm_batch(pc, ctx, mask, &called);
 		if (!ret && called)
 			ret = restart_from_now(pc, ctx, mask);
@@ -641,46 +645,48 @@ int pmuvirt_read(struct pmuvirt_ctx *ctx, uint64_t *vals)
 	return 0;
 }
 
-int pmuvirt_pmi(struct pmuvirt_pcpu *pc, uint32_t *ovf_mask)
+/*
+ * PMI of a stacked instance: every counter is a logical value below, so
+ * fold them all, deliver what is due and re-arm the i-mode ones in one call.
+ */
+static int pmi_stacked(struct pmuvirt_pcpu *pc, uint32_t status, uint32_t *mask)
+{
+	struct pmuvirt_ctx *ctx = pc->running;
+	bool called = false;
+	unsigned int i;
+	int ret;
+
+	if (ctx && !pc->paused) {
+		ret = sample_current(pc, false);
+		if (ret)
+			return ret;
+		for (i = 0; i < ctx->nr_counters; i++)
+			if (ctx->counter[i].pending)
+				*mask |= 1u << i;
+		ret = arm_batch(pc, ctx, ctx->imode_mask, &called);
+		if (!ret && called)
+			ret = restart_from_now(pc, ctx, ctx->imode_mask);
+		if (ret)
+			return fault(pc, ctx, ret);
+		publish(ctx);
+	}
+	ret = ops_of(pc)->pmi_end(pc, status);
+	if (ret < 0)
+		return fault(pc, ctx, ret);
+	return 0;
+}
+
+/*
+ * PMI of a hardware PMU: sample and re-arm each counter past its threshold;
+ * re-base those that crossed for no one.
+ */
+static int pmi_hw(struct pmuvirt_pcpu *pc, uint32_t status, uint32_t *mask)
 {
 	struct pmuvirt_ctx *ctx = pc->running;
 	const struct pmuvirt_pmu *pmu = pc->pmu;
-	uint32_t status = 0, used = 0, mask = 0;
+	uint32_t used = 0;
 	unsigned int i, s;
 	int ret;
-
-	pc->stats.pmis++;
-	if (ovf_mask)
-		*ovf_mask = 0;
-	ret = ops_of(pc)->pmi_begin(pc, &status);
-	if (ret)
-		return fault(pc, ctx, ret);
-
-	if (ops_of(pc)->arm) {
-		/* Stacked: fold everything, deliver what is due, re-arm in one call. */
-		bool called = false;
-
-		if (ctx && !pc->paused) {
-			ret = sample_current(pc, false);
-			if (ret)
-				return ret;
-			for (i = 0; i < ctx->nr_counters; i++)
-				if (ctx->counter[i].pending)
-					mask |= 1u << i;
-			ret = arm_batch(pc, ctx, ctx->imode_mask, &called);
-			if (!ret && called)
-				ret = restart_from_now(pc, ctx, ctx->imode_mask);
-			if (ret)
-				return fault(pc, ctx, ret);
-			publish(ctx);
-		}
-		ret = ops_of(pc)->pmi_end(pc, status);
-		if (ret)
-			return fault(pc, ctx, ret);
-		if (ovf_mask)
-			*ovf_mask = mask;
-		return 0;
-	}
 
 	for (i = 0; ctx && i < ctx->nr_counters; i++) {
 		struct pmuvirt_counter *c = &ctx->counter[i];
@@ -704,7 +710,7 @@ int pmuvirt_pmi(struct pmuvirt_pcpu *pc, uint32_t *ovf_mask)
 		} else {
 			sample(c, sl, raw);
 			if (collect_overflows(c))
-				mask |= 1u << i;
+				*mask |= 1u << i;
 			ret = arm(pc, ctx, i);
 		}
 		if (ret)
@@ -730,13 +736,31 @@ int pmuvirt_pmi(struct pmuvirt_pcpu *pc, uint32_t *ovf_mask)
 	}
 
 	ret = ops_of(pc)->pmi_end(pc, status);
-	if (ret)
+	if (ret < 0)
 		return fault(pc, ctx, ret);
 	if (ctx)
 		publish(ctx);
-	if (ovf_mask)
-		*ovf_mask = mask;
 	return 0;
+}
+
+int pmuvirt_pmi(struct pmuvirt_pcpu *pc, uint32_t *ovf_mask)
+{
+	uint32_t status = 0, mask = 0;
+	int ret;
+
+	pc->stats.pmis++;
+	if (ovf_mask)
+		*ovf_mask = 0;
+	ret = ops_of(pc)->pmi_begin(pc, &status);
+	if (ret < 0)
+		return fault(pc, pc->running, ret);
+	if (stacked(pc))
+		ret = pmi_stacked(pc, status, &mask);
+	else
+		ret = pmi_hw(pc, status, &mask);
+	if (!ret && ovf_mask)
+		*ovf_mask = mask;
+	return ret;
 }
 
 uint32_t pmuvirt_take_overflows(struct pmuvirt_ctx *ctx, uint32_t *counts)
@@ -803,7 +827,7 @@ int pmuvirt_resample(struct pmuvirt_pcpu *pc)
 
 	pc->paused = 0;
 	ret = sample_current(pc, true);
-	if (ret || !parked || !ctx || ops_of(pc)->arm)
+	if (ret || !parked || !ctx || stacked(pc))
 		return ret;
 	/* i-mode counters parked by a PMI during the pause get their real distance back. */
 	for (i = 0; i < ctx->nr_counters; i++) {
