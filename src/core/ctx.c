@@ -70,15 +70,13 @@ static bool collect_overflows(struct pmuvirt_counter *c)
 	return true;
 }
 
-static void publish(struct pmuvirt_ctx *ctx)
+static void publish_rec(struct pmuvirt_ctx *ctx)
 {
 	struct pmuvirt_shared_ctx *rec = ctx->shared;
 	struct pmuvirt_pcpu *pc = ctx->running_on;
 	uint32_t seq;
 	unsigned int i;
 
-	if (!rec)
-		return;
 	seq = PMUVIRT_READ_ONCE32(&rec->seq);
 	PMUVIRT_WRITE_ONCE32(&rec->seq, seq + 1);
 	pmuvirt_smp_wmb();
@@ -95,6 +93,12 @@ static void publish(struct pmuvirt_ctx *ctx)
 	}
 	pmuvirt_smp_wmb();
 	PMUVIRT_WRITE_ONCE32(&rec->seq, seq + 2);
+}
+
+static inline void publish(struct pmuvirt_ctx *ctx)
+{
+	if (ctx->shared)
+		publish_rec(ctx);
 }
 
 size_t pmuvirt_ctx_size(unsigned int max_counters)
@@ -162,6 +166,7 @@ void pmuvirt_pcpu_invalidate(struct pmuvirt_pcpu *pc)
 	pc->cache_known = 0;
 	pc->cache.used = 0;
 	pc->cache_owner = 0;
+	pc->cache_twin = 0;
 	pc->owner_flags = 0;
 }
 
@@ -293,30 +298,45 @@ static int sample_current(struct pmuvirt_pcpu *pc, bool discard);
 
 #define PMUVIRT_PAUSED_PARKED	2	/* pc->paused: a PMI parked i-mode counters */
 
-/* Fold the outgoing context from the snapshot and take it off the CPU. */
-static int suspend_current(struct pmuvirt_pcpu *pc, uint64_t *snap, uint32_t *have)
+typedef int (*read_op)(struct pmuvirt_pcpu *pc, unsigned int slot, uint64_t *val);
+
+/*
+ * Take the outgoing context off the CPU in one pass: read each counter from
+ * counter @first on once into @snap (the incoming context's start values
+ * when nothing is written in between), fold it into its count and collect
+ * its overflows.  *@have has a bit for each slot in @snap.
+ */
+static int suspend_current(struct pmuvirt_pcpu *pc, uint64_t *snap, uint32_t *have,
+			   unsigned int first)
 {
 	struct pmuvirt_ctx *ctx = pc->running;
-	unsigned int i;
+	struct pmuvirt_counter *c, *end;
+	read_op read;
+	uint32_t got = *have;
 	bool paused;
 	int ret;
 
 	if (!ctx)
 		return 0;
+	read = ops_of(pc)->read;
 	paused = pc->paused;
-	for (i = 0; i < ctx->nr_counters; i++) {
-		struct pmuvirt_counter *c = &ctx->counter[i];
+	end = ctx->counter + ctx->nr_counters;
+	for (c = ctx->counter + first; c < end; c++) {
+		uint64_t raw;
 
-		ret = read_slot(pc, c->slot, snap, have);
+		ret = read(pc, c->slot, &raw);
 		if (ret)
 			return fault(pc, ctx, ret);
-		if (paused)
-			c->start = snap[c->slot];
-		else
-			sample(c, NULL, snap[c->slot]);
+		snap[c->slot] = raw;
+		got |= 1u << c->slot;
+		/* Paused: the events since the pause count for no one. */
+		if (pmuvirt_likely(!paused))
+			c->count += (raw - c->start) & (~(uint64_t)0 >> (64 - c->width));
+		c->start = raw;
 		if (c->period)
 			collect_overflows(c);
 	}
+	*have = got;
 	ctx->running_on = NULL;
 	pc->running = NULL;
 	pc->paused = 0;
@@ -339,6 +359,24 @@ static bool cache_holds(const struct pmuvirt_pcpu *pc, const struct pmuvirt_hwct
 	for (i = 0; used; i++, used >>= 1)
 		if ((used & 1) && pc->cache.reg[i] != img->reg[i])
 			return false;
+	return true;
+}
+
+/*
+ * Do the control registers hold @ctx's control?  Known by stamp for the
+ * context that loaded it and for one other with an identical image (the
+ * twin); otherwise compared, and a match makes @ctx the twin.
+ */
+static inline bool cache_current(struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *ctx)
+{
+	if (ctx->stamp && (pc->cache_owner == ctx->stamp || pc->cache_twin == ctx->stamp))
+		return true;
+	if (!cache_holds(pc, &ctx->img))
+		return false;
+	if (pc->cache_owner)
+		pc->cache_twin = ctx->stamp;
+	else
+		pc->cache_owner = ctx->stamp;
 	return true;
 }
 
@@ -395,12 +433,13 @@ static int resume(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint64_t *sn
 	unsigned int i;
 	int ret;
 
-	if (pc->cache_owner != ctx->stamp && !cache_holds(pc, &ctx->img)) {
+	if (!cache_current(pc, ctx)) {
 		ret = ops_of(pc)->load(pc, ctx);
 		if (ret < 0)
 			return fault(pc, ctx, ret);
 		pc->cache.used = ctx->img.used;
 		pc->cache_owner = ctx->stamp;
+		pc->cache_twin = 0;
 		loaded = ret > 0;
 	}
 	/* Values read before a control write include the write's own events. */
@@ -460,6 +499,69 @@ done:
 	return 0;
 }
 
+/*
+ * Can the running context hand the counters to @next by offsetting alone?
+ * The registers hold @next's control, @next has no i-mode counter to arm,
+ * its domain owns the counters, and both have as many counters (on the
+ * same slots, which the one pass checks as it goes).
+ */
+static inline bool offset_only(struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *prev,
+			       const struct pmuvirt_ctx *next)
+{
+	return prev && !pc->paused && prev->nr_counters == next->nr_counters &&
+	       next->nr_counters && !next->imode_mask && !(next->flags & PMUVIRT_CTX_FAULTED) &&
+	       (stacked(pc) || same_domain(pc, next)) && cache_current(pc, next);
+}
+
+/*
+ * The offset-only switch in one pass: each counter is read once, and the
+ * value ends the running context's interval and starts @next's.  Nothing
+ * is written.  A counter of @next on another slot than its peer ends the
+ * pass: the rest goes the general way, from what was read so far.
+ */
+static int switch_offset(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next)
+{
+	struct pmuvirt_ctx *prev = pc->running;
+	struct pmuvirt_counter *o = prev->counter, *n = next->counter;
+	struct pmuvirt_counter *end = o + prev->nr_counters;
+	read_op read = ops_of(pc)->read;
+	uint64_t snap[PMUVIRT_MAX_SLOTS];
+	uint32_t have = 0;
+	int ret;
+
+	for (; o < end; o++, n++) {
+		uint64_t raw;
+
+		if (pmuvirt_unlikely(o->slot != n->slot))
+			goto general;
+		ret = read(pc, o->slot, &raw);
+		if (ret)
+			return fault(pc, prev, ret);
+		o->count += (raw - o->start) & (~(uint64_t)0 >> (64 - o->width));
+		o->start = raw;
+		n->start = raw;
+		if (o->period)
+			collect_overflows(o);
+	}
+	prev->running_on = NULL;
+	publish(prev);
+	next->running_on = pc;
+	pc->running = next;
+	publish(next);
+	return 0;
+
+general:
+	/* The counters already folded: their values are the snapshot so far. */
+	for (n = next->counter, o = prev->counter; o < end && o->slot == n->slot; o++, n++) {
+		snap[o->slot] = o->start;
+		have |= 1u << o->slot;
+	}
+	ret = suspend_current(pc, snap, &have, (unsigned int)(o - prev->counter));
+	if (ret)
+		return ret;
+	return resume(pc, next, snap, have);
+}
+
 int pmuvirt_switch(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next)
 {
 	uint64_t snap[PMUVIRT_MAX_SLOTS];
@@ -471,12 +573,15 @@ int pmuvirt_switch(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next)
 		return 0;
 	if (next && next->running_on)
 		return -EBUSY;
-	ret = suspend_current(pc, snap, &have);
+	if (next && offset_only(pc, pc->running, next))
+		return switch_offset(pc, next);
+	ret = suspend_current(pc, snap, &have, 0);
 	if (ret)
 		return ret;
 	if (!next || !next->nr_counters || (next->flags & PMUVIRT_CTX_FAULTED)) {
 		ret = ops_of(pc)->stop(pc);
 		pc->cache_owner = 0;
+		pc->cache_twin = 0;
 		if (ret < 0)
 			return fault(pc, NULL, ret);
 		if (next && (next->flags & PMUVIRT_CTX_FAULTED))
@@ -530,7 +635,7 @@ int pmuvirt_set_control(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx,
 		uint64_t snap[PMUVIRT_MAX_SLOTS];
 		uint32_t have = 0;
 
-		ret = suspend_current(pc, snap, &have);
+		ret = suspend_current(pc, snap, &have, 0);
 		if (ret)
 			return ret;
 	}
