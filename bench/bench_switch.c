@@ -11,10 +11,16 @@
  *     (bench/callgrind.sh).
  *  3. Memory per context.
  *
+ * --null-only runs one loop for callgrind (bench/callgrind.sh), chosen by
+ * --what: "a" (default) switches between two contexts of 7 a-mode
+ * counters, "i" between two contexts with one i-mode counter each, "pmi7"
+ * and "pmi1" call pmuvirt_pmi() with one counter past its threshold in a
+ * context of 7 counters or of 1.
+ *
  * The seven counters: instructions, cycles, branches, branch-misses on the
  * fixed and general counters (all six in use) plus the TSC.
  *
- * usage: pmuvirt-bench [--switches N] [--null-only]
+ * usage: pmuvirt-bench [--switches N] [--null-only [--what a|i|pmi7|pmi1]]
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -122,10 +128,24 @@ __attribute__((noinline)) void bench_switch_loop(struct pmuvirt_pcpu *pc, struct
 		pmuvirt_switch(pc, c[k & 1]);
 }
 
+/* Each PMI finds the counter read through null_regs[@reg] past its threshold. */
+__attribute__((noinline)) void bench_pmi_loop(struct pmuvirt_pcpu *pc, unsigned int reg,
+					      unsigned long n)
+{
+	unsigned long k;
+	uint32_t mask;
+
+	for (k = 0; k < n; k++) {
+		null_regs[reg] = 0;
+		pmuvirt_pmi(pc, &mask);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long switches = 1000000;
 	bool null_only = false;
+	const char *what = "a";
 	struct fakehw_x86_config cfg = {
 		.vendor = FAKEHW_INTEL, .version = 4, .nr_gp = 4, .nr_fixed = 3, .width = 48,
 		.fw_write = true,
@@ -144,8 +164,11 @@ int main(int argc, char **argv)
 			switches = strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--null-only"))
 			null_only = true;
+		else if (!strcmp(argv[i], "--what") && i + 1 < argc)
+			what = argv[++i];
 		else {
-			fprintf(stderr, "usage: pmuvirt-bench [--switches N] [--null-only]\n");
+			fprintf(stderr, "usage: pmuvirt-bench [--switches N] "
+				"[--null-only [--what a|i|pmi7|pmi1]]\n");
 			return 2;
 		}
 	}
@@ -209,8 +232,28 @@ int main(int argc, char **argv)
 
 	/* Library work alone: null accessors. */
 	pmuvirt_pcpu_init(&pc, &pmu, &null_hw, NULL, 0);
-	c[0] = ctx_new(&pmu, &ctl, 1);
-	c[1] = ctx_new(&pmu, &ctl, 1);
+	if (null_only && !strncmp(what, "pmi", 3)) {
+		static const unsigned int one_ev[] = { PMUVIRT_EV_BRANCHES };
+		bool seven_ctr = !strcmp(what, "pmi7");
+		struct pmuvirt_control ctl1;
+		unsigned int r;
+
+		control(&ctl1, 1, NULL);
+		ctl1.counter[0].event = one_ev[0];
+		c[0] = ctx_new(&pmu, seven_ctr ? &ctl : &ctl1, 1);
+		c[1] = NULL;
+		pmuvirt_switch(&pc, c[0]);
+		/* every counter half a range before its threshold */
+		for (r = 0; r < 12; r++)
+			null_regs[r] = (uint64_t)1 << 47;
+		/* general counter 3 (7 counters) or 0 (1 counter) crosses */
+		bench_pmi_loop(&pc, seven_ctr ? 3 : 0, switches);
+		free(c[0]);
+		fakehw_free(hw);
+		return 0;
+	}
+	c[0] = ctx_new(&pmu, null_only && !strcmp(what, "i") ? &ctl_i : &ctl, 1);
+	c[1] = ctx_new(&pmu, null_only && !strcmp(what, "i") ? &ctl_i : &ctl, 1);
 	pmuvirt_switch(&pc, c[0]);
 	if (null_only) {
 		bench_switch_loop(&pc, c, switches);

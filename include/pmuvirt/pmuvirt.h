@@ -177,6 +177,8 @@ struct pmuvirt_ctx;
  * @paused:	nonzero between pmuvirt_pause() and pmuvirt_resample().
  * @owner_flags: nonzero when @owner_domain is known (library-private bits).
  * @cache_owner: stamp of the context whose control the cache holds, 0 none.
+ * @cache_twin:	stamp of another context whose control the cache was found
+ *		to hold (an identical image), 0 none; forgotten with @cache_owner.
  * @owner_domain: security domain of the last context that counted here:
  *		the counters' raw values derive from its events only.
  * @stats:	access counts.
@@ -191,6 +193,7 @@ struct pmuvirt_pcpu {
 	uint32_t owner_flags;
 	struct pmuvirt_ctx *running;
 	uint64_t cache_owner;
+	uint64_t cache_twin;
 	uint64_t owner_domain;
 	struct pmuvirt_hwctl cache;
 	struct pmuvirt_stats stats;

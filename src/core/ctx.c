@@ -22,6 +22,12 @@ static inline const struct pmuvirt_arch_ops *ops_of(const struct pmuvirt_pcpu *p
 	return pc->pmu->ops;
 }
 
+/* Counters of another instance below: armed by a call, never written or re-based. */
+static inline bool stacked(const struct pmuvirt_pcpu *pc)
+{
+	return pc->pmu->ops->flags & PMUVIRT_OPS_STACKED;
+}
+
 static inline const struct pmuvirt_slot *slot_of(const struct pmuvirt_ctx *ctx, unsigned int i)
 {
 	return &ctx->pmu->slot[ctx->counter[i].slot];
@@ -64,15 +70,13 @@ static bool collect_overflows(struct pmuvirt_counter *c)
 	return true;
 }
 
-static void publish(struct pmuvirt_ctx *ctx)
+static void publish_rec(struct pmuvirt_ctx *ctx)
 {
 	struct pmuvirt_shared_ctx *rec = ctx->shared;
 	struct pmuvirt_pcpu *pc = ctx->running_on;
 	uint32_t seq;
 	unsigned int i;
 
-	if (!rec)
-		return;
 	seq = PMUVIRT_READ_ONCE32(&rec->seq);
 	PMUVIRT_WRITE_ONCE32(&rec->seq, seq + 1);
 	pmuvirt_smp_wmb();
@@ -89,6 +93,12 @@ static void publish(struct pmuvirt_ctx *ctx)
 	}
 	pmuvirt_smp_wmb();
 	PMUVIRT_WRITE_ONCE32(&rec->seq, seq + 2);
+}
+
+static inline void publish(struct pmuvirt_ctx *ctx)
+{
+	if (ctx->shared)
+		publish_rec(ctx);
 }
 
 size_t pmuvirt_ctx_size(unsigned int max_counters)
@@ -156,6 +166,7 @@ void pmuvirt_pcpu_invalidate(struct pmuvirt_pcpu *pc)
 	pc->cache_known = 0;
 	pc->cache.used = 0;
 	pc->cache_owner = 0;
+	pc->cache_twin = 0;
 	pc->owner_flags = 0;
 }
 
@@ -241,7 +252,6 @@ static int arm_batch(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint32_t 
 		     bool *called)
 {
 	uint64_t remaining[PMUVIRT_MAX_SLOTS], period[PMUVIRT_MAX_SLOTS], start[PMUVIRT_MAX_SLOTS];
-	uint64_t writes = pc->stats.reg_writes;
 	uint32_t slots = 0;
 	unsigned int i;
 	int ret;
@@ -259,12 +269,12 @@ static int arm_batch(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint32_t 
 	if (!slots)
 		return 0;
 	ret = ops_of(pc)->arm(pc, slots, remaining, period, start);
-	if (ret)
+	if (ret < 0)
 		return ret;
 	for (i = 0; i < ctx->nr_counters; i++)
 		if (slots & (1u << ctx->counter[i].slot))
 			ctx->counter[i].start = start[ctx->counter[i].slot];
-	*called = pc->stats.reg_writes != writes;
+	*called = ret > 0;
 	return 0;
 }
 
@@ -288,30 +298,45 @@ static int sample_current(struct pmuvirt_pcpu *pc, bool discard);
 
 #define PMUVIRT_PAUSED_PARKED	2	/* pc->paused: a PMI parked i-mode counters */
 
-/* Fold the outgoing context from the snapshot and take it off the CPU. */
-static int suspend_current(struct pmuvirt_pcpu *pc, uint64_t *snap, uint32_t *have)
+typedef int (*read_op)(struct pmuvirt_pcpu *pc, unsigned int slot, uint64_t *val);
+
+/*
+ * Take the outgoing context off the CPU in one pass: read each counter from
+ * counter @first on once into @snap (the incoming context's start values
+ * when nothing is written in between), fold it into its count and collect
+ * its overflows.  *@have has a bit for each slot in @snap.
+ */
+static int suspend_current(struct pmuvirt_pcpu *pc, uint64_t *snap, uint32_t *have,
+			   unsigned int first)
 {
 	struct pmuvirt_ctx *ctx = pc->running;
-	unsigned int i;
+	struct pmuvirt_counter *c, *end;
+	read_op read;
+	uint32_t got = *have;
 	bool paused;
 	int ret;
 
 	if (!ctx)
 		return 0;
+	read = ops_of(pc)->read;
 	paused = pc->paused;
-	for (i = 0; i < ctx->nr_counters; i++) {
-		struct pmuvirt_counter *c = &ctx->counter[i];
+	end = ctx->counter + ctx->nr_counters;
+	for (c = ctx->counter + first; c < end; c++) {
+		uint64_t raw;
 
-		ret = read_slot(pc, c->slot, snap, have);
+		ret = read(pc, c->slot, &raw);
 		if (ret)
 			return fault(pc, ctx, ret);
-		if (paused)
-			c->start = snap[c->slot];
-		else
-			sample(c, NULL, snap[c->slot]);
+		snap[c->slot] = raw;
+		got |= 1u << c->slot;
+		/* Paused: the events since the pause count for no one. */
+		if (pmuvirt_likely(!paused))
+			c->count += (raw - c->start) & (~(uint64_t)0 >> (64 - c->width));
+		c->start = raw;
 		if (c->period)
 			collect_overflows(c);
 	}
+	*have = got;
 	ctx->running_on = NULL;
 	pc->running = NULL;
 	pc->paused = 0;
@@ -334,6 +359,24 @@ static bool cache_holds(const struct pmuvirt_pcpu *pc, const struct pmuvirt_hwct
 	for (i = 0; used; i++, used >>= 1)
 		if ((used & 1) && pc->cache.reg[i] != img->reg[i])
 			return false;
+	return true;
+}
+
+/*
+ * Do the control registers hold @ctx's control?  Known by stamp for the
+ * context that loaded it and for one other with an identical image (the
+ * twin); otherwise compared, and a match makes @ctx the twin.
+ */
+static inline bool cache_current(struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *ctx)
+{
+	if (ctx->stamp && (pc->cache_owner == ctx->stamp || pc->cache_twin == ctx->stamp))
+		return true;
+	if (!cache_holds(pc, &ctx->img))
+		return false;
+	if (pc->cache_owner)
+		pc->cache_twin = ctx->stamp;
+	else
+		pc->cache_owner = ctx->stamp;
 	return true;
 }
 
@@ -385,19 +428,19 @@ static int rebase(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint64_t *sn
 /* Put @ctx on the CPU; @snap holds values read before any control write. */
 static int resume(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint64_t *snap, uint32_t have)
 {
-	uint64_t ctl_writes = pc->stats.ctl_writes;
-	bool self_arming = ops_of(pc)->arm != NULL;
+	bool self_arming = stacked(pc);
 	bool loaded = false, called = false;
 	unsigned int i;
 	int ret;
 
-	if (pc->cache_owner != ctx->stamp && !cache_holds(pc, &ctx->img)) {
+	if (!cache_current(pc, ctx)) {
 		ret = ops_of(pc)->load(pc, ctx);
-		if (ret)
+		if (ret < 0)
 			return fault(pc, ctx, ret);
 		pc->cache.used = ctx->img.used;
 		pc->cache_owner = ctx->stamp;
-		loaded = pc->stats.ctl_writes != ctl_writes;
+		pc->cache_twin = 0;
+		loaded = ret > 0;
 	}
 	/* Values read before a control write include the write's own events. */
 	if (loaded)
@@ -456,6 +499,69 @@ done:
 	return 0;
 }
 
+/*
+ * Can the running context hand the counters to @next by offsetting alone?
+ * The registers hold @next's control, @next has no i-mode counter to arm,
+ * its domain owns the counters, and both have as many counters (on the
+ * same slots, which the one pass checks as it goes).
+ */
+static inline bool offset_only(struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *prev,
+			       const struct pmuvirt_ctx *next)
+{
+	return prev && !pc->paused && prev->nr_counters == next->nr_counters &&
+	       next->nr_counters && !next->imode_mask && !(next->flags & PMUVIRT_CTX_FAULTED) &&
+	       (stacked(pc) || same_domain(pc, next)) && cache_current(pc, next);
+}
+
+/*
+ * The offset-only switch in one pass: each counter is read once, and the
+ * value ends the running context's interval and starts @next's.  Nothing
+ * is written.  A counter of @next on another slot than its peer ends the
+ * pass: the rest goes the general way, from what was read so far.
+ */
+static int switch_offset(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next)
+{
+	struct pmuvirt_ctx *prev = pc->running;
+	struct pmuvirt_counter *o = prev->counter, *n = next->counter;
+	struct pmuvirt_counter *end = o + prev->nr_counters;
+	read_op read = ops_of(pc)->read;
+	uint64_t snap[PMUVIRT_MAX_SLOTS];
+	uint32_t have = 0;
+	int ret;
+
+	for (; o < end; o++, n++) {
+		uint64_t raw;
+
+		if (pmuvirt_unlikely(o->slot != n->slot))
+			goto general;
+		ret = read(pc, o->slot, &raw);
+		if (ret)
+			return fault(pc, prev, ret);
+		o->count += (raw - o->start) & (~(uint64_t)0 >> (64 - o->width));
+		o->start = raw;
+		n->start = raw;
+		if (o->period)
+			collect_overflows(o);
+	}
+	prev->running_on = NULL;
+	publish(prev);
+	next->running_on = pc;
+	pc->running = next;
+	publish(next);
+	return 0;
+
+general:
+	/* The counters already folded: their values are the snapshot so far. */
+	for (n = next->counter, o = prev->counter; o < end && o->slot == n->slot; o++, n++) {
+		snap[o->slot] = o->start;
+		have |= 1u << o->slot;
+	}
+	ret = suspend_current(pc, snap, &have, (unsigned int)(o - prev->counter));
+	if (ret)
+		return ret;
+	return resume(pc, next, snap, have);
+}
+
 int pmuvirt_switch(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next)
 {
 	uint64_t snap[PMUVIRT_MAX_SLOTS];
@@ -467,13 +573,16 @@ int pmuvirt_switch(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next)
 		return 0;
 	if (next && next->running_on)
 		return -EBUSY;
-	ret = suspend_current(pc, snap, &have);
+	if (next && offset_only(pc, pc->running, next))
+		return switch_offset(pc, next);
+	ret = suspend_current(pc, snap, &have, 0);
 	if (ret)
 		return ret;
 	if (!next || !next->nr_counters || (next->flags & PMUVIRT_CTX_FAULTED)) {
 		ret = ops_of(pc)->stop(pc);
 		pc->cache_owner = 0;
-		if (ret)
+		pc->cache_twin = 0;
+		if (ret < 0)
 			return fault(pc, NULL, ret);
 		if (next && (next->flags & PMUVIRT_CTX_FAULTED))
 			return -EFAULT;
@@ -526,7 +635,7 @@ int pmuvirt_set_control(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx,
 		uint64_t snap[PMUVIRT_MAX_SLOTS];
 		uint32_t have = 0;
 
-		ret = suspend_current(pc, snap, &have);
+		ret = suspend_current(pc, snap, &have, 0);
 		if (ret)
 			return ret;
 	}
@@ -600,7 +709,7 @@ int pmuvirt_arm_counters(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint3
 	}
 	if (!running)
 		return 0;
-	if (ops_of(pc)->arm) {
+	if (stacked(pc)) {
 		ret = arm_batch(pc, ctx, mask, &called);
 		if (!ret && called)
 			ret = restart_from_now(pc, ctx, mask);
@@ -641,46 +750,48 @@ int pmuvirt_read(struct pmuvirt_ctx *ctx, uint64_t *vals)
 	return 0;
 }
 
-int pmuvirt_pmi(struct pmuvirt_pcpu *pc, uint32_t *ovf_mask)
+/*
+ * PMI of a stacked instance: every counter is a logical value below, so
+ * fold them all, deliver what is due and re-arm the i-mode ones in one call.
+ */
+static int pmi_stacked(struct pmuvirt_pcpu *pc, uint32_t status, uint32_t *mask)
+{
+	struct pmuvirt_ctx *ctx = pc->running;
+	bool called = false;
+	unsigned int i;
+	int ret;
+
+	if (ctx && !pc->paused) {
+		ret = sample_current(pc, false);
+		if (ret)
+			return ret;
+		for (i = 0; i < ctx->nr_counters; i++)
+			if (ctx->counter[i].pending)
+				*mask |= 1u << i;
+		ret = arm_batch(pc, ctx, ctx->imode_mask, &called);
+		if (!ret && called)
+			ret = restart_from_now(pc, ctx, ctx->imode_mask);
+		if (ret)
+			return fault(pc, ctx, ret);
+		publish(ctx);
+	}
+	ret = ops_of(pc)->pmi_end(pc, status);
+	if (ret < 0)
+		return fault(pc, ctx, ret);
+	return 0;
+}
+
+/*
+ * PMI of a hardware PMU: sample and re-arm each counter past its threshold;
+ * re-base those that crossed for no one.
+ */
+static int pmi_hw(struct pmuvirt_pcpu *pc, uint32_t status, uint32_t *mask)
 {
 	struct pmuvirt_ctx *ctx = pc->running;
 	const struct pmuvirt_pmu *pmu = pc->pmu;
-	uint32_t status = 0, used = 0, mask = 0;
+	uint32_t used = 0;
 	unsigned int i, s;
 	int ret;
-
-	pc->stats.pmis++;
-	if (ovf_mask)
-		*ovf_mask = 0;
-	ret = ops_of(pc)->pmi_begin(pc, &status);
-	if (ret)
-		return fault(pc, ctx, ret);
-
-	if (ops_of(pc)->arm) {
-		/* Stacked: fold everything, deliver what is due, re-arm in one call. */
-		bool called = false;
-
-		if (ctx && !pc->paused) {
-			ret = sample_current(pc, false);
-			if (ret)
-				return ret;
-			for (i = 0; i < ctx->nr_counters; i++)
-				if (ctx->counter[i].pending)
-					mask |= 1u << i;
-			ret = arm_batch(pc, ctx, ctx->imode_mask, &called);
-			if (!ret && called)
-				ret = restart_from_now(pc, ctx, ctx->imode_mask);
-			if (ret)
-				return fault(pc, ctx, ret);
-			publish(ctx);
-		}
-		ret = ops_of(pc)->pmi_end(pc, status);
-		if (ret)
-			return fault(pc, ctx, ret);
-		if (ovf_mask)
-			*ovf_mask = mask;
-		return 0;
-	}
 
 	for (i = 0; ctx && i < ctx->nr_counters; i++) {
 		struct pmuvirt_counter *c = &ctx->counter[i];
@@ -704,7 +815,7 @@ int pmuvirt_pmi(struct pmuvirt_pcpu *pc, uint32_t *ovf_mask)
 		} else {
 			sample(c, sl, raw);
 			if (collect_overflows(c))
-				mask |= 1u << i;
+				*mask |= 1u << i;
 			ret = arm(pc, ctx, i);
 		}
 		if (ret)
@@ -730,13 +841,31 @@ int pmuvirt_pmi(struct pmuvirt_pcpu *pc, uint32_t *ovf_mask)
 	}
 
 	ret = ops_of(pc)->pmi_end(pc, status);
-	if (ret)
+	if (ret < 0)
 		return fault(pc, ctx, ret);
 	if (ctx)
 		publish(ctx);
-	if (ovf_mask)
-		*ovf_mask = mask;
 	return 0;
+}
+
+int pmuvirt_pmi(struct pmuvirt_pcpu *pc, uint32_t *ovf_mask)
+{
+	uint32_t status = 0, mask = 0;
+	int ret;
+
+	pc->stats.pmis++;
+	if (ovf_mask)
+		*ovf_mask = 0;
+	ret = ops_of(pc)->pmi_begin(pc, &status);
+	if (ret < 0)
+		return fault(pc, pc->running, ret);
+	if (stacked(pc))
+		ret = pmi_stacked(pc, status, &mask);
+	else
+		ret = pmi_hw(pc, status, &mask);
+	if (!ret && ovf_mask)
+		*ovf_mask = mask;
+	return ret;
 }
 
 uint32_t pmuvirt_take_overflows(struct pmuvirt_ctx *ctx, uint32_t *counts)
@@ -803,7 +932,7 @@ int pmuvirt_resample(struct pmuvirt_pcpu *pc)
 
 	pc->paused = 0;
 	ret = sample_current(pc, true);
-	if (ret || !parked || !ctx || ops_of(pc)->arm)
+	if (ret || !parked || !ctx || stacked(pc))
 		return ret;
 	/* i-mode counters parked by a PMI during the pause get their real distance back. */
 	for (i = 0; i < ctx->nr_counters; i++) {

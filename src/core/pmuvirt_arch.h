@@ -5,7 +5,13 @@
  *
  * A backend fills a struct pmuvirt_pmu at probe time (slots, widths,
  * thresholds, caps, ops) and implements the operations below.  Every
- * register access goes through pc->hw and is counted in pc->stats.
+ * register access goes through pc->hw and is counted in pc->stats; the
+ * counts are for accounting only, the core never decides on them.
+ *
+ * Return values: every operation returns a negative errno on failure.  On
+ * success @read and @write return 0, @load and @arm return how much they
+ * wrote (see there), and @stop, @pmi_begin, @pmi_end and @clear_status
+ * return 0 or a count the core ignores (pmuvirt_cache_write()'s result).
  */
 #ifndef PMUVIRT_ARCH_H
 #define PMUVIRT_ARCH_H
@@ -16,6 +22,7 @@
 /**
  * struct pmuvirt_arch_ops - what a backend implements
  * @name:	backend name.
+ * @flags:	PMUVIRT_OPS_*.
  * @encode:	validate the architecture-specific parts of @ctl (raw codes,
  *		filters, events this model has) and build the register image
  *		@img for the slot assignment @slots that the core already made
@@ -26,18 +33,22 @@
  *		counters can count anything, fixed ones only their events".
  * @load:	make the control registers hold @ctx->img, writing only those
  *		that differ from pc->cache or are not in pc->cache_known, and
- *		keep the cache exact after each successful write.
+ *		keep the cache exact after each successful write.  Returns the
+ *		number of control registers written (0: the registers already
+ *		held the image, so counter values read before stay valid).
  * @stop:	stop all counting on @pc with as few writes as possible
  *		(x86 v2+: GLOBAL_CTRL = 0; POWER: MMCR0 FC); keep the cache exact.
  * @read:	raw value of @slot.
  * @write:	set the raw value of @slot (counting may be running).
- * @arm:	optional, for backends that arm counters themselves (a stacked
- *		instance): make each slot in @slots signal an overflow after
+ * @arm:	PMUVIRT_OPS_STACKED backends only (the others leave it NULL):
+ *		make each slot in @slots signal an overflow after
  *		@remaining[slot] events, with @period[slot] as the reload for
  *		later ones, all in one step (one hypercall), so that the
  *		events of that step fall outside every counter.  @start[slot]
  *		holds the raw value just sampled and receives the raw value
- *		after arming.  Arrays are indexed by slot.  NULL: the core
+ *		after arming.  Arrays are indexed by slot.  Returns the number
+ *		of calls made below (0: nothing needed arming, @start is
+ *		unchanged and no event was spent).  Without it the core
  *		writes slot.threshold - min(remaining, 2^(width-1)).
  * @pmi_begin:	stop counting and report in @status the slots that the
  *		hardware flags as overflowed (every slot when the PMU has no
@@ -48,6 +59,7 @@
  */
 struct pmuvirt_arch_ops {
 	const char *name;
+	uint32_t flags;
 	int (*encode)(const struct pmuvirt_pmu *pmu, const struct pmuvirt_control *ctl,
 		      const uint8_t *slots, struct pmuvirt_hwctl *img,
 		      struct pmuvirt_error *err);
@@ -63,6 +75,16 @@ struct pmuvirt_arch_ops {
 	int (*pmi_end)(struct pmuvirt_pcpu *pc, uint32_t clear);
 	int (*clear_status)(struct pmuvirt_pcpu *pc, uint32_t slots);
 };
+
+/*
+ * struct pmuvirt_arch_ops.flags
+ * PMUVIRT_OPS_STACKED: the counters are those of another pmuvirt instance
+ * below (PV).  They cannot be written (@write fails) and never hold another
+ * security domain's events, so the core never re-bases them; i-mode
+ * counters are armed with @arm, one call for all of a context's, and a PMI
+ * is handled by folding every counter.
+ */
+#define PMUVIRT_OPS_STACKED	0x1u
 
 /* Helpers the core offers to backends (src/core/util.c). */
 
@@ -81,7 +103,8 @@ int pmuvirt_hw_read_tsc(struct pmuvirt_pcpu *pc, uint64_t *val);
 
 /*
  * Write image register @i to hardware register @reg if the cache does not
- * already hold @val; keeps the cache exact.  Returns 0 or the accessor error.
+ * already hold @val; keeps the cache exact.  Returns 1 when it wrote, 0 when
+ * the cache already held @val, or the accessor's (negative) error.
  */
 int pmuvirt_cache_write(struct pmuvirt_pcpu *pc, unsigned int i, uint32_t reg, uint64_t val);
 

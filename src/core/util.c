@@ -92,8 +92,8 @@ int pmuvirt_cache_write(struct pmuvirt_pcpu *pc, unsigned int i, uint32_t reg, u
 	pc->cache_known &= ~bit;
 	ret = pmuvirt_hw_write_ctl(pc, reg, val);
 	if (ret)
-		return ret;
+		return ret < 0 ? ret : -EFAULT;
 	pc->cache.reg[i] = val;
 	pc->cache_known |= bit;
-	return 0;
+	return 1;
 }

@@ -179,14 +179,16 @@ static int mock_encode(const struct pmuvirt_pmu *pmu, const struct pmuvirt_contr
 static int mock_load(struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *ctx)
 {
 	unsigned int i;
-	int ret;
+	int ret, n = 0;
 
 	for (i = 0; i < MOCK_NR; i++) {
 		ret = pmuvirt_cache_write(pc, i, i, ctx->img.reg[i]);
-		if (ret)
+		if (ret < 0)
 			return ret;
+		n += ret;
 	}
-	return pmuvirt_cache_write(pc, 15, MOCK_GLOBAL, 1);
+	ret = pmuvirt_cache_write(pc, 15, MOCK_GLOBAL, 1);
+	return ret < 0 ? ret : n + ret;
 }
 
 static int mock_stop(struct pmuvirt_pcpu *pc)

@@ -499,6 +499,138 @@ static void test_cache_stamp(void **state)
 	rig_free(r);
 }
 
+/*
+ * Two contexts with identical images share the cached control (no write
+ * between them), and a third control loaded in between is never mistaken
+ * for theirs.
+ */
+static void test_cache_twin(void **state)
+{
+	struct rig *r = rig_new(48, 0);
+	struct pmuvirt_control a, b;
+	static const unsigned int eb[] = { PMUVIRT_EV_BRANCHES };
+	unsigned int k;
+	uint64_t w;
+
+	make_control(&a, 1, ev_ic, NULL);
+	make_control(&b, 1, eb, NULL);
+	for (k = 0; k < 3; k++) {
+		assert_int_equal(pmuvirt_ctx_set_domain(r->ctx[k], 1), 0);
+		assert_int_equal(pmuvirt_set_control(NULL, r->ctx[k], k == 2 ? &b : &a, NULL), 0);
+	}
+	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
+	w = r->hw.writes;
+	for (k = 1; k <= 4; k++)
+		assert_int_equal(pmuvirt_switch(&r->pc, r->ctx[k & 1]), 0);
+	assert_int_equal(r->hw.writes - w, 0);
+	/* ctx[1] is the twin of the loaded ctx[0]; ctx[2] loads another image */
+	assert_int_equal(pmuvirt_switch(&r->pc, r->ctx[1]), 0);
+	assert_int_equal(pmuvirt_switch(&r->pc, r->ctx[2]), 0);
+	assert_int_equal(r->hw.sel[0] & 0xff, PMUVIRT_EV_BRANCHES);
+	assert_int_equal(pmuvirt_switch(&r->pc, r->ctx[1]), 0);
+	assert_int_equal(r->hw.sel[0] & 0xff, PMUVIRT_EV_INSTRUCTIONS);
+	assert_int_equal(pmuvirt_switch(&r->pc, r->ctx[2]), 0);
+	assert_int_equal(pmuvirt_switch(&r->pc, r->ctx[0]), 0);
+	assert_int_equal(r->hw.sel[0] & 0xff, PMUVIRT_EV_INSTRUCTIONS);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	rig_free(r);
+}
+
+/*
+ * Identical images, counters in another order: the switch still reads each
+ * counter once, writes nothing and stays exact.
+ */
+static void test_switch_other_order(void **state)
+{
+	static const unsigned int ev_a[] = { PMUVIRT_EV_INSTRUCTIONS, PMUVIRT_EV_CYCLES,
+					     PMUVIRT_EV_TSC };
+	static const unsigned int ev_b[] = { PMUVIRT_EV_INSTRUCTIONS, PMUVIRT_EV_TSC,
+					     PMUVIRT_EV_CYCLES };
+	static const unsigned int ev_c[] = { PMUVIRT_EV_TSC, PMUVIRT_EV_INSTRUCTIONS,
+					     PMUVIRT_EV_CYCLES };
+	const unsigned int *other[] = { ev_b, ev_c };
+	uint64_t want[2][3] = { { 0 } };
+	unsigned int t, k;
+
+	for (t = 0; t < 2; t++) {
+		struct rig *r = rig_new(48, 0);
+		struct pmuvirt_control a, b;
+		uint64_t reads, writes;
+
+		make_control(&a, 3, ev_a, NULL);
+		make_control(&b, 3, other[t], NULL);
+		for (k = 0; k < 2; k++)
+			assert_int_equal(pmuvirt_ctx_set_domain(r->ctx[k], 1), 0);
+		assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &a, NULL), 0);
+		assert_int_equal(pmuvirt_set_control(NULL, r->ctx[1], &b, NULL), 0);
+		assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[1]), 0);
+		assert_int_equal(pmuvirt_switch(&r->pc, r->ctx[0]), 0);
+		memset(want, 0, sizeof(want));
+		for (k = 0; k < 8; k++) {
+			unsigned int cur = k & 1;
+
+			mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 10 + k);
+			want[cur][0] += 10 + k;
+			want[cur][2] += 10 + k;	/* the TSC counts every event */
+			reads = r->hw.reads;
+			writes = r->hw.writes;
+			assert_int_equal(pmuvirt_switch(&r->pc, r->ctx[cur ^ 1]), 0);
+			assert_int_equal(r->hw.reads - reads, 3);
+			assert_int_equal(r->hw.writes - writes, 0);
+		}
+		assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+		assert_int_equal(read1(r->ctx[0], 0), want[0][0]);
+		assert_int_equal(read1(r->ctx[0], 1), 0);
+		assert_int_equal(read1(r->ctx[0], 2), want[0][2]);
+		assert_int_equal(read1(r->ctx[1], 0), t ? want[1][2] : want[1][0]);
+		assert_int_equal(read1(r->ctx[1], 1), t ? want[1][0] : want[1][2]);
+		assert_int_equal(read1(r->ctx[1], 2), 0);
+		rig_free(r);
+	}
+}
+
+/*
+ * A backend that keeps no statistics: the core learns what load() wrote from
+ * its result, so the control writes' own events still count for no one.
+ */
+static struct pmuvirt_arch_ops nostat_ops;
+
+static int nostat_load(struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *ctx)
+{
+	struct pmuvirt_stats st = pc->stats;
+	int n = mock_load(pc, ctx);
+
+	pc->stats = st;
+	if (n > 0)	/* the writes' own events */
+		mock_run(pc->hw_arg, PMUVIRT_EV_INSTRUCTIONS, 1000);
+	return n;
+}
+
+static void test_load_result_not_stats(void **state)
+{
+	struct rig *r = rig_new(48, 0);
+	struct pmuvirt_control a, b;
+
+	nostat_ops = mock_ops;
+	nostat_ops.load = nostat_load;
+	r->pmu.ops = &nostat_ops;
+	make_control(&a, 1, ev_ic, NULL);
+	make_control(&b, 2, ev_ic, NULL);
+	/* one domain: the counters are offset, not re-based */
+	assert_int_equal(pmuvirt_ctx_set_domain(r->ctx[0], 1), 0);
+	assert_int_equal(pmuvirt_ctx_set_domain(r->ctx[1], 1), 0);
+	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &a, NULL), 0);
+	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[1], &b, NULL), 0);
+	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 100);
+	assert_int_equal(pmuvirt_switch(&r->pc, r->ctx[1]), 0);
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 50);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	assert_int_equal(read1(r->ctx[1], 0), 50);
+	assert_int_equal(read1(r->ctx[0], 0), 100);
+	rig_free(r);
+}
+
 /* A failing register access faults the context, stops counting, spares the CPU. */
 static void test_fault(void **state)
 {
@@ -552,6 +684,9 @@ int main(void)
 		cmocka_unit_test(test_tsc),
 		cmocka_unit_test(test_validation),
 		cmocka_unit_test(test_cache_stamp),
+		cmocka_unit_test(test_cache_twin),
+		cmocka_unit_test(test_switch_other_order),
+		cmocka_unit_test(test_load_result_not_stats),
 		cmocka_unit_test(test_fault),
 	};
 

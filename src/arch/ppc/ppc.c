@@ -223,7 +223,7 @@ static int PMUVIRT_CF_CHECK ppc_load(struct pmuvirt_pcpu *pc, const struct pmuvi
 	const struct pmuvirt_hwctl *img = &ctx->img;
 	unsigned int i, n = img_regs(pc->pmu);
 	bool others = false;
-	int ret;
+	int ret, written = 0;
 
 	for (i = 1; i < n; i++)
 		if (!cache_holds(pc, i, img->reg[i]))
@@ -231,19 +231,22 @@ static int PMUVIRT_CF_CHECK ppc_load(struct pmuvirt_pcpu *pc, const struct pmuvi
 	if (others) {
 		/* Never run with a half-written control. */
 		ret = ppc_freeze(pc);
-		if (ret)
+		if (ret < 0)
 			return ret;
+		written += ret;
 		for (i = 1; i < n; i++) {
 			ret = pmuvirt_cache_write(pc, i, img_spr[i], img->reg[i]);
-			if (ret)
+			if (ret < 0)
 				return ret;
+			written += ret;
 		}
 	} else if (mmcr0_volatile(pc) && cache_holds(pc, 0, img->reg[0])) {
 		ret = mmcr0_sync(pc);
 		if (ret)
 			return ret;
 	}
-	return pmuvirt_cache_write(pc, 0, PMUVIRT_PPC_SPR_MMCR0, img->reg[0]);
+	ret = pmuvirt_cache_write(pc, 0, PMUVIRT_PPC_SPR_MMCR0, img->reg[0]);
+	return ret < 0 ? ret : written + ret;
 }
 
 static int PMUVIRT_CF_CHECK ppc_stop(struct pmuvirt_pcpu *pc)

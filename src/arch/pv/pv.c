@@ -92,6 +92,7 @@ static int PMUVIRT_CF_CHECK pv_load(struct pmuvirt_pcpu *pc, const struct pmuvir
 		ctl.nr_counters = s + 1;
 	}
 	pc->cache_known = 0;
+	/* accounting: the hypercall counts as one control write */
 	pc->stats.ctl_writes++;
 	pc->stats.reg_writes++;
 	v->hypercalls++;
@@ -104,7 +105,7 @@ static int PMUVIRT_CF_CHECK pv_load(struct pmuvirt_pcpu *pc, const struct pmuvir
 		v->target[s] = 0;
 		v->period[s] = 0;
 	}
-	return 0;
+	return 1;	/* one call: the whole control */
 }
 
 /* The VCPU's counters belong to the VCPU: an idle thread slot need not stop them. */
@@ -152,6 +153,7 @@ static uint64_t pv_next_target(uint64_t target, uint64_t period, uint64_t start)
  * after each signal; when every wanted point is where the VCPU will signal
  * anyway, no hypercall is needed.  Otherwise one hypercall arms them all
  * and the start values are read after it returns (compensation).
+ * Returns the number of hypercalls made (0 or 1).
  */
 static int PMUVIRT_CF_CHECK pv_arm(struct pmuvirt_pcpu *pc, uint32_t slots,
 				   const uint64_t *remaining, const uint64_t *period,
@@ -194,7 +196,7 @@ static int PMUVIRT_CF_CHECK pv_arm(struct pmuvirt_pcpu *pc, uint32_t slots,
 			v->target[s] = 0;
 		v->period[s] = period[s];
 	}
-	return 0;
+	return 1;
 }
 
 static int PMUVIRT_CF_CHECK pv_pmi_begin(struct pmuvirt_pcpu *pc, uint32_t *status)
@@ -243,6 +245,7 @@ static int PMUVIRT_CF_CHECK pv_pmi_end(struct pmuvirt_pcpu *pc, uint32_t clear)
 
 static const struct pmuvirt_arch_ops pmuvirt_pv_ops = {
 	.name = "pv",
+	.flags = PMUVIRT_OPS_STACKED,
 	.encode = pv_encode,
 	.slot_ok = pv_slot_ok,
 	.load = pv_load,

@@ -233,25 +233,24 @@ static PMUVIRT_CF_CHECK int x86_load(struct pmuvirt_pcpu *pc, const struct pmuvi
 	const struct pmuvirt_pmu *pmu = pc->pmu;
 	const struct pmuvirt_hwctl *img = &ctx->img;
 	uint32_t used = img_used(pmu) & img->used;
-	uint64_t writes;
 	unsigned int i;
-	int ret;
+	int ret, n = 0;
 
 	pc->cache.reg[CACHE_PMI_SAVE] = 0;
 	/* Ascending order: GLOBAL_CTRL (index 9) goes last. */
 	for (i = 0; i < PMUVIRT_HWCTL_REGS; i++) {
 		if (!(used & (1u << i)))
 			continue;
-		writes = pc->stats.ctl_writes;
 		ret = pmuvirt_cache_write(pc, i, img_msr(pmu, i), img->reg[i]);
-		if (ret)
+		if (ret < 0)
 			return ret;
+		n += ret;
 		/*
 		 * Legacy writes reach only the low 32 bits: start a newly programmed
 		 * counter in the sign-extended range so that its 32-bit view and its
 		 * physical wrap (the PMI) stay in step.
 		 */
-		if (i < PMUVIRT_MAX_GP && pc->stats.ctl_writes != writes &&
+		if (i < PMUVIRT_MAX_GP && ret &&
 		    (lay(pmu)->flags & PMUVIRT_X86_F_LEGACY_WRITE) &&
 		    (img->reg[i] & PMUVIRT_EVSEL_EN)) {
 			ret = pmuvirt_hw_write_reg(pc, gp_write_msr(pmu, i), 0x80000000u);
@@ -259,7 +258,7 @@ static PMUVIRT_CF_CHECK int x86_load(struct pmuvirt_pcpu *pc, const struct pmuvi
 				return ret;
 		}
 	}
-	return 0;
+	return n;
 }
 
 static PMUVIRT_CF_CHECK int x86_stop(struct pmuvirt_pcpu *pc)
@@ -280,7 +279,7 @@ static PMUVIRT_CF_CHECK int x86_stop(struct pmuvirt_pcpu *pc)
 				continue;
 		}
 		ret = pmuvirt_cache_write(pc, i, evsel_msr(pmu, i), v);
-		if (ret)
+		if (ret < 0)
 			return ret;
 	}
 	return 0;
@@ -335,7 +334,7 @@ static PMUVIRT_CF_CHECK int x86_pmi_begin(struct pmuvirt_pcpu *pc, uint32_t *sta
 		if (!(*save & PMI_SAVE_VALID))
 			*save = v | PMI_SAVE_VALID;
 		ret = pmuvirt_cache_write(pc, IMG_GLOBAL, lay(pmu)->global_ctrl, 0);
-		if (ret)
+		if (ret < 0)
 			return ret;
 		ret = pmuvirt_hw_read_reg(pc, lay(pmu)->global_status, &v);
 		if (ret)
@@ -357,7 +356,7 @@ static PMUVIRT_CF_CHECK int x86_pmi_begin(struct pmuvirt_pcpu *pc, uint32_t *sta
 		if (!(v & PMUVIRT_EVSEL_EN))
 			continue;
 		ret = pmuvirt_cache_write(pc, i, evsel_msr(pmu, i), v & ~PMUVIRT_EVSEL_EN);
-		if (ret)
+		if (ret < 0)
 			return ret;
 		mask |= 1u << i;
 	}
@@ -404,7 +403,7 @@ static PMUVIRT_CF_CHECK int x86_pmi_end(struct pmuvirt_pcpu *pc, uint32_t clear)
 			continue;
 		ret = pmuvirt_cache_write(pc, i, evsel_msr(pmu, i),
 					  pc->cache.reg[i] | PMUVIRT_EVSEL_EN);
-		if (ret)
+		if (ret < 0)
 			return ret;
 	}
 	return 0;
