@@ -579,12 +579,12 @@ static void test_switch_other_order(void **state)
 			assert_int_equal(r->hw.writes - writes, 0);
 		}
 		assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
-		assert_int_equal(read1(r->ctx[0], 0), want[0][0]);
-		assert_int_equal(read1(r->ctx[0], 1), 0);
-		assert_int_equal(read1(r->ctx[0], 2), want[0][2]);
-		assert_int_equal(read1(r->ctx[1], 0), t ? want[1][2] : want[1][0]);
-		assert_int_equal(read1(r->ctx[1], 1), t ? want[1][0] : want[1][2]);
-		assert_int_equal(read1(r->ctx[1], 2), 0);
+		assert_int_equal(rig_val(r->ctx[0], 0), want[0][0]);
+		assert_int_equal(rig_val(r->ctx[0], 1), 0);
+		assert_int_equal(rig_val(r->ctx[0], 2), want[0][2]);
+		assert_int_equal(rig_val(r->ctx[1], 0), t ? want[1][2] : want[1][0]);
+		assert_int_equal(rig_val(r->ctx[1], 1), t ? want[1][0] : want[1][2]);
+		assert_int_equal(rig_val(r->ctx[1], 2), 0);
 		rig_free(r);
 	}
 }
@@ -626,8 +626,8 @@ static void test_load_result_not_stats(void **state)
 	assert_int_equal(pmuvirt_switch(&r->pc, r->ctx[1]), 0);
 	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 50);
 	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
-	assert_int_equal(read1(r->ctx[1], 0), 50);
-	assert_int_equal(read1(r->ctx[0], 0), 100);
+	assert_int_equal(rig_val(r->ctx[1], 0), 50);
+	assert_int_equal(rig_val(r->ctx[0], 0), 100);
 	rig_free(r);
 }
 
