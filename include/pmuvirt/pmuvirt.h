@@ -522,6 +522,19 @@ int pmuvirt_pmi(struct pmuvirt_pcpu *pc, uint32_t *ovf_mask);
 uint32_t pmuvirt_take_overflows(struct pmuvirt_ctx *ctx, uint32_t *counts);
 
 /**
+ * pmuvirt_ctx_pending() - which counters have pending notifications
+ * @ctx:	the context.
+ *
+ * Looks without taking: the notifications stay pending for
+ * pmuvirt_take_overflows().  Safe against a PMI on the same CPU (each
+ * counter's count is read once); a PMI right after the call may add more.
+ *
+ * Return: mask of the counters with at least one pending notification
+ * (bit i = counter i); 0 if none.
+ */
+uint32_t pmuvirt_ctx_pending(const struct pmuvirt_ctx *ctx);
+
+/**
  * pmuvirt_pause() - account the running context up to now
  * @pc:		the pcpu.
  *

@@ -758,16 +758,13 @@ static int pmi_stacked(struct pmuvirt_pcpu *pc, uint32_t status, uint32_t *mask)
 {
 	struct pmuvirt_ctx *ctx = pc->running;
 	bool called = false;
-	unsigned int i;
 	int ret;
 
 	if (ctx && !pc->paused) {
 		ret = sample_current(pc, false);
 		if (ret)
 			return ret;
-		for (i = 0; i < ctx->nr_counters; i++)
-			if (ctx->counter[i].pending)
-				*mask |= 1u << i;
+		*mask |= pmuvirt_ctx_pending(ctx);
 		ret = arm_batch(pc, ctx, ctx->imode_mask, &called);
 		if (!ret && called)
 			ret = restart_from_now(pc, ctx, ctx->imode_mask);
@@ -866,6 +863,17 @@ int pmuvirt_pmi(struct pmuvirt_pcpu *pc, uint32_t *ovf_mask)
 	if (!ret && ovf_mask)
 		*ovf_mask = mask;
 	return ret;
+}
+
+uint32_t pmuvirt_ctx_pending(const struct pmuvirt_ctx *ctx)
+{
+	uint32_t mask = 0;
+	unsigned int i;
+
+	for (i = 0; i < ctx->nr_counters; i++)
+		if (PMUVIRT_READ_ONCE32(&ctx->counter[i].pending))
+			mask |= 1u << i;
+	return mask;
 }
 
 uint32_t pmuvirt_take_overflows(struct pmuvirt_ctx *ctx, uint32_t *counts)

@@ -242,6 +242,57 @@ static void test_pending_saturation(void **state)
 	rig_free(r);
 }
 
+/*
+ * pmuvirt_ctx_pending() names exactly the counters with pending
+ * notifications, running or not, and takes none of them.
+ */
+static void test_ctx_pending(void **state)
+{
+	static const unsigned int ev[] = { PMUVIRT_EV_INSTRUCTIONS, PMUVIRT_EV_CYCLES,
+					   PMUVIRT_EV_INSTRUCTIONS };
+	struct rig *r = rig_new(48, 0);
+	struct pmuvirt_control ctl;
+	uint64_t per[3] = { 100, 0, 250 };
+	uint32_t counts[3];
+
+	make_control(&ctl, 3, ev, per);
+	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &ctl, NULL), 0);
+	assert_int_equal(pmuvirt_ctx_pending(r->ctx[0]), 0);
+	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
+	r->hw.in_pmi = true;	/* held off: crossings collect at switch-out */
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 150);
+	mock_run(&r->hw, PMUVIRT_EV_CYCLES, 1000);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	/* counter 0 crossed once, counter 2 not yet, counter 1 is a-mode */
+	assert_int_equal(pmuvirt_ctx_pending(r->ctx[0]), 0x1);
+	/* looking takes nothing */
+	assert_int_equal(pmuvirt_ctx_pending(r->ctx[0]), 0x1);
+	assert_int_equal(r->ctx[0]->counter[0].pending, 1);
+
+	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 150);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	/* 300 events: counter 0 three, counter 2 one */
+	assert_int_equal(pmuvirt_ctx_pending(r->ctx[0]), 0x5);
+	assert_int_equal(pmuvirt_take_overflows(r->ctx[0], counts), 0x5);
+	assert_int_equal(counts[0], 3);
+	assert_int_equal(counts[2], 1);
+	assert_int_equal(pmuvirt_ctx_pending(r->ctx[0]), 0);
+
+	/* only counter 2, at a count a narrower type would lose */
+	r->ctx[0]->counter[2].pending = 0xffffffffu;
+	assert_int_equal(pmuvirt_ctx_pending(r->ctx[0]), 0x4);
+	r->ctx[0]->counter[2].pending = 0x100u;
+	assert_int_equal(pmuvirt_ctx_pending(r->ctx[0]), 0x4);
+	/* a slot past nr_counters is no counter of the context */
+	r->ctx[0]->counter[3].pending = 1;
+	assert_int_equal(pmuvirt_ctx_pending(r->ctx[0]), 0x4);
+	r->ctx[0]->counter[3].pending = 0;
+	assert_int_equal(pmuvirt_take_overflows(r->ctx[0], counts), 0x4);
+	assert_int_equal(pmuvirt_ctx_pending(r->ctx[0]), 0);
+	rig_free(r);
+}
+
 /* Compensation: events between pause and resample belong to nobody. */
 static void test_pause_resample(void **state)
 {
@@ -677,6 +728,7 @@ int main(void)
 		cmocka_unit_test(test_imode_exact),
 		cmocka_unit_test(test_imode_pending),
 		cmocka_unit_test(test_pending_saturation),
+		cmocka_unit_test(test_ctx_pending),
 		cmocka_unit_test(test_pause_resample),
 		cmocka_unit_test(test_pause_no_storm),
 		cmocka_unit_test(test_domain_isolation),

@@ -219,30 +219,17 @@ static int lx_read(struct pmuvirt_lx_cpu *lc, struct pmuvirt_thread *thr, u64 *v
 	return ret;
 }
 
-static bool has_pending(const struct pmuvirt_ctx *ctx)
-{
-	unsigned int i;
-
-	for (i = 0; i < ctx->nr_counters; i++)
-		if (READ_ONCE(ctx->counter[i].pending))
-			return true;
-	return false;
-}
-
 /* irq_work on the CPU that took the PMI: signal the thread on the counters. */
 static void sig_work_fn(struct irq_work *iw)
 {
 	struct pmuvirt_lx_cpu *lc = container_of(iw, struct pmuvirt_lx_cpu, sig_work);
 	struct pmuvirt_thread *thr = lc->cur;
 	struct kernel_siginfo info;
-	u32 mask = 0;
-	unsigned int i;
+	u32 mask;
 
 	if (!thr || !thr->sig_armed || thr->task != current)
 		return;	/* stays pending; sent at the thread's next switch-in */
-	for (i = 0; i < thr->ctx->nr_counters; i++)
-		if (READ_ONCE(thr->ctx->counter[i].pending))
-			mask |= 1u << i;
+	mask = pmuvirt_ctx_pending(thr->ctx);
 	if (!mask)
 		return;
 	thr->sig_armed = false;
@@ -295,7 +282,7 @@ static void pmuvirt_sched_in(struct preempt_notifier *pn, int cpu)
 	lc = this_cpu_ptr(&pmuvirt_lx_cpu);
 	if (lc->cur != thr)
 		lx_switch(lc, thr);
-	if (thr->sig_armed && has_pending(thr->ctx))
+	if (thr->sig_armed && pmuvirt_ctx_pending(thr->ctx))
 		irq_work_queue(&lc->sig_work);
 	local_irq_restore(flags);
 }
