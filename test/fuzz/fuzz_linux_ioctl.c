@@ -70,7 +70,10 @@ static int do_attach(struct rig *r, struct thread *t, struct pmuvirt_attach *a)
 	return 0;
 }
 
-/* ioc_counts() after get_arg().  Returns the check's result. */
+/*
+ * counts_in() after get_arg(), then ioc_read(), ioc_detach() or ioc_resume().
+ * Returns the check's result.
+ */
 static int do_counts(struct rig *r, struct thread *t, enum req req, struct pmuvirt_counts *c)
 {
 	struct pmuvirt_counts before = *c;

@@ -1844,11 +1844,17 @@ static int raw_attach(int fd, struct pmuvirt_attach *a)
 	return ioctl(fd, PMUVIRT_IOC_ATTACH, a) ? errno : 0;
 }
 
+static const unsigned long counts_req[3] = {
+	PMUVIRT_IOC_READ, PMUVIRT_IOC_DETACH, PMUVIRT_IOC_RESUME,
+};
+static const char *const counts_name[3] = { "read", "detach", "resume" };
+
 static void t_malformed(void)
 {
 	struct pmuvirt_attach good, a;
 	struct pmuvirt_counts c;
 	struct pmuvirt_user u;
+	unsigned int i;
 	void *p;
 	int fd = pmuvirt_user_open(1), e;
 
@@ -1887,13 +1893,15 @@ static void t_malformed(void)
 	e = ioctl(fd, _IOWR(PMUVIRT_IOC_MAGIC, 99, struct pmuvirt_counts), &c) ? errno : 0;
 	CHECK(e == ENOTTY, "unknown ioctl: %d", e);
 
-	memset(&c, 0, sizeof(c));
-	c.size = sizeof(c);
-	c.version = PMUVIRT_LINUX_VERSION;
-	e = ioctl(fd, PMUVIRT_IOC_READ, &c) ? errno : 0;
-	CHECK(e == ESRCH, "read without context: %d", e);
-	e = ioctl(fd, PMUVIRT_IOC_DETACH, &c) ? errno : 0;
-	CHECK(e == ESRCH, "detach without context: %d", e);
+	for (i = 0; i < 3; i++) {
+		memset(&c, 0, sizeof(c));
+		c.size = sizeof(c);
+		c.version = PMUVIRT_LINUX_VERSION;
+		e = ioctl(fd, counts_req[i], &c) ? errno : 0;
+		CHECK(e == ESRCH, "%s without context: %d", counts_name[i], e);
+		e = ioctl(fd, counts_req[i], (void *)16) ? errno : 0;
+		CHECK(e == EFAULT, "%s without context, bad pointer: %d", counts_name[i], e);
+	}
 	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
 	CHECK(p == MAP_FAILED && errno == ESRCH, "mmap without context");
 	{
@@ -1911,6 +1919,32 @@ static void t_malformed(void)
 	      strerror(errno));
 	e = raw_attach(fd, &good);
 	CHECK(e == EBUSY, "second attach: %d", e);
+	/* every counts request refuses these before it touches the context */
+	for (i = 0; i < 3; i++) {
+		static const struct { uint32_t size, version, reserved; } bad[] = {
+			{ 8, PMUVIRT_LINUX_VERSION, 0 },
+			{ sizeof(c) + 8, PMUVIRT_LINUX_VERSION, 0 },
+			{ sizeof(c), 0, 0 },
+			{ sizeof(c), PMUVIRT_LINUX_VERSION, 1 },
+		};
+		unsigned int k;
+
+		for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+			memset(&c, 0, sizeof(c));
+			c.size = bad[k].size;
+			c.version = bad[k].version;
+			c.reserved = bad[k].reserved;
+			e = ioctl(fd, counts_req[i], &c) ? errno : 0;
+			CHECK(e == EINVAL, "%s with size %u version %u reserved %u: %d",
+			      counts_name[i], bad[k].size, bad[k].version, bad[k].reserved, e);
+		}
+		e = ioctl(fd, counts_req[i], (void *)16) ? errno : 0;
+		CHECK(e == EFAULT, "%s, bad pointer: %d", counts_name[i], e);
+	}
+	CHECK(attached_count() == 1, "a refused request changed the context count: %d",
+	      attached_count());
+	memset(&c, 0, sizeof(c));
+	c.version = PMUVIRT_LINUX_VERSION;
 	c.size = 8;
 	e = ioctl(fd, PMUVIRT_IOC_READ, &c) ? errno : 0;
 	CHECK(e == EINVAL, "read with bad size: %d", e);

@@ -689,59 +689,99 @@ out:
 	return ret;
 }
 
-static int ioc_counts(unsigned int cmd, unsigned long uarg)
+/*
+ * Copy in and check a struct pmuvirt_counts for the calling thread's
+ * context; the out fields are cleared, so nothing of the caller's input
+ * comes back.  Return: the thread, or ERR_PTR (-ESRCH without a context).
+ */
+static struct pmuvirt_thread *counts_in(struct pmuvirt_counts *c, unsigned long uarg)
 {
 	struct pmuvirt_thread *thr = current_thread();
-	struct pmuvirt_counts c;
-	struct pmuvirt_lx_cpu *lc;
-	unsigned long flags;
 	int ret;
 
-	ret = get_arg(&c, sizeof(c), uarg);
+	ret = get_arg(c, sizeof(*c), uarg);
+	if (!ret)
+		ret = pmuvirt_linux_check_counts(c);
 	if (ret)
-		return ret;
-	ret = pmuvirt_linux_check_counts(&c);
-	if (ret)
-		return ret;
+		return ERR_PTR(ret);
 	if (!thr)
-		return -ESRCH;
-	/* out fields: nothing of the caller's input comes back */
-	memset(c.value, 0, sizeof(c.value));
-	c.flags = 0;
-	c.ovf_mask = 0;
-	c.nr_counters = thr->ctx->nr_counters;
+		return ERR_PTR(-ESRCH);
+	memset(c->value, 0, sizeof(c->value));
+	c->flags = 0;
+	c->ovf_mask = 0;
+	c->nr_counters = thr->ctx->nr_counters;
+	return thr;
+}
 
+static int counts_out(const struct pmuvirt_counts *c, unsigned long uarg)
+{
+	if (copy_to_user((void __user *)uarg, c, sizeof(*c)))
+		return -EFAULT;
+	return 0;
+}
+
+static int ioc_read(unsigned long uarg)
+{
+	struct pmuvirt_counts c;
+	struct pmuvirt_thread *thr = counts_in(&c, uarg);
+	unsigned long flags;
+
+	if (IS_ERR(thr))
+		return PTR_ERR(thr);
+	preempt_disable();
+	local_irq_save(flags);
+	if (lx_read(this_cpu_ptr(&pmuvirt_lx_cpu), thr, c.value))
+		c.flags |= PMUVIRT_COUNTS_FAULTED;
+	local_irq_restore(flags);
+	preempt_enable();
+	return counts_out(&c, uarg);
+}
+
+static int ioc_detach(unsigned long uarg)
+{
+	struct pmuvirt_counts c;
+	struct pmuvirt_thread *thr = counts_in(&c, uarg);
+	struct pmuvirt_lx_cpu *lc;
+	unsigned long flags;
+
+	if (IS_ERR(thr))
+		return PTR_ERR(thr);
 	preempt_disable();
 	local_irq_save(flags);
 	lc = this_cpu_ptr(&pmuvirt_lx_cpu);
-	if (cmd == PMUVIRT_IOC_RESUME) {
-		u32 counts[PMUVIRT_MAX_COUNTERS];
-		unsigned int i;
-
-		c.ovf_mask = pmuvirt_take_overflows(thr->ctx, counts);
-		for (i = 0; i < c.nr_counters; i++)
-			c.value[i] = counts[i];
-		thr->sig_armed = true;
-		ret = 0;
-	} else {
-		if (cmd == PMUVIRT_IOC_DETACH && lc->cur == thr)
-			lx_switch(lc, NULL);
-		ret = lx_read(lc, thr, c.value);
-		if (ret)
-			c.flags |= PMUVIRT_COUNTS_FAULTED;
-	}
+	if (lc->cur == thr)
+		lx_switch(lc, NULL);
+	if (lx_read(lc, thr, c.value))
+		c.flags |= PMUVIRT_COUNTS_FAULTED;
 	local_irq_restore(flags);
-	if (cmd == PMUVIRT_IOC_DETACH)
-		preempt_notifier_unregister(&thr->pn);
+	preempt_notifier_unregister(&thr->pn);
 	preempt_enable();
 
-	if (cmd == PMUVIRT_IOC_DETACH) {
-		queue_report(thr, c.value, c.flags, PMUVIRT_REPORT_DETACH);
-		free_thread(thr);
-	}
-	if (copy_to_user((void __user *)uarg, &c, sizeof(c)))
-		return -EFAULT;
-	return 0;
+	queue_report(thr, c.value, c.flags, PMUVIRT_REPORT_DETACH);
+	free_thread(thr);
+	return counts_out(&c, uarg);
+}
+
+static int ioc_resume(unsigned long uarg)
+{
+	struct pmuvirt_counts c;
+	struct pmuvirt_thread *thr = counts_in(&c, uarg);
+	u32 counts[PMUVIRT_MAX_COUNTERS];
+	unsigned long flags;
+	unsigned int i;
+
+	if (IS_ERR(thr))
+		return PTR_ERR(thr);
+	/* against the irq_work on this CPU, which tests and clears sig_armed */
+	preempt_disable();
+	local_irq_save(flags);
+	c.ovf_mask = pmuvirt_take_overflows(thr->ctx, counts);
+	for (i = 0; i < c.nr_counters; i++)
+		c.value[i] = counts[i];
+	thr->sig_armed = true;
+	local_irq_restore(flags);
+	preempt_enable();
+	return counts_out(&c, uarg);
 }
 
 static long pmuvirt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -752,9 +792,11 @@ static long pmuvirt_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 	case PMUVIRT_IOC_ATTACH:
 		return ioc_attach(pf, arg);
 	case PMUVIRT_IOC_READ:
+		return ioc_read(arg);
 	case PMUVIRT_IOC_DETACH:
+		return ioc_detach(arg);
 	case PMUVIRT_IOC_RESUME:
-		return ioc_counts(cmd, arg);
+		return ioc_resume(arg);
 	case PMUVIRT_IOC_BELOW:
 		return pmuvirt_lx_xen_below(arg);
 	default:
