@@ -10,6 +10,7 @@ trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 mkdir "$tmp/app"
 cat > "$tmp/app/main.c" <<'C'
+#include <errno.h>
 #include <stdio.h>
 #include <pmuvirt/pmuvirt.h>
 #include <pmuvirt/user.h>

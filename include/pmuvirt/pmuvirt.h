@@ -27,18 +27,6 @@
 #include "types.h"
 #include "abi.h"
 
-#ifndef EINVAL
-/* Same numbers in Linux, Xen and Linux userspace. */
-#define EPERM		1
-#define EFAULT		14
-#define EBUSY		16
-#define ENODEV		19
-#define EINVAL		22
-#define ENOSPC		28
-#define ERANGE		34
-#define EOPNOTSUPP	95
-#endif
-
 #define PMUVIRT_MAX_SLOTS	16	/* physical counters, TSC included */
 #define PMUVIRT_MAX_GP		8	/* general counters used */
 #define PMUVIRT_MAX_FIXED	7	/* fixed counters used */
@@ -131,14 +119,14 @@ struct pmuvirt_pmu {
  * @write_reg:	wrmsr or mtspr.
  * @read_counter: rdpmc with ECX = @idx (x86) or mfspr of PMC @idx (POWER).
  * @read_tsc:	rdtsc (x86) or mftb (POWER).
- * @cpuid:	x86 only: leaf @leaf, sub-leaf @sub into @out (EAX..EDX).
+ * @read_cpuid: x86 only: leaf @leaf, sub-leaf @sub into @out (EAX..EDX).
  */
 struct pmuvirt_hw_ops {
 	int (*read_reg)(void *arg, uint32_t reg, uint64_t *val);
 	int (*write_reg)(void *arg, uint32_t reg, uint64_t val);
 	int (*read_counter)(void *arg, uint32_t idx, uint64_t *val);
 	int (*read_tsc)(void *arg, uint64_t *val);
-	int (*cpuid)(void *arg, uint32_t leaf, uint32_t sub, uint32_t out[4]);
+	int (*read_cpuid)(void *arg, uint32_t leaf, uint32_t sub, uint32_t out[4]);
 };
 
 /**

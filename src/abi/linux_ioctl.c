@@ -5,6 +5,7 @@
  * its copies of the caller's arguments; fuzz_linux_ioctl and test_abi_check
  * call them directly.
  */
+#include "pmuvirt_defaults.h"
 #include "pmuvirt_abi_check.h"
 #include <pmuvirt/linux.h>
 

@@ -5,6 +5,7 @@
  * canonical form back; test_abi_check and fuzz_policy_text run it outside
  * the kernel.  Only the caller's bytes are read; nothing is allocated.
  */
+#include "pmuvirt_defaults.h"
 #include "pmuvirt_policy_text.h"
 
 #define HEX_DIGITS	16

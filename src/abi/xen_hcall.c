@@ -4,6 +4,7 @@
  * src/glue/xen/pmuvirt_xen_hcall.c calls them on its copies of the guest's
  * arguments; fuzz_xen_hcall and test_abi_check call them directly.
  */
+#include "pmuvirt_defaults.h"
 #include "pmuvirt_abi_check.h"
 #include <pmuvirt/xen.h>
 

@@ -6,6 +6,7 @@
  * is refused with a documented error, never reaching the strict fake as an
  * invalid register value.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

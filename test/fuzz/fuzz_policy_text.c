@@ -15,6 +15,7 @@
  *    accepts it, and its text parses back to a policy that permits exactly
  *    the same counters (the counters are taken from the input too).
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -9,6 +9,7 @@
 #ifndef MOCK_PMU_H
 #define MOCK_PMU_H
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "pmuvirt_arch.h"

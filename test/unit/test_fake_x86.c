@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
 /* The fake x86 PMU behaves as the SDM and the APM describe. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -149,8 +150,8 @@ static void test_strict_registers(void **state)
 	assert_int_equal(ops->read_counter(hw, (1u << 30) | 3, &v), -EFAULT);
 	assert_int_equal(ops->read_counter(hw, (1u << 30) | 2, &v), 0);
 	assert_int_equal(ops->read_counter(hw, 1u << 31, &v), -EFAULT);
-	assert_int_equal(ops->cpuid(hw, 0x80000022u, 0, out), -EFAULT);
-	assert_int_equal(ops->cpuid(hw, 2, 0, out), -EFAULT);
+	assert_int_equal(ops->read_cpuid(hw, 0x80000022u, 0, out), -EFAULT);
+	assert_int_equal(ops->read_cpuid(hw, 2, 0, out), -EFAULT);
 
 	use(&intel_v4);
 	wr(0x186, 1ull << 21);
@@ -163,13 +164,13 @@ static void test_strict_registers(void **state)
 	rd_bad(0x38d);
 	rd_bad(0x309);
 	rd_bad(0x345);			/* no PDCM */
-	assert_int_equal(ops->cpuid(hw, 0xa, 0, out), 0);
+	assert_int_equal(ops->read_cpuid(hw, 0xa, 0, out), 0);
 	assert_int_equal(out[0] & 0xff, 1);
 	assert_int_equal(out[3], 0);
 
 	use(&amd_k8);
-	assert_int_equal(ops->cpuid(hw, 0xa, 0, out), -EFAULT);
-	assert_int_equal(ops->cpuid(hw, 7, 0, out), -EFAULT);	/* max leaf 1 */
+	assert_int_equal(ops->read_cpuid(hw, 0xa, 0, out), -EFAULT);
+	assert_int_equal(ops->read_cpuid(hw, 7, 0, out), -EFAULT);	/* max leaf 1 */
 	wr_bad(0xc0010000u, 1ull << 19);
 	wr_bad(0xc0010000u, 1ull << 21);
 	wr_bad(0xc0010000u, 1ull << 32);	/* event bits 35:32 are family 10h+ */
@@ -190,7 +191,7 @@ static void test_strict_registers(void **state)
 	rd_bad(0xc001020cu);
 	rd_bad(0xc0000301u);
 	assert_int_equal(ops->read_counter(hw, 6, &v), -EFAULT);
-	assert_int_equal(ops->cpuid(hw, 0x80000022u, 0, out), -EFAULT);
+	assert_int_equal(ops->read_cpuid(hw, 0x80000022u, 0, out), -EFAULT);
 }
 
 static void test_counting_filters(void **state)

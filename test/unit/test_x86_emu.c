@@ -63,7 +63,7 @@ static const struct pmuvirt_hw_ops emu_hw = {
 	.write_reg = e_write_reg,
 	.read_counter = e_read_counter,
 	.read_tsc = e_read_tsc,
-	.cpuid = e_cpuid,
+	.read_cpuid = e_cpuid,
 };
 
 /* Let @ticks pass, taking every PMI at the tick the emulator asks for. */

@@ -251,7 +251,7 @@ struct masked {
 static int masked_cpuid(void *arg, uint32_t leaf, uint32_t sub, uint32_t out[4])
 {
 	struct masked *m = arg;
-	int ret = fakehw_ops(m->hw)->cpuid(m->hw, leaf, sub, out);
+	int ret = fakehw_ops(m->hw)->read_cpuid(m->hw, leaf, sub, out);
 
 	if (!ret && leaf == 0xa)
 		out[1] |= m->ebx;
@@ -268,7 +268,7 @@ static int masked_read_reg(void *arg, uint32_t reg, uint64_t *val)
 static void test_unavailable_events(void **state)
 {
 	static const struct pmuvirt_hw_ops mops = { .read_reg = masked_read_reg,
-						    .cpuid = masked_cpuid };
+						    .read_cpuid = masked_cpuid };
 	struct masked m = { fakehw_x86_new(&cpus[V4]), (1u << 5) | (1u << 0) };
 	struct pmuvirt_pmu pmu;
 	struct pmuvirt_control ctl = { .version = PMUVIRT_ABI_VERSION, .nr_counters = 1 };

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
 /* pmuvirt_x86_probe() on every modelled CPU and on synthetic CPUID tables. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -156,7 +157,7 @@ static int syn_read_reg(void *arg, uint32_t reg, uint64_t *val)
 
 static const struct pmuvirt_hw_ops syn_ops = {
 	.read_reg = syn_read_reg,
-	.cpuid = syn_cpuid,
+	.read_cpuid = syn_cpuid,
 };
 
 #define GENU 0x756e6547, 0x6c65746e, 0x49656e69	/* EBX, ECX, EDX */

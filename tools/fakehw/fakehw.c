@@ -111,7 +111,7 @@ static const struct pmuvirt_hw_ops fakehw_hw_ops = {
 	.write_reg = fake_write_reg,
 	.read_counter = fake_read_counter,
 	.read_tsc = fake_read_tsc,
-	.cpuid = fake_cpuid,
+	.read_cpuid = fake_cpuid,
 };
 
 const struct pmuvirt_hw_ops *fakehw_ops(const struct fakehw *hw)

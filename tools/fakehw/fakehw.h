@@ -15,6 +15,7 @@
 #ifndef PMUVIRT_FAKEHW_H
 #define PMUVIRT_FAKEHW_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <pmuvirt/pmuvirt.h>

@@ -3,6 +3,7 @@
 #ifndef PMUVIRT_FAKEHW_PRIV_H
 #define PMUVIRT_FAKEHW_PRIV_H
 
+#include <errno.h>
 #include "fakehw.h"
 
 struct fakehw_impl {

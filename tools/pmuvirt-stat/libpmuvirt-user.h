@@ -8,6 +8,7 @@
 #ifndef LIBPMUVIRT_USER_H
 #define LIBPMUVIRT_USER_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <pmuvirt/abi.h>
 #include <pmuvirt/linux.h>

@@ -44,7 +44,7 @@ int pmuvirt_x86_amd_probe(struct pmuvirt_pmu *pmu, const struct pmuvirt_hw_ops *
 	unsigned int family, nr;
 	int ret;
 
-	ret = hw->cpuid(arg, 1, 0, l1);
+	ret = hw->read_cpuid(arg, 1, 0, l1);
 	if (ret)
 		return ret;
 	family = (l1[0] >> 8) & 0xf;
@@ -52,16 +52,16 @@ int pmuvirt_x86_amd_probe(struct pmuvirt_pmu *pmu, const struct pmuvirt_hw_ops *
 		family += (l1[0] >> 20) & 0xff;
 	if (family < 6)
 		return 0;
-	ret = hw->cpuid(arg, 0x80000000u, 0, e0);
+	ret = hw->read_cpuid(arg, 0x80000000u, 0, e0);
 	if (ret)
 		return ret;
 	if (e0[0] >= 0x80000001u) {
-		ret = hw->cpuid(arg, 0x80000001u, 0, e1);
+		ret = hw->read_cpuid(arg, 0x80000001u, 0, e1);
 		if (ret)
 			return ret;
 	}
 	if (e0[0] >= 0x80000022u) {
-		ret = hw->cpuid(arg, 0x80000022u, 0, e22);
+		ret = hw->read_cpuid(arg, 0x80000022u, 0, e22);
 		if (ret)
 			return ret;
 	}

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
 /* The emulated Intel PMU (a test instrument): see pmuvirt_x86_emu.h. */
+#include "pmuvirt_defaults.h"
 #include "pmuvirt_x86_emu.h"
 #include "pmuvirt_x86_msr.h"
 

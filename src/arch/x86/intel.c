@@ -72,7 +72,7 @@ int pmuvirt_x86_intel_probe(struct pmuvirt_pmu *pmu, const struct pmuvirt_hw_ops
 
 	if (max_leaf < 0xa)
 		return 0;
-	ret = hw->cpuid(arg, 0xa, 0, a);
+	ret = hw->read_cpuid(arg, 0xa, 0, a);
 	if (ret)
 		return ret;
 	version = a[0] & 0xff;
@@ -91,7 +91,7 @@ int pmuvirt_x86_intel_probe(struct pmuvirt_pmu *pmu, const struct pmuvirt_hw_ops
 		if (fwidth < 32 || fwidth > 64)
 			nr_fixed = bitmap = 0;
 	}
-	ret = hw->cpuid(arg, 1, 0, l1);
+	ret = hw->read_cpuid(arg, 1, 0, l1);
 	if (ret)
 		return ret;
 	if (l1[2] & (1u << 15)) {	/* PDCM: IA32_PERF_CAPABILITIES exists */
@@ -100,7 +100,7 @@ int pmuvirt_x86_intel_probe(struct pmuvirt_pmu *pmu, const struct pmuvirt_hw_ops
 			return ret;
 	}
 	if (max_leaf >= 7) {
-		ret = hw->cpuid(arg, 7, 0, l7);
+		ret = hw->read_cpuid(arg, 7, 0, l7);
 		if (ret)
 			return ret;
 	}

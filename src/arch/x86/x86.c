@@ -449,10 +449,10 @@ int pmuvirt_x86_probe(struct pmuvirt_pmu *pmu, const struct pmuvirt_hw_ops *hw, 
 	uint32_t l0[4];
 	int ret;
 
-	if (!pmu || !hw || !hw->cpuid)
+	if (!pmu || !hw || !hw->read_cpuid)
 		return -ENODEV;
 	reset_pmu(pmu);
-	if (hw->cpuid(hw_arg, 0, 0, l0))
+	if (hw->read_cpuid(hw_arg, 0, 0, l0))
 		return -ENODEV;
 	/* Vendor string in EBX, EDX, ECX. */
 	if (l0[1] == 0x756e6547 && l0[3] == 0x49656e69 && l0[2] == 0x6c65746e)

@@ -24,12 +24,5 @@ typedef _Bool bool;
 #endif
 #define NULL ((void *)0)
 
-#define EFAULT		14
-#define EBUSY		16
-#define ENODEV		19
-#define EINVAL		22
-#define ENOSPC		28
-#define ERANGE		34
-#define EOPNOTSUPP	95
 
 #endif

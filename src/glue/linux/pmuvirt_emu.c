@@ -158,7 +158,7 @@ static const struct pmuvirt_hw_ops emu_ops = {
 	.write_reg = emu_write_reg,
 	.read_counter = emu_read_counter,
 	.read_tsc = emu_read_tsc,
-	.cpuid = emu_cpuid,
+	.read_cpuid = emu_cpuid,
 };
 
 /**

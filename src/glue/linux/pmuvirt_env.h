@@ -9,8 +9,6 @@
 #include <linux/atomic.h>
 #include <asm/barrier.h>
 
-#define pmuvirt_barrier()		barrier()
-#define pmuvirt_smp_rmb()		smp_rmb()
 #define pmuvirt_smp_wmb()		smp_wmb()
 #define PMUVIRT_READ_ONCE32(p)		READ_ONCE(*(const u32 *)(p))
 #define PMUVIRT_WRITE_ONCE32(p, v)	WRITE_ONCE(*(u32 *)(p), (v))

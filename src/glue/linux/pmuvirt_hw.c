@@ -105,7 +105,7 @@ static const struct pmuvirt_hw_ops lx_nopmu_ops = {
 	.write_reg = lx_write_reg,
 	.read_counter = lx_read_counter,
 	.read_tsc = lx_read_tsc,
-	.cpuid = lx_cpuid_nopmu,
+	.read_cpuid = lx_cpuid_nopmu,
 };
 
 static const struct pmuvirt_hw_ops lx_native_ops = {
@@ -113,7 +113,7 @@ static const struct pmuvirt_hw_ops lx_native_ops = {
 	.write_reg = lx_write_reg,
 	.read_counter = lx_read_counter,
 	.read_tsc = lx_read_tsc,
-	.cpuid = lx_cpuid,
+	.read_cpuid = lx_cpuid,
 };
 
 const struct pmuvirt_hw_ops *pmuvirt_lx_hw = &lx_native_ops;

@@ -13,21 +13,6 @@
 #include <asm/system.h>
 #include <asm/atomic.h>
 
-/*
- * Xen's errno values are enum constants; the core tests them in #if, so
- * give the ones it uses as macros too (same numbers, Linux numbering).
- */
-#define EPERM		1
-#define EFAULT		14
-#define EBUSY		16
-#define ENODEV		19
-#define EINVAL		22
-#define ENOSPC		28
-#define ERANGE		34
-#define EOPNOTSUPP	95
-
-#define pmuvirt_barrier()		barrier()
-#define pmuvirt_smp_rmb()		smp_rmb()
 #define pmuvirt_smp_wmb()		smp_wmb()
 #define PMUVIRT_READ_ONCE32(p)		read_atomic((const uint32_t *)(p))
 #define PMUVIRT_WRITE_ONCE32(p, v)	write_atomic((uint32_t *)(p), (uint32_t)(v))

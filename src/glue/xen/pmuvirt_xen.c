@@ -134,7 +134,7 @@ static const struct pmuvirt_hw_ops pmuvirt_xen_hw = {
 	.write_reg = pmuvirt_xen_write_reg,
 	.read_counter = pmuvirt_xen_read_counter,
 	.read_tsc = pmuvirt_xen_read_tsc,
-	.cpuid = pmuvirt_xen_cpuid,
+	.read_cpuid = pmuvirt_xen_cpuid,
 };
 
 /* The hardware, or the emulated PMU with pmuvirt-emulate. */
@@ -476,7 +476,7 @@ static void pmuvirt_xen_enforce_locked(struct vcpu *v, struct pmuvirt_xen_domain
 			break;
 	if (i < xv->ctl.nr_counters && i < PMUVIRT_MAX_COUNTERS) {
 		pc = pmuvirt_xen_this_pcpu();
-		rc = pmuvirt_set_control(pc && pmuvirt_xen_running(pc) == ctx ? pc : NULL, ctx,
+		rc = pmuvirt_set_control(pc && pc->running == ctx ? pc : NULL, ctx,
 					 &empty, NULL);
 		printk(XENLOG_G_INFO "pmuvirt: %pv: control dropped, counter %u not permitted by the domain's policy (%d)\n",
 		       v, i, rc);
@@ -518,7 +518,7 @@ int pmuvirt_xen_set_vcpu_control(struct vcpu *v, const struct pmuvirt_control *c
 	pc = pmuvirt_xen_this_pcpu();
 	/* A context a failed switch left off the hardware is updated suspended. */
 	if (!rc)
-		rc = pc ? pmuvirt_set_control(pmuvirt_xen_running(pc) == ctx ? pc : NULL, ctx, ctl,
+		rc = pc ? pmuvirt_set_control(pc->running == ctx ? pc : NULL, ctx, ctl,
 					      err) : -ENODEV;
 	if (!rc) {
 		pmuvirt_xen_vcpu_of(ctx)->ctl = *ctl;
@@ -526,16 +526,6 @@ int pmuvirt_xen_set_vcpu_control(struct vcpu *v, const struct pmuvirt_control *c
 	}
 	spin_unlock_irqrestore(&dd->policy_lock, flags);
 	return rc;
-}
-
-static bool pmuvirt_xen_pending(const struct pmuvirt_ctx *ctx)
-{
-	unsigned int i;
-
-	for (i = 0; i < ctx->nr_counters; i++)
-		if (ctx->counter[i].pending)
-			return true;
-	return false;
 }
 
 /**
@@ -561,7 +551,7 @@ void pmuvirt_xen_switch(struct vcpu *prev, struct vcpu *next)
 
 	if (!pc)
 		return;
-	out = pmuvirt_xen_running(pc);
+	out = pc->running;
 	owner = pc->host;
 	in = is_idle_vcpu(next) ? NULL : next->arch.pmuvirt;
 	if (out == in)
@@ -571,8 +561,8 @@ void pmuvirt_xen_switch(struct vcpu *prev, struct vcpu *next)
 	rc = pmuvirt_switch_hook(pc, in);
 	if (unlikely(rc))
 		printk(XENLOG_G_WARNING "pmuvirt: switch to %pv: %s\n", next, pmuvirt_strerror(rc));
-	pc->host = pmuvirt_xen_running(pc) ? next : NULL;
-	if (out && owner && out->imode_mask && pmuvirt_xen_pending(out))
+	pc->host = pc->running ? next : NULL;
+	if (out && owner && out->imode_mask && pmuvirt_ctx_pending(out))
 		send_guest_vcpu_virq(owner, PMUVIRT_XEN_VIRQ);
 }
 

@@ -8,12 +8,6 @@
 #include <pmuvirt/xen.h>
 #include "pmuvirt_x86.h"
 
-/* The context whose counters are on @pc's hardware, or NULL. */
-static inline struct pmuvirt_ctx *pmuvirt_xen_running(const struct pmuvirt_pcpu *pc)
-{
-	return pc->running;
-}
-
 /**
  * struct pmuvirt_xen_domain - a domain's shared VCPU records
  * @nr_records:	one per possible VCPU (d->max_vcpus).

@@ -101,7 +101,7 @@ const struct pmuvirt_hw_ops pmuvirt_xen_emu_hw = {
 	.write_reg = emu_write_reg,
 	.read_counter = emu_read_counter,
 	.read_tsc = emu_read_tsc,
-	.cpuid = emu_cpuid,
+	.read_cpuid = emu_cpuid,
 };
 
 /**

@@ -24,7 +24,7 @@
 #include "pmuvirt_xen.h"
 #include "pmuvirt_abi_check.h"
 
-static int pmuvirt_xen_query(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+static int hcall_query(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 {
 	const struct pmuvirt_pmu *pmu = &pmuvirt_xen_pmu;
 	const struct pmuvirt_xen_domain *dd = v->domain->arch.pmuvirt;
@@ -60,7 +60,7 @@ static int pmuvirt_xen_query(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 	return copy_to_guest(arg, &q, 1) ? -EFAULT : 0;
 }
 
-static int pmuvirt_xen_set_control(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+static int hcall_set_control(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 {
 	struct pmuvirt_xen_set_control op;
 	struct pmuvirt_control ctl;
@@ -90,7 +90,7 @@ static int pmuvirt_xen_set_control(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) 
 	return rc;
 }
 
-static int pmuvirt_xen_arm(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+static int hcall_arm(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 {
 	struct pmuvirt_ctx *ctx = v->arch.pmuvirt;
 	struct pmuvirt_xen_arm op;
@@ -108,13 +108,13 @@ static int pmuvirt_xen_arm(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 	/* pmuvirt_arm_counters() makes the same checks again before it changes anything. */
 	rc = pc ? pmuvirt_xen_check_arm(&op, ctx) : -ENODEV;
 	if (!rc)
-		rc = pmuvirt_arm_counters(pmuvirt_xen_running(pc) == ctx ? pc : NULL, ctx, op.mask,
+		rc = pmuvirt_arm_counters(pc->running == ctx ? pc : NULL, ctx, op.mask,
 					  op.remaining, op.period);
 	local_irq_restore(flags);
 	return rc;
 }
 
-static int pmuvirt_xen_map_shared(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+static int hcall_map_shared(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 {
 	const struct pmuvirt_xen_domain *dd = v->domain->arch.pmuvirt;
 	XEN_GUEST_HANDLE_PARAM(void) frames;
@@ -151,7 +151,7 @@ static int pmuvirt_xen_map_shared(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) a
 	return 0;
 }
 
-static int pmuvirt_xen_read(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+static int hcall_read(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 {
 	struct pmuvirt_ctx *ctx = v->arch.pmuvirt;
 	struct pmuvirt_xen_read op;
@@ -173,7 +173,7 @@ static int pmuvirt_xen_read(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 	return rc;
 }
 
-static int pmuvirt_xen_take_overflows(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+static int hcall_take_overflows(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 {
 	struct pmuvirt_xen_take_overflows op;
 	unsigned long flags;
@@ -191,7 +191,7 @@ static int pmuvirt_xen_take_overflows(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(voi
 	return copy_to_guest(arg, &op, 1) ? -EFAULT : 0;
 }
 
-static int pmuvirt_xen_set_policy(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+static int hcall_set_policy(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 {
 	struct pmuvirt_xen_set_policy op;
 	struct pmuvirt_xen_domain *dd;
@@ -257,19 +257,19 @@ long do_pmuvirt_op(unsigned int cmd, XEN_GUEST_HANDLE_PARAM(void) arg)
 
 	switch (cmd) {
 	case PMUVIRT_XEN_QUERY:
-		return pmuvirt_xen_query(v, arg);
+		return hcall_query(v, arg);
 	case PMUVIRT_XEN_SET_CONTROL:
-		return pmuvirt_xen_set_control(v, arg);
+		return hcall_set_control(v, arg);
 	case PMUVIRT_XEN_ARM:
-		return pmuvirt_xen_arm(v, arg);
+		return hcall_arm(v, arg);
 	case PMUVIRT_XEN_MAP_SHARED:
-		return pmuvirt_xen_map_shared(v, arg);
+		return hcall_map_shared(v, arg);
 	case PMUVIRT_XEN_READ:
-		return pmuvirt_xen_read(v, arg);
+		return hcall_read(v, arg);
 	case PMUVIRT_XEN_TAKE_OVERFLOWS:
-		return pmuvirt_xen_take_overflows(v, arg);
+		return hcall_take_overflows(v, arg);
 	case PMUVIRT_XEN_SET_POLICY:
-		return pmuvirt_xen_set_policy(v, arg);
+		return hcall_set_policy(v, arg);
 	}
 	return -EOPNOTSUPP;
 }

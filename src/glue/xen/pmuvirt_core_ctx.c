@@ -1,6 +1,0 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
-/* Builds src/core/ctx.c inside Xen. */
-#include "pmuvirt_env.h"
-/* Xen's cpuid() macro would take over hw->cpuid(...) calls. */
-#undef cpuid
-#include "../../core/ctx.c"
