@@ -287,7 +287,7 @@ bool pmuvirt_lx_pmi_irq(struct pmuvirt_lx_cpu *lc)
 		/* the switch or read in progress saves the counters; redo after it */
 		lc->pmi_deferred = true;
 		atomic_long_inc(&nr_pmis_deferred);
-	} else if (lx_pc_current(&lc->pc)) {
+	} else if (lc->pc.running) {
 		pmuvirt_lx_pmi(lc);
 	} else if (lx_ovf_status(lc)) {
 		atomic_long_inc(&nr_pmis_idle);

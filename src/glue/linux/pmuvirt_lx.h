@@ -13,11 +13,6 @@
 #include <x86/pmuvirt_x86.h>
 #include "pmuvirt_abi_check.h"
 
-static inline struct pmuvirt_ctx *lx_pc_current(const struct pmuvirt_pcpu *pc)
-{
-	return pc->running;
-}
-
 #include <linux/percpu.h>
 #include <linux/irq_work.h>
 #include <linux/signal.h>

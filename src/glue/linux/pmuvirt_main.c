@@ -191,7 +191,7 @@ static void lx_switch(struct pmuvirt_lx_cpu *lc, struct pmuvirt_thread *next)
 	lc->busy = true;
 	barrier();
 	ret = pmuvirt_switch(&lc->pc, ctx);
-	lc->cur = (ctx && lx_pc_current(&lc->pc) == ctx) ? next : NULL;
+	lc->cur = (ctx && lc->pc.running == ctx) ? next : NULL;
 	barrier();
 	lc->busy = false;
 	if (unlikely(ret))
@@ -964,7 +964,7 @@ static void lx_cpu_down(void)
 
 	local_irq_save(flags);
 	lc = this_cpu_ptr(&pmuvirt_lx_cpu);
-	if (lx_pc_current(&lc->pc))
+	if (lc->pc.running)
 		lx_switch(lc, NULL);
 	if (pmuvirt_lx_emulate)
 		pmuvirt_lx_emu_cpu_offline();

@@ -376,7 +376,7 @@ static void throttle_work_fn(struct irq_work *iw)
 	t->deferred = false;
 	t->tick = jiffies;
 	t->pmis = 0;
-	if (lx_pc_current(&lc->pc)) {
+	if (lc->pc.running) {
 		if (lc->busy)
 			lc->pmi_deferred = true;
 		else
