@@ -348,6 +348,37 @@ static void test_slot_msrs(void **state)
 	}
 }
 
+/* pmuvirt_x86_status_msr(): the SDM's and the APM's address, or none. */
+static void test_status_msr(void **state)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct probe_case *c = &cases[i];
+		struct fakehw *hw = fakehw_x86_new(&c->cfg);
+		const struct pmuvirt_hw_ops *ops = fakehw_ops(hw);
+		struct pmuvirt_pmu pmu;
+		uint32_t msr = 0xdead;
+		uint64_t v;
+		int ret;
+
+		print_message("%s\n", c->what);
+		assert_int_equal(pmuvirt_x86_probe(&pmu, ops, hw), 0);
+		ret = pmuvirt_x86_status_msr(&pmu, &msr);
+		if (!(pmu.caps & PMUVIRT_CAP_GLOBAL_STATUS)) {
+			assert_int_equal(ret, -ENODEV);
+			assert_int_equal(msr, 0xdead);
+		} else {
+			assert_int_equal(ret, 0);
+			/* IA32_PERF_GLOBAL_STATUS; AMD PerfCntrGlobalStatus */
+			assert_int_equal(msr, c->cfg.vendor == FAKEHW_INTEL ? 0x38e : 0xc0000300u);
+			assert_int_equal(ops->read_reg(hw, msr, &v), 0);
+		}
+		assert_int_equal(fakehw_stats(hw)->errors, 0);
+		fakehw_free(hw);
+	}
+}
+
 /* No MSRs outside an x86 PMU's slots, nor for a PMU of another backend. */
 static void test_slot_msrs_refused(void **state)
 {
@@ -365,6 +396,9 @@ static void test_slot_msrs_refused(void **state)
 	assert_int_equal(pmuvirt_x86_slot_msrs(&pv, 0, &ctr, &ctl), -EINVAL);
 	memset(&none, 0, sizeof(none));
 	assert_int_equal(pmuvirt_x86_slot_msrs(&none, 0, &ctr, &ctl), -EINVAL);
+	assert_int_equal(pmuvirt_x86_status_msr(&pv, &ctr), -EINVAL);
+	assert_int_equal(pmuvirt_x86_status_msr(&none, &ctr), -EINVAL);
+	assert_int_equal(pmuvirt_x86_status_msr(NULL, &ctr), -EINVAL);
 	assert_int_equal(ctr, 7);
 	assert_int_equal(ctl, 7);
 	fakehw_free(hw);
@@ -379,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_v5_fixed_bitmap),
 		cmocka_unit_test(test_amd_synthetic),
 		cmocka_unit_test(test_slot_msrs),
+		cmocka_unit_test(test_status_msr),
 		cmocka_unit_test(test_slot_msrs_refused),
 	};
 

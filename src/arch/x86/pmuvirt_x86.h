@@ -50,4 +50,17 @@ int pmuvirt_x86_probe(struct pmuvirt_pmu *pmu, const struct pmuvirt_hw_ops *hw, 
 int pmuvirt_x86_slot_msrs(const struct pmuvirt_pmu *pmu, unsigned int slot, uint32_t *ctr,
 			  uint32_t *ctl);
 
+/**
+ * pmuvirt_x86_status_msr() - the global overflow status MSR of a probed PMU
+ * @pmu:	filled by pmuvirt_x86_probe().
+ * @msr:	receives IA32_PERF_GLOBAL_STATUS (Intel v2 and later) or AMD's
+ *		PerfCntrGlobalStatus (PerfMonV2).  Bit i is general counter i;
+ *		on Intel, bit 32 + j is fixed counter j.
+ *
+ * Return: 0; -ENODEV when the PMU has no global status register (Intel v1,
+ * AMD before PerfMonV2, TSC only); -EINVAL when @pmu is not an x86 PMU.
+ * @msr is set only on 0.
+ */
+int pmuvirt_x86_status_msr(const struct pmuvirt_pmu *pmu, uint32_t *msr);
+
 #endif

@@ -472,6 +472,16 @@ int pmuvirt_x86_probe(struct pmuvirt_pmu *pmu, const struct pmuvirt_hw_ops *hw, 
 	return 0;
 }
 
+int pmuvirt_x86_status_msr(const struct pmuvirt_pmu *pmu, uint32_t *msr)
+{
+	if (!pmu || pmu->ops != &x86_ops)
+		return -EINVAL;
+	if (!lay(pmu)->global_status)
+		return -ENODEV;
+	*msr = lay(pmu)->global_status;
+	return 0;
+}
+
 int pmuvirt_x86_slot_msrs(const struct pmuvirt_pmu *pmu, unsigned int slot, uint32_t *ctr,
 			  uint32_t *ctl)
 {

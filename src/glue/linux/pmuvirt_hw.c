@@ -233,12 +233,8 @@ static u64 lx_ovf_status(struct pmuvirt_lx_cpu *lc)
 	u64 v, ours = 0;
 	u32 msr;
 
-	if (!(pmu->caps & PMUVIRT_CAP_GLOBAL_STATUS))
+	if (pmuvirt_x86_status_msr(pmu, &msr))
 		return 0;
-	if (pmu->model >= PMUVIRT_X86_INTEL_V1 && pmu->model <= PMUVIRT_X86_INTEL_V5)
-		msr = MSR_CORE_PERF_GLOBAL_STATUS;
-	else
-		msr = MSR_AMD64_PERF_CNTR_GLOBAL_STATUS;
 	if (pmu->nr_gp)
 		ours |= GENMASK_ULL(pmu->nr_gp - 1, 0);
 	if (pmu->nr_fixed)
