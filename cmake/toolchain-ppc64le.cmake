@@ -1,15 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 # Cross build for 64-bit little-endian POWER (Debian gcc-powerpc64le-linux-gnu).
 # Test programs run under qemu-user with the Debian cross sysroot.
-set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR ppc64le)
 set(PMUVIRT_CROSS_TRIPLE powerpc64le-linux-gnu)
-set(CMAKE_C_COMPILER ${PMUVIRT_CROSS_TRIPLE}-gcc)
-set(CMAKE_FIND_ROOT_PATH /usr/${PMUVIRT_CROSS_TRIPLE})
-set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
-set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
-if(NOT DEFINED CMAKE_CROSSCOMPILING_EMULATOR)
-	set(CMAKE_CROSSCOMPILING_EMULATOR qemu-ppc64le -L /usr/${PMUVIRT_CROSS_TRIPLE})
-endif()
+set(PMUVIRT_QEMU_USER qemu-ppc64le)
+include(${CMAKE_CURRENT_LIST_DIR}/cross-linux-gnu.cmake)
