@@ -15,23 +15,9 @@ out=$(cd "$out" && pwd)
 die() { echo "vm-compare: $*" >&2; exit 1; }
 
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (tools/install-deps.sh vm-linux)"
-kver=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 | sed -n 's/^linux-headers-\([^ ,]*\).*/\1/p')
-hver=$(dpkg-query -W -f='${Version}' "linux-headers-$kver")
-[ -n "$kver" ] && [ -d "/lib/modules/$kver/build" ] || die "no linux-headers-amd64 build tree"
-
-# the kernel image of test/vm-linux/run.sh (same version, same cache layout)
-img=$out/cache/linux-image-$kver-$hver
-vmlinuz=$img/boot/vmlinuz-$kver
-if [ ! -f "$vmlinuz" ]; then
-	rm -rf "$out/cache/dl" "$img.tmp"
-	mkdir -p "$out/cache/dl"
-	(cd "$out/cache/dl" && apt-get download -q "linux-image-$kver=$hver" >/dev/null 2>&1) ||
-		(cd "$out/cache/dl" && apt-get download -q "linux-image-$kver" >/dev/null 2>&1) ||
-		die "cannot download linux-image-$kver"
-	dpkg-deb -x "$out/cache/dl"/linux-image-"$kver"_*.deb "$img.tmp"
-	mv "$img.tmp" "$img"
-	rm -rf "$out/cache/dl"
-fi
+# the kernel image of test/vm-linux/run.sh
+. "$src/test/vm-linux/kernel-image.sh"
+vm_kernel_image "$out" die
 
 make -s -C "$src/src/glue/linux" BUILD="$out/module" KVER="$kver" >"$out/module.log" 2>&1 ||
 	{ cat "$out/module.log"; die "module build"; }

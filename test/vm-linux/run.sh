@@ -22,24 +22,9 @@ else
 fi
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing"
 
-# The kernel version of the installed headers, not of the running kernel.
-kver=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 | sed -n 's/^linux-headers-\([^ ,]*\).*/\1/p')
-hver=$(dpkg-query -W -f='${Version}' "linux-headers-$kver")
-[ -n "$kver" ] && [ -d "/lib/modules/$kver/build" ] || skip "no linux-headers-amd64 build tree"
+. "$src/test/vm-linux/kernel-image.sh"
+vm_kernel_image "$out" skip
 echo "vm-linux: kernel $kver ($hver)"
-
-img=$out/cache/linux-image-$kver-$hver
-vmlinuz=$img/boot/vmlinuz-$kver
-if [ ! -f "$vmlinuz" ]; then
-	rm -rf "$out/cache/dl" "$img.tmp"
-	mkdir -p "$out/cache/dl"
-	(cd "$out/cache/dl" && apt-get download -q "linux-image-$kver=$hver" >/dev/null 2>&1) ||
-		(cd "$out/cache/dl" && apt-get download -q "linux-image-$kver" >/dev/null 2>&1) ||
-		skip "cannot download linux-image-$kver"
-	dpkg-deb -x "$out/cache/dl"/linux-image-"$kver"_*.deb "$img.tmp"
-	mv "$img.tmp" "$img"
-	rm -rf "$out/cache/dl"
-fi
 
 echo "vm-linux: building pmuvirt.ko"
 make -s -C "$src/src/glue/linux" BUILD="$out/module" KVER="$kver" >"$out/module.log" 2>&1 ||
