@@ -15,9 +15,8 @@
 #define PMUVIRT_ABI_CHECK_H
 
 #include <pmuvirt/pmuvirt.h>
+#include <pmuvirt/xen.h>
 
-struct pmuvirt_xen_hdr;
-struct pmuvirt_xen_arm;
 struct pmuvirt_attach;
 struct pmuvirt_counts;
 
@@ -26,6 +25,22 @@ struct pmuvirt_counts;
  * x86 and POWER (signals are 1 to _NSIG; 0 selects SIGIO).
  */
 #define PMUVIRT_LINUX_SIGNO_MAX	64
+
+/*
+ * Room for the argument of any hypercall command, for code that takes them
+ * by command number (tests, fuzzers); pmuvirt_xen_arg_size() gives the
+ * size of the member a command uses.
+ */
+union pmuvirt_xen_any_arg {
+	struct pmuvirt_xen_hdr hdr;
+	struct pmuvirt_xen_query query;
+	struct pmuvirt_xen_set_control set_control;
+	struct pmuvirt_xen_arm arm;
+	struct pmuvirt_xen_map_shared map_shared;
+	struct pmuvirt_xen_read read;
+	struct pmuvirt_xen_take_overflows take;
+	struct pmuvirt_xen_set_policy set_policy;
+};
 
 /**
  * pmuvirt_xen_arg_size() - exact argument size of a hypercall command

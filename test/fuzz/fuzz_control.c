@@ -7,19 +7,8 @@
 #include "fuzz_rig.h"
 #include "ppc/pmuvirt_ppc.h"
 
-/* The shared rig's x86 models, plus AMD family 17h, then three POWER ones. */
-static const struct fakehw_x86_config configs[] = {
-	{ .vendor = FAKEHW_INTEL, .version = 1, .nr_gp = 2, .width = 40 },
-	{ .vendor = FAKEHW_INTEL, .version = 2, .nr_gp = 2, .nr_fixed = 3, .width = 40 },
-	{ .vendor = FAKEHW_INTEL, .version = 4, .nr_gp = 4, .nr_fixed = 3, .width = 48,
-	  .fw_write = true },
-	{ .vendor = FAKEHW_INTEL, .version = 5, .nr_gp = 8, .nr_fixed = 4, .width = 48 },
-	{ .vendor = FAKEHW_AMD, .amd_family = 0x10 },
-	{ .vendor = FAKEHW_AMD, .amd_family = 0x17, .amd_core_ext = true },
-	{ .vendor = FAKEHW_AMD, .amd_family = 0x19, .amd_core_ext = true,
-	  .amd_perfmon_v2 = true, .nr_gp = 6 },
-};
-#define NR_X86	(sizeof(configs) / sizeof(configs[0]))
+/* The shared rig's x86 models, then three POWER ones. */
+#define NR_X86	RIG_NR_CONFIGS
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -56,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	sel %= NR_X86 + 3;
 	if (sel < NR_X86) {
-		r.hw = fakehw_x86_new(&configs[sel]);
+		r.hw = fakehw_x86_new(&rig_configs[sel]);
 		if (!r.hw || pmuvirt_x86_probe(&r.pmu, fakehw_ops(r.hw), r.hw))
 			abort();
 	} else {

@@ -16,7 +16,10 @@
 
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
-/* Xen's and the module's targets: Intel v1, v2, v4 (full-width writes), v5, AMD. */
+/*
+ * Xen's and the module's targets: Intel v1, v2, v4 (full-width writes), v5,
+ * AMD family 10h, 17h (core extension), 19h (PerfMonV2).
+ */
 static const struct fakehw_x86_config rig_configs[] = {
 	{ .vendor = FAKEHW_INTEL, .version = 1, .nr_gp = 2, .width = 40 },
 	{ .vendor = FAKEHW_INTEL, .version = 2, .nr_gp = 2, .nr_fixed = 3, .width = 40 },
@@ -24,6 +27,7 @@ static const struct fakehw_x86_config rig_configs[] = {
 	  .fw_write = true },
 	{ .vendor = FAKEHW_INTEL, .version = 5, .nr_gp = 8, .nr_fixed = 4, .width = 48 },
 	{ .vendor = FAKEHW_AMD, .amd_family = 0x10 },
+	{ .vendor = FAKEHW_AMD, .amd_family = 0x17, .amd_core_ext = true },
 	{ .vendor = FAKEHW_AMD, .amd_family = 0x19, .amd_core_ext = true,
 	  .amd_perfmon_v2 = true, .nr_gp = 6 },
 };

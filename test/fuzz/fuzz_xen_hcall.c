@@ -34,26 +34,20 @@
 #define MAX_RECORDS	16
 #define MAX_LEN		1024
 
+/* Any argument, and room for the fuzzer's oversized ones. */
 union xen_arg {
-	struct pmuvirt_xen_hdr hdr;
-	struct pmuvirt_xen_query query;
-	struct pmuvirt_xen_set_control set_control;
-	struct pmuvirt_xen_arm arm;
-	struct pmuvirt_xen_map_shared map_shared;
-	struct pmuvirt_xen_read read;
-	struct pmuvirt_xen_take_overflows take;
-	struct pmuvirt_xen_set_policy set_policy;
+	union pmuvirt_xen_any_arg a;
 	uint8_t bytes[MAX_LEN];
 };
 
 static uint32_t *reserved_of(union xen_arg *u, unsigned int cmd)
 {
 	switch (cmd) {
-	case PMUVIRT_XEN_SET_CONTROL: return &u->set_control.reserved;
-	case PMUVIRT_XEN_ARM: return &u->arm.reserved;
-	case PMUVIRT_XEN_READ: return &u->read.reserved;
-	case PMUVIRT_XEN_TAKE_OVERFLOWS: return &u->take.reserved;
-	case PMUVIRT_XEN_SET_POLICY: return &u->set_policy.reserved;
+	case PMUVIRT_XEN_SET_CONTROL: return &u->a.set_control.reserved;
+	case PMUVIRT_XEN_ARM: return &u->a.arm.reserved;
+	case PMUVIRT_XEN_READ: return &u->a.read.reserved;
+	case PMUVIRT_XEN_TAKE_OVERFLOWS: return &u->a.take.reserved;
+	case PMUVIRT_XEN_SET_POLICY: return &u->a.set_policy.reserved;
 	default: return NULL;
 	}
 }
@@ -147,10 +141,10 @@ static void hypercall(struct rig *r, unsigned int cmd, union xen_arg *u, size_t 
 	memcpy(copy, u, sizeof(*copy));
 
 	/* do_pmuvirt_op(): command, then the first fetch (header only) */
-	hret = pmuvirt_xen_check_hdr(cmd, &u->hdr);
+	hret = pmuvirt_xen_check_hdr(cmd, &u->a.hdr);
 	if (!size && hret != -EOPNOTSUPP)
 		abort();
-	if (size && hret != ((u->hdr.version == PMUVIRT_XEN_VERSION && u->hdr.size == size) ?
+	if (size && hret != ((u->a.hdr.version == PMUVIRT_XEN_VERSION && u->a.hdr.size == size) ?
 			     0 : -EINVAL))
 		abort();
 	/* the command's handler: the whole copy */
@@ -172,8 +166,8 @@ static void hypercall(struct rig *r, unsigned int cmd, union xen_arg *u, size_t 
 
 	switch (cmd) {
 	case PMUVIRT_XEN_SET_CONTROL: {
-		struct pmuvirt_control ctl = u->set_control.ctl;
-		bool pv = u->set_control.ctl.counter[0].event & 1;	/* either kind of guest */
+		struct pmuvirt_control ctl = u->a.set_control.ctl;
+		bool pv = u->a.set_control.ctl.counter[0].event & 1;	/* either kind of guest */
 		unsigned int i;
 		int v;
 
@@ -217,14 +211,14 @@ static void hypercall(struct rig *r, unsigned int cmd, union xen_arg *u, size_t 
 		break;
 	}
 	case PMUVIRT_XEN_ARM: {
-		int c = pmuvirt_xen_check_arm(&u->arm, r->a);
+		int c = pmuvirt_xen_check_arm(&u->a.arm, r->a);
 
-		if ((c == 0) != arm_ok(&u->arm, r->a))
+		if ((c == 0) != arm_ok(&u->a.arm, r->a))
 			abort();
 		if (memcmp(snap, r->a, r->csize))
 			abort();
-		ret = pmuvirt_arm_counters(pc_of(r), r->a, u->arm.mask, u->arm.remaining,
-					   u->arm.period);
+		ret = pmuvirt_arm_counters(pc_of(r), r->a, u->a.arm.mask, u->a.arm.remaining,
+					   u->a.arm.period);
 		if (ret != c)
 			abort();
 		if (ret && memcmp(snap, r->a, r->csize))
@@ -247,11 +241,11 @@ static void hypercall(struct rig *r, unsigned int cmd, union xen_arg *u, size_t 
 		break;
 	}
 	case PMUVIRT_XEN_SET_POLICY:
-		ret = pmuvirt_policy_validate(&u->set_policy.policy);
-		if ((ret == 0) != policy_ok(&u->set_policy.policy) || (ret && ret != -EINVAL))
+		ret = pmuvirt_policy_validate(&u->a.set_policy.policy);
+		if ((ret == 0) != policy_ok(&u->a.set_policy.policy) || (ret && ret != -EINVAL))
 			abort();
 		if (!ret) {
-			cur_policy = u->set_policy.policy;
+			cur_policy = u->a.set_policy.policy;
 			policy = &cur_policy;
 		}
 		break;
@@ -312,13 +306,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		take(&data, &size, u.bytes, len);
 		memset(u.bytes + len, 0, sizeof(u) - len);
 		if (op & 8) {
-			u.hdr.version = PMUVIRT_XEN_VERSION;
-			u.hdr.size = pmuvirt_xen_arg_size(cmd);
+			u.a.hdr.version = PMUVIRT_XEN_VERSION;
+			u.a.hdr.size = pmuvirt_xen_arg_size(cmd);
 		}
 		if ((op & 0x10) && reserved_of(&u, cmd))
 			*reserved_of(&u, cmd) = 0;
 		if ((op & 0x20) && cmd == PMUVIRT_XEN_SET_POLICY) {
-			struct pmuvirt_policy *p = &u.set_policy.policy;
+			struct pmuvirt_policy *p = &u.a.set_policy.policy;
 			unsigned int i;
 
 			p->version = PMUVIRT_ABI_VERSION;

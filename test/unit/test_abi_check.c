@@ -16,17 +16,6 @@
 
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
-union xen_arg {
-	struct pmuvirt_xen_hdr hdr;
-	struct pmuvirt_xen_query query;
-	struct pmuvirt_xen_set_control set_control;
-	struct pmuvirt_xen_arm arm;
-	struct pmuvirt_xen_map_shared map_shared;
-	struct pmuvirt_xen_read read;
-	struct pmuvirt_xen_take_overflows take;
-	struct pmuvirt_xen_set_policy set_policy;
-};
-
 /* What a malformed case changes in an otherwise valid argument. */
 enum xen_bad {
 	XB_NONE,
@@ -102,7 +91,7 @@ static uint32_t doc_size(unsigned int cmd)
 	}
 }
 
-static void set_reserved(union xen_arg *u, unsigned int cmd, uint32_t v)
+static void set_reserved(union pmuvirt_xen_any_arg *u, unsigned int cmd, uint32_t v)
 {
 	switch (cmd) {
 	case PMUVIRT_XEN_SET_CONTROL: u->set_control.reserved = v; break;
@@ -114,7 +103,7 @@ static void set_reserved(union xen_arg *u, unsigned int cmd, uint32_t v)
 	}
 }
 
-static void fill_outputs(union xen_arg *u, unsigned int cmd)
+static void fill_outputs(union pmuvirt_xen_any_arg *u, unsigned int cmd)
 {
 	switch (cmd) {
 	case PMUVIRT_XEN_QUERY:
@@ -160,7 +149,7 @@ static void test_xen_arg_size(void **state)
 
 static void test_xen_cases(void **state)
 {
-	union xen_arg u, before;
+	union pmuvirt_xen_any_arg u, before;
 	unsigned int i;
 
 	(void)state;
