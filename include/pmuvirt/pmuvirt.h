@@ -169,6 +169,12 @@ struct pmuvirt_ctx;
  *		to hold (an identical image), 0 none; forgotten with @cache_owner.
  * @owner_domain: security domain of the last context that counted here:
  *		the counters' raw values derive from its events only.
+ * @pair:	stamps of two contexts that switch into each other by offsetting
+ *		alone: both found to hold the cached control with no i-mode
+ *		counter, their counters on the slots of @pair_slot; 0 none.
+ *		Forgotten whenever the control registers change.
+ * @pair_nr:	their number of counters.
+ * @pair_slot:	the slot of each of their counters, in counter order.
  * @stats:	access counts.
  */
 struct pmuvirt_pcpu {
@@ -183,8 +189,11 @@ struct pmuvirt_pcpu {
 	uint64_t cache_owner;
 	uint64_t cache_twin;
 	uint64_t owner_domain;
+	uint64_t pair[2];
 	struct pmuvirt_hwctl cache;
 	struct pmuvirt_stats stats;
+	uint8_t pair_nr;
+	uint8_t pair_slot[PMUVIRT_MAX_COUNTERS];
 	void *host;	/* free for the host's use */
 };
 

@@ -161,12 +161,20 @@ int pmuvirt_pcpu_init(struct pmuvirt_pcpu *pc, const struct pmuvirt_pmu *pmu,
 	return 0;
 }
 
+/* The control registers change (or may have): no context is known to hold them. */
+static inline void forget_owner(struct pmuvirt_pcpu *pc, uint64_t owner)
+{
+	pc->cache_owner = owner;
+	pc->cache_twin = 0;
+	pc->pair[0] = 0;
+	pc->pair[1] = 0;
+}
+
 void pmuvirt_pcpu_invalidate(struct pmuvirt_pcpu *pc)
 {
 	pc->cache_known = 0;
 	pc->cache.used = 0;
-	pc->cache_owner = 0;
-	pc->cache_twin = 0;
+	forget_owner(pc, 0);
 	pc->owner_flags = 0;
 }
 
@@ -299,6 +307,24 @@ static int sample_current(struct pmuvirt_pcpu *pc, bool discard);
 #define PMUVIRT_PAUSED_PARKED	2	/* pc->paused: a PMI parked i-mode counters */
 
 typedef int (*read_op)(struct pmuvirt_pcpu *pc, unsigned int slot, uint64_t *val);
+
+/* Raw values of the @n slots in @slots, in one backend call where it has one. */
+static inline int read_slots(struct pmuvirt_pcpu *pc, const uint8_t *slots, unsigned int n,
+			     uint64_t *vals)
+{
+	const struct pmuvirt_arch_ops *ops = ops_of(pc);
+	unsigned int i;
+	int ret;
+
+	if (pmuvirt_likely(ops->read_slots != NULL))
+		return ops->read_slots(pc, slots, n, vals);
+	for (i = 0; i < n; i++) {
+		ret = ops->read(pc, slots[i], &vals[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
 
 /*
  * Take the outgoing context off the CPU in one pass: read each counter from
@@ -438,8 +464,7 @@ static int resume(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint64_t *sn
 		if (ret < 0)
 			return fault(pc, ctx, ret);
 		pc->cache.used = ctx->img.used;
-		pc->cache_owner = ctx->stamp;
-		pc->cache_twin = 0;
+		forget_owner(pc, ctx->stamp);
 		loaded = ret > 0;
 	}
 	/* Values read before a control write include the write's own events. */
@@ -543,6 +568,16 @@ static int switch_offset(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next)
 		if (o->period)
 			collect_overflows(o);
 	}
+	/* Same control, same slots, no i-mode counter: the next switches take switch_pair(). */
+	if (!prev->imode_mask && prev->stamp && next->stamp) {
+		unsigned int i;
+
+		for (i = 0; i < next->nr_counters; i++)
+			pc->pair_slot[i] = next->counter[i].slot;
+		pc->pair_nr = (uint8_t)next->nr_counters;
+		pc->pair[0] = prev->stamp;
+		pc->pair[1] = next->stamp;
+	}
 	prev->running_on = NULL;
 	publish(prev);
 	next->running_on = pc;
@@ -562,26 +597,74 @@ general:
 	return resume(pc, next, snap, have);
 }
 
+/*
+ * Are the running @prev and @next the pair of @pc?  Then the registers hold
+ * @next's control, neither has an i-mode counter, and their counters sit
+ * on the slots of pc->pair_slot: known from their stamps, which change
+ * with every control.
+ */
+static inline bool is_pair(const struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *prev,
+			   const struct pmuvirt_ctx *next)
+{
+	uint64_t s = next->stamp;
+
+	if (s == pc->pair[0])
+		return s && prev->stamp == pc->pair[1];
+	return s == pc->pair[1] && s && prev->stamp == pc->pair[0];
+}
+
+/*
+ * The one pass between the two contexts of the pair: one backend call reads
+ * every counter, and each value ends @prev's interval and starts @next's.
+ * Nothing is written.
+ */
+static int switch_pair(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *prev, struct pmuvirt_ctx *next)
+{
+	struct pmuvirt_counter *o = prev->counter, *n = next->counter;
+	uint64_t raw[PMUVIRT_MAX_COUNTERS], *r = raw, *end = raw + pc->pair_nr;
+	int ret;
+
+	ret = read_slots(pc, pc->pair_slot, pc->pair_nr, raw);
+	if (ret)
+		return fault(pc, prev, ret);
+	for (; r < end; r++, o++, n++) {
+		uint64_t v = *r, start = o->start;
+
+		o->start = v;
+		n->start = v;
+		o->count += (v - start) & (~(uint64_t)0 >> (64 - o->width));
+	}
+	prev->running_on = NULL;
+	publish(prev);
+	next->running_on = pc;
+	pc->running = next;
+	publish(next);
+	return 0;
+}
+
 int pmuvirt_switch(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next)
 {
+	struct pmuvirt_ctx *prev = pc->running;
 	uint64_t snap[PMUVIRT_MAX_SLOTS];
 	uint32_t have = 0;
 	int ret;
 
 	pc->stats.switches++;
-	if (next == pc->running)
+	if (next == prev)
 		return 0;
 	if (next && next->running_on)
 		return -EBUSY;
-	if (next && offset_only(pc, pc->running, next))
+	if (prev && next && is_pair(pc, prev, next) && !pc->paused &&
+	    !(next->flags & PMUVIRT_CTX_FAULTED) && (same_domain(pc, next) || stacked(pc)))
+		return switch_pair(pc, prev, next);
+	if (next && offset_only(pc, prev, next))
 		return switch_offset(pc, next);
 	ret = suspend_current(pc, snap, &have, 0);
 	if (ret)
 		return ret;
 	if (!next || !next->nr_counters || (next->flags & PMUVIRT_CTX_FAULTED)) {
 		ret = ops_of(pc)->stop(pc);
-		pc->cache_owner = 0;
-		pc->cache_twin = 0;
+		forget_owner(pc, 0);
 		if (ret < 0)
 			return fault(pc, NULL, ret);
 		if (next && (next->flags & PMUVIRT_CTX_FAULTED))

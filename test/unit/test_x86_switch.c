@@ -109,6 +109,87 @@ static void test_identical_controls(void **state)
 	rig_free(r);
 }
 
+/*
+ * Two contexts with identical controls become the CPU's pair after their
+ * first one-pass switch; from then on a switch between them is one batched
+ * read (x86_read_slots) and no write.  Whatever could make offsetting wrong
+ * takes them off the fast path: a new domain, a pause, a new control, a
+ * failing read.
+ */
+static void test_pair_switch(void **state)
+{
+	struct rig *r = rig_new(&rig_intel_v4);
+	struct pmuvirt_ctx *a = rig_ctx_new_n(&r->pmu, 3, same), *b = rig_ctx_new_n(&r->pmu, 3, same);
+	const struct fakehw_stats *st = fakehw_stats(r->hw);
+	struct pmuvirt_control ctl;
+	uint64_t reads;
+	unsigned int k;
+
+	assert_int_equal(pmuvirt_ctx_set_domain(a, 1), 0);
+	assert_int_equal(pmuvirt_ctx_set_domain(b, 1), 0);
+	assert_int_equal(pmuvirt_switch_in(&r->pc, a), 0);
+	for (k = 0; k < 6; k++) {
+		rig_run(r->hw, FAKEHW_INSTRUCTIONS, 100 + k, false);
+		rig_run(r->hw, FAKEHW_BRANCHES, 3, true);	/* user only: not counted */
+		rig_run(r->hw, FAKEHW_BRANCHES, 10, false);
+		fakehw_reset_stats(r->hw);
+		reads = r->pc.stats.reg_reads;
+		assert_int_equal(pmuvirt_switch(&r->pc, k & 1 ? a : b), 0);
+		assert_int_equal(st->reg_writes + st->reg_reads, 0);
+		assert_int_equal(st->counter_reads + st->tsc_reads, 3);
+		assert_int_equal(r->pc.stats.reg_reads - reads, 3);
+		assert_true(r->pc.pair[0] == a->stamp && r->pc.pair[1] == b->stamp);
+	}
+	/* a ran 100, 102, 104 instructions; b 101, 103, 105; 10 branches each time */
+	assert_int_equal(rig_val(a, 0), 306);
+	assert_int_equal(rig_val(b, 0), 309);
+	assert_int_equal(rig_val(a, 1), 30);
+	assert_int_equal(rig_val(b, 1), 30);
+
+	/* a is running: b moves to another domain and must be re-based. */
+	assert_int_equal(pmuvirt_ctx_set_domain(b, 2), 0);
+	fakehw_reset_stats(r->hw);
+	assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
+	assert_int_equal(st->reg_writes, 7);
+	assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
+	assert_int_equal(pmuvirt_ctx_set_domain(b, 1), 0);
+	assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
+	assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
+	assert_true(r->pc.pair[0] == a->stamp && r->pc.pair[1] == b->stamp);
+
+	/* Paused: the events since the pause count for no one, a pair or not. */
+	rig_run(r->hw, FAKEHW_INSTRUCTIONS, 7, false);
+	assert_int_equal(pmuvirt_pause(&r->pc), 0);
+	rig_run(r->hw, FAKEHW_INSTRUCTIONS, 1000, false);
+	assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
+	assert_int_equal(rig_val(a, 0), 313);
+	rig_run(r->hw, FAKEHW_INSTRUCTIONS, 2, false);
+	assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
+	assert_int_equal(rig_val(b, 0), 311);
+
+	/* A new control (the same one) is a new stamp: the pair is formed anew. */
+	assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
+	rig_control(&ctl, 3, same);
+	assert_int_equal(pmuvirt_set_control(&r->pc, a, &ctl, NULL), 0);
+	assert_true(r->pc.pair[0] != a->stamp && r->pc.pair[1] != a->stamp);
+	assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
+	assert_true(r->pc.pair[0] == b->stamp && r->pc.pair[1] == a->stamp);
+
+	/* The second read of the batch fails: a faults, two reads were made. */
+	reads = r->pc.stats.reg_reads;
+	fakehw_fail_access(r->hw, 2);
+	assert_int_equal(pmuvirt_switch(&r->pc, b), -EFAULT);
+	assert_true(a->flags & PMUVIRT_CTX_FAULTED);
+	assert_null(r->pc.running);
+	assert_null(a->running_on);
+	assert_null(b->running_on);
+	assert_int_equal(r->pc.stats.reg_reads - reads, 2);
+	assert_true(!r->pc.pair[0] && !r->pc.pair[1]);
+	rig_ctx_free(a);
+	rig_ctx_free(b);
+	rig_free(r);
+}
+
 static void test_differing_controls(void **state)
 {
 	static const struct pmuvirt_counter_ctl ca[] = {
@@ -470,6 +551,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_identical_controls),
+		cmocka_unit_test(test_pair_switch),
 		cmocka_unit_test(test_differing_controls),
 		cmocka_unit_test(test_wrap_exact),
 		cmocka_unit_test(test_imode_overflows),
