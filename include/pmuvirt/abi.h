@@ -175,4 +175,47 @@ struct pmuvirt_shared_ctx {
 	struct pmuvirt_shared_counter counter[PMUVIRT_MAX_COUNTERS];
 };
 
+/*
+ * A context's virtual state outside the context: what a hypervisor puts in
+ * a domain's save stream for each VCPU (xl save, live migration) and a
+ * kernel could keep across a checkpoint.  Native byte order; a blob of the
+ * other order fails the magic.  pmuvirt_ctx_save() fills one and
+ * pmuvirt_ctx_restore() checks every field before it changes anything.
+ */
+#define PMUVIRT_SAVED_MAGIC	0x504d5653u	/* "PMVS" */
+#define PMUVIRT_SAVED_VERSION	1
+
+/**
+ * struct pmuvirt_saved_ctx - one context's counters, controls and notifications
+ * @magic:	PMUVIRT_SAVED_MAGIC.
+ * @version:	PMUVIRT_SAVED_VERSION.
+ * @size:	sizeof(struct pmuvirt_saved_ctx).
+ * @flags:	zero (reserved).
+ * @ctl:	the control the context counts.
+ * @count:	logical value of each counter.
+ * @period:	i-mode: the period in force (pmuvirt_arm_counters() may have
+ *		replaced the control's); 0 for a-mode counters.
+ * @next_ovf:	i-mode: logical value of the next notification (above
+ *		@count, at most PMUVIRT_ARM_REMAINING_MAX beyond it); 0 for
+ *		a-mode counters.
+ * @pending:	notifications found and not yet taken (0 for a-mode).
+ * @reserved:	zero.
+ * @check:	FNV-1a (32-bit) of every byte before it.
+ *
+ * Entries from @ctl.nr_counters on are zero.
+ */
+struct pmuvirt_saved_ctx {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t size;
+	uint32_t flags;
+	struct pmuvirt_control ctl;
+	uint64_t count[PMUVIRT_MAX_COUNTERS];
+	uint64_t period[PMUVIRT_MAX_COUNTERS];
+	uint64_t next_ovf[PMUVIRT_MAX_COUNTERS];
+	uint32_t pending[PMUVIRT_MAX_COUNTERS];
+	uint32_t reserved;
+	uint32_t check;
+};
+
 #endif /* PMUVIRT_ABI_H */

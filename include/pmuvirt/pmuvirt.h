@@ -561,4 +561,40 @@ int pmuvirt_resample(struct pmuvirt_pcpu *pc);
  */
 void pmuvirt_ctx_release(struct pmuvirt_ctx *ctx);
 
+/**
+ * pmuvirt_ctx_save() - the virtual state of a suspended context, as a blob
+ * @ctx:	the context; not running on any CPU (switch it out first).
+ * @ctl:	the control last set on @ctx (the host keeps it; the core
+ *		keeps only its register image).
+ * @out:	receives the blob, check included.
+ *
+ * Return: 0; -EINVAL when @ctx has no control or @ctl is not the one it
+ * counts (other counter number, event or mode); -EBUSY when @ctx runs;
+ * -EFAULT when @ctx faulted (its counts are not known).  @out is written
+ * only on 0.
+ */
+int pmuvirt_ctx_save(const struct pmuvirt_ctx *ctx, const struct pmuvirt_control *ctl,
+		     struct pmuvirt_saved_ctx *out);
+
+/**
+ * pmuvirt_ctx_restore() - give a context the state of a saved blob
+ * @ctx:	the context, initialized for this machine's PMU (which may
+ *		differ from the saving one's) and not running.
+ * @in:		the blob, untrusted, in memory nobody else writes (copy a
+ *		guest's or a stream's bytes first).  The host applies its
+ *		event policy to @in->ctl first, as to any control.
+ * @err:	if not NULL, receives the counter and reason on failure.
+ *
+ * Counting goes on from the saved logical values: the next switch-in
+ * starts the counters from there, i-mode counters notify at the saved
+ * next_ovf and the saved pending notifications stay to be taken.
+ *
+ * Return: 0; -EINVAL for a blob that is malformed, corrupted (check) or of
+ * another version or byte order, or whose counter state is impossible;
+ * -EBUSY when @ctx runs; any error of pmuvirt_validate() for a control
+ * this PMU cannot count.  @ctx is unchanged on any error.
+ */
+int pmuvirt_ctx_restore(struct pmuvirt_ctx *ctx, const struct pmuvirt_saved_ctx *in,
+			struct pmuvirt_error *err);
+
 #endif /* PMUVIRT_PMUVIRT_H */

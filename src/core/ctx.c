@@ -101,6 +101,11 @@ static inline void publish(struct pmuvirt_ctx *ctx)
 		publish_rec(ctx);
 }
 
+void pmuvirt_ctx_publish(struct pmuvirt_ctx *ctx)
+{
+	publish(ctx);
+}
+
 size_t pmuvirt_ctx_size(unsigned int max_counters)
 {
 	if (!max_counters || max_counters > PMUVIRT_MAX_COUNTERS)

@@ -123,6 +123,9 @@ int pmuvirt_cache_write(struct pmuvirt_pcpu *pc, unsigned int i, uint32_t reg, u
  */
 uint64_t pmuvirt_div64(uint64_t n, uint64_t d);
 
+/* Write @ctx's state to its shared record, if it has one (ctx.c). */
+void pmuvirt_ctx_publish(struct pmuvirt_ctx *ctx);
+
 /* Set @err (if not NULL) and return @code. */
 int pmuvirt_fail(struct pmuvirt_error *err, int counter, const char *reason, int code);
 

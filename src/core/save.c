@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/*
+ * A context's virtual state as a blob (struct pmuvirt_saved_ctx), for a
+ * hypervisor's save stream and migration.  The blob comes back from
+ * outside, so restore checks every field before it changes the context.
+ */
+#include "pmuvirt_arch.h"
+
+_Static_assert(sizeof(struct pmuvirt_saved_ctx) == 872 && sizeof(struct pmuvirt_saved_ctx) % 8 == 0,
+	       "the saved context's layout is part of the ABI");
+
+static uint32_t fnv1a(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	uint32_t h = 0x811c9dc5u;
+
+	while (n--) {
+		h ^= *b++;
+		h *= 0x01000193u;
+	}
+	return h;
+}
+
+static uint32_t blob_check(const struct pmuvirt_saved_ctx *s)
+{
+	return fnv1a(s, __builtin_offsetof(struct pmuvirt_saved_ctx, check));
+}
+
+/* Does @ctl describe what @ctx counts? */
+static bool control_matches(const struct pmuvirt_ctx *ctx, const struct pmuvirt_control *ctl)
+{
+	unsigned int i;
+
+	if (ctl->nr_counters != ctx->nr_counters)
+		return false;
+	for (i = 0; i < ctx->nr_counters; i++) {
+		const struct pmuvirt_counter_ctl *cc = &ctl->counter[i];
+		const struct pmuvirt_counter *c = &ctx->counter[i];
+		uint8_t ev = (cc->flags & PMUVIRT_CTR_RAW) ? PMUVIRT_EV_NONE : (uint8_t)cc->event;
+
+		if (c->event != ev || !cc->period != !c->period)
+			return false;
+	}
+	return true;
+}
+
+int pmuvirt_ctx_save(const struct pmuvirt_ctx *ctx, const struct pmuvirt_control *ctl,
+		     struct pmuvirt_saved_ctx *out)
+{
+	unsigned int i;
+
+	if (!ctx || !ctl || !out || !(ctx->flags & PMUVIRT_CTX_HAS_CONTROL))
+		return -EINVAL;
+	if (ctx->running_on)
+		return -EBUSY;
+	if (ctx->flags & PMUVIRT_CTX_FAULTED)
+		return -EFAULT;
+	if (!control_matches(ctx, ctl))
+		return -EINVAL;
+	*out = (struct pmuvirt_saved_ctx){ 0 };
+	out->magic = PMUVIRT_SAVED_MAGIC;
+	out->version = PMUVIRT_SAVED_VERSION;
+	out->size = sizeof(*out);
+	out->ctl = *ctl;
+	for (i = ctl->nr_counters; i < PMUVIRT_MAX_COUNTERS; i++) {
+		struct pmuvirt_counter_ctl none = { 0 };
+
+		out->ctl.counter[i] = none;
+	}
+	for (i = 0; i < ctx->nr_counters; i++) {
+		const struct pmuvirt_counter *c = &ctx->counter[i];
+
+		out->count[i] = c->count;
+		if (c->period) {
+			out->period[i] = c->period;
+			out->next_ovf[i] = c->next_ovf;
+			out->pending[i] = c->pending;
+		}
+	}
+	out->check = blob_check(out);
+	return 0;
+}
+
+/* Every field but the control: the header, the check and the counters. */
+static int check_blob(const struct pmuvirt_saved_ctx *in, struct pmuvirt_error *err)
+{
+	unsigned int i, n;
+
+	if (in->magic != PMUVIRT_SAVED_MAGIC)
+		return pmuvirt_fail(err, -1, "not a saved context (magic or byte order)", -EINVAL);
+	if (in->version != PMUVIRT_SAVED_VERSION)
+		return pmuvirt_fail(err, -1, "saved context of another version", -EINVAL);
+	if (in->size != sizeof(*in) || in->flags || in->reserved)
+		return pmuvirt_fail(err, -1, "saved context: bad size or reserved field", -EINVAL);
+	if (in->check != blob_check(in))
+		return pmuvirt_fail(err, -1, "saved context is corrupted (check)", -EINVAL);
+	n = in->ctl.nr_counters;
+	if (n > PMUVIRT_MAX_COUNTERS)
+		return pmuvirt_fail(err, -1, "saved context: too many counters", -EINVAL);
+	for (i = 0; i < PMUVIRT_MAX_COUNTERS; i++) {
+		uint64_t next = in->next_ovf[i], count = in->count[i], period = in->period[i];
+
+		if (i >= n) {
+			if (count || period || next || in->pending[i])
+				return pmuvirt_fail(err, (int)i, "saved context: state past the last counter",
+						    -EINVAL);
+			continue;
+		}
+		if (!in->ctl.counter[i].period) {
+			if (period || next || in->pending[i])
+				return pmuvirt_fail(err, (int)i, "saved a-mode counter with i-mode state",
+						    -EINVAL);
+			continue;
+		}
+		if (!period || period > PMUVIRT_PERIOD_MAX)
+			return pmuvirt_fail(err, (int)i, "saved period out of range", -EINVAL);
+		if (next <= count || next - count > PMUVIRT_ARM_REMAINING_MAX)
+			return pmuvirt_fail(err, (int)i, "saved next notification not ahead of the count",
+					    -EINVAL);
+	}
+	return 0;
+}
+
+int pmuvirt_ctx_restore(struct pmuvirt_ctx *ctx, const struct pmuvirt_saved_ctx *in,
+			struct pmuvirt_error *err)
+{
+	unsigned int i;
+	int ret;
+
+	if (!ctx || !in)
+		return pmuvirt_fail(err, -1, "no context or blob", -EINVAL);
+	if (ctx->running_on)
+		return pmuvirt_fail(err, -1, "context runs on a CPU", -EBUSY);
+	ret = check_blob(in, err);
+	if (ret)
+		return ret;
+	ret = pmuvirt_validate(ctx->pmu, &in->ctl, ctx->max_counters, NULL, NULL, err);
+	if (ret)
+		return ret;
+	/* Validated and not running: setting the control cannot fail now. */
+	ret = pmuvirt_set_control(NULL, ctx, &in->ctl, err);
+	if (ret)
+		return ret;
+	for (i = 0; i < ctx->nr_counters; i++) {
+		struct pmuvirt_counter *c = &ctx->counter[i];
+
+		c->count = in->count[i];
+		if (c->period) {
+			c->period = in->period[i];
+			c->next_ovf = in->next_ovf[i];
+			c->pending = in->pending[i];
+		}
+	}
+	pmuvirt_ctx_publish(ctx);
+	return 0;
+}

@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/*
+ * pmuvirt_ctx_save() / pmuvirt_ctx_restore(): a context saved on one CPU
+ * (one fake PMU) goes on counting exactly on another, with its i-mode
+ * notifications where they were due; a blob that is corrupted or
+ * impossible is refused with -EINVAL and leaves the context unchanged.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "rig.h"
+
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+#define U	PMUVIRT_CTR_USER
+
+/* One CPU: a fake PMU whose PMIs go to pmuvirt_pmi(). */
+struct cpu {
+	struct fakehw *hw;
+	struct pmuvirt_pmu pmu;
+	struct pmuvirt_pcpu pc;
+	uint32_t ovf;
+	int pmi_ret;
+};
+
+static void on_pmi(void *arg)
+{
+	struct cpu *c = arg;
+	uint32_t mask = 0;
+	int ret = pmuvirt_pmi(&c->pc, &mask);
+
+	if (ret)
+		c->pmi_ret = ret;
+	c->ovf |= mask;
+}
+
+static struct cpu *cpu_new(const struct fakehw_x86_config *cfg, unsigned int nr)
+{
+	struct cpu *c = calloc(1, sizeof(*c));
+
+	assert_non_null(c);
+	c->hw = rig_x86_new(cfg, &c->pmu);
+	rig_pcpu_init(&c->pc, &c->pmu, c->hw, nr);
+	fakehw_set_pmi(c->hw, on_pmi, c);
+	return c;
+}
+
+static void cpu_free(struct cpu *c)
+{
+	assert_int_equal(c->pmi_ret, 0);
+	rig_hw_free(c->hw);
+	free(c);
+}
+
+/* instructions a-mode, branches i-mode every 1000, the TSC */
+static const struct pmuvirt_counter_ctl ctrs[] = {
+	{ .event = PMUVIRT_EV_INSTRUCTIONS, .flags = U },
+	{ .event = PMUVIRT_EV_BRANCHES, .flags = U, .period = 1000 },
+	{ .event = PMUVIRT_EV_TSC },
+};
+#define NR	3
+
+static uint32_t fnv1a(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	uint32_t h = 0x811c9dc5u;
+
+	while (n--) {
+		h ^= *b++;
+		h *= 0x01000193u;
+	}
+	return h;
+}
+
+static void reseal(struct pmuvirt_saved_ctx *s)
+{
+	s->check = fnv1a(s, offsetof(struct pmuvirt_saved_ctx, check));
+}
+
+/* A saved context: 2500 branches (2 notifications, 1 taken) and 5000 instructions. */
+static void make_blob(struct pmuvirt_saved_ctx *out, struct pmuvirt_control *ctl)
+{
+	struct cpu *c = cpu_new(&rig_intel_v4, 0);
+	struct pmuvirt_ctx *ctx;
+	uint32_t counts[PMUVIRT_MAX_COUNTERS];
+
+	rig_control(ctl, NR, ctrs);
+	ctx = rig_ctx_new(&c->pmu, ctl);
+	assert_int_equal(pmuvirt_switch_in(&c->pc, ctx), 0);
+	rig_run(c->hw, FAKEHW_INSTRUCTIONS, 5000, false);
+	rig_run(c->hw, FAKEHW_BRANCHES, 1500, false);
+	assert_int_equal(pmuvirt_take_overflows(ctx, counts), 1u << 1);
+	assert_int_equal(counts[1], 1);
+	rig_run(c->hw, FAKEHW_BRANCHES, 1000, false);
+	assert_int_equal(pmuvirt_switch_out(&c->pc), 0);
+	assert_int_equal(pmuvirt_ctx_save(ctx, ctl, out), 0);
+	rig_ctx_free(ctx);
+	cpu_free(c);
+}
+
+static void test_round_trip(void **state)
+{
+	struct pmuvirt_saved_ctx blob;
+	struct pmuvirt_control ctl;
+	struct cpu *c;
+	struct pmuvirt_ctx *ctx;
+	uint32_t counts[PMUVIRT_MAX_COUNTERS];
+	uint64_t v[PMUVIRT_MAX_COUNTERS];
+
+	make_blob(&blob, &ctl);
+	assert_int_equal(blob.magic, PMUVIRT_SAVED_MAGIC);
+	assert_int_equal(blob.count[0], 5000);
+	assert_int_equal(blob.count[1], 2500);
+	assert_int_equal(blob.next_ovf[1], 3000);
+	assert_int_equal(blob.pending[1], 1);
+	assert_int_equal(blob.period[0], 0);
+
+	/* Restored on another CPU with another PMU model (AMD PerfMonV2). */
+	c = cpu_new(&(struct fakehw_x86_config){ .vendor = FAKEHW_AMD, .amd_family = 0x19,
+						 .amd_core_ext = true, .amd_perfmon_v2 = true,
+						 .nr_gp = 6 }, 1);
+	ctx = rig_ctx_alloc(&c->pmu, NR);
+	assert_int_equal(pmuvirt_ctx_restore(ctx, &blob, NULL), 0);
+	assert_int_equal(rig_val(ctx, 0), 5000);
+	assert_int_equal(rig_val(ctx, 1), 2500);
+	assert_int_equal(pmuvirt_switch_in(&c->pc, ctx), 0);
+	rig_run(c->hw, FAKEHW_INSTRUCTIONS, 123, false);
+	rig_run(c->hw, FAKEHW_BRANCHES, 499, false);
+	assert_int_equal(c->ovf, 0);		/* 2999: not due yet */
+	assert_int_equal(pmuvirt_read(ctx, v), 0);
+	assert_int_equal(v[0], 5123);
+	assert_int_equal(v[1], 2999);
+	rig_run(c->hw, FAKEHW_BRANCHES, 1, false);
+	assert_int_equal(c->ovf, 1u << 1);	/* due at 3000, as saved */
+	/* The pending notification saved and the new one. */
+	assert_int_equal(pmuvirt_take_overflows(ctx, counts), 1u << 1);
+	assert_int_equal(counts[1], 2);
+	rig_run(c->hw, FAKEHW_BRANCHES, 1000, false);
+	assert_int_equal(pmuvirt_take_overflows(ctx, counts), 1u << 1);
+	assert_int_equal(counts[1], 1);
+	assert_int_equal(pmuvirt_switch_out(&c->pc), 0);
+	assert_int_equal(rig_val(ctx, 1), 4000);
+	rig_ctx_free(ctx);
+	cpu_free(c);
+}
+
+/* Bytes of a context, to show a refused restore changed nothing. */
+static void assert_same_ctx(const struct pmuvirt_ctx *ctx, const void *before, size_t size)
+{
+	assert_memory_equal(ctx, before, size);
+}
+
+static void test_corrupted_blob(void **state)
+{
+	struct pmuvirt_saved_ctx blob, bad;
+	struct pmuvirt_control ctl;
+	struct cpu *c = cpu_new(&rig_intel_v4, 0);
+	struct pmuvirt_ctx *ctx = rig_ctx_new_n(&c->pmu, 1, ctrs);
+	size_t size = pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS);
+	void *before = malloc(size);
+	struct pmuvirt_error err;
+	unsigned int i, bit;
+
+	make_blob(&blob, &ctl);
+	memcpy(before, ctx, size);
+	/* Any one bit flipped anywhere: the check (or the magic) refuses it. */
+	for (i = 0; i < sizeof(blob); i++) {
+		for (bit = 0; bit < 8; bit += 3) {
+			bad = blob;
+			((uint8_t *)&bad)[i] ^= (uint8_t)(1u << bit);
+			err.reason = NULL;
+			assert_int_equal(pmuvirt_ctx_restore(ctx, &bad, &err), -EINVAL);
+			assert_non_null(err.reason);
+			assert_same_ctx(ctx, before, size);
+		}
+	}
+	free(before);
+	rig_ctx_free(ctx);
+	cpu_free(c);
+}
+
+static void five_general(struct pmuvirt_saved_ctx *s)
+{
+	unsigned int i;
+
+	s->ctl.nr_counters = 6;
+	for (i = 1; i < 6; i++) {
+		s->ctl.counter[i] = s->ctl.counter[1];
+		s->ctl.counter[i].event = PMUVIRT_EV_BRANCH_MISSES;
+		s->period[i] = 1000;
+		s->next_ovf[i] = s->count[i] + 1000;
+	}
+}
+
+/* Blobs with a valid check whose contents are impossible. */
+static void test_impossible_blob(void **state)
+{
+	struct pmuvirt_saved_ctx blob, bad;
+	struct pmuvirt_control ctl;
+	struct cpu *c = cpu_new(&rig_intel_v4, 0);
+	struct pmuvirt_ctx *ctx = rig_ctx_new_n(&c->pmu, 1, ctrs);
+	size_t size = pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS);
+	void *before = malloc(size);
+	struct pmuvirt_error err;
+
+	make_blob(&blob, &ctl);
+	memcpy(before, ctx, size);
+#define REFUSE(change, code)							\
+	do {									\
+		bad = blob;							\
+		change;								\
+		reseal(&bad);							\
+		err.reason = NULL;						\
+		assert_int_equal(pmuvirt_ctx_restore(ctx, &bad, &err), code);	\
+		assert_non_null(err.reason);					\
+		assert_same_ctx(ctx, before, size);				\
+	} while (0)
+	REFUSE(bad.magic = __builtin_bswap32(PMUVIRT_SAVED_MAGIC), -EINVAL);
+	REFUSE(bad.version = 2, -EINVAL);
+	REFUSE(bad.size = sizeof(bad) - 8, -EINVAL);
+	REFUSE(bad.flags = 1, -EINVAL);
+	REFUSE(bad.reserved = 1, -EINVAL);
+	REFUSE(bad.ctl.nr_counters = PMUVIRT_MAX_COUNTERS + 1, -EINVAL);
+	REFUSE(bad.count[5] = 1, -EINVAL);		/* past the last counter */
+	REFUSE(bad.pending[0] = 1, -EINVAL);		/* a-mode with a notification */
+	REFUSE(bad.next_ovf[0] = 7, -EINVAL);
+	REFUSE(bad.period[1] = 0, -EINVAL);		/* i-mode without a period */
+	REFUSE(bad.period[1] = PMUVIRT_PERIOD_MAX + 1, -EINVAL);
+	REFUSE(bad.next_ovf[1] = bad.count[1], -EINVAL);	/* already past */
+	REFUSE(bad.count[1] = 0; bad.next_ovf[1] = PMUVIRT_ARM_REMAINING_MAX + 1, -EINVAL);
+	REFUSE(bad.ctl.counter[0].flags = 0x80, -EINVAL);	/* control: reserved bit */
+	REFUSE(bad.ctl.counter[1].period = 0, -EINVAL);	/* control says a-mode */
+	/* A control this PMU cannot hold: five i-mode general counters on four. */
+	REFUSE(five_general(&bad), -ENOSPC);
+#undef REFUSE
+	/* The unchanged blob is accepted. */
+	bad = blob;
+	assert_int_equal(pmuvirt_ctx_restore(ctx, &bad, NULL), 0);
+	assert_int_equal(rig_val(ctx, 1), 2500);
+	free(before);
+	rig_ctx_free(ctx);
+	cpu_free(c);
+}
+
+static void test_save_refused(void **state)
+{
+	struct cpu *c = cpu_new(&rig_intel_v4, 0);
+	struct pmuvirt_control ctl, other;
+	struct pmuvirt_saved_ctx blob;
+	struct pmuvirt_ctx *ctx, *empty;
+
+	rig_control(&ctl, NR, ctrs);
+	ctx = rig_ctx_new(&c->pmu, &ctl);
+	empty = rig_ctx_alloc(&c->pmu, NR);
+	memset(&blob, 0x5a, sizeof(blob));
+	assert_int_equal(pmuvirt_ctx_save(empty, &ctl, &blob), -EINVAL);	/* no control */
+	assert_int_equal(pmuvirt_switch_in(&c->pc, ctx), 0);
+	assert_int_equal(pmuvirt_ctx_save(ctx, &ctl, &blob), -EBUSY);
+	assert_int_equal(pmuvirt_switch_out(&c->pc), 0);
+	other = ctl;
+	other.nr_counters = 2;
+	assert_int_equal(pmuvirt_ctx_save(ctx, &other, &blob), -EINVAL);
+	other = ctl;
+	other.counter[0].event = PMUVIRT_EV_CYCLES;
+	assert_int_equal(pmuvirt_ctx_save(ctx, &other, &blob), -EINVAL);
+	other = ctl;
+	other.counter[1].period = 0;
+	assert_int_equal(pmuvirt_ctx_save(ctx, &other, &blob), -EINVAL);
+	assert_int_equal(blob.magic, 0x5a5a5a5au);	/* nothing written */
+	/* A running context is not restored over. */
+	assert_int_equal(pmuvirt_ctx_save(ctx, &ctl, &blob), 0);
+	assert_int_equal(pmuvirt_switch_in(&c->pc, ctx), 0);
+	assert_int_equal(pmuvirt_ctx_restore(ctx, &blob, NULL), -EBUSY);
+	assert_int_equal(pmuvirt_switch_out(&c->pc), 0);
+	rig_ctx_free(ctx);
+	rig_ctx_free(empty);
+	cpu_free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_corrupted_blob),
+		cmocka_unit_test(test_impossible_blob),
+		cmocka_unit_test(test_save_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
