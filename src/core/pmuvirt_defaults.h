@@ -6,7 +6,8 @@
  *   - uint8_t .. uint64_t, int8_t .. int64_t, uintptr_t, size_t, bool,
  *     true, false, NULL
  *   - the errno values EINVAL, ENODEV, EBUSY, EOPNOTSUPP, ERANGE, ENOSPC,
- *     EFAULT (Linux numbering); EPERM (1) is defined here when missing
+ *     EFAULT (Linux numbering); EPERM (1) and EPROTO (71) are defined here
+ *     when missing
  * and may provide (defaults below otherwise):
  *   - pmuvirt_barrier(), pmuvirt_smp_rmb(), pmuvirt_smp_wmb()
  *   - PMUVIRT_READ_ONCE32(p), PMUVIRT_WRITE_ONCE32(p, v),
@@ -41,6 +42,14 @@
 #define EPERM 1
 #endif
 #if EPERM != 1
+#error "pmuvirt_env.h: errno values must use the Linux numbering"
+#endif
+
+/* A description from a level below that cannot be used (the PV backend). */
+#ifndef EPROTO
+#define EPROTO 71
+#endif
+#if EPROTO != 71
 #error "pmuvirt_env.h: errno values must use the Linux numbering"
 #endif
 
