@@ -7,7 +7,7 @@
  *     true, false, NULL
  * and may provide (defaults below otherwise):
  *   - the errno values EPERM, EFAULT, EBUSY, ENODEV, EINVAL, ENOSPC, ERANGE,
- *     EOPNOTSUPP as macros with the Linux numbering (a host whose values are
+ *     EPROTO, EOPNOTSUPP as macros with the Linux numbering (a host whose values are
  *     not macros, such as Xen's enum, gets them defined here; the core
  *     tests them in #if)
  *   - pmuvirt_smp_wmb()
@@ -37,10 +37,11 @@
 #define EINVAL		22
 #define ENOSPC		28
 #define ERANGE		34
+#define EPROTO		71	/* a description from a level below that cannot be used */
 #define EOPNOTSUPP	95
 #endif
 #if EPERM != 1 || EFAULT != 14 || EBUSY != 16 || ENODEV != 19 || EINVAL != 22 || \
-	ENOSPC != 28 || ERANGE != 34 || EOPNOTSUPP != 95
+	ENOSPC != 28 || ERANGE != 34 || EPROTO != 71 || EOPNOTSUPP != 95
 #error "pmuvirt_env.h: errno values must use the Linux numbering"
 #endif
 

@@ -23,6 +23,8 @@ const char *pmuvirt_strerror(int err)
 		return "register access failed";
 	case -EPERM:
 		return "event not permitted by policy";
+	case -EPROTO:
+		return "unusable description from the level below";
 	default:
 		return "unknown error";
 	}

@@ -3,10 +3,13 @@
  * The PV backend over a hostile level below: VCPU values that jump by
  * huge amounts or sit next to 2^64.  Every call must return promptly
  * (an alarm turns a hang into a failure) and the replica of the VCPU's
- * arming must stay exact or become unknown, never wrong.
+ * arming must stay exact or become unknown, never wrong.  And the PMU
+ * below as the level below describes it (pmuvirt_pv_probe_desc()): a
+ * description that breaks a rule is refused and changes nothing.
  */
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "rig.h"
 #include "mock_pmu.h"
@@ -15,6 +18,7 @@
 struct below {
 	uint64_t val[PMUVIRT_MAX_COUNTERS];	/* what read returns */
 	unsigned int set_controls, arms;
+	struct pmuvirt_control ctl;		/* the last one set */
 };
 
 static int b_set_control(void *arg, const struct pmuvirt_control *ctl)
@@ -22,6 +26,7 @@ static int b_set_control(void *arg, const struct pmuvirt_control *ctl)
 	struct below *b = arg;
 
 	b->set_controls++;
+	b->ctl = *ctl;
 	return 0;
 }
 
@@ -166,11 +171,163 @@ static void test_near_wrap(void **state)
 	}
 }
 
+/* What Xen reports for the emulated Intel PMU: 2 general, 1 fixed, the TSC. */
+static void good_desc(struct pmuvirt_pv_desc *d)
+{
+	uint32_t gp_ev = 1u << PMUVIRT_EV_INSTRUCTIONS | 1u << PMUVIRT_EV_CYCLES |
+			 1u << PMUVIRT_EV_BRANCHES;
+
+	memset(d, 0, sizeof(*d));
+	d->arch = PMUVIRT_ARCH_X86;
+	d->model = 2;
+	d->caps = PMUVIRT_CAP_GLOBAL_CTRL | PMUVIRT_CAP_FW_WRITE;
+	d->nr_slots = 4;
+	strcpy(d->name, "Intel v2");
+	d->slot[0] = (struct pmuvirt_slot){ .cls = PMUVIRT_CLASS_GP, .index = 0, .width = 48,
+					    .events = gp_ev, .user_index = 1 };
+	d->slot[1] = (struct pmuvirt_slot){ .cls = PMUVIRT_CLASS_GP, .index = 1, .width = 48,
+					    .events = gp_ev, .user_index = 2 };
+	d->slot[2] = (struct pmuvirt_slot){ .cls = PMUVIRT_CLASS_FIXED, .index = 0, .width = 48,
+					    .events = 1u << PMUVIRT_EV_INSTRUCTIONS,
+					    .user_index = (1u << 30) + 1 };
+	d->slot[3] = (struct pmuvirt_slot){ .cls = PMUVIRT_CLASS_TSC, .width = 64,
+					    .events = 1u << PMUVIRT_EV_TSC,
+					    .user_index = PMUVIRT_SHARED_TSC };
+}
+
+/*
+ * A description becomes the PMU below: its slots as reported, one 64-bit
+ * PV slot per slot, controls checked against it (an event no slot counts,
+ * a raw code), and a thread on it programs the VCPU with its control.
+ */
+static void test_probe_desc(void **state)
+{
+	struct pmuvirt_pv_desc d;
+	struct pmuvirt_pv_below below;
+	struct pmuvirt_pmu pmu;
+	struct pmuvirt_control ctl;
+	struct pmuvirt_error err;
+	struct below b;
+	struct pmuvirt_pv_vcpu v;
+	struct pmuvirt_pcpu pc;
+	struct pmuvirt_ctx *t;
+	static const unsigned int ev[] = { PMUVIRT_EV_INSTRUCTIONS, PMUVIRT_EV_CYCLES,
+					   PMUVIRT_EV_TSC };
+	unsigned int s;
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	memset(&v, 0, sizeof(v));
+	v.ops = &below_ops;
+	v.arg = &b;
+	good_desc(&d);
+	assert_int_equal(pmuvirt_pv_probe_desc(&pmu, &below, &d), 0);
+	assert_int_equal(below.pmu.arch, PMUVIRT_ARCH_X86);
+	assert_int_equal(below.pmu.model, 2);
+	assert_int_equal(below.pmu.caps, d.caps);
+	assert_int_equal(below.pmu.nr_slots, 4);
+	assert_int_equal(below.pmu.nr_gp, 2);
+	assert_int_equal(below.pmu.nr_fixed, 1);
+	assert_string_equal(below.pmu.name, "Intel v2");
+	assert_memory_equal(below.pmu.slot, d.slot, 4 * sizeof(d.slot[0]));
+	assert_int_equal(pmu.arch, PMUVIRT_ARCH_PV);
+	assert_int_equal(pmu.model, PMUVIRT_ARCH_X86);
+	assert_string_equal(pmu.name, "pv on Intel v2");
+	assert_ptr_equal(pmu.lower, &below.pmu);
+	assert_int_equal(pmu.nr_slots, 4);
+	for (s = 0; s < pmu.nr_slots; s++) {
+		assert_int_equal(pmu.slot[s].width, 64);
+		assert_int_equal(pmu.slot[s].cls, PMUVIRT_CLASS_GP);
+	}
+
+	/* checked against the slots below: three instruction counters fit, four do not */
+	make_control(&ctl, 3, (const unsigned int[]){ 1, 1, 1 }, NULL);
+	assert_int_equal(pmuvirt_validate(&pmu, &ctl, 0, NULL, NULL, &err), 0);
+	make_control(&ctl, 4, (const unsigned int[]){ 1, 1, 1, 1 }, NULL);
+	assert_int_equal(pmuvirt_validate(&pmu, &ctl, 0, NULL, NULL, &err), -ENOSPC);
+	make_control(&ctl, 1, (const unsigned int[]){ PMUVIRT_EV_BRANCH_MISSES }, NULL);
+	assert_int_equal(pmuvirt_validate(&pmu, &ctl, 0, NULL, NULL, &err), -ENODEV);
+	make_control(&ctl, 2, ev, NULL);
+	ctl.counter[1].flags |= PMUVIRT_CTR_RAW;
+	ctl.counter[1].event = 0x3c;
+	assert_int_equal(pmuvirt_validate(&pmu, &ctl, 0, NULL, NULL, &err), -EOPNOTSUPP);
+	assert_int_equal(err.counter, 1);
+
+	/* a thread on it: one SET_CONTROL with its counters */
+	assert_int_equal(pmuvirt_pcpu_init(&pc, &pmu, NULL, &v, 0), 0);
+	make_control(&ctl, 3, ev, NULL);
+	t = rig_ctx_new(&pmu, &ctl);
+	assert_int_equal(pmuvirt_switch(&pc, t), 0);
+	assert_int_equal(b.set_controls, 1);
+	assert_int_equal(b.ctl.nr_counters, 3);
+	for (s = 0; s < 3; s++)
+		assert_int_equal(b.ctl.counter[s].event, ev[s]);
+	assert_int_equal(pmuvirt_switch(&pc, NULL), 0);
+	pmuvirt_ctx_release(t);
+	free(t);
+}
+
+/* One way each to break a rule of struct pmuvirt_pv_desc. */
+static void break_desc(struct pmuvirt_pv_desc *d, unsigned int how)
+{
+	switch (how) {
+	case 0: d->nr_slots = 0; break;
+	case 1: d->nr_slots = PMUVIRT_MAX_COUNTERS + 1; break;
+	case 2: d->nr_slots = ~0u; break;
+	case 3: d->slot[1].width = 0; break;
+	case 4: d->slot[1].width = 65; break;
+	case 5: d->slot[2].cls = 3; break;
+	case 6: d->slot[0].flags = 1; break;
+	case 7: d->slot[0].reserved = 1; break;
+	case 8: d->slot[0].events |= 1u << PMUVIRT_EV_NONE; break;
+	case 9: d->slot[0].events |= 1u << PMUVIRT_EV_NR; break;
+	case 10: d->slot[2].cls = PMUVIRT_CLASS_TSC; break;	/* two TSCs */
+	case 11: memset(d->name, 'x', sizeof(d->name)); break;	/* no NUL */
+	case 12: d->slot[3].width = 200; break;
+	}
+}
+#define NR_BREAKS 13
+
+/* A broken description is -EPROTO and changes neither PMU. */
+static void test_probe_desc_refused(void **state)
+{
+	struct pmuvirt_pv_desc d;
+	struct pmuvirt_pv_below below, below0;
+	struct pmuvirt_pmu pmu, pmu0;
+	unsigned int how;
+
+	(void)state;
+	for (how = 0; how < NR_BREAKS; how++) {
+		good_desc(&d);
+		break_desc(&d, how);
+		memset(&below, 0xa5, sizeof(below));
+		memset(&pmu, 0x5a, sizeof(pmu));
+		below0 = below;
+		pmu0 = pmu;
+		print_message("break %u\n", how);
+		assert_int_equal(pmuvirt_pv_probe_desc(&pmu, &below, &d), -EPROTO);
+		assert_memory_equal(&below, &below0, sizeof(below));
+		assert_memory_equal(&pmu, &pmu0, sizeof(pmu));
+	}
+	/* the largest description there may be is taken */
+	good_desc(&d);
+	for (how = 4; how < PMUVIRT_MAX_COUNTERS; how++)
+		d.slot[how] = d.slot[0];
+	d.nr_slots = PMUVIRT_MAX_COUNTERS;
+	assert_int_equal(pmuvirt_pv_probe_desc(&pmu, &below, &d), 0);
+	assert_int_equal(pmu.nr_slots, PMUVIRT_MAX_COUNTERS);
+	assert_int_equal(below.pmu.nr_gp, PMUVIRT_MAX_COUNTERS - 2);
+	assert_int_equal(below.pmu.nr_fixed, 1);
+	assert_string_not_equal(pmuvirt_strerror(-EPROTO), "unknown error");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_huge_gap),
 		cmocka_unit_test(test_near_wrap),
+		cmocka_unit_test(test_probe_desc),
+		cmocka_unit_test(test_probe_desc_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

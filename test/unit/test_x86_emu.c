@@ -6,6 +6,7 @@
  * A fake clock stands in for the TSC; a PMI is taken whenever the clock
  * reaches the time pmuvirt_x86_emu_next_pmi() asks for.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
@@ -13,78 +14,88 @@
 #include "rig.h"
 #include "x86/pmuvirt_x86.h"
 #include "x86/pmuvirt_x86_emu.h"
+#include "x86/pmuvirt_x86_msr.h"
 
+/*
+ * One CPU under the shared register adapter (emu_hw.c): the rig is the
+ * host, a fake clock its TSC, and its timer a deadline that run() fires.
+ */
 struct emu_rig {
-	struct pmuvirt_x86_emu emu;
+	struct pmuvirt_x86_emu_cpu cpu;
 	uint64_t now;
+	uint64_t deadline;	/* the armed timer, PMUVIRT_X86_EMU_NEVER stopped */
+	unsigned int arms;
 	struct pmuvirt_pmu pmu;
 	struct pmuvirt_pcpu pc;
-	unsigned int pmis;
+	bool busy;		/* inside a core call: PMIs at an access */
+	unsigned int pmis, pmis_at_access;
 	uint32_t ovf;
 	bool unmask;		/* the PMI path rewrites LVTPC unmasked */
+	bool no_core;		/* the PMI path only counts, the core is not called */
 };
 
-static int e_read_reg(void *arg, uint32_t reg, uint64_t *val)
+static struct emu_rig *rig_of(struct pmuvirt_x86_emu_cpu *c)
 {
-	struct emu_rig *r = arg;
-
-	return pmuvirt_x86_emu_read_reg(&r->emu, r->now, reg, val);
+	return (struct emu_rig *)((char *)c - offsetof(struct emu_rig, cpu));
 }
 
-static int e_write_reg(void *arg, uint32_t reg, uint64_t val)
+static uint64_t h_now(struct pmuvirt_x86_emu_cpu *c)
 {
-	struct emu_rig *r = arg;
-
-	return pmuvirt_x86_emu_write_reg(&r->emu, r->now, reg, val);
+	return rig_of(c)->now;
 }
 
-static int e_read_counter(void *arg, uint32_t idx, uint64_t *val)
+static void h_arm(struct pmuvirt_x86_emu_cpu *c, uint64_t ticks)
 {
-	struct emu_rig *r = arg;
+	struct emu_rig *r = rig_of(c);
 
-	return pmuvirt_x86_emu_read_counter(&r->emu, r->now, idx, val);
+	assert_true(ticks == PMUVIRT_X86_EMU_NEVER || ticks <= PMUVIRT_X86_EMU_ARM_MAX);
+	r->arms++;
+	r->deadline = ticks == PMUVIRT_X86_EMU_NEVER ? ticks : r->now + ticks;
 }
 
-static int e_read_tsc(void *arg, uint64_t *val)
+static bool h_pmi_at_access(struct pmuvirt_x86_emu_cpu *c)
 {
-	*val = ((struct emu_rig *)arg)->now;
-	return 0;
+	return rig_of(c)->busy;
 }
 
-static int e_cpuid(void *arg, uint32_t leaf, uint32_t sub, uint32_t out[4])
+static void h_pmi(struct pmuvirt_x86_emu_cpu *c, bool at_access)
 {
-	(void)arg;
-	pmuvirt_x86_emu_cpuid(leaf, sub, out);
-	return 0;
+	struct emu_rig *r = rig_of(c);
+	uint32_t mask = 0;
+	bool busy = r->busy;
+
+	r->pmis++;
+	r->pmis_at_access += at_access;
+	if (r->no_core)
+		return;
+	r->busy = false;
+	assert_int_equal(pmuvirt_pmi(&r->pc, &mask), 0);
+	r->busy = busy;
+	r->ovf |= mask;
+	if (r->unmask)
+		pmuvirt_x86_emu_write_lvtpc(&r->cpu.regs, 0);
 }
 
-static const struct pmuvirt_hw_ops emu_hw = {
-	.read_reg = e_read_reg,
-	.write_reg = e_write_reg,
-	.read_counter = e_read_counter,
-	.read_tsc = e_read_tsc,
-	.read_cpuid = e_cpuid,
+static const struct pmuvirt_x86_emu_host rig_host = {
+	.now = h_now,
+	.arm = h_arm,
+	.pmi_at_access = h_pmi_at_access,
+	.pmi = h_pmi,
 };
 
-/* Let @ticks pass, taking every PMI at the tick the emulator asks for. */
+/* Let @ticks pass, firing the timer at every deadline the adapter arms. */
 static void run(struct emu_rig *r, uint64_t ticks)
 {
-	while (ticks) {
-		uint64_t next = pmuvirt_x86_emu_next_pmi(&r->emu);
-		uint64_t step = next < ticks ? next : ticks;
+	uint64_t end = r->now + ticks;
 
-		r->now += step;
-		ticks -= step;
-		if (pmuvirt_x86_emu_take_pmi(&r->emu, r->now)) {
-			uint32_t mask = 0;
+	while (r->deadline <= end) {
+		unsigned int arms = r->arms;
 
-			assert_int_equal(pmuvirt_pmi(&r->pc, &mask), 0);
-			r->pmis++;
-			r->ovf |= mask;
-			if (r->unmask)
-				pmuvirt_x86_emu_write_lvtpc(&r->emu, 0);
-		}
+		r->now = r->deadline > r->now ? r->deadline : r->now;
+		pmuvirt_x86_emu_timer(&r->cpu);
+		assert_true(r->arms > arms);	/* a fired timer is armed again or stopped */
 	}
+	r->now = end;
 }
 
 static struct emu_rig *rig_new(void)
@@ -92,10 +103,12 @@ static struct emu_rig *rig_new(void)
 	struct emu_rig *r = calloc(1, sizeof(*r));
 
 	assert_non_null(r);
+	r->cpu.host = &rig_host;
 	r->now = 1000;
-	pmuvirt_x86_emu_reset(&r->emu, r->now);
-	assert_int_equal(pmuvirt_x86_probe(&r->pmu, &emu_hw, r), 0);
-	assert_int_equal(pmuvirt_pcpu_init(&r->pc, &r->pmu, &emu_hw, r, 0), 0);
+	r->deadline = PMUVIRT_X86_EMU_NEVER;
+	pmuvirt_x86_emu_reset(&r->cpu.regs, r->now);
+	assert_int_equal(pmuvirt_x86_probe(&r->pmu, &pmuvirt_x86_emu_hw, &r->cpu), 0);
+	assert_int_equal(pmuvirt_pcpu_init(&r->pc, &r->pmu, &pmuvirt_x86_emu_hw, &r->cpu, 0), 0);
 	return r;
 }
 
@@ -168,6 +181,136 @@ static void test_strict(void **state)
 	assert_int_equal(pmuvirt_x86_emu_write_reg(&e, 150 + 0x80000000ull, 0x390, 1), 0);
 	assert_int_equal(pmuvirt_x86_emu_read_reg(&e, 150 + 0x80000000ull, 0x38e, &v), 0);
 	assert_int_equal(v, 0);
+}
+
+#define EVSEL_ON	(PMUVIRT_EVSEL_EN | PMUVIRT_EVSEL_INT | PMUVIRT_EVSEL_USR | PMUVIRT_EVSEL_OS)
+#define EMU_TOP		((uint64_t)1 << PMUVIRT_X86_EMU_WIDTH)
+
+static int hw_write(struct emu_rig *r, uint32_t reg, uint64_t val)
+{
+	return pmuvirt_x86_emu_hw.write_reg(&r->cpu, reg, val);
+}
+
+static int hw_read(struct emu_rig *r, uint32_t reg, uint64_t *val)
+{
+	return pmuvirt_x86_emu_hw.read_reg(&r->cpu, reg, val);
+}
+
+/*
+ * The adapter arms the host's timer at every successful write for the
+ * next wrap of a counter that interrupts, and the fired timer delivers
+ * that PMI through the host's callback, then re-arms (capped, or stopped
+ * when nothing can interrupt).
+ */
+static void test_adapter_timer(void **state)
+{
+	struct emu_rig *r = rig_new();
+	uint64_t v;
+
+	(void)state;
+	r->no_core = true;
+	assert_int_equal(hw_write(r, PMUVIRT_MSR_IA32_PERFEVTSEL0, EVSEL_ON), 0);
+	assert_int_equal(hw_write(r, PMUVIRT_MSR_IA32_A_PMC0, EMU_TOP - 500), 0);
+	assert_true(r->deadline == PMUVIRT_X86_EMU_NEVER);	/* not enabled globally yet */
+	assert_int_equal(hw_write(r, PMUVIRT_MSR_IA32_PERF_GLOBAL_CTRL, 1), 0);
+	assert_true(r->deadline == r->now + 500);
+	run(r, 499);
+	assert_int_equal(r->pmis, 0);
+	run(r, 1);
+	assert_int_equal(r->pmis, 1);
+	assert_int_equal(r->pmis_at_access, 0);
+	assert_int_equal(hw_read(r, PMUVIRT_MSR_IA32_PERF_GLOBAL_STATUS, &v), 0);
+	assert_true(v == 1);
+	/* the counter starts again at 0: its next wrap is 2^48 away, armed 2^40 out */
+	assert_true(r->deadline == r->now + PMUVIRT_X86_EMU_ARM_MAX);
+	run(r, PMUVIRT_X86_EMU_ARM_MAX);
+	assert_int_equal(r->pmis, 1);
+	assert_true(r->deadline == r->now + PMUVIRT_X86_EMU_ARM_MAX);
+	/* disabled: the timer stops and no PMI comes */
+	assert_int_equal(hw_write(r, PMUVIRT_MSR_IA32_PERF_GLOBAL_CTRL, 0), 0);
+	assert_true(r->deadline == PMUVIRT_X86_EMU_NEVER);
+	run(r, EMU_TOP * 2);
+	assert_int_equal(r->pmis, 1);
+	free(r);
+}
+
+/*
+ * A wrap that an access finds while the host says it is inside a core
+ * call raises its PMI at that access; otherwise it waits for the timer,
+ * armed to fire at once.
+ */
+static void test_adapter_pmi_at_access(void **state)
+{
+	unsigned int pass;
+	uint64_t v;
+
+	(void)state;
+	for (pass = 0; pass < 2; pass++) {
+		struct emu_rig *r = rig_new();
+
+		r->no_core = true;
+		r->busy = pass == 0;
+		assert_int_equal(hw_write(r, PMUVIRT_MSR_IA32_PERFEVTSEL0, EVSEL_ON), 0);
+		assert_int_equal(hw_write(r, PMUVIRT_MSR_IA32_A_PMC0, EMU_TOP - 10), 0);
+		assert_int_equal(hw_write(r, PMUVIRT_MSR_IA32_PERF_GLOBAL_CTRL, 1), 0);
+		r->now += 20;	/* the timer is late */
+		assert_int_equal(pmuvirt_x86_emu_hw.read_counter(&r->cpu, 0, &v), 0);
+		assert_true(v == 10);
+		if (pass == 0) {
+			assert_int_equal(r->pmis, 1);
+			assert_int_equal(r->pmis_at_access, 1);
+			assert_true(r->deadline == r->now + PMUVIRT_X86_EMU_ARM_MAX);	/* re-armed */
+		} else {
+			assert_int_equal(r->pmis, 0);
+			run(r, 0);
+			assert_int_equal(r->pmis, 1);
+			assert_int_equal(r->pmis_at_access, 0);
+		}
+		free(r);
+	}
+}
+
+/*
+ * Strict through the adapter: an unmodelled MSR, a reserved bit, a
+ * read-only register or a counter it does not have is -EFAULT, changes
+ * no register and arms nothing; CPUID and rdtsc are the model's and the
+ * host's.
+ */
+static void test_adapter_strict(void **state)
+{
+	struct emu_rig *r = rig_new();
+	struct pmuvirt_x86_emu before;
+	uint32_t out[4], want[4];
+	unsigned int arms;
+	uint64_t v;
+
+	(void)state;
+	r->no_core = true;
+	assert_int_equal(hw_write(r, PMUVIRT_MSR_IA32_PERFEVTSEL0, EVSEL_ON), 0);
+	assert_int_equal(hw_write(r, PMUVIRT_MSR_IA32_PERF_GLOBAL_CTRL, 1), 0);
+	r->now += 77;
+	assert_int_equal(hw_read(r, PMUVIRT_MSR_IA32_A_PMC0, &v), 0);	/* brings it up to now */
+	before = r->cpu.regs;
+	arms = r->arms;
+	assert_int_equal(hw_read(r, PMUVIRT_MSR_IA32_PERFEVTSEL0 + 2, &v), -EFAULT);
+	assert_int_equal(hw_write(r, PMUVIRT_MSR_IA32_PERFEVTSEL0 + 2, EVSEL_ON), -EFAULT);
+	assert_int_equal(hw_write(r, 0x1d9, 0), -EFAULT);	/* IA32_DEBUGCTL */
+	assert_int_equal(hw_write(r, PMUVIRT_MSR_IA32_PERF_GLOBAL_CTRL, 1ull << 1 | 1ull << 2),
+			 -EFAULT);
+	assert_int_equal(hw_write(r, PMUVIRT_MSR_IA32_PERF_GLOBAL_STATUS, 0), -EFAULT);
+	assert_int_equal(hw_write(r, PMUVIRT_MSR_IA32_A_PMC0, EMU_TOP), -EFAULT);
+	assert_int_equal(pmuvirt_x86_emu_hw.read_counter(&r->cpu, 2, &v), -EFAULT);
+	assert_int_equal(r->arms, arms);
+	assert_memory_equal(&r->cpu.regs, &before, sizeof(before));
+	assert_int_equal(hw_read(r, PMUVIRT_MSR_IA32_A_PMC0, &v), 0);
+	assert_true(v == 77);
+	assert_int_equal(pmuvirt_x86_emu_hw.read_tsc(&r->cpu, &v), 0);
+	assert_true(v == r->now);
+	assert_int_equal(pmuvirt_x86_emu_hw.read_cpuid(&r->cpu, 0xa, 0, out), 0);
+	pmuvirt_x86_emu_cpuid(0xa, 0, want);
+	assert_memory_equal(out, want, sizeof(out));
+	assert_int_equal(r->pmis, 0);
+	free(r);
 }
 
 /*
@@ -270,10 +413,10 @@ static void test_lvtpc(void **state)
 		struct emu_rig *r = rig_new();
 
 		r->unmask = pass == 0;
-		assert_false(pmuvirt_x86_emu_lvtpc_masked(&r->emu));
-		pmuvirt_x86_emu_write_lvtpc(&r->emu, PMUVIRT_X86_EMU_LVTPC_MASKED);
-		assert_true(pmuvirt_x86_emu_lvtpc_masked(&r->emu));
-		pmuvirt_x86_emu_write_lvtpc(&r->emu, 0);
+		assert_false(pmuvirt_x86_emu_lvtpc_masked(&r->cpu.regs));
+		pmuvirt_x86_emu_write_lvtpc(&r->cpu.regs, PMUVIRT_X86_EMU_LVTPC_MASKED);
+		assert_true(pmuvirt_x86_emu_lvtpc_masked(&r->cpu.regs));
+		pmuvirt_x86_emu_write_lvtpc(&r->cpu.regs, 0);
 		control(&c, 100000);
 		a = rig_ctx_new(&r->pmu, &c);
 		assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
@@ -283,18 +426,18 @@ static void test_lvtpc(void **state)
 		pmuvirt_take_overflows(a, n);
 		if (pass == 0) {
 			assert_int_equal(n[1], 10);
-			assert_int_equal(r->emu.lost, 0);
-			assert_false(pmuvirt_x86_emu_lvtpc_masked(&r->emu));
+			assert_int_equal(r->cpu.regs.lost, 0);
+			assert_false(pmuvirt_x86_emu_lvtpc_masked(&r->cpu.regs));
 		} else {
 			assert_int_equal(r->pmis, 1);
 			assert_int_equal(n[1], 1);
-			assert_int_equal(r->emu.lost, 1);	/* never re-armed after it */
-			assert_true(pmuvirt_x86_emu_lvtpc_masked(&r->emu));
+			assert_int_equal(r->cpu.regs.lost, 1);	/* never re-armed after it */
+			assert_true(pmuvirt_x86_emu_lvtpc_masked(&r->cpu.regs));
 		}
 		/* a reset forgets the model: every PMI is delivered again */
-		pmuvirt_x86_emu_reset(&r->emu, r->now);
-		assert_false(pmuvirt_x86_emu_lvtpc_masked(&r->emu));
-		assert_int_equal(r->emu.lost, 0);
+		pmuvirt_x86_emu_reset(&r->cpu.regs, r->now);
+		assert_false(pmuvirt_x86_emu_lvtpc_masked(&r->cpu.regs));
+		assert_int_equal(r->cpu.regs.lost, 0);
 		pmuvirt_ctx_release(a);
 		free(a);
 		free(r);
@@ -322,7 +465,7 @@ static void race_nmi(int sig)
 	if (race_pmis >= RACE_PMIS)
 		return;
 	r->now += RACE_PERIOD;	/* exactly one period of events, then its PMI */
-	if (!pmuvirt_x86_emu_take_pmi(&r->emu, r->now) || pmuvirt_pmi(&r->pc, &mask) ||
+	if (!pmuvirt_x86_emu_take_pmi(&r->cpu.regs, r->now) || pmuvirt_pmi(&r->pc, &mask) ||
 	    mask != 0x2)
 		race_bad = 1;
 	race_pmis = race_pmis + 1;
@@ -372,6 +515,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_probe),
 		cmocka_unit_test(test_strict),
+		cmocka_unit_test(test_adapter_timer),
+		cmocka_unit_test(test_adapter_pmi_at_access),
+		cmocka_unit_test(test_adapter_strict),
 		cmocka_unit_test(test_switching_exact),
 		cmocka_unit_test(test_past_width),
 		cmocka_unit_test(test_lvtpc),

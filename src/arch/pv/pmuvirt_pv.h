@@ -58,4 +58,52 @@ struct pmuvirt_pv_vcpu {
  */
 int pmuvirt_pv_probe(struct pmuvirt_pmu *pmu, const struct pmuvirt_pmu *lower);
 
+/**
+ * struct pmuvirt_pv_desc - the PMU below as the level below reports it
+ * @arch, @model, @caps: as struct pmuvirt_pmu, of the PMU below.
+ * @nr_slots:	valid entries of @slot, 1 to PMUVIRT_MAX_COUNTERS.
+ * @name:	model name, NUL-terminated within the array.
+ * @slot:	the counters one VCPU has below: a known class (at most one
+ *		TSC), a width of 1 to 64, portable events only, @flags and
+ *		@reserved zero.  The PMU below counts its general and fixed
+ *		counters from the classes.
+ *
+ * It comes from the level below and is not trusted:
+ * pmuvirt_pv_probe_desc() checks all of the above.
+ */
+struct pmuvirt_pv_desc {
+	uint32_t arch;
+	uint32_t model;
+	uint32_t caps;
+	uint32_t nr_slots;
+	char name[40];
+	struct pmuvirt_slot slot[PMUVIRT_MAX_COUNTERS];
+};
+
+/**
+ * struct pmuvirt_pv_below - the PMU a struct pmuvirt_pv_desc describes
+ * @pmu:	filled by pmuvirt_pv_probe_desc(): the slots only.  It
+ *		validates controls (the core's checks on those slots; raw
+ *		codes refused, since only the level below could check them)
+ *		and runs on no CPU.
+ *
+ * The caller keeps it as long as the PV PMU probed on it.
+ */
+struct pmuvirt_pv_below {
+	struct pmuvirt_pmu pmu;
+};
+
+/**
+ * pmuvirt_pv_probe_desc() - describe a PV PMU on a level below that
+ *			     reports its slots
+ * @pmu:	filled as by pmuvirt_pv_probe(), on @below->pmu.
+ * @below:	filled with the PMU @desc describes.
+ * @desc:	what the level below reported (untrusted).
+ *
+ * Return: 0, or -EPROTO (@pmu and @below unchanged) when @desc breaks a
+ * rule of struct pmuvirt_pv_desc.
+ */
+int pmuvirt_pv_probe_desc(struct pmuvirt_pmu *pmu, struct pmuvirt_pv_below *below,
+			  const struct pmuvirt_pv_desc *desc);
+
 #endif

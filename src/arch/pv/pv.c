@@ -281,3 +281,80 @@ int pmuvirt_pv_probe(struct pmuvirt_pmu *pmu, const struct pmuvirt_pmu *lower)
 	pmu->lower = (void *)lower;
 	return 0;
 }
+
+/*
+ * The PMU a description gives: the core validates controls on its slots;
+ * raw codes are refused, because only the level below could check them,
+ * and it would do so at the first switch, too late.
+ */
+static int PMUVIRT_CF_CHECK desc_encode(const struct pmuvirt_pmu *pmu,
+					const struct pmuvirt_control *ctl, const uint8_t *slots,
+					struct pmuvirt_hwctl *img, struct pmuvirt_error *err)
+{
+	unsigned int i;
+
+	for (i = 0; i < ctl->nr_counters; i++)
+		if (ctl->counter[i].flags & PMUVIRT_CTR_RAW)
+			return pmuvirt_fail(err, (int)i,
+					    "raw events are not offered on a described PMU",
+					    -EOPNOTSUPP);
+	return 0;
+}
+
+/* Validation only (pv_encode): no operation that runs a CPU. */
+static const struct pmuvirt_arch_ops pmuvirt_pv_desc_ops = {
+	.name = "described",
+	.encode = desc_encode,
+};
+
+#define DESC_EVENTS	(((1u << PMUVIRT_EV_NR) - 1) & ~(1u << PMUVIRT_EV_NONE))
+
+/* Check @d; on success @n holds its slots per class. */
+static bool desc_ok(const struct pmuvirt_pv_desc *d, unsigned int n[3])
+{
+	unsigned int s;
+	bool named = false;
+
+	n[0] = n[1] = n[2] = 0;
+	if (!d->nr_slots || d->nr_slots > PMUVIRT_MAX_COUNTERS ||
+	    d->nr_slots > PMUVIRT_MAX_SLOTS)
+		return false;
+	for (s = 0; s < sizeof(d->name); s++)
+		named |= d->name[s] == 0;
+	if (!named)
+		return false;
+	for (s = 0; s < d->nr_slots; s++) {
+		const struct pmuvirt_slot *x = &d->slot[s];
+
+		if (x->cls > PMUVIRT_CLASS_TSC || x->width < 1 || x->width > 64 || x->flags ||
+		    x->reserved || (x->events & ~DESC_EVENTS))
+			return false;
+		n[x->cls]++;
+	}
+	return n[PMUVIRT_CLASS_TSC] <= 1;
+}
+
+int pmuvirt_pv_probe_desc(struct pmuvirt_pmu *pmu, struct pmuvirt_pv_below *below,
+			  const struct pmuvirt_pv_desc *desc)
+{
+	struct pmuvirt_pmu *l = &below->pmu;
+	unsigned int s, n[3];
+
+	if (!desc_ok(desc, n))
+		return -EPROTO;
+	pmuvirt_pmu_clear(l);
+	l->ops = &pmuvirt_pv_desc_ops;
+	l->arch = desc->arch;
+	l->model = desc->model;
+	l->caps = desc->caps;
+	l->nr_gp = n[PMUVIRT_CLASS_GP];
+	l->nr_fixed = n[PMUVIRT_CLASS_FIXED];
+	pmuvirt_pmu_set_name(l, NULL, desc->name);
+	for (s = 0; s < desc->nr_slots; s++) {
+		const struct pmuvirt_slot *x = &desc->slot[s];
+
+		pmuvirt_pmu_add_slot(l, x->cls, x->index, x->width, x->events, x->user_index,
+				     x->threshold);
+	}
+	return pmuvirt_pv_probe(pmu, l);
+}

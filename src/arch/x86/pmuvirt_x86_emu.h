@@ -17,7 +17,9 @@
  *
  * The host keeps one struct pmuvirt_x86_emu per CPU, passes the current
  * tick count to every call, and arms a timer from
- * pmuvirt_x86_emu_next_pmi().
+ * pmuvirt_x86_emu_next_pmi().  The register adapter (emu_hw.c) does that
+ * for the backend: pmuvirt_x86_emu_hw and pmuvirt_x86_emu_timer() with the
+ * host's callbacks (struct pmuvirt_x86_emu_host).
  */
 #ifndef PMUVIRT_X86_EMU_H
 #define PMUVIRT_X86_EMU_H
@@ -150,5 +152,69 @@ void pmuvirt_x86_emu_write_lvtpc(struct pmuvirt_x86_emu *e, uint32_t val);
  * Return: true when the host models LVTPC and the entry is masked.
  */
 bool pmuvirt_x86_emu_lvtpc_masked(const struct pmuvirt_x86_emu *e);
+
+/* pmuvirt_x86_emu_host.arm(): no counter can interrupt, stop the timer. */
+#define PMUVIRT_X86_EMU_NEVER		(~(uint64_t)0)
+/* The farthest the adapter arms a timer; the timer then looks again. */
+#define PMUVIRT_X86_EMU_ARM_MAX		((uint64_t)1 << 40)
+
+struct pmuvirt_x86_emu_cpu;
+
+/**
+ * struct pmuvirt_x86_emu_host - what a host gives the register adapter
+ * @now:	the current tick count (the TSC).
+ * @arm:	fire the timer of @c's CPU @ticks ticks from now (at most
+ *		PMUVIRT_X86_EMU_ARM_MAX; 0 when a PMI is pending), replacing
+ *		any earlier deadline; PMUVIRT_X86_EMU_NEVER stops it.
+ * @pmi_at_access: optional: true when a wrap that a register access finds
+ *		must raise its PMI at once, as an NMI would (the CPU is inside
+ *		a core call); NULL: PMIs come from the timer only.
+ * @pmi:	run the host's PMI path on this CPU; @at_access says it comes
+ *		from a register access (see @pmi_at_access), not the timer.
+ *
+ * Each is called on @c's own CPU with interrupts (or preemption and the
+ * timer) off, as the backend's register accesses are made: the adapter
+ * takes no lock.  Functions reached through these pointers need
+ * PMUVIRT_CF_CHECK.
+ */
+struct pmuvirt_x86_emu_host {
+	uint64_t (*now)(struct pmuvirt_x86_emu_cpu *c);
+	void (*arm)(struct pmuvirt_x86_emu_cpu *c, uint64_t ticks);
+	bool (*pmi_at_access)(struct pmuvirt_x86_emu_cpu *c);
+	void (*pmi)(struct pmuvirt_x86_emu_cpu *c, bool at_access);
+};
+
+/**
+ * struct pmuvirt_x86_emu_cpu - one CPU's emulated PMU under the adapter
+ * @regs:	its registers.
+ * @host:	the host's callbacks.
+ *
+ * The host embeds one per CPU in its own per-CPU state and passes it as
+ * the hw_arg of that CPU's accessors.
+ */
+struct pmuvirt_x86_emu_cpu {
+	struct pmuvirt_x86_emu regs;
+	const struct pmuvirt_x86_emu_host *host;
+};
+
+/*
+ * The register accessors of the emulated PMU for pmuvirt_x86_probe() and
+ * pmuvirt_pcpu_init(), with the calling CPU's struct pmuvirt_x86_emu_cpu
+ * as their argument: CPUID as pmuvirt_x86_emu_cpuid() answers it, rdmsr,
+ * wrmsr and rdpmc into its bank at the host's tick count (an unmodelled
+ * register is -EFAULT, as a #GP), rdtsc from the host's clock.  A
+ * successful wrmsr re-arms the timer.
+ */
+extern const struct pmuvirt_hw_ops pmuvirt_x86_emu_hw;
+
+/**
+ * pmuvirt_x86_emu_timer() - the host's timer of @c's CPU fired
+ * @c:		the calling CPU's emulated PMU.
+ *
+ * Takes a pending PMI (pmuvirt_x86_emu_take_pmi()) into the host's PMI
+ * path, then arms the timer for the next one.  Call it on @c's CPU with
+ * interrupts off.
+ */
+void pmuvirt_x86_emu_timer(struct pmuvirt_x86_emu_cpu *c);
 
 #endif

@@ -2,10 +2,11 @@
 /*
  * The emulated Intel PMU (module parameter emulate_pmu), a test instrument
  * for CPUs without a PMU (QEMU's TCG models).  The registers are the
- * host-neutral src/arch/x86/emu.c, one bank per CPU, counting TSC ticks;
- * here are the accessors and the PMI: a per-CPU hrtimer (hard interrupt
- * context, not NMI) armed for the next wrap of a counter that interrupts,
- * which runs the module's PMI path.  A wrap that a register access finds
+ * host-neutral src/arch/x86/emu.c, one bank per CPU, counting TSC ticks,
+ * and its register adapter src/arch/x86/emu_hw.c; here are the host's
+ * callbacks and the PMI: a per-CPU hrtimer (hard interrupt context, not
+ * NMI) armed for the next wrap of a counter that interrupts, which runs
+ * the module's PMI path.  A wrap that a register access finds
  * during a switch or read (interrupts off) is delivered at that access, as
  * an NMI would be.  LVTPC is modelled: a delivered PMI masks it, and PMIs
  * are lost until the module unmasks it.  Only the module's hardware accessors
@@ -39,7 +40,7 @@ MODULE_PARM_DESC(emulated_pmis_at_access, "of those, PMIs raised at a register a
 
 
 struct emu_cpu {
-	struct pmuvirt_x86_emu regs;
+	struct pmuvirt_x86_emu_cpu emu;
 	struct hrtimer timer;
 };
 
@@ -51,7 +52,7 @@ static unsigned long long emu_lost(void)
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu)
-		n += READ_ONCE(per_cpu_ptr(&emu_cpu, cpu)->regs.lost);
+		n += READ_ONCE(per_cpu_ptr(&emu_cpu, cpu)->emu.regs.lost);
 	return n;
 }
 
@@ -66,20 +67,44 @@ static const struct kernel_param_ops emu_lost_ops = {
 module_param_cb(emulated_pmis_lost, &emu_lost_ops, NULL, 0444);
 MODULE_PARM_DESC(emulated_pmis_lost, "PMIs the emulated PMU lost because LVTPC was masked (read-only)");
 
-/* After every access: the timer fires at the next PMI, or now if one is pending. */
-static void emu_rearm(struct emu_cpu *e)
+static u64 emu_now(struct pmuvirt_x86_emu_cpu *c)
 {
-	u64 ticks = pmuvirt_x86_emu_next_pmi(&e->regs), ns;
+	return rdtsc_ordered();
+}
 
-	if (ticks == U64_MAX) {
+static void emu_arm(struct pmuvirt_x86_emu_cpu *c, u64 ticks)
+{
+	struct emu_cpu *e = container_of(c, struct emu_cpu, emu);
+	u64 ns;
+
+	if (ticks == PMUVIRT_X86_EMU_NEVER) {
 		hrtimer_try_to_cancel(&e->timer);
 		return;
 	}
-	if (ticks > (1ull << 40))
-		ticks = 1ull << 40;	/* far away: look again then */
 	ns = tsc_khz ? div_u64(ticks * 1000000ull, tsc_khz) : ticks;
 	hrtimer_start(&e->timer, ns_to_ktime(ns), HRTIMER_MODE_REL_PINNED_HARD);
 }
+
+/* Inside a core call (the CPU's busy flag set, interrupts off) a wrap raises its PMI at once. */
+static bool emu_pmi_at_access(struct pmuvirt_x86_emu_cpu *c)
+{
+	return this_cpu_ptr(&pmuvirt_lx_cpu)->busy;
+}
+
+static void emu_pmi(struct pmuvirt_x86_emu_cpu *c, bool at_access)
+{
+	nr_emu_pmis++;
+	if (at_access)
+		nr_emu_nmis++;
+	pmuvirt_lx_pmi_irq(this_cpu_ptr(&pmuvirt_lx_cpu));
+}
+
+static const struct pmuvirt_x86_emu_host emu_host = {
+	.now = emu_now,
+	.arm = emu_arm,
+	.pmi_at_access = emu_pmi_at_access,
+	.pmi = emu_pmi,
+};
 
 static enum hrtimer_restart emu_timer_fn(struct hrtimer *t)
 {
@@ -87,79 +112,20 @@ static enum hrtimer_restart emu_timer_fn(struct hrtimer *t)
 
 	if (e != this_cpu_ptr(&emu_cpu))
 		return HRTIMER_NORESTART;	/* moved off a CPU that went offline */
-	if (pmuvirt_x86_emu_take_pmi(&e->regs, rdtsc_ordered())) {
-		nr_emu_pmis++;
-		pmuvirt_lx_pmi_irq(this_cpu_ptr(&pmuvirt_lx_cpu));
-	}
-	emu_rearm(e);
+	pmuvirt_x86_emu_timer(&e->emu);
 	return HRTIMER_NORESTART;
 }
 
-/*
- * After an access inside a core call (the CPU's busy flag set, interrupts
- * off): a wrap it found raises its PMI now, as an NMI would, not when
- * interrupts come back on.
+/**
+ * pmuvirt_lx_emu_hw_arg() - the hw_arg of a CPU's emulated PMU accessors
+ * @cpu:	the CPU.
+ *
+ * Return: its struct pmuvirt_x86_emu_cpu, which pmuvirt_x86_emu_hw takes.
  */
-static void emu_nmi_now(struct emu_cpu *e)
+void *pmuvirt_lx_emu_hw_arg(unsigned int cpu)
 {
-	struct pmuvirt_lx_cpu *lc = this_cpu_ptr(&pmuvirt_lx_cpu);
-
-	if (!lc->busy || !pmuvirt_x86_emu_take_pmi(&e->regs, rdtsc_ordered()))
-		return;
-	nr_emu_pmis++;
-	nr_emu_nmis++;
-	pmuvirt_lx_pmi_irq(lc);
-	emu_rearm(e);
+	return &per_cpu_ptr(&emu_cpu, cpu)->emu;
 }
-
-static int emu_read_reg(void *arg, uint32_t reg, uint64_t *val)
-{
-	struct emu_cpu *e = this_cpu_ptr(&emu_cpu);
-	int ret = pmuvirt_x86_emu_read_reg(&e->regs, rdtsc_ordered(), reg, val);
-
-	emu_nmi_now(e);
-	return ret;
-}
-
-static int emu_write_reg(void *arg, uint32_t reg, uint64_t val)
-{
-	struct emu_cpu *e = this_cpu_ptr(&emu_cpu);
-	int ret = pmuvirt_x86_emu_write_reg(&e->regs, rdtsc_ordered(), reg, val);
-
-	if (!ret)
-		emu_rearm(e);
-	emu_nmi_now(e);
-	return ret;
-}
-
-static int emu_read_counter(void *arg, uint32_t idx, uint64_t *val)
-{
-	struct emu_cpu *e = this_cpu_ptr(&emu_cpu);
-	int ret = pmuvirt_x86_emu_read_counter(&e->regs, rdtsc_ordered(), idx, val);
-
-	emu_nmi_now(e);
-	return ret;
-}
-
-static int emu_read_tsc(void *arg, uint64_t *val)
-{
-	*val = rdtsc_ordered();
-	return 0;
-}
-
-static int emu_cpuid(void *arg, uint32_t leaf, uint32_t sub, uint32_t out[4])
-{
-	pmuvirt_x86_emu_cpuid(leaf, sub, out);
-	return 0;
-}
-
-static const struct pmuvirt_hw_ops emu_ops = {
-	.read_reg = emu_read_reg,
-	.write_reg = emu_write_reg,
-	.read_counter = emu_read_counter,
-	.read_tsc = emu_read_tsc,
-	.read_cpuid = emu_cpuid,
-};
 
 /**
  * pmuvirt_lx_emu_init() - use the emulated PMU instead of the hardware
@@ -174,14 +140,16 @@ int pmuvirt_lx_emu_init(void)
 	for_each_possible_cpu(cpu) {
 		struct emu_cpu *e = per_cpu_ptr(&emu_cpu, cpu);
 
-		pmuvirt_x86_emu_reset(&e->regs, rdtsc_ordered());
-		pmuvirt_x86_emu_write_lvtpc(&e->regs, 0);	/* as the kernel's APIC setup leaves it */
+		e->emu.host = &emu_host;
+		pmuvirt_x86_emu_reset(&e->emu.regs, rdtsc_ordered());
+		pmuvirt_x86_emu_write_lvtpc(&e->emu.regs, 0);	/* as the kernel's APIC setup leaves it */
 		hrtimer_init(&e->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 		e->timer.function = emu_timer_fn;
 	}
-	pmuvirt_lx_hw = &emu_ops;
+	pmuvirt_lx_hw = &pmuvirt_x86_emu_hw;
 	preempt_disable();
-	ret = pmuvirt_x86_probe(&pmuvirt_lx_pmu, pmuvirt_lx_hw, NULL);
+	ret = pmuvirt_x86_probe(&pmuvirt_lx_pmu, pmuvirt_lx_hw,
+				pmuvirt_lx_emu_hw_arg(smp_processor_id()));
 	preempt_enable();
 	if (ret)
 		return ret;
@@ -207,7 +175,7 @@ void pmuvirt_lx_emu_exit(void)
  */
 void pmuvirt_lx_emu_unmask(void)
 {
-	pmuvirt_x86_emu_write_lvtpc(&this_cpu_ptr(&emu_cpu)->regs, 0);
+	pmuvirt_x86_emu_write_lvtpc(&this_cpu_ptr(&emu_cpu)->emu.regs, 0);
 }
 
 /**
@@ -229,10 +197,10 @@ void pmuvirt_lx_emu_cpu_offline(void)
 void pmuvirt_lx_emu_cpu_online(void)
 {
 	struct emu_cpu *e = this_cpu_ptr(&emu_cpu);
-	u64 lost = e->regs.lost;
+	u64 lost = e->emu.regs.lost;
 
 	hrtimer_try_to_cancel(&e->timer);
-	pmuvirt_x86_emu_reset(&e->regs, rdtsc_ordered());
-	e->regs.lost = lost;
-	pmuvirt_x86_emu_write_lvtpc(&e->regs, PMUVIRT_X86_EMU_LVTPC_MASKED);
+	pmuvirt_x86_emu_reset(&e->emu.regs, rdtsc_ordered());
+	e->emu.regs.lost = lost;
+	pmuvirt_x86_emu_write_lvtpc(&e->emu.regs, PMUVIRT_X86_EMU_LVTPC_MASKED);
 }

@@ -383,10 +383,13 @@ int pmuvirt_lx_hw_init(void)
  * pmuvirt_lx_hw_arg() - the hw_arg of a CPU's struct pmuvirt_pcpu
  * @cpu:	the CPU.
  *
- * Return: the PV backend's VCPU state on Xen, NULL on the hardware.
+ * Return: the CPU's emulated PMU under emulate_pmu=1, the PV
+ * backend's VCPU state on Xen, NULL on the hardware.
  */
 void *pmuvirt_lx_hw_arg(unsigned int cpu)
 {
+	if (pmuvirt_lx_emulate)
+		return pmuvirt_lx_emu_hw_arg(cpu);
 	return pmuvirt_lx_xen_hw_arg(cpu);
 }
 

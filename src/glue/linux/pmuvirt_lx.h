@@ -74,6 +74,7 @@ int pmuvirt_lx_xen_below(unsigned long uarg);
 /* The emulated PMU (module parameter emulate_pmu), a test instrument. */
 extern bool pmuvirt_lx_emulate;
 int pmuvirt_lx_emu_init(void);
+void *pmuvirt_lx_emu_hw_arg(unsigned int cpu);
 void pmuvirt_lx_emu_exit(void);
 void pmuvirt_lx_emu_unmask(void);
 void pmuvirt_lx_emu_cpu_online(void);

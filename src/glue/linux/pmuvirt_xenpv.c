@@ -68,7 +68,8 @@ struct lx_xen_vcpu {
 	struct pmuvirt_xen_read rd;
 };
 
-static struct pmuvirt_pmu xen_lower;
+static struct pmuvirt_pv_below xen_lower;
+static struct pmuvirt_pmu xen_pv_pmu;	/* pmuvirt_lx_pmu once everything is set up */
 static struct lx_xen_vcpu *xen_vcpus;
 static struct pmuvirt_xen_map_shared xen_layout;
 static u64 *xen_mfns;
@@ -86,102 +87,34 @@ static void xen_hdr(struct pmuvirt_xen_hdr *h, u32 size)
 	h->size = size;
 }
 
-/* ---- the PMU Xen describes, as the lower PMU of the PV backend ---- */
+/* ---- the PMU Xen describes, below the PV backend ---- */
 
 /*
  * The guest cannot rebuild the x86 backend's private description from
- * QUERY, so this describes the slots only: the core's generic checks
- * (events per slot, flags, periods) run here, and Xen validates every
- * control again in SET_CONTROL.  Raw codes are refused, because only Xen
- * could check them and it would do so at the first switch, too late.
+ * QUERY: the PV backend gets the slots (pmuvirt_pv_probe_desc()), which
+ * checks them and runs the core's generic checks on them; Xen validates
+ * every control again in SET_CONTROL.
  */
-static int xen_lower_encode(const struct pmuvirt_pmu *pmu, const struct pmuvirt_control *ctl,
-			    const uint8_t *slots, struct pmuvirt_hwctl *img,
-			    struct pmuvirt_error *err)
+static int desc_from_query(struct pmuvirt_pv_desc *d, const struct pmuvirt_xen_query *q)
 {
-	unsigned int i;
-
-	for (i = 0; i < ctl->nr_counters; i++)
-		if (ctl->counter[i].flags & PMUVIRT_CTR_RAW)
-			return pmuvirt_fail(err, (int)i, "raw events are not offered in a Xen guest",
-					    -EOPNOTSUPP);
-	return 0;
-}
-
-/* Never reached: the lower PMU only validates. */
-static int xen_lower_load(struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *ctx)
-{
-	return -EOPNOTSUPP;
-}
-
-static int xen_lower_stop(struct pmuvirt_pcpu *pc)
-{
-	return -EOPNOTSUPP;
-}
-
-static int xen_lower_read(struct pmuvirt_pcpu *pc, unsigned int slot, uint64_t *val)
-{
-	return -EOPNOTSUPP;
-}
-
-static int xen_lower_write(struct pmuvirt_pcpu *pc, unsigned int slot, uint64_t val)
-{
-	return -EOPNOTSUPP;
-}
-
-static int xen_lower_pmi(struct pmuvirt_pcpu *pc, uint32_t *status)
-{
-	return -EOPNOTSUPP;
-}
-
-static int xen_lower_pmi_end(struct pmuvirt_pcpu *pc, uint32_t clear)
-{
-	return -EOPNOTSUPP;
-}
-
-static const struct pmuvirt_arch_ops xen_lower_ops = {
-	.name = "xen",
-	.encode = xen_lower_encode,
-	.slot_ok = NULL,	/* the core's rule, on the slots Xen describes */
-	.load = xen_lower_load,
-	.stop = xen_lower_stop,
-	.read = xen_lower_read,
-	.write = xen_lower_write,
-	.pmi_begin = xen_lower_pmi,
-	.pmi_end = xen_lower_pmi_end,
-};
-
-static int lower_from_query(const struct pmuvirt_xen_query *q)
-{
-	unsigned int s;
-
-	if (q->abi_version != PMUVIRT_ABI_VERSION || !q->nr_slots ||
-	    q->nr_slots > PMUVIRT_MAX_SLOTS || q->nr_slots > PMUVIRT_MAX_COUNTERS ||
+	if (q->abi_version != PMUVIRT_ABI_VERSION || q->nr_slots > ARRAY_SIZE(q->slot) ||
 	    q->record_size != sizeof(struct pmuvirt_shared_ctx) || q->virq != PMUVIRT_XEN_VIRQ)
 		return -EPROTO;
-	memset(&xen_lower, 0, sizeof(xen_lower));
-	xen_lower.ops = &xen_lower_ops;
-	xen_lower.arch = q->arch;
-	xen_lower.model = q->model;
-	xen_lower.caps = q->caps;
-	xen_lower.nr_slots = q->nr_slots;
-	xen_lower.nr_gp = q->nr_gp;
-	xen_lower.nr_fixed = q->nr_fixed;
-	strscpy(xen_lower.name, q->name, sizeof(xen_lower.name));
-	for (s = 0; s < q->nr_slots; s++) {
-		const struct pmuvirt_xen_slot *x = &q->slot[s];
-		struct pmuvirt_slot *sl = &xen_lower.slot[s];
-
-		if (x->width < 1 || x->width > 64)
-			return -EPROTO;
-		sl->cls = x->cls;
-		sl->index = x->index;
-		sl->width = x->width;
-		sl->flags = x->flags;
-		sl->events = x->events;
-		sl->user_index = x->user_index;
-		sl->threshold = x->threshold;
-	}
+	/* struct pmuvirt_xen_slot is struct pmuvirt_slot on the wire */
+	BUILD_BUG_ON(sizeof(d->slot) != sizeof(q->slot));
+	BUILD_BUG_ON(offsetof(struct pmuvirt_xen_slot, events) !=
+		     offsetof(struct pmuvirt_slot, events));
+	BUILD_BUG_ON(offsetof(struct pmuvirt_xen_slot, reserved) !=
+		     offsetof(struct pmuvirt_slot, reserved));
+	BUILD_BUG_ON(offsetof(struct pmuvirt_xen_slot, threshold) !=
+		     offsetof(struct pmuvirt_slot, threshold));
+	BUILD_BUG_ON(sizeof(d->name) != sizeof(q->name));
+	d->arch = q->arch;
+	d->model = q->model;
+	d->caps = q->caps;
+	d->nr_slots = q->nr_slots;
+	memcpy(d->name, q->name, sizeof(d->name));
+	memcpy(d->slot, q->slot, sizeof(d->slot));
 	return 0;
 }
 
@@ -484,6 +417,7 @@ void *pmuvirt_lx_xen_hw_arg(unsigned int cpu)
 int pmuvirt_lx_xen_init(void)
 {
 	struct pmuvirt_xen_query *q;
+	struct pmuvirt_pv_desc *d;
 	unsigned int cpu;
 	long rc;
 	int ret;
@@ -501,15 +435,20 @@ int pmuvirt_lx_xen_init(void)
 		kfree(q);
 		return -ENODEV;
 	}
-	ret = lower_from_query(q);
+	d = kmalloc(sizeof(*d), GFP_KERNEL);
+	ret = d ? desc_from_query(d, q) : -ENOMEM;
+	if (!ret)
+		ret = pmuvirt_pv_probe_desc(&xen_pv_pmu, &xen_lower, d);
 	if (!ret && q->nr_records < nr_cpu_ids)
 		ret = -ERANGE;
 	if (ret) {
 		pr_err("Xen's PMU description is unusable (%u slots, %u records for %u CPUs): %d\n",
 		       q->nr_slots, q->nr_records, nr_cpu_ids, ret);
+		kfree(d);
 		kfree(q);
 		return ret;
 	}
+	kfree(d);
 	kfree(q);
 
 	xen_hdr(&xen_layout.hdr, sizeof(xen_layout));
@@ -552,9 +491,7 @@ int pmuvirt_lx_xen_init(void)
 		v->pv.arg = v;
 		v->irq = -ENODEV;
 	}
-	ret = pmuvirt_pv_probe(&pmuvirt_lx_pmu, &xen_lower);
-	if (ret)
-		goto fail;
+	pmuvirt_lx_pmu = xen_pv_pmu;
 	for_each_online_cpu(cpu) {
 		struct lx_xen_vcpu *v = &xen_vcpus[cpu];
 
@@ -567,7 +504,7 @@ int pmuvirt_lx_xen_init(void)
 	pmuvirt_lx_xen = true;
 	pmuvirt_lx_pmc_ok = true;	/* Xen owns the hardware and checks every control */
 	pr_info("backend: Xen PV (hypercall %u, VIRQ %u) on Xen's %s, %u VCPU records in %u frames\n",
-		PMUVIRT_XEN_HYPERCALL, PMUVIRT_XEN_VIRQ, xen_lower.name, xen_layout.nr_records,
+		PMUVIRT_XEN_HYPERCALL, PMUVIRT_XEN_VIRQ, xen_lower.pmu.name, xen_layout.nr_records,
 		xen_layout.nr_frames);
 	return 0;
 fail:

@@ -24,6 +24,7 @@
 #include <irq_vectors.h>
 
 #include "pmuvirt_xen.h"
+#include "pmuvirt_x86_emu.h"
 
 uint64_t pmuvirt_xen_stamp;
 struct pmuvirt_pmu pmuvirt_xen_pmu;
@@ -140,6 +141,12 @@ static const struct pmuvirt_hw_ops pmuvirt_xen_hw = {
 /* The hardware, or the emulated PMU with pmuvirt-emulate. */
 static const struct pmuvirt_hw_ops *pmuvirt_xen_hwops = &pmuvirt_xen_hw;
 
+/* The accessors' argument on @cpu: its emulated PMU, or nothing on hardware. */
+static void *pmuvirt_xen_hwarg(unsigned int cpu)
+{
+	return pmuvirt_xen_emulate ? pmuvirt_xen_emu_hw_arg(cpu) : NULL;
+}
+
 static const char *pmuvirt_xen_class_name(unsigned int cls)
 {
 	switch (cls) {
@@ -202,10 +209,11 @@ static int __init pmuvirt_xen_init(void)
 		return 0;
 	}
 	if (pmuvirt_xen_emulate) {
-		pmuvirt_xen_hwops = &pmuvirt_xen_emu_hw;
+		pmuvirt_xen_hwops = &pmuvirt_x86_emu_hw;
 		printk(XENLOG_WARNING "pmuvirt: pmuvirt-emulate: an EMULATED PMU whose counters count TSC ticks, for testing only\n");
 	}
-	rc = pmuvirt_x86_probe(&pmuvirt_xen_pmu, pmuvirt_xen_hwops, NULL);
+	rc = pmuvirt_x86_probe(&pmuvirt_xen_pmu, pmuvirt_xen_hwops,
+			       pmuvirt_xen_hwarg(smp_processor_id()));
 	if (rc) {
 		printk(XENLOG_WARNING "pmuvirt: no PMU: %s (%d)\n", pmuvirt_strerror(rc), rc);
 		return 0;
@@ -254,7 +262,8 @@ struct pmuvirt_pcpu *pmuvirt_xen_this_pcpu(void)
 	if (unlikely(!pc->pmu)) {
 		if (pmuvirt_xen_emulate)
 			pmuvirt_xen_emu_cpu_init();
-		if (pmuvirt_pcpu_init(pc, &pmuvirt_xen_pmu, pmuvirt_xen_hwops, NULL, cpu))
+		if (pmuvirt_pcpu_init(pc, &pmuvirt_xen_pmu, pmuvirt_xen_hwops, pmuvirt_xen_hwarg(cpu),
+				      cpu))
 			return NULL;
 		/* Counter overflows arrive on pmu_apic_interrupt(). */
 		if (pmuvirt_xen_has_pmi() && !pmuvirt_xen_emulate)

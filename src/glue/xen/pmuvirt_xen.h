@@ -94,7 +94,7 @@ struct pmuvirt_shared_ctx *pmuvirt_xen_record(const struct pmuvirt_xen_domain *d
 
 /* The emulated PMU (boot option pmuvirt-emulate), a test instrument. */
 extern bool pmuvirt_xen_emulate;
-extern const struct pmuvirt_hw_ops pmuvirt_xen_emu_hw;
+void *pmuvirt_xen_emu_hw_arg(unsigned int cpu);
 extern unsigned long pmuvirt_xen_emu_pmis;
 void pmuvirt_xen_emu_cpu_init(void);
 void pmuvirt_xen_emu_cpu_dead(unsigned int cpu);

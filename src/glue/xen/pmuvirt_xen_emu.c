@@ -3,10 +3,11 @@
  * The emulated Intel PMU inside Xen (boot option pmuvirt-emulate), a test
  * instrument for CPUs without a PMU (QEMU's TCG models).  The registers
  * are the host-neutral src/arch/x86/emu.c, one bank per PCPU, counting TSC
- * ticks; here are the accessors and the PMI: a per-PCPU Xen timer armed
- * for the next wrap of a counter that interrupts, whose handler runs the
- * same PMI path as the counter interrupt (and so sends the VIRQ).  Only
- * the register accessors differ from a real PMU; nothing here touches it.
+ * ticks, and its register adapter src/arch/x86/emu_hw.c; here are the
+ * host's callbacks and the PMI: a per-PCPU Xen timer armed for the next
+ * wrap of a counter that interrupts, whose handler runs the same PMI path
+ * as the counter interrupt (and so sends the VIRQ).  Only the register
+ * accessors differ from a real PMU; nothing here touches it.
  */
 #include <xen/init.h>
 #include <xen/lib.h>
@@ -24,7 +25,7 @@ bool __read_mostly pmuvirt_xen_emulate;
 boolean_param("pmuvirt-emulate", pmuvirt_xen_emulate);
 
 struct pmuvirt_xen_emu_cpu {
-	struct pmuvirt_x86_emu regs;
+	struct pmuvirt_x86_emu_cpu emu;
 	struct timer timer;
 	bool ready;
 };
@@ -33,21 +34,36 @@ static DEFINE_PER_CPU(struct pmuvirt_xen_emu_cpu, pmuvirt_xen_emu_cpu);
 
 unsigned long pmuvirt_xen_emu_pmis;
 
-/* After every write: the timer fires at the next PMI, or now if one is pending. */
-static void emu_rearm(struct pmuvirt_xen_emu_cpu *e)
+static uint64_t cf_check emu_now(struct pmuvirt_x86_emu_cpu *c)
 {
-	uint64_t ticks = pmuvirt_x86_emu_next_pmi(&e->regs);
+	return rdtsc();
+}
+
+static void cf_check emu_arm(struct pmuvirt_x86_emu_cpu *c, uint64_t ticks)
+{
+	struct pmuvirt_xen_emu_cpu *e = container_of(c, struct pmuvirt_xen_emu_cpu, emu);
 
 	if (!e->ready)
 		return;
-	if (ticks == ~(uint64_t)0) {
+	if (ticks == PMUVIRT_X86_EMU_NEVER) {
 		stop_timer(&e->timer);
 		return;
 	}
-	if (ticks > (1ULL << 40))
-		ticks = 1ULL << 40;	/* far away: look again then */
 	set_timer(&e->timer, NOW() + (s_time_t)(cpu_khz ? ticks * 1000000ULL / cpu_khz : ticks));
 }
+
+static void cf_check emu_pmi(struct pmuvirt_x86_emu_cpu *c, bool at_access)
+{
+	pmuvirt_xen_emu_pmis++;
+	pmuvirt_xen_deliver_pmi();
+}
+
+/* PMIs come from the timer only. */
+static const struct pmuvirt_x86_emu_host emu_host = {
+	.now = emu_now,
+	.arm = emu_arm,
+	.pmi = emu_pmi,
+};
 
 static void cf_check emu_timer_fn(void *data)
 {
@@ -55,54 +71,23 @@ static void cf_check emu_timer_fn(void *data)
 	unsigned long flags;
 
 	local_irq_save(flags);
-	if (pmuvirt_x86_emu_take_pmi(&e->regs, rdtsc())) {
-		pmuvirt_xen_emu_pmis++;
-		pmuvirt_xen_deliver_pmi();
-	}
-	emu_rearm(e);
+	pmuvirt_x86_emu_timer(&e->emu);
 	local_irq_restore(flags);
 }
 
-static int cf_check emu_read_reg(void *arg, uint32_t reg, uint64_t *val)
+/**
+ * pmuvirt_xen_emu_hw_arg() - the hw_arg of a PCPU's emulated PMU accessors
+ * @cpu:	the PCPU.
+ *
+ * Return: its struct pmuvirt_x86_emu_cpu, which pmuvirt_x86_emu_hw takes.
+ */
+void *pmuvirt_xen_emu_hw_arg(unsigned int cpu)
 {
-	return pmuvirt_x86_emu_read_reg(&this_cpu(pmuvirt_xen_emu_cpu).regs, rdtsc(), reg, val);
+	struct pmuvirt_xen_emu_cpu *e = &per_cpu(pmuvirt_xen_emu_cpu, cpu);
+
+	e->emu.host = &emu_host;
+	return &e->emu;
 }
-
-static int cf_check emu_write_reg(void *arg, uint32_t reg, uint64_t val)
-{
-	struct pmuvirt_xen_emu_cpu *e = &this_cpu(pmuvirt_xen_emu_cpu);
-	int rc = pmuvirt_x86_emu_write_reg(&e->regs, rdtsc(), reg, val);
-
-	if (!rc)
-		emu_rearm(e);
-	return rc;
-}
-
-static int cf_check emu_read_counter(void *arg, uint32_t idx, uint64_t *val)
-{
-	return pmuvirt_x86_emu_read_counter(&this_cpu(pmuvirt_xen_emu_cpu).regs, rdtsc(), idx,
-					    val);
-}
-
-static int cf_check emu_read_tsc(void *arg, uint64_t *val)
-{
-	*val = rdtsc();
-	return 0;
-}
-
-static int cf_check emu_cpuid(void *arg, uint32_t leaf, uint32_t sub, uint32_t out[4])
-{
-	pmuvirt_x86_emu_cpuid(leaf, sub, out);
-	return 0;
-}
-
-const struct pmuvirt_hw_ops pmuvirt_xen_emu_hw = {
-	.read_reg = emu_read_reg,
-	.write_reg = emu_write_reg,
-	.read_counter = emu_read_counter,
-	.read_tsc = emu_read_tsc,
-	.read_cpuid = emu_cpuid,
-};
 
 /**
  * pmuvirt_xen_emu_cpu_init() - this PCPU's emulated PMU, before first use
@@ -115,7 +100,7 @@ void pmuvirt_xen_emu_cpu_init(void)
 
 	if (e->ready)
 		return;
-	pmuvirt_x86_emu_reset(&e->regs, rdtsc());
+	pmuvirt_x86_emu_reset(&e->emu.regs, rdtsc());
 	init_timer(&e->timer, emu_timer_fn, e, smp_processor_id());
 	e->ready = true;
 }
