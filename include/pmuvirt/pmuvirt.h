@@ -577,6 +577,15 @@ int pmuvirt_ctx_save(const struct pmuvirt_ctx *ctx, const struct pmuvirt_control
 		     struct pmuvirt_saved_ctx *out);
 
 /**
+ * pmuvirt_saved_check() - the check a saved blob must carry
+ * @s:		the blob.
+ *
+ * Return: FNV-1a (32-bit) of every byte of @s before @s->check; a tool
+ * that converts or edits a blob sets @s->check to it.
+ */
+uint32_t pmuvirt_saved_check(const struct pmuvirt_saved_ctx *s);
+
+/**
  * pmuvirt_ctx_restore() - give a context the state of a saved blob
  * @ctx:	the context, initialized for this machine's PMU (which may
  *		differ from the saving one's) and not running.

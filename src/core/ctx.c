@@ -543,6 +543,17 @@ static inline bool offset_only(struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx
 	       (stacked(pc) || same_domain(pc, next)) && cache_current(pc, next);
 }
 
+/* @prev's values are final and @next's counters started: @next runs on @pc. */
+static int hand_over(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *prev, struct pmuvirt_ctx *next)
+{
+	prev->running_on = NULL;
+	publish(prev);
+	next->running_on = pc;
+	pc->running = next;
+	publish(next);
+	return 0;
+}
+
 /*
  * The offset-only switch in one pass: each counter is read once, and the
  * value ends the running context's interval and starts @next's.  Nothing
@@ -583,12 +594,7 @@ static int switch_offset(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next)
 		pc->pair[0] = prev->stamp;
 		pc->pair[1] = next->stamp;
 	}
-	prev->running_on = NULL;
-	publish(prev);
-	next->running_on = pc;
-	pc->running = next;
-	publish(next);
-	return 0;
+	return hand_over(pc, prev, next);
 
 general:
 	/* The counters already folded: their values are the snapshot so far. */
@@ -639,12 +645,7 @@ static int switch_pair(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *prev, struct
 		n->start = v;
 		o->count += (v - start) & (~(uint64_t)0 >> (64 - o->width));
 	}
-	prev->running_on = NULL;
-	publish(prev);
-	next->running_on = pc;
-	pc->running = next;
-	publish(next);
-	return 0;
+	return hand_over(pc, prev, next);
 }
 
 int pmuvirt_switch(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next)

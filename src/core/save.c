@@ -9,21 +9,17 @@
 _Static_assert(sizeof(struct pmuvirt_saved_ctx) == 872 && sizeof(struct pmuvirt_saved_ctx) % 8 == 0,
 	       "the saved context's layout is part of the ABI");
 
-static uint32_t fnv1a(const void *p, size_t n)
+uint32_t pmuvirt_saved_check(const struct pmuvirt_saved_ctx *s)
 {
-	const uint8_t *b = p;
+	const uint8_t *b = (const uint8_t *)s;
+	const uint8_t *end = b + __builtin_offsetof(struct pmuvirt_saved_ctx, check);
 	uint32_t h = 0x811c9dc5u;
 
-	while (n--) {
+	while (b < end) {
 		h ^= *b++;
 		h *= 0x01000193u;
 	}
 	return h;
-}
-
-static uint32_t blob_check(const struct pmuvirt_saved_ctx *s)
-{
-	return fnv1a(s, __builtin_offsetof(struct pmuvirt_saved_ctx, check));
 }
 
 /* Does @ctl describe what @ctx counts? */
@@ -77,7 +73,7 @@ int pmuvirt_ctx_save(const struct pmuvirt_ctx *ctx, const struct pmuvirt_control
 			out->pending[i] = c->pending;
 		}
 	}
-	out->check = blob_check(out);
+	out->check = pmuvirt_saved_check(out);
 	return 0;
 }
 
@@ -92,7 +88,7 @@ static int check_blob(const struct pmuvirt_saved_ctx *in, struct pmuvirt_error *
 		return pmuvirt_fail(err, -1, "saved context of another version", -EINVAL);
 	if (in->size != sizeof(*in) || in->flags || in->reserved)
 		return pmuvirt_fail(err, -1, "saved context: bad size or reserved field", -EINVAL);
-	if (in->check != blob_check(in))
+	if (in->check != pmuvirt_saved_check(in))
 		return pmuvirt_fail(err, -1, "saved context is corrupted (check)", -EINVAL);
 	n = in->ctl.nr_counters;
 	if (n > PMUVIRT_MAX_COUNTERS)

@@ -59,21 +59,9 @@ static const struct pmuvirt_counter_ctl ctrs[] = {
 };
 #define NR	3
 
-static uint32_t fnv1a(const void *p, size_t n)
-{
-	const uint8_t *b = p;
-	uint32_t h = 0x811c9dc5u;
-
-	while (n--) {
-		h ^= *b++;
-		h *= 0x01000193u;
-	}
-	return h;
-}
-
 static void reseal(struct pmuvirt_saved_ctx *s)
 {
-	s->check = fnv1a(s, offsetof(struct pmuvirt_saved_ctx, check));
+	s->check = pmuvirt_saved_check(s);
 }
 
 /* A saved context: 2500 branches (2 notifications, 1 taken) and 5000 instructions. */
@@ -143,39 +131,59 @@ static void test_round_trip(void **state)
 	cpu_free(c);
 }
 
-/* Bytes of a context, to show a refused restore changed nothing. */
-static void assert_same_ctx(const struct pmuvirt_ctx *ctx, const void *before, size_t size)
+/*
+ * A context with one counter that refused blobs must leave as it is: its
+ * bytes are kept to compare.
+ */
+struct target {
+	struct cpu *c;
+	struct pmuvirt_ctx *ctx;
+	size_t size;
+	uint8_t before[4096];
+};
+
+static void target_init(struct target *t)
 {
-	assert_memory_equal(ctx, before, size);
+	t->c = cpu_new(&rig_intel_v4, 0);
+	t->ctx = rig_ctx_new_n(&t->c->pmu, 1, ctrs);
+	t->size = pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS);
+	assert_true(t->size <= sizeof(t->before));
+	memcpy(t->before, t->ctx, t->size);
+}
+
+static void target_refuses(struct target *t, const struct pmuvirt_saved_ctx *bad, int code)
+{
+	struct pmuvirt_error err = { 0 };
+
+	assert_int_equal(pmuvirt_ctx_restore(t->ctx, bad, &err), code);
+	assert_non_null(err.reason);
+	assert_memory_equal(t->ctx, t->before, t->size);
+}
+
+static void target_free(struct target *t)
+{
+	rig_ctx_free(t->ctx);
+	cpu_free(t->c);
 }
 
 static void test_corrupted_blob(void **state)
 {
 	struct pmuvirt_saved_ctx blob, bad;
 	struct pmuvirt_control ctl;
-	struct cpu *c = cpu_new(&rig_intel_v4, 0);
-	struct pmuvirt_ctx *ctx = rig_ctx_new_n(&c->pmu, 1, ctrs);
-	size_t size = pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS);
-	void *before = malloc(size);
-	struct pmuvirt_error err;
+	struct target t;
 	unsigned int i, bit;
 
 	make_blob(&blob, &ctl);
-	memcpy(before, ctx, size);
+	target_init(&t);
 	/* Any one bit flipped anywhere: the check (or the magic) refuses it. */
 	for (i = 0; i < sizeof(blob); i++) {
 		for (bit = 0; bit < 8; bit += 3) {
 			bad = blob;
 			((uint8_t *)&bad)[i] ^= (uint8_t)(1u << bit);
-			err.reason = NULL;
-			assert_int_equal(pmuvirt_ctx_restore(ctx, &bad, &err), -EINVAL);
-			assert_non_null(err.reason);
-			assert_same_ctx(ctx, before, size);
+			target_refuses(&t, &bad, -EINVAL);
 		}
 	}
-	free(before);
-	rig_ctx_free(ctx);
-	cpu_free(c);
+	target_free(&t);
 }
 
 static void five_general(struct pmuvirt_saved_ctx *s)
@@ -196,23 +204,16 @@ static void test_impossible_blob(void **state)
 {
 	struct pmuvirt_saved_ctx blob, bad;
 	struct pmuvirt_control ctl;
-	struct cpu *c = cpu_new(&rig_intel_v4, 0);
-	struct pmuvirt_ctx *ctx = rig_ctx_new_n(&c->pmu, 1, ctrs);
-	size_t size = pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS);
-	void *before = malloc(size);
-	struct pmuvirt_error err;
+	struct target t;
 
 	make_blob(&blob, &ctl);
-	memcpy(before, ctx, size);
-#define REFUSE(change, code)							\
-	do {									\
-		bad = blob;							\
-		change;								\
-		reseal(&bad);							\
-		err.reason = NULL;						\
-		assert_int_equal(pmuvirt_ctx_restore(ctx, &bad, &err), code);	\
-		assert_non_null(err.reason);					\
-		assert_same_ctx(ctx, before, size);				\
+	target_init(&t);
+#define REFUSE(change, code)				\
+	do {						\
+		bad = blob;				\
+		change;					\
+		reseal(&bad);				\
+		target_refuses(&t, &bad, code);		\
 	} while (0)
 	REFUSE(bad.magic = __builtin_bswap32(PMUVIRT_SAVED_MAGIC), -EINVAL);
 	REFUSE(bad.version = 2, -EINVAL);
@@ -234,11 +235,9 @@ static void test_impossible_blob(void **state)
 #undef REFUSE
 	/* The unchanged blob is accepted. */
 	bad = blob;
-	assert_int_equal(pmuvirt_ctx_restore(ctx, &bad, NULL), 0);
-	assert_int_equal(rig_val(ctx, 1), 2500);
-	free(before);
-	rig_ctx_free(ctx);
-	cpu_free(c);
+	assert_int_equal(pmuvirt_ctx_restore(t.ctx, &bad, NULL), 0);
+	assert_int_equal(rig_val(t.ctx, 1), 2500);
+	target_free(&t);
 }
 
 static void test_save_refused(void **state)
