@@ -3,6 +3,7 @@
 #ifndef QPPC_SPR_H
 #define QPPC_SPR_H
 
+#include "pmuvirt_defaults.h"	/* the env: types and errno values */
 #include <pmuvirt/pmuvirt.h>
 
 #define SPR_PVR		287
