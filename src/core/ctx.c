@@ -529,6 +529,13 @@ done:
 	return 0;
 }
 
+/* What every offsetting switch to @next needs: counting on, @next sound, its domain owning. */
+static inline bool may_offset(struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *next)
+{
+	return !pc->paused && !(next->flags & PMUVIRT_CTX_FAULTED) &&
+	       (same_domain(pc, next) || stacked(pc));
+}
+
 /*
  * Can the running context hand the counters to @next by offsetting alone?
  * The registers hold @next's control, @next has no i-mode counter to arm,
@@ -538,9 +545,8 @@ done:
 static inline bool offset_only(struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *prev,
 			       const struct pmuvirt_ctx *next)
 {
-	return prev && !pc->paused && prev->nr_counters == next->nr_counters &&
-	       next->nr_counters && !next->imode_mask && !(next->flags & PMUVIRT_CTX_FAULTED) &&
-	       (stacked(pc) || same_domain(pc, next)) && cache_current(pc, next);
+	return prev && prev->nr_counters == next->nr_counters && next->nr_counters &&
+	       !next->imode_mask && may_offset(pc, next) && cache_current(pc, next);
 }
 
 /* @prev's values are final and @next's counters started: @next runs on @pc. */
@@ -638,6 +644,7 @@ static int switch_pair(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *prev, struct
 	ret = read_slots(pc, pc->pair_slot, pc->pair_nr, raw);
 	if (ret)
 		return fault(pc, prev, ret);
+	/* Both starts stored before the count: the values are loaded once. */
 	for (; r < end; r++, o++, n++) {
 		uint64_t v = *r, start = o->start;
 
@@ -660,8 +667,7 @@ int pmuvirt_switch(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next)
 		return 0;
 	if (next && next->running_on)
 		return -EBUSY;
-	if (prev && next && is_pair(pc, prev, next) && !pc->paused &&
-	    !(next->flags & PMUVIRT_CTX_FAULTED) && (same_domain(pc, next) || stacked(pc)))
+	if (prev && next && is_pair(pc, prev, next) && may_offset(pc, next))
 		return switch_pair(pc, prev, next);
 	if (next && offset_only(pc, prev, next))
 		return switch_offset(pc, next);
@@ -741,8 +747,7 @@ int pmuvirt_set_control(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx,
 		c->pending = 0;
 		c->slot = slots[i];
 		c->width = ctx->pmu->slot[slots[i]].width;
-		c->event = (ctl->counter[i].flags & PMUVIRT_CTR_RAW) ? PMUVIRT_EV_NONE :
-								      (uint8_t)ctl->counter[i].event;
+		c->event = pmuvirt_ctl_event(&ctl->counter[i]);
 		if (c->period)
 			ctx->imode_mask |= 1u << i;
 	}

@@ -103,6 +103,12 @@ static inline uint64_t pmuvirt_width_mask(unsigned int width)
 	return width >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << width) - 1);
 }
 
+/* struct pmuvirt_counter.event of a counter that @cc controls. */
+static inline uint8_t pmuvirt_ctl_event(const struct pmuvirt_counter_ctl *cc)
+{
+	return (cc->flags & PMUVIRT_CTR_RAW) ? PMUVIRT_EV_NONE : (uint8_t)cc->event;
+}
+
 /* Register accessors that count in pc->stats. */
 int pmuvirt_hw_read_reg(struct pmuvirt_pcpu *pc, uint32_t reg, uint64_t *val);
 int pmuvirt_hw_write_reg(struct pmuvirt_pcpu *pc, uint32_t reg, uint64_t val);

@@ -32,9 +32,8 @@ static bool control_matches(const struct pmuvirt_ctx *ctx, const struct pmuvirt_
 	for (i = 0; i < ctx->nr_counters; i++) {
 		const struct pmuvirt_counter_ctl *cc = &ctl->counter[i];
 		const struct pmuvirt_counter *c = &ctx->counter[i];
-		uint8_t ev = (cc->flags & PMUVIRT_CTR_RAW) ? PMUVIRT_EV_NONE : (uint8_t)cc->event;
 
-		if (c->event != ev || !cc->period != !c->period)
+		if (c->event != pmuvirt_ctl_event(cc) || !cc->period != !c->period)
 			return false;
 	}
 	return true;
@@ -130,10 +129,7 @@ int pmuvirt_ctx_restore(struct pmuvirt_ctx *ctx, const struct pmuvirt_saved_ctx 
 	ret = check_blob(in, err);
 	if (ret)
 		return ret;
-	ret = pmuvirt_validate(ctx->pmu, &in->ctl, ctx->max_counters, NULL, NULL, err);
-	if (ret)
-		return ret;
-	/* Validated and not running: setting the control cannot fail now. */
+	/* Validates the control and changes nothing unless it is good. */
 	ret = pmuvirt_set_control(NULL, ctx, &in->ctl, err);
 	if (ret)
 		return ret;
