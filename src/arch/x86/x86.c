@@ -316,11 +316,11 @@ static PMUVIRT_CF_CHECK int x86_read_slots(struct pmuvirt_pcpu *pc, const uint8_
 	const struct pmuvirt_hw_ops *hw = pc->hw;
 	void *arg = pc->hw_arg;
 	const uint8_t *end = slots + n;
-	int ret = 0;
 
 	pc->stats.reg_reads += n;
 	for (; slots < end; slots++, vals++) {
 		const struct pmuvirt_slot *s = &slot[*slots];
+		int ret;
 
 		if (s->cls == PMUVIRT_CLASS_TSC) {
 			ret = hw->read_tsc(arg, vals);
@@ -329,12 +329,13 @@ static PMUVIRT_CF_CHECK int x86_read_slots(struct pmuvirt_pcpu *pc, const uint8_
 			ret = hw->read_counter(arg, s->index | ((uint32_t)s->cls << 30), vals);
 			*vals &= ~(uint64_t)0 >> (64 - s->width);
 		}
-		if (pmuvirt_unlikely(ret))
-			break;
+		/* Counted like x86_read(): the failing read too, none after it. */
+		if (pmuvirt_unlikely(ret)) {
+			pc->stats.reg_reads -= (uint64_t)(end - slots) - 1;
+			return ret;
+		}
 	}
-	/* Counted like x86_read(): every read tried, the failing one included. */
-	pc->stats.reg_reads -= (uint64_t)(end - slots) - (ret ? 1 : 0);
-	return ret;
+	return 0;
 }
 
 static PMUVIRT_CF_CHECK int x86_write(struct pmuvirt_pcpu *pc, unsigned int slot, uint64_t val)
