@@ -96,11 +96,25 @@ static int null_read_tsc(void *arg, uint64_t *val)
 	return 0;
 }
 
+static int null_read_counters(void *arg, const uint32_t *idx, unsigned int n, uint64_t *vals)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (idx[i] == PMUVIRT_HW_INDEX_TSC)
+			vals[i] = null_regs[15] += 7;
+		else
+			vals[i] = null_regs[idx[i] & 15] += 3;
+	}
+	return 0;
+}
+
 static const struct pmuvirt_hw_ops null_hw = {
 	.read_reg = null_read_reg,
 	.write_reg = null_write_reg,
 	.read_counter = null_read_counter,
 	.read_tsc = null_read_tsc,
+	.read_counters = null_read_counters,
 };
 
 static int cmp_u64(const void *a, const void *b)

@@ -120,13 +120,21 @@ struct pmuvirt_pmu {
  * @read_counter: rdpmc with ECX = @idx (x86) or mfspr of PMC @idx (POWER).
  * @read_tsc:	rdtsc (x86) or mftb (POWER).
  * @read_cpuid: x86 only: leaf @leaf, sub-leaf @sub into @out (EAX..EDX).
+ * @read_counters: optional: @read_counter of each of the @n indexes in
+ *		@idx into @vals, in order (@read_tsc where the index is
+ *		PMUVIRT_HW_INDEX_TSC), stopping at the first failure and
+ *		returning its error.  The switch between the two contexts of a
+ *		CPU's pair reads all counters through one call of it.
  */
+#define PMUVIRT_HW_INDEX_TSC	0xffffffffu	/* read_counters: this one is read_tsc */
+
 struct pmuvirt_hw_ops {
 	int (*read_reg)(void *arg, uint32_t reg, uint64_t *val);
 	int (*write_reg)(void *arg, uint32_t reg, uint64_t val);
 	int (*read_counter)(void *arg, uint32_t idx, uint64_t *val);
 	int (*read_tsc)(void *arg, uint64_t *val);
 	int (*read_cpuid)(void *arg, uint32_t leaf, uint32_t sub, uint32_t out[4]);
+	int (*read_counters)(void *arg, const uint32_t *idx, unsigned int n, uint64_t *vals);
 };
 
 /**
@@ -175,6 +183,11 @@ struct pmuvirt_ctx;
  *		Forgotten whenever the control registers change.
  * @pair_nr:	their number of counters.
  * @pair_slot:	the slot of each of their counters, in counter order.
+ * @pair_batched: nonzero when @hw has @read_counters and every slot of the
+ *		pair is read by @read_counter: the pair's switch reads them all
+ *		in one call, with the indexes of @pair_idx.
+ * @pair_idx:	the @read_counter index of each pair slot (when batched).
+ * @pair_mask:	the width mask of each pair slot.
  * @stats:	access counts.
  */
 struct pmuvirt_pcpu {
@@ -193,7 +206,10 @@ struct pmuvirt_pcpu {
 	struct pmuvirt_hwctl cache;
 	struct pmuvirt_stats stats;
 	uint8_t pair_nr;
+	uint8_t pair_batched;
 	uint8_t pair_slot[PMUVIRT_MAX_COUNTERS];
+	uint32_t pair_idx[PMUVIRT_MAX_COUNTERS];
+	uint64_t pair_mask[PMUVIRT_MAX_COUNTERS];
 	void *host;	/* free for the host's use */
 };
 

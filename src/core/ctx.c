@@ -313,24 +313,6 @@ static int sample_current(struct pmuvirt_pcpu *pc, bool discard);
 
 typedef int (*read_op)(struct pmuvirt_pcpu *pc, unsigned int slot, uint64_t *val);
 
-/* Raw values of the @n slots in @slots, in one backend call where it has one. */
-static inline int read_slots(struct pmuvirt_pcpu *pc, const uint8_t *slots, unsigned int n,
-			     uint64_t *vals)
-{
-	const struct pmuvirt_arch_ops *ops = ops_of(pc);
-	unsigned int i;
-	int ret;
-
-	if (pmuvirt_likely(ops->read_slots != NULL))
-		return ops->read_slots(pc, slots, n, vals);
-	for (i = 0; i < n; i++) {
-		ret = ops->read(pc, slots[i], &vals[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
 /*
  * Take the outgoing context off the CPU in one pass: read each counter from
  * counter @first on once into @snap (the incoming context's start values
@@ -561,6 +543,50 @@ static int hand_over(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *prev, struct p
 }
 
 /*
+ * @prev and @next become the pair of @pc: their counters' slots, read
+ * indexes and width masks are kept for switch_pair().
+ */
+static void make_pair(struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *prev,
+		      const struct pmuvirt_ctx *next)
+{
+	const struct pmuvirt_arch_ops *ops = ops_of(pc);
+	bool batched = ops->read_index && pc->hw && pc->hw->read_counters;
+	unsigned int i;
+
+	for (i = 0; i < next->nr_counters; i++) {
+		const struct pmuvirt_counter *c = &next->counter[i];
+
+		pc->pair_slot[i] = c->slot;
+		pc->pair_mask[i] = pmuvirt_width_mask(c->width);
+		if (batched && ops->read_index(pc->pmu, c->slot, &pc->pair_idx[i]))
+			batched = false;
+	}
+	pc->pair_batched = batched;
+	pc->pair_nr = (uint8_t)next->nr_counters;
+	pc->pair[0] = prev->stamp;
+	pc->pair[1] = next->stamp;
+}
+
+/* The raw values of the pair's counters, in counter order. */
+static int read_pair(struct pmuvirt_pcpu *pc, uint64_t *raw)
+{
+	read_op read = ops_of(pc)->read;
+	unsigned int i;
+	int ret;
+
+	if (pmuvirt_likely(pc->pair_batched)) {
+		pc->stats.reg_reads += pc->pair_nr;
+		return pc->hw->read_counters(pc->hw_arg, pc->pair_idx, pc->pair_nr, raw);
+	}
+	for (i = 0; i < pc->pair_nr; i++) {
+		ret = read(pc, pc->pair_slot[i], &raw[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
  * The offset-only switch in one pass: each counter is read once, and the
  * value ends the running context's interval and starts @next's.  Nothing
  * is written.  A counter of @next on another slot than its peer ends the
@@ -591,15 +617,8 @@ static int switch_offset(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next)
 			collect_overflows(o);
 	}
 	/* Same control, same slots, no i-mode counter: the next switches take switch_pair(). */
-	if (!prev->imode_mask && prev->stamp && next->stamp) {
-		unsigned int i;
-
-		for (i = 0; i < next->nr_counters; i++)
-			pc->pair_slot[i] = next->counter[i].slot;
-		pc->pair_nr = (uint8_t)next->nr_counters;
-		pc->pair[0] = prev->stamp;
-		pc->pair[1] = next->stamp;
-	}
+	if (!prev->imode_mask && prev->stamp && next->stamp)
+		make_pair(pc, prev, next);
 	return hand_over(pc, prev, next);
 
 general:
@@ -638,19 +657,21 @@ static inline bool is_pair(const struct pmuvirt_pcpu *pc, const struct pmuvirt_c
 static int switch_pair(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *prev, struct pmuvirt_ctx *next)
 {
 	struct pmuvirt_counter *o = prev->counter, *n = next->counter;
-	uint64_t raw[PMUVIRT_MAX_COUNTERS], *r = raw, *end = raw + pc->pair_nr;
+	uint64_t raw[PMUVIRT_MAX_COUNTERS];
+	const uint64_t *mask = pc->pair_mask;
+	unsigned int i, nr = pc->pair_nr;
 	int ret;
 
-	ret = read_slots(pc, pc->pair_slot, pc->pair_nr, raw);
+	ret = read_pair(pc, raw);
 	if (ret)
 		return fault(pc, prev, ret);
 	/* Both starts stored before the count: the values are loaded once. */
-	for (; r < end; r++, o++, n++) {
-		uint64_t v = *r, start = o->start;
+	for (i = 0; i < nr; i++) {
+		uint64_t m = mask[i], v = raw[i] & m, start = o[i].start;
 
-		o->start = v;
-		n->start = v;
-		o->count += (v - start) & (~(uint64_t)0 >> (64 - o->width));
+		o[i].start = v;
+		n[i].start = v;
+		o[i].count += (v - start) & m;
 	}
 	return hand_over(pc, prev, next);
 }

@@ -9,7 +9,7 @@
  * counts are for accounting only, the core never decides on them.
  *
  * Return values: every operation returns a negative errno on failure.  On
- * success @read, @read_slots and @write return 0, @load and @arm return how
+ * success @read, @read_index and @write return 0, @load and @arm return how
  * much they wrote (see there), and @stop, @pmi_begin, @pmi_end and
  * @clear_status return 0 or a count the core ignores (pmuvirt_cache_write()'s
  * result).
@@ -40,12 +40,12 @@
  * @stop:	stop all counting on @pc with as few writes as possible
  *		(x86 v2+: GLOBAL_CTRL = 0; POWER: MMCR0 FC); keep the cache exact.
  * @read:	raw value of @slot.
- * @read_slots: optional: the raw values of the @n slots listed in @slots,
- *		into @vals in the same order, as @n calls of @read would give
- *		them, in one call (the one-pass switch reads every counter
- *		through it).  Returns 0, or the first failing read's negative
- *		errno (@vals then holds nothing the core uses).  NULL: the core
- *		calls @read for each slot.
+ * @read_index: optional: the index that the hardware's read_counter takes
+ *		for @slot (PMUVIRT_HW_INDEX_TSC for read_tsc), when @read of
+ *		@slot is that read masked to the slot's width; a negative errno
+ *		for a slot read otherwise.  The core then reads the counters
+ *		of a CPU's pair through the host's read_counters in one call.
+ *		NULL: always through @read.
  * @write:	set the raw value of @slot (counting may be running).
  * @arm:	PMUVIRT_OPS_STACKED backends only (the others leave it NULL):
  *		make each slot in @slots signal an overflow after
@@ -75,8 +75,7 @@ struct pmuvirt_arch_ops {
 	int (*load)(struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *ctx);
 	int (*stop)(struct pmuvirt_pcpu *pc);
 	int (*read)(struct pmuvirt_pcpu *pc, unsigned int slot, uint64_t *val);
-	int (*read_slots)(struct pmuvirt_pcpu *pc, const uint8_t *slots, unsigned int n,
-			  uint64_t *vals);
+	int (*read_index)(const struct pmuvirt_pmu *pmu, unsigned int slot, uint32_t *idx);
 	int (*write)(struct pmuvirt_pcpu *pc, unsigned int slot, uint64_t val);
 	int (*arm)(struct pmuvirt_pcpu *pc, uint32_t slots, const uint64_t *remaining,
 		   const uint64_t *period, uint64_t *start);

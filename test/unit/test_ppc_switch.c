@@ -227,6 +227,19 @@ static void test_switch_costs(void **state)
 		assert_int_equal(rig_val(a1, 0), 100);
 		assert_int_equal(rig_val(a2, 0), 50);
 
+		/* a1 and a2 are the CPU's pair: they read the PMCs and the timebase in one call. */
+		fakehw_reset_stats(r->hw);
+		assert_int_equal(pmuvirt_switch(&r->pc, a1), 0);
+		assert_true(r->pc.pair_batched);
+		rig_run(r->hw, FAKEHW_INSTRUCTIONS, 20, false);
+		assert_int_equal(pmuvirt_switch(&r->pc, a2), 0);
+		rig_run(r->hw, FAKEHW_INSTRUCTIONS, 7, false);
+		assert_int_equal(fakehw_stats(r->hw)->counter_reads, 4);
+		assert_int_equal(fakehw_stats(r->hw)->tsc_reads, 2);
+		assert_int_equal(fakehw_stats(r->hw)->reg_writes, 0);
+		assert_int_equal(rig_val(a1, 0), 120);
+		assert_int_equal(rig_val(a2, 0), 57);
+
 		/* Other filters: freeze, MMCR2, MMCR0.  MMCR1, MMCRA (MMCR3) unchanged. */
 		s0 = r->pc.stats;
 		assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
@@ -234,7 +247,7 @@ static void test_switch_costs(void **state)
 		rig_run(r->hw, FAKEHW_INSTRUCTIONS, 40, true);
 		rig_run(r->hw, FAKEHW_INSTRUCTIONS, 30, false);
 		assert_int_equal(rig_val(b, 0), 30);
-		assert_int_equal(rig_val(a2, 0), 50);
+		assert_int_equal(rig_val(a2, 0), 57);
 
 		/* Back to a1: MMCR2 and MMCR0 again. */
 		s0 = r->pc.stats;
@@ -250,7 +263,7 @@ static void test_switch_costs(void **state)
 		assert_int_equal(pmuvirt_switch(&r->pc, NULL), 0);
 		assert_int_equal(r->pc.stats.reg_writes - s0.reg_writes, 1);
 		rig_run(r->hw, FAKEHW_INSTRUCTIONS, 1000, false);
-		assert_int_equal(rig_val(a1, 0), 100);
+		assert_int_equal(rig_val(a1, 0), 120);
 		free(a1);
 		free(a2);
 		free(b);

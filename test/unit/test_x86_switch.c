@@ -111,20 +111,27 @@ static void test_identical_controls(void **state)
 
 /*
  * Two contexts with identical controls become the CPU's pair after their
- * first one-pass switch; from then on a switch between them is one batched
- * read (x86_read_slots) and no write.  Whatever could make offsetting wrong
+ * first one-pass switch; from then on a switch between them reads each
+ * counter once (in one read_counters call when the host has it, the TSC
+ * included) and writes nothing.  Whatever could make offsetting wrong
  * takes them off the fast path: a new domain, a pause, a new control, a
  * failing read.
  */
-static void test_pair_switch(void **state)
+static void pair_switch(bool batched)
 {
 	struct rig *r = rig_new(&rig_intel_v4);
 	struct pmuvirt_ctx *a = rig_ctx_new_n(&r->pmu, 3, same), *b = rig_ctx_new_n(&r->pmu, 3, same);
 	const struct fakehw_stats *st = fakehw_stats(r->hw);
+	struct pmuvirt_hw_ops one_by_one = *r->pc.hw;
 	struct pmuvirt_control ctl;
 	uint64_t reads;
 	unsigned int k;
 
+	assert_non_null(one_by_one.read_counters);
+	if (!batched) {
+		one_by_one.read_counters = NULL;
+		r->pc.hw = &one_by_one;
+	}
 	assert_int_equal(pmuvirt_ctx_set_domain(a, 1), 0);
 	assert_int_equal(pmuvirt_ctx_set_domain(b, 1), 0);
 	assert_int_equal(pmuvirt_switch_in(&r->pc, a), 0);
@@ -139,11 +146,22 @@ static void test_pair_switch(void **state)
 		assert_int_equal(st->counter_reads + st->tsc_reads, 3);
 		assert_int_equal(r->pc.stats.reg_reads - reads, 3);
 		assert_true(r->pc.pair[0] == a->stamp && r->pc.pair[1] == b->stamp);
+		assert_int_equal(r->pc.pair_batched, batched);
 	}
 	/* a ran 100, 102, 104 instructions; b 101, 103, 105; 10 branches each time */
 	assert_int_equal(rig_val(a, 0), 306);
 	assert_int_equal(rig_val(b, 0), 309);
 	assert_int_equal(rig_val(a, 1), 30);
+	assert_int_equal(rig_val(b, 1), 30);
+
+	/* A wrap that no PMI has folded yet (a PMI held off): the width mask keeps a exact. */
+	fakehw_set_pmi(r->hw, NULL, NULL);
+	rig_run(r->hw, FAKEHW_BRANCHES, (1ull << 48) - 5, false);
+	assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
+	assert_true(rig_val(a, 1) == 30 + (1ull << 48) - 5);
+	fakehw_set_pmi(r->hw, on_pmi, r);
+	assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
+	assert_true(r->pc.pair[0] == a->stamp && r->pc.pair[1] == b->stamp);
 	assert_int_equal(rig_val(b, 1), 30);
 
 	/* a is running: b moves to another domain and must be re-based. */
@@ -175,19 +193,35 @@ static void test_pair_switch(void **state)
 	assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
 	assert_true(r->pc.pair[0] == b->stamp && r->pc.pair[1] == a->stamp);
 
-	/* The second read of the batch fails: a faults, two reads were made. */
+	/*
+	 * The second read fails: a faults, and the hardware saw two reads.
+	 * The library counts a failed batch as whole (it cannot tell where
+	 * the host stopped), a read at a time up to the failing one.
+	 */
 	reads = r->pc.stats.reg_reads;
+	fakehw_reset_stats(r->hw);
 	fakehw_fail_access(r->hw, 2);
 	assert_int_equal(pmuvirt_switch(&r->pc, b), -EFAULT);
 	assert_true(a->flags & PMUVIRT_CTX_FAULTED);
 	assert_null(r->pc.running);
 	assert_null(a->running_on);
 	assert_null(b->running_on);
-	assert_int_equal(r->pc.stats.reg_reads - reads, 2);
+	assert_int_equal(st->counter_reads + st->tsc_reads, 2);
+	assert_int_equal(r->pc.stats.reg_reads - reads, batched ? 3 : 2);
 	assert_true(!r->pc.pair[0] && !r->pc.pair[1]);
 	rig_ctx_free(a);
 	rig_ctx_free(b);
 	rig_free(r);
+}
+
+static void test_pair_switch_batched(void **state)
+{
+	pair_switch(true);
+}
+
+static void test_pair_switch_one_by_one(void **state)
+{
+	pair_switch(false);
 }
 
 static void test_differing_controls(void **state)
@@ -551,7 +585,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_identical_controls),
-		cmocka_unit_test(test_pair_switch),
+		cmocka_unit_test(test_pair_switch_batched),
+		cmocka_unit_test(test_pair_switch_one_by_one),
 		cmocka_unit_test(test_differing_controls),
 		cmocka_unit_test(test_wrap_exact),
 		cmocka_unit_test(test_imode_overflows),

@@ -270,6 +270,22 @@ static int PMUVIRT_CF_CHECK ppc_read(struct pmuvirt_pcpu *pc, unsigned int slot,
 	return ret;
 }
 
+/* What ppc_read() reads: a PMC number, or the timebase. */
+static int PMUVIRT_CF_CHECK ppc_read_index(const struct pmuvirt_pmu *pmu, unsigned int slot,
+					   uint32_t *idx)
+{
+	unsigned int pmc = pmc_of(pmu, slot);
+
+	if (!pmc) {
+		if (slot != SLOT_TB)
+			return -EINVAL;
+		*idx = PMUVIRT_HW_INDEX_TSC;
+		return 0;
+	}
+	*idx = pmc;
+	return 0;
+}
+
 static int PMUVIRT_CF_CHECK ppc_write(struct pmuvirt_pcpu *pc, unsigned int slot, uint64_t val)
 {
 	unsigned int pmc = pmc_of(pc->pmu, slot);
@@ -320,6 +336,7 @@ static const struct pmuvirt_arch_ops ppc_ops = {
 	.load = ppc_load,
 	.stop = ppc_stop,
 	.read = ppc_read,
+	.read_index = ppc_read_index,
 	.write = ppc_write,
 	.arm = NULL,
 	.pmi_begin = ppc_pmi_begin,

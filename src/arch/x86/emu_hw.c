@@ -62,6 +62,24 @@ static int PMUVIRT_CF_CHECK emu_read_tsc(void *arg, uint64_t *val)
 	return 0;
 }
 
+/* As many emu_read_counter() and emu_read_tsc() calls. */
+static int PMUVIRT_CF_CHECK emu_read_counters(void *arg, const uint32_t *idx, unsigned int n,
+					     uint64_t *vals)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		if (idx[i] == PMUVIRT_HW_INDEX_TSC)
+			ret = emu_read_tsc(arg, &vals[i]);
+		else
+			ret = emu_read_counter(arg, idx[i], &vals[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 static int PMUVIRT_CF_CHECK emu_cpuid(void *arg, uint32_t leaf, uint32_t sub, uint32_t out[4])
 {
 	(void)arg;
@@ -75,6 +93,7 @@ const struct pmuvirt_hw_ops pmuvirt_x86_emu_hw = {
 	.read_counter = emu_read_counter,
 	.read_tsc = emu_read_tsc,
 	.read_cpuid = emu_cpuid,
+	.read_counters = emu_read_counters,
 };
 
 void pmuvirt_x86_emu_timer(struct pmuvirt_x86_emu_cpu *c)

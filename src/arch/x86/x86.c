@@ -21,10 +21,6 @@
 #define CACHE_PMI_SAVE		15
 #define PMI_SAVE_VALID		((uint64_t)1 << 63)
 
-/* x86_read_slots() makes the rdpmc index from the class: GP 0, FIXED 1. */
-typedef char rdpmc_fixed_is_class_bit[(PMUVIRT_CLASS_FIXED << 30) == PMUVIRT_RDPMC_FIXED &&
-				      PMUVIRT_CLASS_GP == 0 ? 1 : -1];
-
 #define EVSEL_OWNED		(PMUVIRT_EVSEL_USR | PMUVIRT_EVSEL_OS | PMUVIRT_EVSEL_INT | \
 				 PMUVIRT_EVSEL_EN)
 
@@ -305,36 +301,19 @@ static PMUVIRT_CF_CHECK int x86_read(struct pmuvirt_pcpu *pc, unsigned int slot,
 	return ret;
 }
 
-/*
- * The one-pass switch's reads: x86_read() for each slot, with the register
- * accessors called directly and counted once.
- */
-static PMUVIRT_CF_CHECK int x86_read_slots(struct pmuvirt_pcpu *pc, const uint8_t *slots,
-					   unsigned int n, uint64_t *vals)
+/* What x86_read() reads: an rdpmc index, or the TSC. */
+static PMUVIRT_CF_CHECK int x86_read_index(const struct pmuvirt_pmu *pmu, unsigned int slot,
+					   uint32_t *idx)
 {
-	const struct pmuvirt_slot *slot = pc->pmu->slot;
-	const struct pmuvirt_hw_ops *hw = pc->hw;
-	void *arg = pc->hw_arg;
-	const uint8_t *end = slots + n;
+	const struct pmuvirt_slot *s = &pmu->slot[slot];
 
-	pc->stats.reg_reads += n;
-	for (; slots < end; slots++, vals++) {
-		const struct pmuvirt_slot *s = &slot[*slots];
-		int ret;
-
-		if (s->cls == PMUVIRT_CLASS_TSC) {
-			ret = hw->read_tsc(arg, vals);
-		} else {
-			/* rdpmc: bit 30 selects the fixed counters */
-			ret = hw->read_counter(arg, s->index | ((uint32_t)s->cls << 30), vals);
-			*vals &= ~(uint64_t)0 >> (64 - s->width);
-		}
-		/* Counted like x86_read(): the failing read too, none after it. */
-		if (pmuvirt_unlikely(ret)) {
-			pc->stats.reg_reads -= (uint64_t)(end - slots) - 1;
-			return ret;
-		}
+	if (s->cls == PMUVIRT_CLASS_TSC) {
+		*idx = PMUVIRT_HW_INDEX_TSC;
+		return 0;
 	}
+	*idx = s->index;
+	if (s->cls == PMUVIRT_CLASS_FIXED)
+		*idx |= PMUVIRT_RDPMC_FIXED;
 	return 0;
 }
 
@@ -453,7 +432,7 @@ static const struct pmuvirt_arch_ops x86_ops = {
 	.load = x86_load,
 	.stop = x86_stop,
 	.read = x86_read,
-	.read_slots = x86_read_slots,
+	.read_index = x86_read_index,
 	.write = x86_write,
 	.arm = NULL,
 	.pmi_begin = x86_pmi_begin,

@@ -58,6 +58,21 @@ static int lx_read_tsc(void *arg, uint64_t *val)
 	return 0;
 }
 
+static int lx_read_counters(void *arg, const uint32_t *idx, unsigned int n, uint64_t *vals)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (idx[i] == PMUVIRT_HW_INDEX_TSC)
+			vals[i] = rdtsc_ordered();
+		else if (rdpmc_ok)
+			vals[i] = native_read_pmc(idx[i]);
+		else
+			return -EFAULT;
+	}
+	return 0;
+}
+
 static int lx_cpuid(void *arg, uint32_t leaf, uint32_t sub, uint32_t out[4])
 {
 	unsigned int a = leaf, b = 0, c = sub, d = 0;
@@ -106,6 +121,7 @@ static const struct pmuvirt_hw_ops lx_nopmu_ops = {
 	.read_counter = lx_read_counter,
 	.read_tsc = lx_read_tsc,
 	.read_cpuid = lx_cpuid_nopmu,
+	.read_counters = lx_read_counters,
 };
 
 static const struct pmuvirt_hw_ops lx_native_ops = {
@@ -114,6 +130,7 @@ static const struct pmuvirt_hw_ops lx_native_ops = {
 	.read_counter = lx_read_counter,
 	.read_tsc = lx_read_tsc,
 	.read_cpuid = lx_cpuid,
+	.read_counters = lx_read_counters,
 };
 
 const struct pmuvirt_hw_ops *pmuvirt_lx_hw = &lx_native_ops;

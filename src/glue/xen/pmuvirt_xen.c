@@ -124,6 +124,24 @@ static int cf_check pmuvirt_xen_read_tsc(void *arg, uint64_t *val)
 	return 0;
 }
 
+static int cf_check pmuvirt_xen_read_counters(void *arg, const uint32_t *idx, unsigned int n,
+					      uint64_t *vals)
+{
+	unsigned int i;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		if (idx[i] == PMUVIRT_HW_INDEX_TSC) {
+			vals[i] = rdtsc();
+			continue;
+		}
+		rc = pmuvirt_xen_read_counter(arg, idx[i], &vals[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static int cf_check pmuvirt_xen_cpuid(void *arg, uint32_t leaf, uint32_t sub, uint32_t out[4])
 {
 	cpuid_count(leaf, sub, &out[0], &out[1], &out[2], &out[3]);
@@ -136,6 +154,7 @@ static const struct pmuvirt_hw_ops pmuvirt_xen_hw = {
 	.read_counter = pmuvirt_xen_read_counter,
 	.read_tsc = pmuvirt_xen_read_tsc,
 	.read_cpuid = pmuvirt_xen_cpuid,
+	.read_counters = pmuvirt_xen_read_counters,
 };
 
 /* The hardware, or the emulated PMU with pmuvirt-emulate. */
