@@ -183,9 +183,10 @@ struct pmuvirt_ctx;
  *		Forgotten whenever the control registers change.
  * @pair_nr:	their number of counters.
  * @pair_slot:	the slot of each of their counters, in counter order.
- * @pair_batched: nonzero when @hw has @read_counters and every slot of the
- *		pair is read by @read_counter: the pair's switch reads them all
- *		in one call, with the indexes of @pair_idx.
+ * @pair_batched: how the pair's switch reads its counters (library-private
+ *		values): nonzero when every slot of the pair is read by
+ *		@read_counter or @read_tsc, with the indexes of @pair_idx, in
+ *		one call of @read_counters where @hw has it.
  * @pair_idx:	the @read_counter index of each pair slot (when batched).
  * @pair_mask:	the width mask of each pair slot.
  * @stats:	access counts.

@@ -542,6 +542,11 @@ static int hand_over(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *prev, struct p
 	return 0;
 }
 
+/* pc->pair_batched: how switch_pair() reads the pair's counters */
+#define PAIR_READ_SLOTS		0	/* the backend's read of each slot */
+#define PAIR_READ_EACH		1	/* the host's read_counter/read_tsc of each pair_idx */
+#define PAIR_READ_COUNTERS	2	/* one call of the host's read_counters */
+
 /*
  * @prev and @next become the pair of @pc: their counters' slots, read
  * indexes and width masks are kept for switch_pair().
@@ -550,7 +555,7 @@ static void make_pair(struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *prev,
 		      const struct pmuvirt_ctx *next)
 {
 	const struct pmuvirt_arch_ops *ops = ops_of(pc);
-	bool batched = ops->read_index && pc->hw && pc->hw->read_counters;
+	bool indexed = ops->read_index && pc->hw;
 	unsigned int i;
 
 	for (i = 0; i < next->nr_counters; i++) {
@@ -558,25 +563,53 @@ static void make_pair(struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *prev,
 
 		pc->pair_slot[i] = c->slot;
 		pc->pair_mask[i] = pmuvirt_width_mask(c->width);
-		if (batched && ops->read_index(pc->pmu, c->slot, &pc->pair_idx[i]))
-			batched = false;
+		if (indexed && ops->read_index(pc->pmu, c->slot, &pc->pair_idx[i]))
+			indexed = false;
 	}
-	pc->pair_batched = batched;
+	if (!indexed)
+		pc->pair_batched = PAIR_READ_SLOTS;
+	else if (pc->hw->read_counters)
+		pc->pair_batched = PAIR_READ_COUNTERS;
+	else
+		pc->pair_batched = PAIR_READ_EACH;
 	pc->pair_nr = (uint8_t)next->nr_counters;
 	pc->pair[0] = prev->stamp;
 	pc->pair[1] = next->stamp;
 }
 
+/* What the host's read_counters does, for a host that has none. */
+static int read_each(const struct pmuvirt_hw_ops *hw, void *arg, const uint32_t *idx,
+		     unsigned int n, uint64_t *vals)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		if (idx[i] == PMUVIRT_HW_INDEX_TSC)
+			ret = hw->read_tsc(arg, &vals[i]);
+		else
+			ret = hw->read_counter(arg, idx[i], &vals[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* The raw values of the pair's counters, in counter order. */
 static int read_pair(struct pmuvirt_pcpu *pc, uint64_t *raw)
 {
+	const struct pmuvirt_hw_ops *hw = pc->hw;
 	read_op read = ops_of(pc)->read;
 	unsigned int i;
 	int ret;
 
-	if (pmuvirt_likely(pc->pair_batched)) {
+	if (pmuvirt_likely(pc->pair_batched == PAIR_READ_COUNTERS)) {
 		pc->stats.reg_reads += pc->pair_nr;
-		return pc->hw->read_counters(pc->hw_arg, pc->pair_idx, pc->pair_nr, raw);
+		return hw->read_counters(pc->hw_arg, pc->pair_idx, pc->pair_nr, raw);
+	}
+	if (pc->pair_batched == PAIR_READ_EACH) {
+		pc->stats.reg_reads += pc->pair_nr;
+		return read_each(hw, pc->hw_arg, pc->pair_idx, pc->pair_nr, raw);
 	}
 	for (i = 0; i < pc->pair_nr; i++) {
 		ret = read(pc, pc->pair_slot[i], &raw[i]);
