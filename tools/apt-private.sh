@@ -7,8 +7,9 @@
 # apt_private_setup DIR ARCH[,ARCH...] [SUITE]
 #   DIR holds the state.  The first ARCH is the native one.  With SUITE,
 #   only the first stanza (the main archive) is used, with that suite;
-#   without, every stanza as configured.  Runs apt-get update until it
-#   succeeds once for DIR; returns 1 when no index came (DIR/update.log).
+#   without, every stanza as configured.  Runs apt-get update once for DIR
+#   (remove DIR to update again); returns 1 when no index came
+#   (DIR/update.log).
 # apt_private TOOL ARGS...
 #   runs apt-get or apt-cache on the state of the last setup.
 
@@ -52,8 +53,6 @@ apt_private_setup() {
 	if ! apt_private apt-get update >"$_ap_dir/update.log" 2>&1; then
 		ls "$_ap_dir"/lists/*_Packages* >/dev/null 2>&1 || return 1
 		echo "apt-private: some indexes failed, using the others (see $_ap_dir/update.log)" >&2
-		_ap_done=$_ap_key
-		return 0
 	fi
 	touch "$_ap_dir/updated"
 	_ap_done=$_ap_key

@@ -15,7 +15,9 @@
 #
 # Sourced by test/vm-ppc/run.sh:
 #   vm_ppc_kernel SRC OUT FAIL  sets kver, hver, vmlinux, kdir
-#   vm_ppc_busybox OUT FAIL     sets busybox (busybox-static:ppc64el, same apt state)
+#   vm_ppc_busybox OUT FAIL     after vm_ppc_kernel: sets busybox (busybox-static:ppc64el)
+# The apt lists are fetched and the versions chosen once (OUT/cache/versions);
+# remove OUT/cache to take newer packages.
 #   vm_ppc_module SRC OUT       builds OUT/module/pmuvirt.ko (log OUT/module.log)
 # Run: kernel.sh SOURCE_DIR BUILD_DIR   fetches, then builds the module.
 
@@ -25,12 +27,23 @@ vm_ppc_kernel() {
 	. "$1/tools/apt-private.sh"
 	apt_private_setup "$_out/cache/apt" ppc64el,amd64 ||
 		"$_fail" "private apt state for ppc64el (see $_out/cache/apt/update.log)"
-	kver=$(apt_private apt-cache depends linux-headers-powerpc64le 2>/dev/null |
-		sed -n 's/^ *Depends: linux-headers-\(6\.1\.[^ ]*-powerpc64le\)$/\1/p' | head -n 1)
-	[ -n "$kver" ] || "$_fail" "no linux-headers-powerpc64le in the configured archives"
-	hver=$(apt_private apt-cache show "linux-headers-$kver" 2>/dev/null |
-		sed -n 's/^Version: //p' | sort -V | tail -n 1)
-	[ -n "$hver" ] || "$_fail" "no version of linux-headers-$kver"
+	# resolved once per apt state: a run with everything cached reads no
+	# package list (apt-cache parses all of them, slow on a busy machine)
+	_vf=$_out/cache/versions
+	if [ ! -f "$_vf" ] || [ "$_out/cache/apt/updated" -nt "$_vf" ]; then
+		kver=$(apt_private apt-cache depends linux-headers-powerpc64le 2>/dev/null |
+			sed -n 's/^ *Depends: linux-headers-\(6\.1\.[^ ]*-powerpc64le\)$/\1/p' | head -n 1)
+		[ -n "$kver" ] || "$_fail" "no linux-headers-powerpc64le in the configured archives"
+		hver=$(apt_private apt-cache show "linux-headers-$kver" 2>/dev/null |
+			sed -n 's/^Version: //p' | sort -V | tail -n 1)
+		[ -n "$hver" ] || "$_fail" "no version of linux-headers-$kver"
+		_bver=$(apt_private apt-cache show busybox-static 2>/dev/null |
+			sed -n 's/^Version: //p' | sort -V | tail -n 1)
+		[ -n "$_bver" ] || "$_fail" "no busybox-static for ppc64el in the configured archives"
+		printf 'kver=%s\nhver=%s\n_bver=%s\n' "$kver" "$hver" "$_bver" >"$_vf.tmp"
+		mv "$_vf.tmp" "$_vf"
+	fi
+	. "$_vf"
 	_root=$_out/cache/root-$kver-$hver
 	vmlinux=$_root/boot/vmlinux-$kver
 	kdir=$_root/usr/src/linux-headers-$kver
@@ -58,9 +71,7 @@ vm_ppc_kernel() {
 
 vm_ppc_busybox() {
 	apt_private_setup "$1/cache/apt" ppc64el,amd64 || "$2" "private apt state for ppc64el"
-	_bver=$(apt_private apt-cache show busybox-static 2>/dev/null |
-		sed -n 's/^Version: //p' | sort -V | tail -n 1)
-	[ -n "$_bver" ] || "$2" "no busybox-static for ppc64el in the configured archives"
+	. "$1/cache/versions"
 	_bdir=$1/cache/busybox-$(echo "$_bver" | tr ':' '_')
 	busybox=$_bdir/bin/busybox
 	[ -x "$busybox" ] && return 0
