@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 # Install the Debian 12 packages that a group of pmuvirt jobs needs.
-# usage: tools/install-deps.sh GROUP...   (groups: base cross qemu-ppc vm-linux vm-xen fuzz model)
+# usage: tools/install-deps.sh GROUP...   (groups: base cross qemu-ppc vm-linux vm-ppc vm-xen fuzz model)
 # As root it installs what is missing; otherwise it prints the command and fails.
 set -eu
 
@@ -12,6 +12,9 @@ for group in "$@"; do
 	cross)    pkgs="$pkgs cmake gcc-powerpc64-linux-gnu gcc-powerpc64le-linux-gnu gcc-i686-linux-gnu libc6-dev-ppc64-cross libc6-dev-ppc64el-cross libc6-dev-i386-cross libc6-i386 qemu-user dpkg-dev xz-utils" ;;
 	qemu-ppc) pkgs="$pkgs qemu-system-ppc gcc-powerpc64-linux-gnu binutils-powerpc64-linux-gnu dpkg-dev" ;;
 	vm-linux) pkgs="$pkgs qemu-system-x86 busybox-static cpio linux-headers-amd64 kmod" ;;
+	# the ppc64el kernel, its headers, busybox and QEMU 10 are downloaded
+	# (test/vm-ppc/kernel.sh), not installed
+	vm-ppc)   pkgs="$pkgs gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross cpio dpkg-dev make" ;;
 	vm-xen)   pkgs="$pkgs qemu-system-x86 busybox-static cpio flex bison python3 dpkg-dev patch xz-utils build-essential" ;;
 	fuzz)     pkgs="$pkgs clang libclang-rt-14-dev" ;;
 	model)    pkgs="$pkgs spin gcc" ;;

@@ -70,35 +70,11 @@ $cross-ld -static -nostdlib --no-warn-rwx-segments -T "$here/image.lds" -Map "$b
 echo "qemu-ppc: built $build/image.elf from $(echo $lib | wc -w) library files"
 
 # ---- QEMU 10 (bookworm-backports), unpacked into the build directory -------
-fetch_qemu10() {
-	q=$build/qemu10
-	[ -x "$q/root/usr/bin/qemu-system-ppc64" ] && return 0
-	sources=/etc/apt/sources.list.d/debian.sources
-	[ -f "$sources" ] || { echo "qemu-ppc: no $sources" >&2; return 1; }
-	mkdir -p "$q/apt/sources.list.d" "$q/apt/lists/partial" "$q/apt/cache/archives/partial" \
-		"$q/deb"
-	# The first stanza (the main archive), with the backports suite.
-	awk 'BEGIN { RS = ""; ORS = "\n" } NR == 1' "$sources" |
-		sed -e 's/^Types:.*/Types: deb/' -e 's/^Suites:.*/Suites: bookworm-backports/' \
-		> "$q/apt/sources.list.d/backports.sources"
-	set -- -o Dir::Etc::SourceList=/dev/null \
-		-o Dir::Etc::SourceParts="$q/apt/sources.list.d" \
-		-o Dir::State::Lists="$q/apt/lists" -o Dir::Cache="$q/apt/cache" \
-		-o APT::Sandbox::User="$(id -un)" -o Debug::NoLocking=1
-	apt-get -q "$@" update >"$q/update.log" 2>&1 || return 1
-	ver=$(apt-cache "$@" madison qemu-system-ppc | awk -F'|' '/backports/ { gsub(/ /, "", $2); print $2; exit }')
-	[ -n "$ver" ] || { echo "qemu-ppc: no qemu-system-ppc in bookworm-backports" >&2; return 1; }
-	(cd "$q/deb" && apt-get -q "$@" download "qemu-system-ppc=$ver" "qemu-system-data=$ver") \
-		>"$q/download.log" 2>&1 || return 1
-	for d in "$q"/deb/*.deb; do
-		dpkg-deb -x "$d" "$q/root" || return 1
-	done
-	[ -x "$q/root/usr/bin/qemu-system-ppc64" ]
-}
+. "$here/qemu10.sh"
 
 qemus="debian12"
 if [ "${QPPC_QEMU10:-1}" = 1 ]; then
-	fetch_qemu10 || die "cannot fetch QEMU 10 from bookworm-backports (see $build/qemu10/*.log); QPPC_QEMU10=0 skips it"
+	fetch_qemu10 "$src" "$build/qemu10" || die "cannot fetch QEMU 10 from bookworm-backports (see $build/qemu10/*.log, $build/qemu10/apt/update.log); QPPC_QEMU10=0 skips it"
 	qemus="$qemus backports"
 fi
 

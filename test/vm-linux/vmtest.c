@@ -5,8 +5,8 @@
  * "dec; jnz" is 2n ticks of the thread's own time.
  *
  * usage: vmtest probe|accuracy|migrate|fork|inherit|imode [BOUND]|pmistorm|hotplug|isolation|
- *               throttle|exec|malformed|policy|evpolicy|suid|sigperm|hold|spin N|
- *               threads K N [schedstat]
+ *               throttle|exec|malformed|policy|evpolicy|suid|sigperm|hold|
+ *               perfopen ok|busy|perfhold|exact (POWER)|spin N|threads K N [schedstat]
  * With "schedstat" (two CPUs at host speed, no -icount) no count has a
  * known truth: the host may stop QEMU anywhere, for milliseconds, also
  * between the kernel's run-time accounting and the switch hook, so a
@@ -33,7 +33,9 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <grp.h>
+#include <stdint.h>
 #include <time.h>
+#include <linux/perf_event.h>
 #include "libpmuvirt-user.h"
 
 #define LOOPS		20000000ull	/* 40M instructions per thread */
@@ -55,6 +57,65 @@ static double tsc_per_ns = 1.0;
 	}									\
 } while (0)
 
+#ifdef __powerpc64__
+/*
+ * POWER (test/vm-ppc): the thread's own work is counted on PMC5 in user
+ * mode (instructions, exact on QEMU), and the clock around it is the time
+ * base, given in nanoseconds, which under -icount shift=0 is one per
+ * instruction as the TSC is on x86.
+ */
+#define WORK_EVENT	PMUVIRT_EV_INSTRUCTIONS
+#define WORK_FLAGS	PMUVIRT_CTR_USER
+#define WORK_CAPS	(PMUVIRT_UREAD_TSC | PMUVIRT_UREAD_PMC)
+static double ns_per_tb = 1.0;
+
+static inline uint64_t rd_tb(void)
+{
+	uint64_t tb;
+
+	__asm__ __volatile__("isync; mftb %0" : "=r"(tb) :: "memory");
+	return tb;
+}
+
+static inline uint64_t rd_tsc(void)
+{
+	return (uint64_t)((double)rd_tb() * ns_per_tb);
+}
+
+/* A count of the TSC event (the time base) in the unit of rd_tsc(). */
+static uint64_t tsc_units(uint64_t v)
+{
+	return (uint64_t)((double)v * ns_per_tb);
+}
+
+/* The time base's ticks per second, from /proc/cpuinfo. */
+static void tb_init(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[256];
+	double hz = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "timebase : %lf", &hz) == 1)
+			break;
+	if (f)
+		fclose(f);
+	if (hz > 0)
+		ns_per_tb = 1e9 / hz;
+}
+
+/* Exactly 2 * n instructions (n > 0). */
+static void spin(uint64_t n)
+{
+	if (n)
+		__asm__ __volatile__("1: addic. %0,%0,-1\n\tbne 1b" : "+r"(n) :: "cr0", "xer");
+}
+#else
+/* x86: the thread's own work is its TSC share (one tick per instruction). */
+#define WORK_EVENT	PMUVIRT_EV_TSC
+#define WORK_FLAGS	0
+#define WORK_CAPS	PMUVIRT_UREAD_TSC
+
 static inline uint64_t rd_tsc(void)
 {
 	uint32_t lo, hi;
@@ -63,11 +124,21 @@ static inline uint64_t rd_tsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+static void tb_init(void)
+{
+}
+
+static uint64_t tsc_units(uint64_t v)
+{
+	return v;
+}
+
 /* Exactly 2 * n instructions. */
 static void spin(uint64_t n)
 {
 	__asm__ __volatile__("1: dec %0\n\tjnz 1b" : "+r"(n) :: "cc");
 }
+#endif
 
 static void pin(int cpu)
 {
@@ -79,12 +150,14 @@ static void pin(int cpu)
 		printf("vm: cannot pin to CPU %d: %s\n", cpu, strerror(errno));
 }
 
-static void tsc_control(struct pmuvirt_control *ctl)
+/* One counter of the thread's own work (WORK_EVENT). */
+static void work_control(struct pmuvirt_control *ctl)
 {
 	memset(ctl, 0, sizeof(*ctl));
 	ctl->version = PMUVIRT_ABI_VERSION;
 	ctl->nr_counters = 1;
-	ctl->counter[0].event = PMUVIRT_EV_TSC;
+	ctl->counter[0].event = WORK_EVENT;
+	ctl->counter[0].flags = WORK_FLAGS;
 }
 
 /*
@@ -151,7 +224,15 @@ static int wait_attached(int want)
 	return n;
 }
 
-/* ---- probe: PMC requests fail with ENODEV, the TSC works ---- */
+/*
+ * ---- probe: PMC requests fail with ENODEV on x86 (QEMU has no PMU
+ * there); POWER counts them.  The TSC (time base) works. ----
+ */
+#ifdef __powerpc64__
+#define PROBE_PMC	0
+#else
+#define PROBE_PMC	(-ENODEV)
+#endif
 
 static int attach_one(int fd, uint64_t event, uint32_t flags)
 {
@@ -159,11 +240,17 @@ static int attach_one(int fd, uint64_t event, uint32_t flags)
 	struct pmuvirt_user u;
 	uint64_t v;
 
-	tsc_control(&ctl);
+	work_control(&ctl);
 	ctl.counter[0].event = event;
 	ctl.counter[0].flags = flags;
 	if (pmuvirt_user_attach(&u, fd, &ctl, 0, 0))
 		return -errno;
+	printf("vm: %s: user reads:%s%s\n", event == PMUVIRT_EV_TSC ? "tsc" : "counter",
+	       u.caps & PMUVIRT_UREAD_TSC ? " time" : "", u.caps & PMUVIRT_UREAD_PMC ? " pmc" : "");
+#ifdef __powerpc64__
+	if (event != PMUVIRT_EV_TSC && !(u.caps & PMUVIRT_UREAD_PMC))
+		printf("vm: FAIL: no user reads of the PMCs offered\n"), failed = 1;
+#endif
 	spin(1000);
 	pmuvirt_user_detach(&u, &v);
 	return 0;
@@ -177,10 +264,10 @@ static void t_probe(void)
 	CHECK(fd >= 0, "open %s: %s", PMUVIRT_DEVICE, strerror(errno));
 	ret = attach_one(fd, PMUVIRT_EV_INSTRUCTIONS, PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL);
 	printf("vm: instructions request: %s\n", ret ? strerror(-ret) : "accepted");
-	CHECK(ret == -ENODEV, "instructions: want ENODEV, got %d", ret);
+	CHECK(ret == PROBE_PMC, "instructions: want %d, got %d", PROBE_PMC, ret);
 	ret = attach_one(fd, PMUVIRT_EV_CYCLES, PMUVIRT_CTR_USER);
 	printf("vm: cycles request: %s\n", ret ? strerror(-ret) : "accepted");
-	CHECK(ret == -ENODEV, "cycles: want ENODEV, got %d", ret);
+	CHECK(ret == PROBE_PMC, "cycles: want %d, got %d", PROBE_PMC, ret);
 	ret = attach_one(fd, PMUVIRT_EV_TSC, 0);
 	printf("vm: tsc request: %s\n", ret ? strerror(-ret) : "accepted");
 	CHECK(ret == 0, "tsc: %d", ret);
@@ -214,7 +301,7 @@ static void *worker_fn(void *arg)
 	pin(w->cpu_a);
 	w->tid = (uint32_t)syscall(SYS_gettid);
 	fd = pmuvirt_user_open(1);
-	tsc_control(&ctl);
+	work_control(&ctl);
 	if (fd < 0 || (w->inherited ? pmuvirt_user_adopt(&u, fd) :
 				     pmuvirt_user_attach(&u, fd, &ctl, 0, 0))) {
 		w->err = errno;
@@ -334,7 +421,9 @@ static void report(const char *what, int i, const struct worker *w, unsigned int
 	}
 	CHECK(w->virt_ioctl >= w->virt, "thread %d: ioctl read %llu below direct read", i,
 	      (unsigned long long)w->virt_ioctl);
-	CHECK(w->direct_reads >= 2, "thread %d: reads did not use the shared page", i);
+	/* an inherited context's attach caps are unknown: PMC reads take the ioctl */
+	if (!w->inherited || WORK_EVENT == PMUVIRT_EV_TSC)
+		CHECK(w->direct_reads >= 2, "thread %d: reads did not use the shared page", i);
 }
 
 static void t_accuracy(void)
@@ -392,7 +481,7 @@ static void t_fork(void)
 	pid_t pid;
 	int fd = pmuvirt_user_open(0), status;
 
-	tsc_control(&ctl);
+	work_control(&ctl);
 	CHECK(fd >= 0 && !pmuvirt_user_attach(&u, fd, &ctl, 0, 0), "attach: %s", strerror(errno));
 	pid = fork();
 	if (!pid) {
@@ -495,7 +584,7 @@ static void t_inherit(void)
 	int fd = pmuvirt_user_open(0), status, i, seen_child = 0;
 	ssize_t got = -1;
 
-	tsc_control(&ctl);
+	work_control(&ctl);
 	/* without the flag a new thread has no context */
 	CHECK(fd >= 0 && !pmuvirt_user_attach(&u, fd, &ctl, 0, 0), "attach: %s", strerror(errno));
 	pthread_create(&th, NULL, no_ctx_fn, &fd);
@@ -719,7 +808,7 @@ static uint64_t t_imode(double max_err)
 		       100.0 * rel_err((double)w[i].final[0], 2.0 * LOOPS),
 		       (unsigned long long)w[i].read_before[1], (unsigned long long)w[i].notified,
 		       (unsigned long long)want, w[i].signals,
-		       (double)w[i].raw / (double)w[i].final[2]);
+		       (double)w[i].raw / (double)tsc_units(w[i].final[2]));
 		CHECK(!w[i].err, "thread %d: %s", i, strerror(w[i].err));
 		CHECK(rel_err((double)w[i].final[0], 2.0 * LOOPS) < max_err,
 		      "thread %d: a-mode count off", i);
@@ -734,7 +823,7 @@ static uint64_t t_imode(double max_err)
 		      (unsigned long long)w[i].notified, (unsigned long long)w[i].read_before[1]);
 		CHECK(w[i].signals >= 1 && !w[i].bad_signals, "thread %d: %u signals, %u wrong", i,
 		      w[i].signals, w[i].bad_signals);
-		CHECK(w[i].raw > 2 * w[i].final[2], "thread %d: threads did not preempt each other",
+		CHECK(w[i].raw > 2 * tsc_units(w[i].final[2]), "thread %d: threads did not preempt each other",
 		      i);
 	}
 	printf("vm: imode: %llu notifications in all\n", (unsigned long long)total);
@@ -1799,7 +1888,7 @@ static void t_exec(void)
 	if (!pid) {
 		int fd = pmuvirt_user_open(1);
 
-		tsc_control(&ctl);
+		work_control(&ctl);
 		if (fd < 0 || pmuvirt_user_attach(&u, fd, &ctl, 0, 0))
 			_exit(20);
 		spin(LOOPS / 4);
@@ -1825,7 +1914,7 @@ static int exec_child(void)
 	u.rec = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
 	if (u.rec == MAP_FAILED)
 		return 31;
-	u.caps = PMUVIRT_UREAD_TSC;
+	u.caps = WORK_CAPS;
 	spin(LOOPS / 4);
 	if (pmuvirt_user_read(&u, &v1) || !u.direct_reads)
 		return 32;
@@ -1861,7 +1950,10 @@ static void t_malformed(void)
 	memset(&good, 0, sizeof(good));
 	good.size = sizeof(good);
 	good.version = PMUVIRT_LINUX_VERSION;
-	tsc_control(&good.control);
+	/* a TSC counter: no flags and no period are valid on it */
+	work_control(&good.control);
+	good.control.counter[0].event = PMUVIRT_EV_TSC;
+	good.control.counter[0].flags = 0;
 
 #define BAD(field_change, want) do {						\
 		a = good;							\
@@ -1886,8 +1978,10 @@ static void t_malformed(void)
 	BAD(a.control.counter[0].flags = 0x100, EINVAL);
 	BAD(a.control.counter[0].flags = PMUVIRT_CTR_USER, EINVAL);
 	BAD(a.control.counter[0].period = 1000, EINVAL);
+#ifndef __powerpc64__
 	BAD(a.control.counter[0].event = PMUVIRT_EV_BRANCHES;
 	    a.control.counter[0].flags = PMUVIRT_CTR_USER, ENODEV);
+#endif
 	e = ioctl(fd, PMUVIRT_IOC_ATTACH, (void *)16) ? errno : 0;
 	CHECK(e == EFAULT, "bad pointer: %d", e);
 	e = ioctl(fd, _IOWR(PMUVIRT_IOC_MAGIC, 99, struct pmuvirt_counts), &c) ? errno : 0;
@@ -1958,7 +2052,7 @@ static void t_malformed(void)
 	CHECK(e == EINVAL, "read with reserved set: %d", e);
 	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	CHECK(p == MAP_FAILED, "writable mapping granted");
-	p = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, 0);
+	p = mmap(NULL, 2 * (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, fd, 0);
 	CHECK(p == MAP_FAILED, "two-page mapping granted");
 	if (u.rec)
 		CHECK(mprotect((void *)u.rec, 4096, PROT_READ | PROT_WRITE) != 0,
@@ -1976,7 +2070,7 @@ static void *hold_fn(void *arg)
 	struct pmuvirt_user u;
 	int fd = pmuvirt_user_open(1);
 
-	tsc_control(&ctl);
+	work_control(&ctl);
 	if (fd < 0 || pmuvirt_user_attach(&u, fd, &ctl, 0, 0))
 		printf("vm: hold: attach failed: %s\n", strerror(errno));
 	for (;;)
@@ -1993,12 +2087,157 @@ static void t_hold(void)
 	hold_fn((void *)3L);
 }
 
+/* ---- perf and the module share the PMU: one at a time ---- */
+
+/* A hardware event of perf's counting this thread: its fd, or -errno. */
+static int perf_open(void)
+{
+	struct perf_event_attr attr;
+	long fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+/* perfopen ok|busy: perf can (cannot, EBUSY) count hardware events now. */
+static void t_perfopen(const char *want)
+{
+	int fd = perf_open();
+
+	printf("vm: perf hardware event: %s\n", fd >= 0 ? "opened" : strerror(-fd));
+	if (!strcmp(want, "busy"))
+		CHECK(fd == -EBUSY, "perf_event_open: want EBUSY, got %d", fd);
+	else
+		CHECK(fd >= 0, "perf_event_open: %s", strerror(-fd));
+	if (fd >= 0)
+		close(fd);
+}
+
+/* perfhold: perf holds the PMU until the process is killed. */
+static void t_perfhold(void)
+{
+	int fd = perf_open();
+
+	CHECK(fd >= 0, "perf_event_open: %s", strerror(-fd));
+	printf("vm: perfhold: perf holds the PMU\n");
+	if (fd >= 0)
+		for (;;)
+			pause();
+}
+
+#ifdef __powerpc64__
+/*
+ * ---- exact (POWER): each thread's instructions, to the instruction,
+ * while three threads on one CPU preempt each other ----
+ * Between two ioctl reads the count grows by the reads' own code (a
+ * constant) plus the work between them: spin(n) is spin(1) plus 2(n - 1).
+ * QEMU applies no per-PMC freeze (MMCR2): a user-mode counter also counts
+ * the kernel, so a window holding an interrupt or a switch counts its
+ * handler too.  The least of several windows is the thread's own work;
+ * a context switch that lost or leaked counts shifts every window.
+ */
+#define EXACT_TRIES	8
+static const uint64_t exact_n[3] = { 1000, 20000, 200000 };
+
+struct exact_worker {
+	pthread_t th;
+	int64_t k_spin1, least[3], most[3];
+	uint32_t seq;		/* the record's sequence: 2 per update (switch) */
+	int err;
+};
+
+static int64_t exact_delta(struct pmuvirt_user *u, uint64_t n)
+{
+	uint64_t a = 0, b = 0;
+
+	if (pmuvirt_user_read_ioctl(u, &a))
+		return -1;
+	spin(n);
+	if (pmuvirt_user_read_ioctl(u, &b))
+		return -1;
+	return (int64_t)(b - a);
+}
+
+static void *exact_fn(void *arg)
+{
+	struct exact_worker *w = arg;
+	struct pmuvirt_control ctl;
+	struct pmuvirt_user u;
+	int64_t d;
+	int fd, i, j;
+
+	pin(0);
+	fd = pmuvirt_user_open(1);
+	work_control(&ctl);
+	if (fd < 0 || pmuvirt_user_attach(&u, fd, &ctl, 0, 0)) {
+		w->err = errno;
+		pthread_barrier_wait(&start_barrier);
+		return NULL;
+	}
+	pthread_barrier_wait(&start_barrier);
+	w->k_spin1 = INT64_MAX;
+	for (j = 0; j < EXACT_TRIES; j++) {
+		d = exact_delta(&u, 1);
+		w->k_spin1 = d < w->k_spin1 ? d : w->k_spin1;
+	}
+	for (i = 0; i < 3; i++) {
+		w->least[i] = INT64_MAX;
+		for (j = 0; j < EXACT_TRIES; j++) {
+			d = exact_delta(&u, exact_n[i]);
+			w->least[i] = d < w->least[i] ? d : w->least[i];
+			w->most[i] = d > w->most[i] ? d : w->most[i];
+			/* let the others run between windows */
+			spin(1000000);
+		}
+	}
+	w->seq = u.rec ? u.rec->seq : 0;
+	if (pmuvirt_user_detach(&u, NULL))
+		w->err = errno;
+	close(fd);
+	return NULL;
+}
+
+static void t_exact(void)
+{
+	struct exact_worker w[NR_THREADS];
+	int i, j;
+
+	memset(w, 0, sizeof(w));
+	pthread_barrier_init(&start_barrier, NULL, NR_THREADS);
+	for (i = 0; i < NR_THREADS; i++)
+		pthread_create(&w[i].th, NULL, exact_fn, &w[i]);
+	for (i = 0; i < NR_THREADS; i++)
+		pthread_join(w[i].th, NULL);
+	for (i = 0; i < NR_THREADS; i++) {
+		CHECK(!w[i].err, "thread %d: %s", i, strerror(w[i].err));
+		printf("vm: exact thread %d: spin(1) between two reads %lld; %u record updates (switches)\n",
+		       i, (long long)w[i].k_spin1, w[i].seq / 2);
+		CHECK(w[i].seq / 2 >= 6, "thread %d: the threads did not preempt each other", i);
+		for (j = 0; j < 3; j++) {
+			int64_t want = w[i].k_spin1 + 2 * ((int64_t)exact_n[j] - 1);
+
+			printf("vm: exact thread %d: spin(%llu): least %lld (want %lld), most %lld\n",
+			       i, (unsigned long long)exact_n[j], (long long)w[i].least[j],
+			       (long long)want, (long long)w[i].most[j]);
+			CHECK(w[i].least[j] == want, "thread %d: spin(%llu) off by %lld", i,
+			      (unsigned long long)exact_n[j], (long long)(w[i].least[j] - want));
+		}
+	}
+	CHECK(wait_attached(0) == 0, "contexts left: %d", attached_count());
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "";
 
 	self = argv[0];
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	tb_init();
 	if (argc > 2 && !strcmp(argv[argc - 1], "schedstat")) {
 		by_schedstat = 1;
 		calibrate();
@@ -2043,10 +2282,18 @@ int main(int argc, char **argv)
 		t_malformed();
 	else if (!strcmp(what, "hold"))
 		t_hold();
+	else if (!strcmp(what, "perfopen") && argc > 2)
+		t_perfopen(argv[2]);
+	else if (!strcmp(what, "perfhold"))
+		t_perfhold();
+#ifdef __powerpc64__
+	else if (!strcmp(what, "exact"))
+		t_exact();
+#endif
 	else if (!strcmp(what, "spin") && argc > 2)
 		spin(strtoull(argv[2], NULL, 0));
 	else {
-		fprintf(stderr, "usage: vmtest probe|accuracy|migrate|fork|inherit|imode|pmistorm|latepmi|hotplug|isolation|throttle|exec|malformed|policy|evpolicy|suid|sigperm|hold|spin N|threads K N\n");
+		fprintf(stderr, "usage: vmtest probe|accuracy|migrate|fork|inherit|imode|pmistorm|latepmi|hotplug|isolation|throttle|exec|malformed|policy|evpolicy|suid|sigperm|hold|perfopen ok|busy|perfhold|exact (POWER)|spin N|threads K N\n");
 		return 2;
 	}
 	if (!strcmp(what, "spin") || !strcmp(what, "threads"))

@@ -12,6 +12,30 @@
 #include <pmuvirt/user.h>
 #include "libpmuvirt-user.h"
 
+#ifdef __powerpc64__
+/* POWER: the time base, and PMC n (1-6) through its user-mode alias UPMCn. */
+static inline uint64_t rd_tsc(void)
+{
+	uint64_t tb;
+
+	__asm__ __volatile__("mftb %0" : "=r"(tb));
+	return tb;
+}
+
+#define RD_UPMC(n) ({ uint64_t _v; __asm__ __volatile__("mfspr %0, %1" : "=r"(_v) : "i"(770 + (n))); _v; })
+
+static inline uint64_t rd_pmc(uint32_t idx)
+{
+	switch (idx) {
+	case 0: return RD_UPMC(1);
+	case 1: return RD_UPMC(2);
+	case 2: return RD_UPMC(3);
+	case 3: return RD_UPMC(4);
+	case 4: return RD_UPMC(5);
+	default: return RD_UPMC(6);	/* the kernel gives indexes 0-5 only */
+	}
+}
+#else
 static inline uint64_t rd_tsc(void)
 {
 	uint32_t lo, hi;
@@ -27,6 +51,7 @@ static inline uint64_t rd_pmc(uint32_t idx)
 	__asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi) : "c"(idx));
 	return ((uint64_t)hi << 32) | lo;
 }
+#endif
 
 int pmuvirt_user_open(int cloexec)
 {

@@ -207,42 +207,6 @@ static bool pmu_responds(void)
 	return ok;
 }
 
-/**
- * pmuvirt_lx_pmi() - handle a PMI on this CPU (NMI context or deferred)
- * @lc:		this CPU's state, not busy.
- *
- * New overflow notifications are pending on the current context; the
- * signal goes out from irq_work.  A PMI deferred while this runs is
- * handled before it returns.
- */
-void pmuvirt_lx_pmi(struct pmuvirt_lx_cpu *lc)
-{
-	u32 mask = 0, m;
-
-	if (pmuvirt_lx_pmi_throttle(lc))
-		return;	/* over max_pmi_rate: the next tick does it */
-	do {
-		lc->pmi_deferred = false;
-		lc->busy = true;
-		barrier();
-		m = 0;
-		pmuvirt_pmi(&lc->pc, &m);
-		mask |= m;
-		barrier();
-		lc->busy = false;
-	} while (unlikely(READ_ONCE(lc->pmi_deferred)));
-	if (mask && lc->cur)
-		irq_work_queue(&lc->sig_work);
-}
-
-static atomic_long_t nr_pmis_deferred = ATOMIC_LONG_INIT(0);
-static atomic_long_t nr_pmis_idle = ATOMIC_LONG_INIT(0);
-
-module_param_cb(pmis_deferred, &pmuvirt_lx_atomic_long_ops, &nr_pmis_deferred, 0444);
-MODULE_PARM_DESC(pmis_deferred, "PMIs that arrived during a switch or read and were handled after it (read-only)");
-module_param_cb(pmis_idle, &pmuvirt_lx_atomic_long_ops, &nr_pmis_idle, 0444);
-MODULE_PARM_DESC(pmis_idle, "PMIs that found no context on the counters and cleared a stale overflow (read-only)");
-
 /* Overflow bits of the module's counters in the global status; 0 without that register. */
 static u64 lx_ovf_status(struct pmuvirt_lx_cpu *lc)
 {
@@ -262,6 +226,25 @@ static u64 lx_ovf_status(struct pmuvirt_lx_cpu *lc)
 }
 
 /**
+ * pmuvirt_lx_pmi_stale() - did the counters cross with no context on them?
+ * @lc:		this CPU's state.
+ *
+ * Return: true when an overflow bit of the module's counters is set.
+ */
+bool pmuvirt_lx_pmi_stale(struct pmuvirt_lx_cpu *lc)
+{
+	return lx_ovf_status(lc) != 0;
+}
+
+/**
+ * pmuvirt_lx_hw_cpu_up() - this CPU came (back) online
+ */
+void pmuvirt_lx_hw_cpu_up(void)
+{
+	pmuvirt_lx_pmi_unmask();
+}
+
+/**
  * pmuvirt_lx_pmi_unmask() - let this CPU take PMIs again
  *
  * Intel masks LVTPC when it delivers a PMI; until it is rewritten the CPU
@@ -274,41 +257,6 @@ void pmuvirt_lx_pmi_unmask(void)
 		pmuvirt_lx_emu_unmask();
 	else if (nmi_registered)
 		apic_write(APIC_LVTPC, APIC_DM_NMI);
-}
-
-/**
- * pmuvirt_lx_pmi_irq() - a PMI arrived on this CPU (NMI, or the emulated PMU)
- * @lc:		this CPU's state.
- *
- * Handled now, or right after the core call in progress (@lc->busy); a PMI
- * with no context on the counters clears what crossed (raised before the
- * last switch stopped them).  Every path unmasks LVTPC, first: the handler
- * re-enables counters it re-armed, and one re-armed close to its next
- * overflow (a late PMI leaves little of the period) can overflow before
- * the handler returns.  Its PMI must find LVTPC unmasked (it is then
- * deferred, or taken right after this one): a masked LVTPC drops it and
- * leaves the counter wrapped with no further PMI.
- *
- * Return: true when the PMI was the module's.
- */
-bool pmuvirt_lx_pmi_irq(struct pmuvirt_lx_cpu *lc)
-{
-	bool ours = true;
-
-	pmuvirt_lx_pmi_unmask();
-	if (lc->busy) {
-		/* the switch or read in progress saves the counters; redo after it */
-		lc->pmi_deferred = true;
-		atomic_long_inc(&nr_pmis_deferred);
-	} else if (lc->pc.running) {
-		pmuvirt_lx_pmi(lc);
-	} else if (lx_ovf_status(lc)) {
-		atomic_long_inc(&nr_pmis_idle);
-		pmuvirt_lx_pmi(lc);
-	} else {
-		ours = false;
-	}
-	return ours;
 }
 
 static int pmuvirt_nmi(unsigned int type, struct pt_regs *regs)

@@ -10,7 +10,13 @@
  */
 #include <pmuvirt/pmuvirt.h>
 #include <pmuvirt/linux.h>
+#ifdef CONFIG_X86
 #include <x86/pmuvirt_x86.h>
+#elif defined(CONFIG_PPC_BOOK3S_64)
+#include <ppc/pmuvirt_ppc.h>
+#else
+#error "pmuvirt.ko: x86 or 64-bit Book3S POWER only"
+#endif
 #include "pmuvirt_abi_check.h"
 
 #include <linux/percpu.h>
@@ -58,12 +64,16 @@ void pmuvirt_lx_hw_exit(void);
 void pmuvirt_lx_pmi(struct pmuvirt_lx_cpu *lc);
 bool pmuvirt_lx_pmi_irq(struct pmuvirt_lx_cpu *lc);
 void pmuvirt_lx_pmi_unmask(void);
+bool pmuvirt_lx_pmi_stale(struct pmuvirt_lx_cpu *lc);
+void pmuvirt_lx_hw_cpu_up(void);
 u32 pmuvirt_lx_uread_caps(const u8 *slots, unsigned int nr);
-int pmuvirt_lx_rdpmc_safe(u32 idx, u64 *val);
 void *pmuvirt_lx_hw_arg(unsigned int cpu);
 
-/* Xen PV backend (pmuvirt_xenpv.c): in use when pmuvirt_lx_xen is true. */
 struct vm_area_struct;
+#ifdef CONFIG_X86
+int pmuvirt_lx_rdpmc_safe(u32 idx, u64 *val);
+
+/* Xen PV backend (pmuvirt_xenpv.c): in use when pmuvirt_lx_xen is true. */
 extern bool pmuvirt_lx_xen;
 int pmuvirt_lx_xen_init(void);
 void pmuvirt_lx_xen_exit(void);
@@ -79,6 +89,25 @@ void pmuvirt_lx_emu_exit(void);
 void pmuvirt_lx_emu_unmask(void);
 void pmuvirt_lx_emu_cpu_online(void);
 void pmuvirt_lx_emu_cpu_offline(void);
+#else
+/* POWER: neither Xen PV below the module nor the emulated (Intel) PMU. */
+#define pmuvirt_lx_xen		false
+#define pmuvirt_lx_emulate	false
+static inline int pmuvirt_lx_xen_mmap(struct vm_area_struct *vma)
+{
+	return -EINVAL;	/* only offset 0, the thread's record, exists */
+}
+static inline int pmuvirt_lx_xen_below(unsigned long uarg)
+{
+	return -ENODEV;
+}
+static inline void pmuvirt_lx_emu_cpu_online(void)
+{
+}
+static inline void pmuvirt_lx_emu_cpu_offline(void)
+{
+}
+#endif
 
 /* Security policy (pmuvirt_policy.c). */
 struct cred;

@@ -981,7 +981,7 @@ static void lx_cpu_up(void)
 	if (pmuvirt_lx_emulate)
 		pmuvirt_lx_emu_cpu_online();
 	pmuvirt_pcpu_invalidate(&lc->pc);
-	pmuvirt_lx_pmi_unmask();
+	pmuvirt_lx_hw_cpu_up();
 	local_irq_restore(flags);
 }
 
