@@ -856,8 +856,17 @@ int pmuvirt_read(struct pmuvirt_ctx *ctx, uint64_t *vals)
  * context was.  @live: read the values from the counters, otherwise each
  * counter's @count was just sampled.
  */
-static int emit_samples(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, const uint64_t *hits,
-			uint32_t which, bool live)
+/* Counters whose overflows make records: sampling ones, with a ring attached. */
+static inline uint32_t ctx_sample_mask(const struct pmuvirt_ctx *ctx)
+{
+	return ctx && ctx->samples ? ctx->sample_mask : 0;
+}
+
+/* Kept out of line: its frame (a record, the values) costs every PMI otherwise. */
+static __attribute__((__noinline__)) int emit_samples(struct pmuvirt_pcpu *pc,
+							struct pmuvirt_ctx *ctx,
+							const uint64_t *hits, uint32_t which,
+							bool live)
 {
 	uint64_t vals[PMUVIRT_MAX_COUNTERS];
 	bool have_vals = false;
@@ -913,20 +922,24 @@ static int pmi_stacked(struct pmuvirt_pcpu *pc, uint32_t status, uint32_t *mask)
 	int ret;
 
 	if (ctx && !pc->paused) {
-		for (i = 0; i < ctx->nr_counters; i++)
+		uint32_t smask = ctx_sample_mask(ctx);
+
+		for (i = 0; smask && i < ctx->nr_counters; i++)
 			before[i] = PMUVIRT_READ_ONCE32(&ctx->counter[i].pending);
 		ret = sample_current(pc, false);
 		if (ret)
 			return ret;
 		*mask |= pmuvirt_ctx_pending(ctx);
-		for (i = 0; i < ctx->nr_counters; i++) {
+		for (i = 0; smask && i < ctx->nr_counters; i++) {
 			hits[i] = ctx->counter[i].pending - before[i];
 			if (ctx->counter[i].pending > before[i])
 				which |= 1u << i;
 		}
-		ret = emit_samples(pc, ctx, hits, which, false);
-		if (ret)
-			return ret;
+		if (which & smask) {
+			ret = emit_samples(pc, ctx, hits, which, false);
+			if (ret)
+				return ret;
+		}
 		ret = arm_batch(pc, ctx, ctx->imode_mask, &called);
 		if (!ret && called)
 			ret = restart_from_now(pc, ctx, ctx->imode_mask);
@@ -1002,7 +1015,7 @@ static int pmi_hw(struct pmuvirt_pcpu *pc, uint32_t status, uint32_t *mask)
 	}
 
 	*mask |= which;
-	if (ctx) {
+	if (pmuvirt_unlikely(which & ctx_sample_mask(ctx))) {
 		ret = emit_samples(pc, ctx, hits, which, true);
 		if (ret)
 			return ret;
