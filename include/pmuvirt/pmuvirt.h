@@ -652,7 +652,7 @@ struct pmuvirt_sample_writer {
  * pmuvirt_sample_ring_bytes() - bytes a sample ring needs
  * @nr_records:	records (a power of two, 1 to PMUVIRT_SAMPLE_MAX_RECORDS).
  * @data_offset: bytes from the header to record 0 (a multiple of 8, at
- *		least sizeof(struct pmuvirt_sample_ring)).
+ *		least sizeof(struct pmuvirt_sample_ring), at most 16 MiB).
  *
  * Return: the size, or 0 if an argument is out of range.
  */
