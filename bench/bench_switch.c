@@ -15,12 +15,14 @@
  * --what: "a" (default) switches between two contexts of 7 a-mode
  * counters, "i" between two contexts with one i-mode counter each, "pmi7"
  * and "pmi1" call pmuvirt_pmi() with one counter past its threshold in a
- * context of 7 counters or of 1.
+ * context of 7 counters or of 1, "pmii" likewise with that one counter an
+ * i-mode counter that crosses a period boundary at every PMI, "pmis" with
+ * it also sampling, so each PMI appends a sample record.
  *
  * The seven counters: instructions, cycles, branches, branch-misses on the
  * fixed and general counters (all six in use) plus the TSC.
  *
- * usage: pmuvirt-bench [--switches N] [--null-only [--what a|i|pmi7|pmi1]]
+ * usage: pmuvirt-bench [--switches N] [--null-only [--what a|i|pmi7|pmi1|pmii|pmis]]
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -142,6 +144,20 @@ __attribute__((noinline)) void bench_switch_loop(struct pmuvirt_pcpu *pc, struct
 		pmuvirt_switch(pc, c[k & 1]);
 }
 
+/*
+ * The host's part of a sample record, for "pmis": it also gives the room
+ * back at once (as a reader that keeps up), so every PMI appends.
+ */
+static void null_sample_fill(void *arg, const struct pmuvirt_pcpu *pc,
+			     const struct pmuvirt_ctx *ctx, struct pmuvirt_sample *s)
+{
+	struct pmuvirt_sample_ring *r = arg;
+
+	s->ip = 0x401000;
+	s->flags |= PMUVIRT_SAMPLE_USER;
+	r->tail = r->head;
+}
+
 /* Each PMI finds the counter read through null_regs[@reg] past its threshold. */
 __attribute__((noinline)) void bench_pmi_loop(struct pmuvirt_pcpu *pc, unsigned int reg,
 					      unsigned long n)
@@ -182,7 +198,7 @@ int main(int argc, char **argv)
 			what = argv[++i];
 		else {
 			fprintf(stderr, "usage: pmuvirt-bench [--switches N] "
-				"[--null-only [--what a|i|pmi7|pmi1]]\n");
+				"[--null-only [--what a|i|pmi7|pmi1|pmii|pmis]]\n");
 			return 2;
 		}
 	}
@@ -248,20 +264,35 @@ int main(int argc, char **argv)
 	pmuvirt_pcpu_init(&pc, &pmu, &null_hw, NULL, 0);
 	if (null_only && !strncmp(what, "pmi", 3)) {
 		static const unsigned int one_ev[] = { PMUVIRT_EV_BRANCHES };
-		bool seven_ctr = !strcmp(what, "pmi7");
+		bool seven_ctr = !strcmp(what, "pmi7"), sampling = !strcmp(what, "pmis");
+		bool imode = sampling || !strcmp(what, "pmii");
+		static const uint64_t one_period[] = { 1000 };
+		static uint64_t ring[(128 + 64 * sizeof(struct pmuvirt_sample)) / 8];
+		struct pmuvirt_sample_writer sw;
 		struct pmuvirt_control ctl1;
 		unsigned int r;
 
-		control(&ctl1, 1, NULL);
+		control(&ctl1, 1, imode ? one_period : NULL);
 		ctl1.counter[0].event = one_ev[0];
+		if (sampling)
+			ctl1.counter[0].flags |= PMUVIRT_CTR_SAMPLE;
 		c[0] = ctx_new(&pmu, seven_ctr ? &ctl : &ctl1, 1);
 		c[1] = NULL;
+		if (sampling && (pmuvirt_sample_init(&sw, ring, sizeof(ring), 64, 128) ||
+				 pmuvirt_ctx_attach_samples(c[0], &sw, null_sample_fill, ring))) {
+			fprintf(stderr, "pmuvirt-bench: cannot set up a sample ring\n");
+			return 1;
+		}
 		pmuvirt_switch(&pc, c[0]);
 		/* every counter half a range before its threshold */
 		for (r = 0; r < 12; r++)
 			null_regs[r] = (uint64_t)1 << 47;
 		/* general counter 3 (7 counters) or 0 (1 counter) crosses */
 		bench_pmi_loop(&pc, seven_ctr ? 3 : 0, switches);
+		if (sampling && (sw.head != (uint32_t)switches || sw.lost)) {
+			fprintf(stderr, "pmuvirt-bench: %u records for %lu PMIs\n", sw.head, switches);
+			return 1;
+		}
 		free(c[0]);
 		fakehw_free(hw);
 		return 0;

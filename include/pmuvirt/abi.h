@@ -45,7 +45,9 @@ enum pmuvirt_event {
 #define PMUVIRT_CTR_USER	0x1u	/* count in user mode */
 #define PMUVIRT_CTR_KERNEL	0x2u	/* count in kernel (supervisor) mode */
 #define PMUVIRT_CTR_RAW		0x4u	/* .event is a raw architecture code */
-#define PMUVIRT_CTR_FLAGS_ALL	0x7u
+#define PMUVIRT_CTR_SAMPLE	0x8u	/* i-mode only: each overflow appends a sample record */
+#define PMUVIRT_CTR_SAMPLE_VALUES 0x10u	/* with SAMPLE: records carry every counter's value */
+#define PMUVIRT_CTR_FLAGS_ALL	0x1fu
 
 /**
  * struct pmuvirt_counter_ctl - one counter of a control
@@ -59,7 +61,8 @@ enum pmuvirt_event {
  *		the number of events between overflow notifications, at most
  *		PMUVIRT_PERIOD_MAX (2^62) on any counter width.
  * @flags:	PMUVIRT_CTR_*; at least one of USER and KERNEL unless the
- *		event is PMUVIRT_EV_TSC.
+ *		event is PMUVIRT_EV_TSC.  SAMPLE only with a period (never
+ *		on the TSC), SAMPLE_VALUES only with SAMPLE.
  * @reserved:	must be zero.
  */
 struct pmuvirt_counter_ctl {
@@ -216,6 +219,92 @@ struct pmuvirt_saved_ctx {
 	uint32_t pending[PMUVIRT_MAX_COUNTERS];
 	uint32_t reserved;
 	uint32_t check;
+};
+
+/*
+ * Sample rings: where a sampling counter's overflows go (one ring per
+ * context).  A ring is a header followed, at @data_offset bytes, by
+ * @nr_records fixed-size records (a power of two).  The writer (the
+ * kernel or hypervisor, in a PMI) and one reader (the context's owner)
+ * share it, each on any CPU:
+ *
+ *	writer: tail = @tail; full barrier; if head - tail < nr: write
+ *		record (head mod nr); write barrier; @head = ++head;
+ *		else @lost++ (saturating)
+ *	reader: head = @head; read barrier; copy records tail .. head - 1;
+ *		full barrier; @tail = head
+ *
+ * @head and @tail count records since the ring was made, modulo 2^32, so
+ * head - tail (mod 2^32) is the number of unread records.  The writer keeps
+ * its own copy of @head, @lost and the geometry and reads only @tail from
+ * the ring; @tail is the reader's to write and never trusted: a value with
+ * head - tail above @nr_records makes the writer drop records (counted in
+ * @lost), never write outside the records.
+ */
+#define PMUVIRT_SAMPLE_MAGIC		0x504d5352u	/* "PMSR" */
+#define PMUVIRT_SAMPLE_VERSION		1
+#define PMUVIRT_SAMPLE_MAX_RECORDS	(1u << 20)
+
+/* pmuvirt_sample.flags */
+#define PMUVIRT_SAMPLE_USER		0x1u	/* @ip is a user-mode address */
+#define PMUVIRT_SAMPLE_VALUES		0x2u	/* @value holds @nr_values counter values */
+
+/**
+ * struct pmuvirt_sample - one record of a sample ring (160 bytes)
+ * @ip:		instruction pointer of the interrupted context.
+ * @time:	the host's clock when the record was made (Linux: local_clock()
+ *		in nanoseconds; the fakes: the fake TSC).
+ * @tid:	thread (or VCPU) id the host gives the context.
+ * @cpu:	CPU the context ran on (struct pmuvirt_pcpu.cpu).
+ * @flags:	PMUVIRT_SAMPLE_*.
+ * @counter:	the counter (index in the control) whose overflow this is.
+ * @nr_values:	valid entries of @value (0 without PMUVIRT_SAMPLE_VALUES).
+ * @weight:	period boundaries this record stands for: 1, more when one
+ *		interrupt found several (saturates at 0xffffffff).
+ * @value:	with PMUVIRT_SAMPLE_VALUES, the logical value of each of the
+ *		context's counters at the interrupt, in control order.
+ */
+struct pmuvirt_sample {
+	uint64_t ip;
+	uint64_t time;
+	uint32_t tid;
+	uint32_t cpu;
+	uint16_t flags;
+	uint8_t counter;
+	uint8_t nr_values;
+	uint32_t weight;
+	uint64_t value[PMUVIRT_MAX_COUNTERS];
+};
+
+/**
+ * struct pmuvirt_sample_ring - the header of a sample ring (128 bytes)
+ * @magic:	PMUVIRT_SAMPLE_MAGIC.
+ * @version:	PMUVIRT_SAMPLE_VERSION.
+ * @record_size: sizeof(struct pmuvirt_sample).
+ * @nr_records:	records in the ring, a power of two, at most
+ *		PMUVIRT_SAMPLE_MAX_RECORDS.
+ * @data_offset: bytes from the header to record 0 (a multiple of 8).
+ * @reserved0:	zero.
+ * @head:	writer: records written (mod 2^32).
+ * @tail:	reader: records consumed (mod 2^32).
+ * @lost:	writer: records dropped because the ring was full
+ *		(saturates at 0xffffffff).
+ * @reserved:	zero.
+ *
+ * @head and @lost sit on another 64-byte line than @tail.
+ */
+struct pmuvirt_sample_ring {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t record_size;
+	uint32_t nr_records;
+	uint32_t data_offset;
+	uint32_t reserved0;
+	uint32_t head;
+	uint32_t lost;
+	uint32_t reserved1[8];
+	uint32_t tail;
+	uint32_t reserved[15];
 };
 
 #endif /* PMUVIRT_ABI_H */

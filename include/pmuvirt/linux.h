@@ -14,6 +14,11 @@
  * counter's @index that VCPU's counter + 1; PMUVIRT_IOC_BELOW says where
  * the VCPU records are, and mmap at page offset struct pmuvirt_below.pgoff
  * (1) maps their frames read-only (any number of frames from there on).
+ * With sampling counters (PMUVIRT_CTR_SAMPLE) the thread has a sample ring
+ * of struct pmuvirt_attach.sample_pages pages: mmap(NULL, that many pages,
+ * PROT_READ, MAP_SHARED, fd, PMUVIRT_SAMPLE_PGOFF * page size) maps it
+ * read-only (header in the first page, records from the second), and
+ * PMUVIRT_IOC_SAMPLE_TAIL hands the reader's tail back to the writer.
  * read(2) on the file
  * returns struct pmuvirt_report records of threads that attached through
  * that file with PMUVIRT_ATTACH_REPORT (or inherited such a context), when
@@ -59,6 +64,10 @@
  * @flags:	PMUVIRT_ATTACH_*.
  * @signo:	signal sent on i-mode overflow notifications; 0 means SIGIO.
  * @caps:	out: PMUVIRT_UREAD_* for this context.
+ * @sample_pages: pages of the thread's sample ring, header page included:
+ *		a power of two from 2 to PMUVIRT_SAMPLE_PAGES_MAX when a
+ *		counter has PMUVIRT_CTR_SAMPLE, 0 otherwise.  A thread that
+ *		inherits the context gets a ring of its own of this size.
  * @reserved:	must be zero.
  * @control:	what to count (checked by pmuvirt_validate()).
  */
@@ -68,8 +77,28 @@ struct pmuvirt_attach {
 	uint32_t flags;
 	uint32_t signo;
 	uint32_t caps;
-	uint32_t reserved[3];
+	uint32_t sample_pages;
+	uint32_t reserved[2];
 	struct pmuvirt_control control;
+};
+
+/* Largest sample ring, in pages; its mmap page offset. */
+#define PMUVIRT_SAMPLE_PAGES_MAX	256
+#define PMUVIRT_SAMPLE_PGOFF		0x10000
+
+/**
+ * struct pmuvirt_sample_tail - give records of the sample ring back
+ * @size:	sizeof(struct pmuvirt_sample_tail).
+ * @version:	PMUVIRT_LINUX_VERSION.
+ * @tail:	the reader's tail (struct pmuvirt_sample_reader.tail): at
+ *		most the ring's size behind its head, not ahead of it.
+ * @reserved:	must be zero.
+ */
+struct pmuvirt_sample_tail {
+	uint32_t size;
+	uint32_t version;
+	uint32_t tail;
+	uint32_t reserved;
 };
 
 /* struct pmuvirt_counts.flags (out) */
@@ -173,5 +202,7 @@ struct pmuvirt_below {
 #define PMUVIRT_IOC_RESUME	_IOWR(PMUVIRT_IOC_MAGIC, 4, struct pmuvirt_counts)
 /* Where the VCPU records are; ENODEV when threads sit on the hardware directly. */
 #define PMUVIRT_IOC_BELOW	_IOWR(PMUVIRT_IOC_MAGIC, 5, struct pmuvirt_below)
+/* Publish the sample ring's tail; ENODEV without a ring, EINVAL for a tail out of range. */
+#define PMUVIRT_IOC_SAMPLE_TAIL	_IOW(PMUVIRT_IOC_MAGIC, 6, struct pmuvirt_sample_tail)
 
 #endif /* PMUVIRT_LINUX_H */

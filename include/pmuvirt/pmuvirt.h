@@ -246,6 +246,22 @@ struct pmuvirt_counter {
 /**
  * struct pmuvirt_ctx - a counted context; allocate pmuvirt_ctx_size() bytes
  */
+struct pmuvirt_sample_writer;
+
+/**
+ * typedef pmuvirt_sample_fill_fn - the host's part of a sample record
+ * @arg:	from pmuvirt_ctx_attach_samples().
+ * @pc:		the pcpu whose PMI this is (pc->host is the host's).
+ * @ctx:	the context the record is for.
+ * @s:		the record: the core has set @cpu, @counter, @weight and the
+ *		values; the host sets @ip, @time, @tid and PMUVIRT_SAMPLE_USER
+ *		from the interrupted context.
+ *
+ * Called from the PMI (an NMI on some hosts): it must not sleep or lock.
+ */
+typedef void (*pmuvirt_sample_fill_fn)(void *arg, const struct pmuvirt_pcpu *pc,
+				       const struct pmuvirt_ctx *ctx, struct pmuvirt_sample *s);
+
 struct pmuvirt_ctx {
 	uint64_t stamp;
 	uint64_t domain;	/* security domain; see pmuvirt_ctx_set_domain() */
@@ -257,6 +273,11 @@ struct pmuvirt_ctx {
 	uint32_t flags;
 	uint32_t imode_mask;
 	int32_t fault;
+	uint32_t sample_mask;	/* counters with PMUVIRT_CTR_SAMPLE */
+	uint32_t values_mask;	/* of which with PMUVIRT_CTR_SAMPLE_VALUES */
+	struct pmuvirt_sample_writer *samples;
+	pmuvirt_sample_fill_fn sample_fill;
+	void *sample_arg;
 	struct pmuvirt_hwctl img;
 	struct pmuvirt_counter counter[];
 };
@@ -622,5 +643,82 @@ uint32_t pmuvirt_saved_check(const struct pmuvirt_saved_ctx *s);
  */
 int pmuvirt_ctx_restore(struct pmuvirt_ctx *ctx, const struct pmuvirt_saved_ctx *in,
 			struct pmuvirt_error *err);
+
+/**
+ * struct pmuvirt_sample_writer - the writer's private view of a sample ring
+ * @ring:	the shared header.
+ * @rec:	record 0.
+ * @mask:	records - 1.
+ * @head:	records written (mod 2^32); the shared @head is a copy.
+ * @lost:	records dropped; the shared @lost is a copy.
+ * @reserved:	zero.
+ *
+ * Lives in memory the reader cannot write: nothing here is read back from
+ * the shared ring.
+ */
+struct pmuvirt_sample_writer {
+	struct pmuvirt_sample_ring *ring;
+	struct pmuvirt_sample *rec;
+	uint32_t mask;
+	uint32_t head;
+	uint32_t lost;
+	uint32_t reserved;
+};
+
+/**
+ * pmuvirt_sample_ring_bytes() - bytes a sample ring needs
+ * @nr_records:	records (a power of two, 1 to PMUVIRT_SAMPLE_MAX_RECORDS).
+ * @data_offset: bytes from the header to record 0 (a multiple of 8, at
+ *		least sizeof(struct pmuvirt_sample_ring), at most 16 MiB).
+ *
+ * Return: the size, or 0 if an argument is out of range.
+ */
+size_t pmuvirt_sample_ring_bytes(uint32_t nr_records, uint32_t data_offset);
+
+/**
+ * pmuvirt_sample_init() - make an empty sample ring in shared memory
+ * @w:		the writer (private memory).
+ * @mem:	the ring's memory, shared with the reader; 8-byte aligned.
+ * @size:	its size in bytes.
+ * @nr_records:	as pmuvirt_sample_ring_bytes().
+ * @data_offset: as pmuvirt_sample_ring_bytes().
+ *
+ * Writes the header (head, tail and lost zero) and nothing else.
+ *
+ * Return: 0; -EINVAL for a bad geometry or @size below
+ * pmuvirt_sample_ring_bytes().
+ */
+int pmuvirt_sample_init(struct pmuvirt_sample_writer *w, void *mem, size_t size,
+			uint32_t nr_records, uint32_t data_offset);
+
+/**
+ * pmuvirt_sample_write() - append a record
+ * @w:		the writer.
+ * @s:		the record.
+ *
+ * One writer at a time (the context's CPU with the PMI off, or the PMI
+ * itself); the reader may run on any CPU.  The ring's @tail is read once
+ * and not trusted (see abi.h).
+ *
+ * Return: 0; -ENOSPC when the ring is full (or @tail is bad): the record
+ * is counted in @lost and not written.
+ */
+int pmuvirt_sample_write(struct pmuvirt_sample_writer *w, const struct pmuvirt_sample *s);
+
+/**
+ * pmuvirt_ctx_attach_samples() - where a context's sampling counters write
+ * @ctx:	the context (not running).
+ * @w:		an initialized writer, or NULL to detach.
+ * @fill:	the host's part of each record (not NULL with @w).
+ * @arg:	passed to @fill.
+ *
+ * Each PMI that finds new notifications on a counter with
+ * PMUVIRT_CTR_SAMPLE appends one record for it (weight: how many).
+ *
+ * Return: 0; -EINVAL without @ctx or with @w and no @fill; -EBUSY if
+ * @ctx is running.
+ */
+int pmuvirt_ctx_attach_samples(struct pmuvirt_ctx *ctx, struct pmuvirt_sample_writer *w,
+			       pmuvirt_sample_fill_fn fill, void *arg);
 
 #endif /* PMUVIRT_PMUVIRT_H */

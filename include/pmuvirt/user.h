@@ -26,10 +26,15 @@
 #ifndef pmuvirt_user_rmb
 #define pmuvirt_user_rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
 #endif
+#ifndef pmuvirt_user_mb
+#define pmuvirt_user_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#endif
 
 #define PMUVIRT_USER_EAGAIN	11	/* below cannot be read live now: use the kernel's read */
 #define PMUVIRT_USER_EBUSY	16
+#define PMUVIRT_USER_EINVAL	22
 #define PMUVIRT_USER_ERANGE	34
+#define PMUVIRT_USER_EPROTO	71	/* a sample ring's head makes no sense */
 
 /**
  * typedef pmuvirt_below_fn - read what a record's counters sit on
@@ -135,6 +140,163 @@ static inline int pmuvirt_below_vcpu(void *arg, uint32_t vcpu, uint32_t index, u
 	if (vcpu >= v->nr_vcpus)
 		return -PMUVIRT_USER_ERANGE;
 	return pmuvirt_shared_read(&v->vcpus[vcpu], index - 1, 1, v->hw, v->hw_arg, val);
+}
+
+/**
+ * struct pmuvirt_sample_reader - the reader's private view of a sample ring
+ * @ring:	the shared header (mapped read-only or not).
+ * @rec:	record 0.
+ * @mask:	records - 1, from the header when the reader was made.
+ * @tail:	records consumed (mod 2^32): what the reader publishes as the
+ *		ring's @tail.
+ */
+struct pmuvirt_sample_reader {
+	const struct pmuvirt_sample_ring *ring;
+	const struct pmuvirt_sample *rec;
+	uint32_t mask;
+	uint32_t tail;
+};
+
+/**
+ * pmuvirt_sample_reader_init() - check a mapped sample ring and start reading it
+ * @r:		the reader.
+ * @mem:	the mapping (header first), 8-byte aligned.
+ * @size:	bytes mapped.
+ *
+ * The geometry is read once and checked against @size, so no later change
+ * of the header can make the reader leave the mapping.  Reading starts at
+ * the ring's current @tail.
+ *
+ * Return: 0; -PMUVIRT_USER_EINVAL for a wrong magic, version, record size
+ * or geometry, or a ring larger than @size.
+ */
+static inline int pmuvirt_sample_reader_init(struct pmuvirt_sample_reader *r, const void *mem,
+					     size_t size)
+{
+	const volatile struct pmuvirt_sample_ring *h = (const volatile struct pmuvirt_sample_ring *)mem;
+	uint32_t nr, off;
+
+	if (!mem || ((uintptr_t)mem & 7) || size < sizeof(struct pmuvirt_sample_ring))
+		return -PMUVIRT_USER_EINVAL;
+	nr = h->nr_records;
+	off = h->data_offset;
+	if (h->magic != PMUVIRT_SAMPLE_MAGIC || h->version != PMUVIRT_SAMPLE_VERSION ||
+	    h->record_size != sizeof(struct pmuvirt_sample) || !nr ||
+	    nr > PMUVIRT_SAMPLE_MAX_RECORDS || (nr & (nr - 1)) ||
+	    off < sizeof(struct pmuvirt_sample_ring) || (off & 7) || off > size ||
+	    (size - off) / sizeof(struct pmuvirt_sample) < nr)
+		return -PMUVIRT_USER_EINVAL;
+	r->ring = (const struct pmuvirt_sample_ring *)mem;
+	r->rec = (const struct pmuvirt_sample *)((const uint8_t *)mem + off);
+	r->mask = nr - 1;
+	r->tail = h->tail;
+	return 0;
+}
+
+/**
+ * pmuvirt_sample_pending() - records the writer has made that the reader has not taken
+ * @r:		the reader.
+ *
+ * Return: 0 .. records in the ring; -PMUVIRT_USER_EPROTO when the ring's
+ * @head is more than a ring ahead of the reader's tail or behind it (a
+ * tail published wrongly, or a corrupted ring): pmuvirt_sample_resync().
+ */
+static inline int64_t pmuvirt_sample_pending(const struct pmuvirt_sample_reader *r)
+{
+	uint32_t head = ((const volatile struct pmuvirt_sample_ring *)r->ring)->head;
+	uint32_t n = head - r->tail;
+
+	if (n > r->mask + 1)
+		return -PMUVIRT_USER_EPROTO;
+	return n;
+}
+
+/**
+ * pmuvirt_sample_read() - copy records out of a sample ring
+ * @r:		the reader.
+ * @out:	receives up to @max records, oldest first.
+ * @max:	room in @out.
+ *
+ * Advances the reader's tail past the records copied; the writer sees the
+ * room once the tail is published (pmuvirt_sample_publish(), or the host's
+ * own call when the mapping is read-only).  Each record's @nr_values is
+ * clamped to PMUVIRT_MAX_COUNTERS.
+ *
+ * Return: records copied (0: none); -PMUVIRT_USER_EPROTO as
+ * pmuvirt_sample_pending() (nothing is copied).
+ */
+static inline int pmuvirt_sample_read(struct pmuvirt_sample_reader *r, struct pmuvirt_sample *out,
+				      unsigned int max)
+{
+	int64_t avail = pmuvirt_sample_pending(r);
+	unsigned int i, n;
+
+	if (avail < 0)
+		return (int)avail;
+	n = avail < (int64_t)max ? (unsigned int)avail : max;
+	/* The records up to @head are complete (the writer's write barrier). */
+	pmuvirt_user_rmb();
+	for (i = 0; i < n; i++) {
+		const volatile struct pmuvirt_sample *src =
+			(const volatile struct pmuvirt_sample *)&r->rec[(r->tail + i) & r->mask];
+		struct pmuvirt_sample *d = &out[i];
+		unsigned int k;
+
+		d->ip = src->ip;
+		d->time = src->time;
+		d->tid = src->tid;
+		d->cpu = src->cpu;
+		d->flags = src->flags;
+		d->counter = src->counter;
+		d->nr_values = src->nr_values;
+		d->weight = src->weight;
+		for (k = 0; k < PMUVIRT_MAX_COUNTERS; k++)
+			d->value[k] = src->value[k];
+		if (d->nr_values > PMUVIRT_MAX_COUNTERS)
+			d->nr_values = PMUVIRT_MAX_COUNTERS;
+	}
+	r->tail += n;
+	return (int)n;
+}
+
+/**
+ * pmuvirt_sample_resync() - skip to the writer's head after -PMUVIRT_USER_EPROTO
+ * @r:		the reader.
+ *
+ * Return: the records skipped (mod 2^32).
+ */
+static inline uint32_t pmuvirt_sample_resync(struct pmuvirt_sample_reader *r)
+{
+	uint32_t head = ((const volatile struct pmuvirt_sample_ring *)r->ring)->head;
+	uint32_t skipped = head - r->tail;
+
+	r->tail = head;
+	return skipped;
+}
+
+/**
+ * pmuvirt_sample_publish() - give the records read back to the writer
+ * @r:		the reader of a ring whose header it may write.
+ *
+ * The copies are complete before the writer can see the room (full
+ * barrier, then the store of @tail).  With a read-only mapping the host
+ * takes the value of @r->tail its own way instead (pmuvirt.ko: an ioctl).
+ */
+static inline void pmuvirt_sample_publish(struct pmuvirt_sample_reader *r)
+{
+	pmuvirt_user_mb();
+	*(volatile uint32_t *)&((struct pmuvirt_sample_ring *)(uintptr_t)r->ring)->tail = r->tail;
+}
+
+/**
+ * pmuvirt_sample_lost() - records the writer has dropped
+ * @r:		the reader.
+ *
+ * Return: the ring's @lost (saturating at 0xffffffff).
+ */
+static inline uint32_t pmuvirt_sample_lost(const struct pmuvirt_sample_reader *r)
+{
+	return ((const volatile struct pmuvirt_sample_ring *)r->ring)->lost;
 }
 
 #endif /* PMUVIRT_USER_H */

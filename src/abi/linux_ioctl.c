@@ -24,11 +24,40 @@ int pmuvirt_linux_check_attach(const struct pmuvirt_attach *a)
 		return -EINVAL;
 	if ((a->flags & ~PMUVIRT_ATTACH_FLAGS) || a->caps)
 		return -EINVAL;
-	if (a->reserved[0] || a->reserved[1] || a->reserved[2])
+	if (a->reserved[0] || a->reserved[1])
 		return -EINVAL;
 	if (a->signo > PMUVIRT_LINUX_SIGNO_MAX)
 		return -EINVAL;
+	if (a->sample_pages && (a->sample_pages < 2 || a->sample_pages > PMUVIRT_SAMPLE_PAGES_MAX ||
+				(a->sample_pages & (a->sample_pages - 1))))
+		return -EINVAL;
 	return 0;
+}
+
+int pmuvirt_linux_check_sample_pages(const struct pmuvirt_attach *a)
+{
+	uint32_t n = a->sample_pages, i, nr = a->control.nr_counters;
+	bool sampling = false;
+
+	if (nr > PMUVIRT_MAX_COUNTERS)
+		nr = PMUVIRT_MAX_COUNTERS;	/* the control's own check refuses it */
+	for (i = 0; i < nr; i++)
+		if (a->control.counter[i].flags & PMUVIRT_CTR_SAMPLE)
+			sampling = true;
+	if (!sampling)
+		return n ? -EINVAL : 0;
+	if (n < 2 || n > PMUVIRT_SAMPLE_PAGES_MAX || (n & (n - 1)))
+		return -EINVAL;
+	return 0;
+}
+
+int pmuvirt_linux_check_sample_tail(const struct pmuvirt_sample_tail *t)
+{
+	const uint32_t hdr[2] = { t->size, t->version };
+
+	if (pmuvirt_linux_check_hdr(hdr, sizeof(*t)))
+		return -EINVAL;
+	return t->reserved ? -EINVAL : 0;
 }
 
 int pmuvirt_linux_check_counts(const struct pmuvirt_counts *c)

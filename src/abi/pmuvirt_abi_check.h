@@ -19,6 +19,7 @@
 
 struct pmuvirt_attach;
 struct pmuvirt_counts;
+struct pmuvirt_sample_tail;
 
 /*
  * Highest signal number pmuvirt_attach.signo may name: Linux's _NSIG on
@@ -125,11 +126,37 @@ int pmuvirt_linux_check_hdr(const uint32_t hdr[2], size_t size);
  * @a:		the argument.
  *
  * Size and version, flags within PMUVIRT_ATTACH_FLAGS, @caps (an output)
- * and the reserved words zero, @signo at most PMUVIRT_LINUX_SIGNO_MAX.
+ * and the reserved words zero, @signo at most PMUVIRT_LINUX_SIGNO_MAX,
+ * @sample_pages 0 or a power of two from 2 to PMUVIRT_SAMPLE_PAGES_MAX.
+ * The control is not looked at (pmuvirt_validate() and
+ * pmuvirt_linux_check_sample_pages() check it).
  *
  * Return: 0 or -EINVAL.
  */
 int pmuvirt_linux_check_attach(const struct pmuvirt_attach *a);
+
+/**
+ * pmuvirt_linux_check_sample_pages() - the sample ring size of an attach
+ * @a:		the argument.
+ *
+ * After pmuvirt_linux_check_attach() and pmuvirt_validate(): a control
+ * with a PMUVIRT_CTR_SAMPLE counter needs @sample_pages, a control without
+ * one needs 0.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int pmuvirt_linux_check_sample_pages(const struct pmuvirt_attach *a);
+
+/**
+ * pmuvirt_linux_check_sample_tail() - check a copied-in struct pmuvirt_sample_tail
+ * @t:		the argument of PMUVIRT_IOC_SAMPLE_TAIL.
+ *
+ * Size and version, and the reserved word zero (the tail itself is checked
+ * against the ring by the module).
+ *
+ * Return: 0 or -EINVAL.
+ */
+int pmuvirt_linux_check_sample_tail(const struct pmuvirt_sample_tail *t);
 
 /**
  * pmuvirt_linux_check_counts() - check a copied-in struct pmuvirt_counts

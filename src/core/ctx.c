@@ -52,22 +52,22 @@ static inline void sample(struct pmuvirt_counter *c, const struct pmuvirt_slot *
 
 /*
  * Turn every period boundary the count has reached into a pending
- * notification; @pending saturates at 0xffffffff.  Returns whether any
- * boundary was reached.
+ * notification; @pending saturates at 0xffffffff.  Returns how many
+ * boundaries were reached (0: none).
  */
-static bool collect_overflows(struct pmuvirt_counter *c)
+static uint64_t collect_overflows(struct pmuvirt_counter *c)
 {
 	uint64_t n;
 
 	if (!c->period || c->count < c->next_ovf)
-		return false;
+		return 0;
 	n = 1 + pmuvirt_div64(c->count - c->next_ovf, c->period);
 	c->next_ovf += n * c->period;
 	if (n >= (uint64_t)(0xffffffffu - c->pending))
 		c->pending = 0xffffffffu;
 	else
 		c->pending += (uint32_t)n;
-	return true;
+	return n;
 }
 
 static void publish_rec(struct pmuvirt_ctx *ctx)
@@ -791,6 +791,8 @@ int pmuvirt_set_control(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx,
 	ctx->img = img;
 	ctx->nr_counters = (uint16_t)ctl->nr_counters;
 	ctx->imode_mask = 0;
+	ctx->sample_mask = 0;
+	ctx->values_mask = 0;
 	for (i = 0; i < ctl->nr_counters; i++) {
 		struct pmuvirt_counter *c = &ctx->counter[i];
 
@@ -804,6 +806,10 @@ int pmuvirt_set_control(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx,
 		c->event = pmuvirt_ctl_event(&ctl->counter[i]);
 		if (c->period)
 			ctx->imode_mask |= 1u << i;
+		if (ctl->counter[i].flags & PMUVIRT_CTR_SAMPLE)
+			ctx->sample_mask |= 1u << i;
+		if (ctl->counter[i].flags & PMUVIRT_CTR_SAMPLE_VALUES)
+			ctx->values_mask |= 1u << i;
 	}
 	ctx->flags = (ctx->flags & ~PMUVIRT_CTX_FAULTED) | PMUVIRT_CTX_HAS_CONTROL;
 	ctx->fault = 0;
@@ -899,20 +905,95 @@ int pmuvirt_read(struct pmuvirt_ctx *ctx, uint64_t *vals)
 }
 
 /*
+ * One sample record per sampling counter that got notifications in this
+ * PMI (@hits: how many, per counter), the host filling in where the
+ * context was.  @live: read the values from the counters, otherwise each
+ * counter's @count was just sampled.
+ */
+/* Counters whose overflows make records: sampling ones, with a ring attached. */
+static inline uint32_t ctx_sample_mask(const struct pmuvirt_ctx *ctx)
+{
+	return ctx && ctx->samples ? ctx->sample_mask : 0;
+}
+
+/* Kept out of line: its frame (a record, the values) costs every PMI otherwise. */
+static __attribute__((__noinline__)) int emit_samples(struct pmuvirt_pcpu *pc,
+							struct pmuvirt_ctx *ctx,
+							const uint64_t *hits, uint32_t which,
+							bool live)
+{
+	uint64_t vals[PMUVIRT_MAX_COUNTERS];
+	bool have_vals = false;
+	unsigned int i, k;
+	int ret;
+
+	which &= ctx->sample_mask;
+	if (!ctx->samples || !which)
+		return 0;
+	for (i = 0; i < ctx->nr_counters; i++) {
+		struct pmuvirt_sample s = { 0 };
+
+		if (!(which & (1u << i)))
+			continue;
+		s.cpu = pc->cpu;
+		s.counter = (uint8_t)i;
+		s.weight = hits[i] > 0xffffffffu ? 0xffffffffu : (uint32_t)hits[i];
+		if (ctx->values_mask & (1u << i)) {
+			if (!have_vals) {
+				if (live) {
+					ret = pmuvirt_read(ctx, vals);
+					if (ret)
+						return ret;
+				} else {
+					for (k = 0; k < ctx->nr_counters; k++)
+						vals[k] = ctx->counter[k].count;
+				}
+				have_vals = true;
+			}
+			s.flags = PMUVIRT_SAMPLE_VALUES;
+			s.nr_values = (uint8_t)ctx->nr_counters;
+			for (k = 0; k < ctx->nr_counters; k++)
+				s.value[k] = vals[k];
+		}
+		ctx->sample_fill(ctx->sample_arg, pc, ctx, &s);
+		s.flags &= PMUVIRT_SAMPLE_USER | PMUVIRT_SAMPLE_VALUES;
+		(void)pmuvirt_sample_write(ctx->samples, &s);	/* full: counted as lost */
+	}
+	return 0;
+}
+
+/*
  * PMI of a stacked instance: every counter is a logical value below, so
  * fold them all, deliver what is due and re-arm the i-mode ones in one call.
  */
 static int pmi_stacked(struct pmuvirt_pcpu *pc, uint32_t status, uint32_t *mask)
 {
 	struct pmuvirt_ctx *ctx = pc->running;
+	uint64_t hits[PMUVIRT_MAX_COUNTERS];
+	uint32_t before[PMUVIRT_MAX_COUNTERS], which = 0;
 	bool called = false;
+	unsigned int i;
 	int ret;
 
 	if (ctx && !pc->paused) {
+		uint32_t smask = ctx_sample_mask(ctx);
+
+		for (i = 0; smask && i < ctx->nr_counters; i++)
+			before[i] = PMUVIRT_READ_ONCE32(&ctx->counter[i].pending);
 		ret = sample_current(pc, false);
 		if (ret)
 			return ret;
 		*mask |= pmuvirt_ctx_pending(ctx);
+		for (i = 0; smask && i < ctx->nr_counters; i++) {
+			hits[i] = ctx->counter[i].pending - before[i];
+			if (ctx->counter[i].pending > before[i])
+				which |= 1u << i;
+		}
+		if (which & smask) {
+			ret = emit_samples(pc, ctx, hits, which, false);
+			if (ret)
+				return ret;
+		}
 		ret = arm_batch(pc, ctx, ctx->imode_mask, &called);
 		if (!ret && called)
 			ret = restart_from_now(pc, ctx, ctx->imode_mask);
@@ -934,7 +1015,8 @@ static int pmi_hw(struct pmuvirt_pcpu *pc, uint32_t status, uint32_t *mask)
 {
 	struct pmuvirt_ctx *ctx = pc->running;
 	const struct pmuvirt_pmu *pmu = pc->pmu;
-	uint32_t used = 0;
+	uint64_t hits[PMUVIRT_MAX_COUNTERS];
+	uint32_t used = 0, which = 0;
 	unsigned int i, s;
 	int ret;
 
@@ -959,8 +1041,9 @@ static int pmi_hw(struct pmuvirt_pcpu *pc, uint32_t status, uint32_t *mask)
 				pc->paused = PMUVIRT_PAUSED_PARKED;
 		} else {
 			sample(c, sl, raw);
-			if (collect_overflows(c))
-				*mask |= 1u << i;
+			hits[i] = collect_overflows(c);
+			if (hits[i])
+				which |= 1u << i;
 			ret = arm(pc, ctx, i);
 		}
 		if (ret)
@@ -985,6 +1068,12 @@ static int pmi_hw(struct pmuvirt_pcpu *pc, uint32_t status, uint32_t *mask)
 		}
 	}
 
+	*mask |= which;
+	if (pmuvirt_unlikely(which & ctx_sample_mask(ctx))) {
+		ret = emit_samples(pc, ctx, hits, which, true);
+		if (ret)
+			return ret;
+	}
 	ret = ops_of(pc)->pmi_end(pc, status);
 	if (ret < 0)
 		return fault(pc, ctx, ret);

@@ -10,7 +10,9 @@
  *     EPROTO, EOPNOTSUPP as macros with the Linux numbering (a host whose values are
  *     not macros, such as Xen's enum, gets them defined here; the core
  *     tests them in #if)
- *   - pmuvirt_smp_wmb()
+ *   - pmuvirt_smp_wmb(), pmuvirt_smp_mb() (a full barrier: the sample
+ *     ring's writer orders its read of the reader's tail before its
+ *     record stores)
  *   - PMUVIRT_READ_ONCE32(p), PMUVIRT_WRITE_ONCE32(p, v),
  *     PMUVIRT_WRITE_ONCE64(p, v)
  *   - PMUVIRT_XCHG32(p, v): store v, return the old value, in one step that
@@ -51,6 +53,9 @@
 
 #ifndef pmuvirt_smp_wmb
 #define pmuvirt_smp_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
+#endif
+#ifndef pmuvirt_smp_mb
+#define pmuvirt_smp_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #endif
 #ifndef PMUVIRT_READ_ONCE32
 #define PMUVIRT_READ_ONCE32(p) (*(const volatile uint32_t *)(p))

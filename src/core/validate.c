@@ -211,6 +211,8 @@ int pmuvirt_validate_policy(const struct pmuvirt_pmu *pmu, const struct pmuvirt_
 		if (!(c->flags & PMUVIRT_CTR_RAW) && c->event == PMUVIRT_EV_TSC) {
 			if (c->period)
 				return pmuvirt_fail(err, (int)i, "the TSC counts in a-mode only", -EINVAL);
+			if (c->flags & (PMUVIRT_CTR_SAMPLE | PMUVIRT_CTR_SAMPLE_VALUES))
+				return pmuvirt_fail(err, (int)i, "the TSC cannot sample", -EINVAL);
 			if (c->flags & (PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL))
 				return pmuvirt_fail(err, (int)i, "the TSC takes no user/kernel filter",
 						    -EINVAL);
@@ -218,6 +220,10 @@ int pmuvirt_validate_policy(const struct pmuvirt_pmu *pmu, const struct pmuvirt_
 		}
 		if (!(c->flags & (PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL)))
 			return pmuvirt_fail(err, (int)i, "counts neither user nor kernel mode", -EINVAL);
+		if ((c->flags & PMUVIRT_CTR_SAMPLE) && !c->period)
+			return pmuvirt_fail(err, (int)i, "sampling needs an i-mode period", -EINVAL);
+		if ((c->flags & PMUVIRT_CTR_SAMPLE_VALUES) && !(c->flags & PMUVIRT_CTR_SAMPLE))
+			return pmuvirt_fail(err, (int)i, "sample values need the sample flag", -EINVAL);
 	}
 
 	for (i = 0; pol && i < ctl->nr_counters; i++)

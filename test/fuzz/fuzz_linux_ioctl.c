@@ -38,7 +38,9 @@ static bool attach_ok(const struct pmuvirt_attach *a)
 {
 	return a->size == sizeof(*a) && a->version == PMUVIRT_LINUX_VERSION &&
 	       !(a->flags & ~PMUVIRT_ATTACH_FLAGS) && !a->caps && !a->reserved[0] &&
-	       !a->reserved[1] && !a->reserved[2] && a->signo <= 64;
+	       !a->reserved[1] && a->signo <= 64 &&
+	       (!a->sample_pages || (a->sample_pages >= 2 && a->sample_pages <= 256 &&
+				     !(a->sample_pages & (a->sample_pages - 1))));
 }
 
 /* ioc_attach() after get_arg(): the thread's context is r->a.  Returns the check's result. */

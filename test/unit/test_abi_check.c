@@ -422,6 +422,7 @@ static void test_linux_hdr(void **state)
 enum lx_bad {
 	LB_NONE, LB_SIZE, LB_VERSION, LB_CAPS, LB_RES0, LB_RES1, LB_RES2,
 	LB_SIGNO_MAX, LB_SIGNO_OVER, LB_SIGNO_HUGE, LB_ALL_FLAGS, LB_CONTROL,
+	LB_PAGES_1, LB_PAGES_3, LB_PAGES_2, LB_PAGES_MAX, LB_PAGES_OVER,
 };
 
 static void test_linux_attach(void **state)
@@ -436,6 +437,8 @@ static void test_linux_attach(void **state)
 		{ LB_SIGNO_HUGE, -EINVAL }, { LB_ALL_FLAGS, 0 },
 		/* the control is pmuvirt_validate()'s business */
 		{ LB_CONTROL, 0 },
+		{ LB_PAGES_1, -EINVAL }, { LB_PAGES_3, -EINVAL }, { LB_PAGES_2, 0 },
+		{ LB_PAGES_MAX, 0 }, { LB_PAGES_OVER, -EINVAL },
 	};
 	struct pmuvirt_attach a, before;
 	unsigned int i;
@@ -452,18 +455,58 @@ static void test_linux_attach(void **state)
 		case LB_CAPS: a.caps = PMUVIRT_UREAD_TSC; break;
 		case LB_RES0: a.reserved[0] = 1; break;
 		case LB_RES1: a.reserved[1] = 1; break;
-		case LB_RES2: a.reserved[2] = 0x80000000u; break;
+		case LB_RES2: a.reserved[1] = 0x80000000u; break;
 		case LB_SIGNO_MAX: a.signo = 64; break;	/* SIGRTMAX */
 		case LB_SIGNO_OVER: a.signo = 65; break;
 		case LB_SIGNO_HUGE: a.signo = 0xffffffffu; break;
 		case LB_ALL_FLAGS: a.flags = PMUVIRT_ATTACH_FLAGS; break;
 		case LB_CONTROL: memset(&a.control, 0xff, sizeof(a.control)); break;
+		case LB_PAGES_1: a.sample_pages = 1; break;
+		case LB_PAGES_3: a.sample_pages = 3; break;
+		case LB_PAGES_2: a.sample_pages = 2; break;
+		case LB_PAGES_MAX: a.sample_pages = PMUVIRT_SAMPLE_PAGES_MAX; break;
+		case LB_PAGES_OVER: a.sample_pages = 2 * PMUVIRT_SAMPLE_PAGES_MAX; break;
 		}
 		before = a;
 		if (pmuvirt_linux_check_attach(&a) != cases[i].expect)
 			fail_msg("attach case %u: expected %d", i, cases[i].expect);
 		assert_memory_equal(&a, &before, sizeof(a));
 	}
+}
+
+/* A sampling counter needs a ring; a ring needs a sampling counter. */
+static void test_linux_sample_pages(void **state)
+{
+	struct pmuvirt_attach a;
+	struct pmuvirt_sample_tail t;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	a.control.nr_counters = 2;
+	a.control.counter[1].flags = PMUVIRT_CTR_USER;
+	assert_int_equal(pmuvirt_linux_check_sample_pages(&a), 0);
+	a.sample_pages = 4;
+	assert_int_equal(pmuvirt_linux_check_sample_pages(&a), -EINVAL);
+	a.control.counter[1].flags |= PMUVIRT_CTR_SAMPLE;
+	assert_int_equal(pmuvirt_linux_check_sample_pages(&a), 0);
+	a.sample_pages = 0;
+	assert_int_equal(pmuvirt_linux_check_sample_pages(&a), -EINVAL);
+	/* beyond nr_counters does not count; a huge nr_counters reads no further than 16 */
+	a.control.nr_counters = 1;
+	assert_int_equal(pmuvirt_linux_check_sample_pages(&a), 0);
+	a.control.nr_counters = 0xffffffffu;
+	assert_int_equal(pmuvirt_linux_check_sample_pages(&a), -EINVAL);
+
+	memset(&t, 0, sizeof(t));
+	t.size = sizeof(t);
+	t.version = PMUVIRT_LINUX_VERSION;
+	t.tail = 0xffffffffu;
+	assert_int_equal(pmuvirt_linux_check_sample_tail(&t), 0);
+	t.reserved = 1;
+	assert_int_equal(pmuvirt_linux_check_sample_tail(&t), -EINVAL);
+	t.reserved = 0;
+	t.size = 12;
+	assert_int_equal(pmuvirt_linux_check_sample_tail(&t), -EINVAL);
 }
 
 /* Each flag bit: accepted exactly when PMUVIRT_ATTACH_FLAGS has it. */
@@ -525,6 +568,7 @@ int main(void)
 		cmocka_unit_test(test_linux_hdr),
 		cmocka_unit_test(test_linux_attach),
 		cmocka_unit_test(test_linux_attach_flags),
+		cmocka_unit_test(test_linux_sample_pages),
 		cmocka_unit_test(test_linux_counts),
 	};
 

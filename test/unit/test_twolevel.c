@@ -234,6 +234,70 @@ static void test_imode_two_levels(void **state)
 	world_free(w);
 }
 
+static void stacked_fill(void *arg, const struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *ctx,
+			 struct pmuvirt_sample *s)
+{
+	s->ip = *(const uint64_t *)arg;
+	s->tid = 7;
+}
+
+/*
+ * Sampling on a stacked instance: the guest's PMI (the VIRQ) appends one
+ * record per sampling counter that crossed, weighted by the boundaries
+ * crossed, with the counts the level below reported as values.
+ */
+static void test_sample_stacked(void **state)
+{
+	struct world *w = world_new(7);
+	struct pmuvirt_control ctl;
+	struct pmuvirt_sample_writer sw;
+	struct pmuvirt_sample_reader r;
+	struct pmuvirt_sample out[8];
+	uint64_t per[2] = { 100, 0 }, ip = 0, total = 0, weight = 0;
+	unsigned int k;
+	size_t size = pmuvirt_sample_ring_bytes(8, 128);
+	void *mem = aligned_alloc(64, size);
+	int n;
+
+	make_control(&ctl, 2, ev_ic, per);
+	ctl.counter[0].flags |= PMUVIRT_CTR_SAMPLE | PMUVIRT_CTR_SAMPLE_VALUES;
+	assert_int_equal(pmuvirt_set_control(NULL, w->t[0], &ctl, NULL), 0);
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(pmuvirt_sample_init(&sw, mem, size, 8, 128), 0);
+	assert_int_equal(pmuvirt_sample_reader_init(&r, mem, size), 0);
+	assert_int_equal(pmuvirt_ctx_attach_samples(w->t[0], &sw, stacked_fill, &ip), 0);
+	schedule(w, 0);
+	assert_int_equal(pmuvirt_switch(&w->v[0].gpc, w->t[0]), 0);
+	for (k = 0; k < 40; k++) {
+		uint64_t steps = 1 + (k * 53) % 250;
+		uint32_t mask;
+
+		ip = 0x1000 + k;
+		w->hw.last_ovf = 0;
+		mock_run(&w->hw, PMUVIRT_EV_INSTRUCTIONS, steps);
+		total += steps;
+		if (!w->hw.last_ovf)
+			continue;
+		pmuvirt_take_overflows(w->v[0].ctx, NULL);
+		assert_int_equal(pmuvirt_pmi(&w->v[0].gpc, &mask), 0);
+		n = pmuvirt_sample_read(&r, out, 8);
+		assert_int_equal(n, 1);
+		assert_int_equal(out[0].ip, ip);
+		assert_int_equal(out[0].tid, 7);
+		assert_int_equal(out[0].counter, 0);
+		assert_int_equal(out[0].nr_values, 2);
+		assert_int_equal(out[0].value[0], total);
+		assert_int_equal(out[0].value[0] / 100, (total - steps) / 100 + out[0].weight);
+		weight += out[0].weight;
+		pmuvirt_sample_publish(&r);
+	}
+	assert_int_equal(weight, total / 100);
+	assert_int_equal(pmuvirt_sample_lost(&r), 0);
+	assert_int_equal(pmuvirt_switch(&w->v[0].gpc, NULL), 0);
+	free(mem);
+	world_free(w);
+}
+
 /*
  * A guest VCPU that goes idle leaves its last thread's i-mode counter armed
  * below; the first virtual interrupt with no thread running parks it.  A
@@ -453,6 +517,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compensation_and_hypercalls),
 		cmocka_unit_test(test_imode_two_levels),
+		cmocka_unit_test(test_sample_stacked),
 		cmocka_unit_test(test_idle_vcpu_quiet),
 		cmocka_unit_test(test_user_read_injection),
 		cmocka_unit_test(test_nesting),

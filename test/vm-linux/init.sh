@@ -63,6 +63,8 @@ if [ "$mode" = icount ]; then
 	dmesg | grep 'pmuvirt: emulate_pmu' | tail -1 | sed 's/^/vm: dmesg: /'
 	/vmtest imode || fail "vmtest imode"
 	/vmtest isolation || fail "vmtest isolation"
+	# IP sampling: two threads on this CPU, each a known 3:1 split between two functions
+	/vmtest sample || fail "vmtest sample"
 	echo "vm: emulated PMIs: $(cat /sys/module/pmuvirt/parameters/emulated_pmis)"
 	[ "$(attached)" = 0 ] || fail "contexts left after imode: $(attached)"
 	# PMIs during reads and switches (deferred) and with no context: each

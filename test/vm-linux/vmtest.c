@@ -37,6 +37,7 @@
 #include <time.h>
 #include <linux/perf_event.h>
 #include "libpmuvirt-user.h"
+#include <pmuvirt/user.h>
 
 #define LOOPS		20000000ull	/* 40M instructions per thread */
 #define MAX_ERR		0.02
@@ -2087,6 +2088,255 @@ static void t_hold(void)
 	hold_fn((void *)3L);
 }
 
+#ifdef __x86_64__
+/* ---- sample (emulated PMU): IP sampling per thread, a known 3:1 split ---- */
+
+/*
+ * Four spin loops, each its own code range: thread 0 spends 3/4 of its
+ * instructions in A and 1/4 in B, thread 1 likewise in C and D.
+ */
+#define SPIN_FN(name)								\
+	__asm__(".text\n.globl " #name "\n.type " #name ", @function\n"		\
+		#name ":\n1: dec %rdi\n\tjnz 1b\n\tret\n"			\
+		".globl " #name "_end\n" #name "_end:\n.size " #name ", . - " #name "\n")
+SPIN_FN(spin_a);
+SPIN_FN(spin_b);
+SPIN_FN(spin_c);
+SPIN_FN(spin_d);
+extern void spin_a(uint64_t), spin_b(uint64_t), spin_c(uint64_t), spin_d(uint64_t);
+extern const char spin_a_end[], spin_b_end[], spin_c_end[], spin_d_end[];
+
+#define SAMPLE_PERIOD	20000	/* 50000 PMIs per second under icount: below max_pmi_rate */
+#define SAMPLE_PAGES	64
+#define SAMPLE_ROUNDS	50
+#define SAMPLE_K	1000000ull	/* B's iterations per round; A's are 3 * K */
+
+struct sample_worker {
+	pthread_t th;
+	int idx;
+	uint32_t tid;
+	uint64_t hits[2], other, foreign, wrong_tid, kernel, records, lost, weight;
+	int err;
+	const char *what;
+};
+
+static int in_fn(uint64_t ip, void (*fn)(uint64_t), const char *end)
+{
+	return ip >= (uint64_t)(uintptr_t)fn && ip < (uint64_t)(uintptr_t)end;
+}
+
+static void sample_account(struct sample_worker *w, const struct pmuvirt_sample *s)
+{
+	void (*mine[2])(uint64_t) = { w->idx ? spin_c : spin_a, w->idx ? spin_d : spin_b };
+	const char *mine_end[2] = { w->idx ? spin_c_end : spin_a_end,
+				    w->idx ? spin_d_end : spin_b_end };
+	void (*theirs[2])(uint64_t) = { w->idx ? spin_a : spin_c, w->idx ? spin_b : spin_d };
+	const char *theirs_end[2] = { w->idx ? spin_a_end : spin_c_end,
+				      w->idx ? spin_b_end : spin_d_end };
+
+	w->records++;
+	w->weight += s->weight;
+	if (s->tid != w->tid)
+		w->wrong_tid++;
+	if (!(s->flags & PMUVIRT_SAMPLE_USER))
+		w->kernel++;
+	if (in_fn(s->ip, mine[0], mine_end[0]))
+		w->hits[0]++;
+	else if (in_fn(s->ip, mine[1], mine_end[1]))
+		w->hits[1]++;
+	else if (in_fn(s->ip, theirs[0], theirs_end[0]) || in_fn(s->ip, theirs[1], theirs_end[1]))
+		w->foreign++;
+	else
+		w->other++;
+}
+
+/* Take every record there is and give the room back. */
+static int sample_drain(struct sample_worker *w, struct pmuvirt_sample_reader *r, int fd,
+			int publish)
+{
+	static __thread struct pmuvirt_sample out[64];
+	struct pmuvirt_sample_tail t;
+	int n, i;
+
+	while ((n = pmuvirt_sample_read(r, out, 64)) > 0)
+		for (i = 0; i < n; i++)
+			sample_account(w, &out[i]);
+	if (n < 0)
+		return n;
+	if (!publish)
+		return 0;
+	memset(&t, 0, sizeof(t));
+	t.size = sizeof(t);
+	t.version = PMUVIRT_LINUX_VERSION;
+	t.tail = r->tail;
+	return ioctl(fd, PMUVIRT_IOC_SAMPLE_TAIL, &t) ? -errno : 0;
+}
+
+static void sample_control(struct pmuvirt_attach *a, uint32_t pages)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->version = PMUVIRT_LINUX_VERSION;
+	a->sample_pages = pages;
+	a->control.version = PMUVIRT_ABI_VERSION;
+	a->control.nr_counters = 2;
+	a->control.counter[0].event = PMUVIRT_EV_INSTRUCTIONS;
+	a->control.counter[0].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL | PMUVIRT_CTR_SAMPLE;
+	a->control.counter[0].period = SAMPLE_PERIOD;
+	a->control.counter[1].event = PMUVIRT_EV_TSC;
+}
+
+static void *sample_fn(void *arg)
+{
+	struct sample_worker *w = arg;
+	size_t len = (size_t)SAMPLE_PAGES * 4096;
+	struct pmuvirt_sample_reader r;
+	struct pmuvirt_counts c;
+	struct pmuvirt_attach a;
+	void *ring;
+	int fd, round, ret;
+
+	pin(0);
+	w->tid = (uint32_t)syscall(SYS_gettid);
+	fd = pmuvirt_user_open(1);
+	sample_control(&a, SAMPLE_PAGES);
+	if (fd < 0 || ioctl(fd, PMUVIRT_IOC_ATTACH, &a)) {
+		w->err = errno;
+		w->what = "attach";
+		pthread_barrier_wait(&start_barrier);
+		return NULL;
+	}
+	ring = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)PMUVIRT_SAMPLE_PGOFF * 4096);
+	if (ring == MAP_FAILED || pmuvirt_sample_reader_init(&r, ring, len)) {
+		w->err = ring == MAP_FAILED ? errno : EPROTO;
+		w->what = "map";
+	}
+	pthread_barrier_wait(&start_barrier);
+	for (round = 0; !w->err && round < SAMPLE_ROUNDS; round++) {
+		if (w->idx) {
+			spin_c(3 * SAMPLE_K);
+			spin_d(SAMPLE_K);
+		} else {
+			spin_a(3 * SAMPLE_K);
+			spin_b(SAMPLE_K);
+		}
+		ret = sample_drain(w, &r, fd, 1);
+		if (ret) {
+			w->err = -ret;
+			w->what = "drain";
+		}
+	}
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.version = PMUVIRT_LINUX_VERSION;
+	if (ioctl(fd, PMUVIRT_IOC_DETACH, &c) && !w->err) {
+		w->err = errno;
+		w->what = "detach";
+	}
+	/* the mapping outlives the context: the last records are still there */
+	if (!w->err && sample_drain(w, &r, fd, 0) == 0)
+		w->lost = pmuvirt_sample_lost(&r);
+	if (ring != MAP_FAILED)
+		munmap(ring, len);
+	close(fd);
+	return NULL;
+}
+
+static void t_sample(void)
+{
+	struct sample_worker w[2];
+	struct pmuvirt_sample_tail t;
+	struct pmuvirt_attach a;
+	struct pmuvirt_counts c;
+	void *p;
+	int fd, i;
+
+	/* the overflow signal (SIGIO, once until a resume) is not what this is about */
+	signal(SIGIO, SIG_IGN);
+	/* refused: a sampling counter without a ring, a ring without one, a bad size */
+	fd = pmuvirt_user_open(1);
+	CHECK(fd >= 0, "open: %s", strerror(errno));
+	sample_control(&a, 0);
+	CHECK(ioctl(fd, PMUVIRT_IOC_ATTACH, &a) && errno == EINVAL, "SAMPLE without sample_pages");
+	sample_control(&a, 3);
+	CHECK(ioctl(fd, PMUVIRT_IOC_ATTACH, &a) && errno == EINVAL, "sample_pages 3");
+	sample_control(&a, 512);
+	CHECK(ioctl(fd, PMUVIRT_IOC_ATTACH, &a) && errno == EINVAL, "sample_pages 512");
+	sample_control(&a, 4);
+	a.control.counter[0].flags &= ~PMUVIRT_CTR_SAMPLE;
+	CHECK(ioctl(fd, PMUVIRT_IOC_ATTACH, &a) && errno == EINVAL, "sample_pages without SAMPLE");
+	sample_control(&a, 4);
+	a.control.counter[0].period = 0;
+	CHECK(ioctl(fd, PMUVIRT_IOC_ATTACH, &a) && errno == EINVAL, "SAMPLE on an a-mode counter");
+	/* a ring: mapped read-only, whole, and the tail checked */
+	sample_control(&a, 4);
+	CHECK(!ioctl(fd, PMUVIRT_IOC_ATTACH, &a), "attach with a ring: %s", strerror(errno));
+	p = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 (off_t)PMUVIRT_SAMPLE_PGOFF * 4096);
+	CHECK(p == MAP_FAILED && errno == EPERM, "writable ring mapping");
+	p = mmap(NULL, 8 * 4096, PROT_READ, MAP_SHARED, fd, (off_t)PMUVIRT_SAMPLE_PGOFF * 4096);
+	CHECK(p == MAP_FAILED && errno == EINVAL, "ring mapping of the wrong size");
+	p = mmap(NULL, 4 * 4096, PROT_READ, MAP_SHARED, fd, (off_t)PMUVIRT_SAMPLE_PGOFF * 4096);
+	CHECK(p != MAP_FAILED, "ring mapping: %s", strerror(errno));
+	if (p != MAP_FAILED) {
+		CHECK(mprotect(p, 4096, PROT_READ | PROT_WRITE) && errno == EACCES,
+		      "ring mapping made writable");
+		CHECK(((const struct pmuvirt_sample_ring *)p)->nr_records == 64,
+		      "a 4-page ring holds %u records", ((const struct pmuvirt_sample_ring *)p)->nr_records);
+	}
+	memset(&t, 0, sizeof(t));
+	t.size = sizeof(t);
+	t.version = PMUVIRT_LINUX_VERSION;
+	t.tail = p != MAP_FAILED ? ((const struct pmuvirt_sample_ring *)p)->head + 1 : 1;
+	CHECK(ioctl(fd, PMUVIRT_IOC_SAMPLE_TAIL, &t) && errno == EINVAL, "tail ahead of head");
+	t.tail -= 1;
+	t.reserved = 1;
+	CHECK(ioctl(fd, PMUVIRT_IOC_SAMPLE_TAIL, &t) && errno == EINVAL, "reserved field");
+	t.reserved = 0;
+	CHECK(!ioctl(fd, PMUVIRT_IOC_SAMPLE_TAIL, &t), "tail at head: %s", strerror(errno));
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.version = PMUVIRT_LINUX_VERSION;
+	CHECK(!ioctl(fd, PMUVIRT_IOC_DETACH, &c), "detach: %s", strerror(errno));
+	CHECK(ioctl(fd, PMUVIRT_IOC_SAMPLE_TAIL, &t) && errno == ESRCH, "tail without a context");
+	if (p != MAP_FAILED)
+		munmap(p, 4 * 4096);
+	close(fd);
+
+	/* two threads on one CPU, each with its own ring */
+	memset(w, 0, sizeof(w));
+	pthread_barrier_init(&start_barrier, NULL, 2);
+	for (i = 0; i < 2; i++) {
+		w[i].idx = i;
+		pthread_create(&w[i].th, NULL, sample_fn, &w[i]);
+	}
+	for (i = 0; i < 2; i++)
+		pthread_join(w[i].th, NULL);
+	for (i = 0; i < 2; i++) {
+		double ratio = w[i].hits[1] ? (double)w[i].hits[0] / (double)w[i].hits[1] : 0;
+		uint64_t want = SAMPLE_ROUNDS * 8 * SAMPLE_K / SAMPLE_PERIOD;
+
+		printf("vm: sample thread %d: %llu records (weight %llu; the loops are %llu periods), %s %llu, %s %llu: ratio %.4f (error %.2f%% of 3:1), elsewhere %llu, other thread's code %llu, wrong tid %llu, kernel %llu, lost %llu\n",
+		       i, (unsigned long long)w[i].records, (unsigned long long)w[i].weight,
+		       (unsigned long long)want, i ? "C" : "A", (unsigned long long)w[i].hits[0],
+		       i ? "D" : "B", (unsigned long long)w[i].hits[1], ratio,
+		       100.0 * rel_err(ratio, 3.0), (unsigned long long)w[i].other,
+		       (unsigned long long)w[i].foreign, (unsigned long long)w[i].wrong_tid,
+		       (unsigned long long)w[i].kernel, (unsigned long long)w[i].lost);
+		CHECK(!w[i].err, "thread %d: %s: %s", i, w[i].what, strerror(w[i].err));
+		CHECK(rel_err(ratio, 3.0) < 0.03, "thread %d: ratio %.4f not within 3%% of 3", i,
+		      ratio);
+		CHECK(!w[i].foreign && !w[i].wrong_tid, "thread %d: records of the other thread", i);
+		CHECK(!w[i].lost, "thread %d: %llu records lost", i, (unsigned long long)w[i].lost);
+		/* nearly all of the thread's instructions are in its two loops */
+		CHECK(w[i].hits[0] + w[i].hits[1] >= want * 95 / 100 && w[i].weight >= want,
+		      "thread %d: %llu records in the loops for %llu periods", i,
+		      (unsigned long long)(w[i].hits[0] + w[i].hits[1]), (unsigned long long)want);
+	}
+	CHECK(wait_attached(0) == 0, "contexts left: %d", attached_count());
+}
+#endif
+
 /* ---- perf and the module share the PMU: one at a time ---- */
 
 /* A hardware event of perf's counting this thread: its fd, or -errno. */
@@ -2290,10 +2540,14 @@ int main(int argc, char **argv)
 	else if (!strcmp(what, "exact"))
 		t_exact();
 #endif
+#ifdef __x86_64__
+	else if (!strcmp(what, "sample"))
+		t_sample();
+#endif
 	else if (!strcmp(what, "spin") && argc > 2)
 		spin(strtoull(argv[2], NULL, 0));
 	else {
-		fprintf(stderr, "usage: vmtest probe|accuracy|migrate|fork|inherit|imode|pmistorm|latepmi|hotplug|isolation|throttle|exec|malformed|policy|evpolicy|suid|sigperm|hold|perfopen ok|busy|perfhold|exact (POWER)|spin N|threads K N\n");
+		fprintf(stderr, "usage: vmtest probe|accuracy|migrate|fork|inherit|imode|pmistorm|latepmi|hotplug|isolation|throttle|exec|malformed|policy|evpolicy|suid|sigperm|hold|perfopen ok|busy|perfhold|exact (POWER)|sample (x86)|spin N|threads K N\n");
 		return 2;
 	}
 	if (!strcmp(what, "spin") || !strcmp(what, "threads"))

@@ -22,6 +22,7 @@
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/hrtimer.h>
+#include <asm/irq_regs.h>
 #include <asm/msr.h>
 #include <asm/processor.h>
 #include <asm/tsc.h>
@@ -93,10 +94,15 @@ static bool emu_pmi_at_access(struct pmuvirt_x86_emu_cpu *c)
 
 static void emu_pmi(struct pmuvirt_x86_emu_cpu *c, bool at_access)
 {
+	struct pmuvirt_lx_cpu *lc = this_cpu_ptr(&pmuvirt_lx_cpu);
+
 	nr_emu_pmis++;
 	if (at_access)
 		nr_emu_nmis++;
-	pmuvirt_lx_pmi_irq(this_cpu_ptr(&pmuvirt_lx_cpu));
+	/* from the timer interrupt: the context it interrupted */
+	lc->pmi_regs = at_access ? NULL : get_irq_regs();
+	pmuvirt_lx_pmi_irq(lc);
+	lc->pmi_regs = NULL;
 }
 
 static const struct pmuvirt_x86_emu_host emu_host = {

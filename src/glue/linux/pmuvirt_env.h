@@ -10,6 +10,7 @@
 #include <asm/barrier.h>
 
 #define pmuvirt_smp_wmb()		smp_wmb()
+#define pmuvirt_smp_mb()		smp_mb()
 #define PMUVIRT_READ_ONCE32(p)		READ_ONCE(*(const u32 *)(p))
 #define PMUVIRT_WRITE_ONCE32(p, v)	WRITE_ONCE(*(u32 *)(p), (v))
 #define PMUVIRT_WRITE_ONCE64(p, v)	WRITE_ONCE(*(u64 *)(p), (v))

@@ -261,7 +261,13 @@ void pmuvirt_lx_pmi_unmask(void)
 
 static int pmuvirt_nmi(unsigned int type, struct pt_regs *regs)
 {
-	return pmuvirt_lx_pmi_irq(this_cpu_ptr(&pmuvirt_lx_cpu)) ? NMI_HANDLED : NMI_DONE;
+	struct pmuvirt_lx_cpu *lc = this_cpu_ptr(&pmuvirt_lx_cpu);
+	bool ours;
+
+	lc->pmi_regs = regs;	/* sample records take the IP from here */
+	ours = pmuvirt_lx_pmi_irq(lc);
+	lc->pmi_regs = NULL;
+	return ours ? NMI_HANDLED : NMI_DONE;
 }
 
 /**

@@ -44,6 +44,7 @@ struct pmuvirt_lx_cpu {
 	bool busy;
 	bool pmi_deferred;
 	struct irq_work sig_work;
+	struct pt_regs *pmi_regs;	/* the interrupted context, during a PMI taken at once */
 };
 
 DECLARE_PER_CPU(struct pmuvirt_lx_cpu, pmuvirt_lx_cpu);

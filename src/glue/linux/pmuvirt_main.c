@@ -45,6 +45,10 @@
 #include <linux/hashtable.h>
 #include <linux/cred.h>
 #include <linux/sched/coredump.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/task_stack.h>
+#include <linux/log2.h>
+#include <asm/ptrace.h>
 
 #define PMUVIRT_MAX_REPORTS	4096
 
@@ -79,6 +83,9 @@ struct pmuvirt_report_node {
  * @task:	the thread (a reference is held).
  * @ctx:	its context.
  * @page:	the page holding its shared record.
+ * @spage:	first page of its sample ring (split pages), or NULL.
+ * @sample_pages: pages of the ring (0: none).
+ * @sw:		the ring's writer.
  * @file:	where its final counts go, or NULL.
  * @dead:	link in the list of exited threads.
  * @tid:	thread id for the report.
@@ -102,6 +109,9 @@ struct pmuvirt_thread {
 	struct task_struct *task;
 	struct pmuvirt_ctx *ctx;
 	struct page *page;
+	struct page *spage;
+	u32 sample_pages;
+	struct pmuvirt_sample_writer sw;
 	struct pmuvirt_file *file;
 	struct llist_node dead;
 	u32 tid, pid;
@@ -394,12 +404,68 @@ static void proc_put(struct pmuvirt_proc *p)
 		kfree(p);
 }
 
+/* The sample ring's pages; each mapping keeps its own references. */
+static void samples_put(struct pmuvirt_thread *thr)
+{
+	u32 i;
+
+	for (i = 0; thr->spage && i < thr->sample_pages; i++)
+		put_page(thr->spage + i);
+	thr->spage = NULL;
+}
+
+/*
+ * The host's part of a sample record, in the PMI: the IP and mode of the
+ * context the interrupt (NMI, or the emulated PMU's timer) interrupted;
+ * for a PMI handled after a switch or read it deferred, where the thread
+ * entered the kernel.
+ */
+static void lx_sample_fill(void *arg, const struct pmuvirt_pcpu *pc,
+			   const struct pmuvirt_ctx *ctx, struct pmuvirt_sample *s)
+{
+	const struct pmuvirt_lx_cpu *lc = container_of(pc, struct pmuvirt_lx_cpu, pc);
+	struct pmuvirt_thread *thr = arg;
+	struct pt_regs *regs = lc->pmi_regs;
+
+	if (!regs && thr->task == current && !(current->flags & PF_KTHREAD))
+		regs = task_pt_regs(current);
+	s->tid = thr->tid;
+	s->time = local_clock();
+	if (regs) {
+		s->ip = instruction_pointer(regs);
+		if (user_mode(regs))
+			s->flags |= PMUVIRT_SAMPLE_USER;
+	}
+}
+
+/* A sample ring of @pages pages for @thr (header page, then records). */
+static int samples_alloc(struct pmuvirt_thread *thr, u32 pages, gfp_t gfp)
+{
+	unsigned int order = ilog2(pages);
+	u32 nr = rounddown_pow_of_two((pages - 1) * PAGE_SIZE / sizeof(struct pmuvirt_sample));
+	struct page *p;
+	int ret;
+
+	p = alloc_pages(gfp | __GFP_ZERO | __GFP_NOWARN, order);
+	if (!p)
+		return -ENOMEM;
+	split_page(p, order);
+	thr->spage = p;
+	thr->sample_pages = pages;
+	ret = pmuvirt_sample_init(&thr->sw, page_address(p), (size_t)pages * PAGE_SIZE, nr,
+				  PAGE_SIZE);
+	if (!ret)
+		ret = pmuvirt_ctx_attach_samples(thr->ctx, &thr->sw, lx_sample_fill, thr);
+	return ret;
+}
+
 /* Free a thread that is off the hardware and whose notifier is gone. */
 static void free_thread(struct pmuvirt_thread *thr)
 {
 	pmuvirt_ctx_release(thr->ctx);
 	kfree(thr->ctx);
 	put_page(thr->page);	/* a mapping keeps its own reference */
+	samples_put(thr);
 	if (thr->file) {
 		/* after its report is queued: a reader at EOF has every report */
 		if (atomic_dec_and_test(&thr->file->live))
@@ -432,6 +498,7 @@ static void thread_free_unbound(struct pmuvirt_thread *thr)
 	proc_put(thr->proc);
 	if (thr->page)
 		__free_page(thr->page);
+	samples_put(thr);
 	kfree(thr->ctx);
 	kfree(thr);
 }
@@ -441,9 +508,9 @@ static void thread_free_unbound(struct pmuvirt_thread *thr)
  * domain of @task's process (@hint: the parent thread's, when known), bound
  * to no task yet.
  */
-static struct pmuvirt_thread *thread_alloc(const struct pmuvirt_control *ctl, gfp_t gfp,
-					   struct pmuvirt_error *err, struct task_struct *task,
-					   struct pmuvirt_proc *hint)
+static struct pmuvirt_thread *thread_alloc(const struct pmuvirt_control *ctl, u32 sample_pages,
+					   gfp_t gfp, struct pmuvirt_error *err,
+					   struct task_struct *task, struct pmuvirt_proc *hint)
 {
 	struct pmuvirt_thread *thr;
 	size_t size;
@@ -465,6 +532,8 @@ static struct pmuvirt_thread *thread_alloc(const struct pmuvirt_control *ctl, gf
 		ret = pmuvirt_ctx_set_domain(thr->ctx, thr->proc->tag);
 	if (!ret)
 		ret = pmuvirt_set_control(NULL, thr->ctx, ctl, err);
+	if (!ret && sample_pages)
+		ret = samples_alloc(thr, sample_pages, gfp);
 	if (ret)
 		goto fail;
 	pmuvirt_ctx_attach_shared(thr->ctx, page_address(thr->page));
@@ -527,8 +596,8 @@ static void pmuvirt_fork_probe(void *data, struct task_struct *parent,
 			return;
 		}
 	}
-	thr = thread_alloc(&pthr->ctl, GFP_NOWAIT | __GFP_NOWARN | __GFP_ACCOUNT, &err, child,
-			   pthr->proc);
+	thr = thread_alloc(&pthr->ctl, pthr->sample_pages, GFP_NOWAIT | __GFP_NOWARN | __GFP_ACCOUNT,
+			   &err, child, pthr->proc);
 	if (IS_ERR(thr)) {
 		atomic_inc(&nr_inherit_failed);
 		pr_warn_ratelimited("%s[%d]: new task %d starts without counters: %s\n",
@@ -633,6 +702,12 @@ static int ioc_attach(struct pmuvirt_file *pf, unsigned long uarg)
 				      err.reason ? err.reason : "-", pmuvirt_strerror(ret));
 		goto out;
 	}
+	if (pmuvirt_linux_check_sample_pages(a)) {
+		pr_notice_ratelimited("%s[%d]: attach: a sampling counter needs sample_pages, sample_pages a sampling counter\n",
+				      current->comm, task_pid_nr(current));
+		ret = -EINVAL;
+		goto out;
+	}
 	if (!pmuvirt_lx_pmc_ok) {
 		unsigned int i;
 
@@ -660,7 +735,7 @@ static int ioc_attach(struct pmuvirt_file *pf, unsigned long uarg)
 	}
 	a->caps = pmuvirt_lx_uread_caps(slots, a->control.nr_counters);
 
-	thr = thread_alloc(&a->control, GFP_KERNEL_ACCOUNT, &err, current, NULL);
+	thr = thread_alloc(&a->control, a->sample_pages, GFP_KERNEL_ACCOUNT, &err, current, NULL);
 	if (IS_ERR(thr)) {
 		ret = PTR_ERR(thr);
 		pr_notice_ratelimited("%s[%d]: set control: %s\n", current->comm,
@@ -784,6 +859,29 @@ static int ioc_resume(unsigned long uarg)
 	return counts_out(&c, uarg);
 }
 
+static int ioc_sample_tail(unsigned long uarg)
+{
+	struct pmuvirt_thread *thr = current_thread();
+	struct pmuvirt_sample_tail t;
+	int ret;
+
+	ret = get_arg(&t, sizeof(t), uarg);
+	if (ret)
+		return ret;
+	if (pmuvirt_linux_check_sample_tail(&t))
+		return -EINVAL;
+	if (!thr)
+		return -ESRCH;
+	if (!thr->spage)
+		return -ENODEV;
+	/* the writer's own head: a tail ahead of it, or more than a ring behind, is refused */
+	if ((u32)(READ_ONCE(thr->sw.head) - t.tail) > thr->sw.mask + 1)
+		return -EINVAL;
+	smp_mb();	/* the caller's copies of the records before the writer may reuse them */
+	WRITE_ONCE(thr->sw.ring->tail, t.tail);
+	return 0;
+}
+
 static long pmuvirt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct pmuvirt_file *pf = file->private_data;
@@ -799,15 +897,43 @@ static long pmuvirt_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 		return ioc_resume(arg);
 	case PMUVIRT_IOC_BELOW:
 		return pmuvirt_lx_xen_below(arg);
+	case PMUVIRT_IOC_SAMPLE_TAIL:
+		return ioc_sample_tail(arg);
 	default:
 		return -ENOTTY;
 	}
+}
+
+/* The calling thread's sample ring, whole and read-only, like its record. */
+static int samples_mmap(struct pmuvirt_thread *thr, struct vm_area_struct *vma)
+{
+	unsigned long i;
+	int ret;
+
+	if (!thr)
+		return -ESRCH;
+	if (!thr->spage)
+		return -ENODEV;
+	if (vma->vm_end - vma->vm_start != (unsigned long)thr->sample_pages * PAGE_SIZE)
+		return -EINVAL;
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	vma->vm_flags &= ~VM_MAYWRITE;
+	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
+	for (i = 0; i < thr->sample_pages; i++) {
+		ret = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE, thr->spage + i);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 static int pmuvirt_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct pmuvirt_thread *thr = current_thread();
 
+	if (vma->vm_pgoff == PMUVIRT_SAMPLE_PGOFF)
+		return samples_mmap(thr, vma);
 	if (vma->vm_pgoff)
 		return pmuvirt_lx_xen_mmap(vma);	/* VCPU records, not the thread's */
 	if (!thr)

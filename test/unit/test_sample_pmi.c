@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/*
+ * Sampling counters (PMUVIRT_CTR_SAMPLE): validation of the flag, and the
+ * PMI path appending one record per overflow to the context's sample ring
+ * with the IP, mode and thread the host's fill hook injects, on strict
+ * fake x86 and POWER PMUs.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "rig.h"
+#include <pmuvirt/user.h>
+
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+#define U	PMUVIRT_CTR_USER
+#define S	PMUVIRT_CTR_SAMPLE
+#define V	PMUVIRT_CTR_SAMPLE_VALUES
+
+#define IP_A	0x401000u
+#define IP_B	0x402000u
+
+struct cpu {
+	struct fakehw *hw;
+	struct pmuvirt_pmu pmu;
+	struct pmuvirt_pcpu pc;
+	int pmi_ret;
+	/* what the fill hook reports: where "the program" is */
+	uint64_t ip;
+	bool kernel;
+	uint32_t tid;
+	unsigned int fills;
+};
+
+static void on_pmi(void *arg)
+{
+	struct cpu *c = arg;
+	uint32_t mask = 0;
+	int ret = pmuvirt_pmi(&c->pc, &mask);
+
+	if (ret)
+		c->pmi_ret = ret;
+}
+
+static void fill(void *arg, const struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *ctx,
+		 struct pmuvirt_sample *s)
+{
+	struct cpu *c = arg;
+
+	assert_ptr_equal(pc, &c->pc);
+	assert_ptr_equal(pc->running, ctx);
+	s->ip = c->ip;
+	s->tid = c->tid;
+	s->time = ++c->fills;
+	if (!c->kernel)
+		s->flags |= PMUVIRT_SAMPLE_USER;
+	s->flags |= 0x8000;	/* the core keeps only the defined flags */
+}
+
+static struct cpu *cpu_new(bool ppc)
+{
+	struct cpu *c = calloc(1, sizeof(*c));
+
+	assert_non_null(c);
+	c->hw = ppc ? rig_ppc_new(9, &c->pmu) : rig_x86_new(&rig_intel_v4, &c->pmu);
+	rig_pcpu_init(&c->pc, &c->pmu, c->hw, 3);
+	fakehw_set_pmi(c->hw, on_pmi, c);
+	c->tid = 4242;
+	return c;
+}
+
+static void cpu_free(struct cpu *c)
+{
+	assert_int_equal(c->pmi_ret, 0);
+	rig_hw_free(c->hw);
+	free(c);
+}
+
+struct ring {
+	void *mem;
+	size_t size;
+	struct pmuvirt_sample_writer w;
+	struct pmuvirt_sample_reader r;
+};
+
+static void ring_new(struct ring *g, uint32_t nr)
+{
+	g->size = pmuvirt_sample_ring_bytes(nr, 128);
+	g->mem = aligned_alloc(64, g->size);
+	assert_non_null(g->mem);
+	assert_int_equal(pmuvirt_sample_init(&g->w, g->mem, g->size, nr, 128), 0);
+	assert_int_equal(pmuvirt_sample_reader_init(&g->r, g->mem, g->size), 0);
+}
+
+static int validate(const struct pmuvirt_pmu *pmu, struct pmuvirt_counter_ctl c, const char **why)
+{
+	struct pmuvirt_control ctl;
+	struct pmuvirt_error err = { 0 };
+	int ret;
+
+	rig_control(&ctl, 1, &c);
+	ret = pmuvirt_validate(pmu, &ctl, PMUVIRT_MAX_COUNTERS, NULL, NULL, &err);
+	*why = err.reason;
+	return ret;
+}
+
+static void test_flag_validation(void **state)
+{
+	struct cpu *c = cpu_new(false);
+	const char *why;
+
+	assert_int_equal(validate(&c->pmu, (struct pmuvirt_counter_ctl){
+		.event = PMUVIRT_EV_INSTRUCTIONS, .flags = U | S, .period = 1000 }, &why), 0);
+	assert_int_equal(validate(&c->pmu, (struct pmuvirt_counter_ctl){
+		.event = PMUVIRT_EV_INSTRUCTIONS, .flags = U | S | V, .period = 1000 }, &why), 0);
+	assert_int_equal(validate(&c->pmu, (struct pmuvirt_counter_ctl){
+		.event = PMUVIRT_EV_INSTRUCTIONS, .flags = U | S }, &why), -EINVAL);
+	assert_string_equal(why, "sampling needs an i-mode period");
+	assert_int_equal(validate(&c->pmu, (struct pmuvirt_counter_ctl){
+		.event = PMUVIRT_EV_INSTRUCTIONS, .flags = U | V, .period = 1000 }, &why), -EINVAL);
+	assert_string_equal(why, "sample values need the sample flag");
+	assert_int_equal(validate(&c->pmu, (struct pmuvirt_counter_ctl){
+		.event = PMUVIRT_EV_TSC, .flags = S }, &why), -EINVAL);
+	assert_string_equal(why, "the TSC cannot sample");
+	assert_int_equal(validate(&c->pmu, (struct pmuvirt_counter_ctl){
+		.event = PMUVIRT_EV_TSC, .flags = S, .period = 1000 }, &why), -EINVAL);
+	assert_int_equal(validate(&c->pmu, (struct pmuvirt_counter_ctl){
+		.event = PMUVIRT_EV_INSTRUCTIONS, .flags = U | S | 0x20, .period = 1000 }, &why),
+		-EINVAL);
+	assert_string_equal(why, "unknown counter flags");
+	assert_int_equal(validate(&c->pmu, (struct pmuvirt_counter_ctl){
+		.event = PMUVIRT_EV_INSTRUCTIONS, .flags = U | S | 0x80000000u, .period = 1000 },
+		&why), -EINVAL);
+	cpu_free(c);
+}
+
+/*
+ * A thread that spends 3/4 of its instructions at IP_A and 1/4 at IP_B,
+ * sampled every 1000 instructions, with an a-mode counter and a
+ * non-sampling i-mode counter beside: exactly 3:1, one record per
+ * overflow, the hook's IP, mode and tid, and the core's CPU and counter.
+ */
+static void run_split(bool ppc)
+{
+	static const struct pmuvirt_counter_ctl ctrs[] = {
+		{ .event = PMUVIRT_EV_CYCLES, .flags = U },
+		{ .event = PMUVIRT_EV_INSTRUCTIONS, .flags = U | S, .period = 1000 },
+		{ .event = PMUVIRT_EV_BRANCHES, .flags = U, .period = 100 },
+	};
+	struct cpu *c = cpu_new(ppc);
+	struct pmuvirt_sample out[64];
+	struct pmuvirt_ctx *ctx;
+	struct ring g;
+	uint64_t a = 0, b = 0, total = 0;
+	unsigned int iter;
+	int n, i;
+
+	ring_new(&g, 64);
+	ctx = rig_ctx_new_n(&c->pmu, 3, ctrs);
+	assert_int_equal(pmuvirt_ctx_attach_samples(ctx, &g.w, fill, c), 0);
+	assert_int_equal(pmuvirt_switch_in(&c->pc, ctx), 0);
+	assert_int_equal(pmuvirt_ctx_attach_samples(ctx, NULL, NULL, NULL), -EBUSY);
+	for (iter = 0; iter < 400; iter++) {
+		c->ip = IP_A;
+		rig_run(c->hw, FAKEHW_INSTRUCTIONS, 3 * 777, false);
+		rig_run(c->hw, FAKEHW_BRANCHES, 50, false);
+		c->ip = IP_B;
+		rig_run(c->hw, FAKEHW_INSTRUCTIONS, 777, false);
+		while ((n = pmuvirt_sample_read(&g.r, out, 64)) > 0) {
+			for (i = 0; i < n; i++) {
+				assert_true(out[i].ip == IP_A || out[i].ip == IP_B);
+				if (out[i].ip == IP_A)
+					a++;
+				else
+					b++;
+				assert_int_equal(out[i].tid, 4242);
+				assert_int_equal(out[i].cpu, 3);
+				assert_int_equal(out[i].counter, 1);
+				assert_int_equal(out[i].weight, 1);
+				assert_int_equal(out[i].flags, PMUVIRT_SAMPLE_USER);
+				assert_int_equal(out[i].nr_values, 0);
+				total++;
+			}
+			pmuvirt_sample_publish(&g.r);
+		}
+		assert_int_equal(n, 0);
+	}
+	/* 400 * 4 * 777 instructions: one record per 1000 of them. */
+	assert_int_equal(total, 400 * 4 * 777 / 1000);
+	assert_int_equal(pmuvirt_sample_lost(&g.r), 0);
+	/* The truth: instruction 1000j (1-based) is A's when it falls in the first 2331 of 3108. */
+	{
+		uint64_t j, want_a = 0;
+
+		for (j = 1; j <= total; j++)
+			if ((1000 * j - 1) % 3108 < 3 * 777)
+				want_a++;
+		assert_int_equal(a, want_a);
+		assert_int_equal(b, total - want_a);
+		assert_true(a * 1000 / total >= 740 && a * 1000 / total <= 760);
+	}
+	/* Notifications are counted as before, for the signal path. */
+	{
+		uint32_t counts[PMUVIRT_MAX_COUNTERS];
+
+		pmuvirt_take_overflows(ctx, counts);
+		assert_int_equal(counts[1], total);
+		assert_int_equal(counts[2], 400 * 50 / 100);
+	}
+	assert_int_equal(pmuvirt_switch_out(&c->pc), 0);
+	rig_ctx_free(ctx);
+	free(g.mem);
+	cpu_free(c);
+}
+
+static void test_split_x86(void **state)
+{
+	run_split(false);
+}
+
+static void test_split_ppc(void **state)
+{
+	run_split(true);
+}
+
+/* Values of the other counters; the kernel bit; several periods in one PMI. */
+static void test_values_weight(void **state)
+{
+	static const struct pmuvirt_counter_ctl ctrs[] = {
+		{ .event = PMUVIRT_EV_BRANCHES, .flags = U | PMUVIRT_CTR_KERNEL },
+		{ .event = PMUVIRT_EV_INSTRUCTIONS, .flags = U | PMUVIRT_CTR_KERNEL | S | V,
+		  .period = 1000 },
+		{ .event = PMUVIRT_EV_TSC },
+	};
+	struct cpu *c = cpu_new(false);
+	struct pmuvirt_sample out[8];
+	struct pmuvirt_ctx *ctx;
+	struct ring g;
+	uint32_t mask;
+
+	ring_new(&g, 8);
+	ctx = rig_ctx_new_n(&c->pmu, 3, ctrs);
+	assert_int_equal(pmuvirt_ctx_attach_samples(ctx, &g.w, NULL, c), -EINVAL);
+	assert_int_equal(pmuvirt_ctx_attach_samples(ctx, &g.w, fill, c), 0);
+	assert_int_equal(pmuvirt_switch_in(&c->pc, ctx), 0);
+	rig_run(c->hw, FAKEHW_BRANCHES, 123, true);
+	c->ip = 0xffffffff81000000ull;
+	c->kernel = true;
+	rig_run(c->hw, FAKEHW_INSTRUCTIONS, 1000, true);
+	assert_int_equal(pmuvirt_sample_read(&g.r, out, 8), 1);
+	assert_int_equal(out[0].ip, 0xffffffff81000000ull);
+	assert_int_equal(out[0].flags, PMUVIRT_SAMPLE_VALUES);
+	assert_int_equal(out[0].nr_values, 3);
+	assert_int_equal(out[0].value[0], 123);
+	assert_int_equal(out[0].value[1], 1000);
+	assert_int_equal(out[0].weight, 1);
+
+	/* Three periods before the PMI is taken: one record, weight 3. */
+	fakehw_set_pmi(c->hw, NULL, NULL);
+	rig_run(c->hw, FAKEHW_INSTRUCTIONS, 3000, true);
+	rig_run(c->hw, FAKEHW_BRANCHES, 7, true);
+	assert_int_equal(pmuvirt_pmi(&c->pc, &mask), 0);
+	assert_int_equal(mask, 1u << 1);
+	assert_int_equal(pmuvirt_sample_read(&g.r, out, 8), 1);
+	assert_int_equal(out[0].weight, 3);
+	assert_int_equal(out[0].value[0], 130);
+	assert_int_equal(out[0].value[1], 4000);
+	pmuvirt_sample_publish(&g.r);
+	assert_int_equal(pmuvirt_switch_out(&c->pc), 0);
+	rig_ctx_free(ctx);
+	free(g.mem);
+	cpu_free(c);
+}
+
+/* A full ring loses records (counted), never notifications or counts. */
+static void test_full_ring(void **state)
+{
+	static const struct pmuvirt_counter_ctl ctr = {
+		.event = PMUVIRT_EV_INSTRUCTIONS, .flags = U | S, .period = 100 };
+	struct cpu *c = cpu_new(false);
+	uint32_t counts[PMUVIRT_MAX_COUNTERS];
+	struct pmuvirt_ctx *ctx;
+	struct ring g;
+
+	ring_new(&g, 4);
+	ctx = rig_ctx_new_n(&c->pmu, 1, &ctr);
+	assert_int_equal(pmuvirt_ctx_attach_samples(ctx, &g.w, fill, c), 0);
+	assert_int_equal(pmuvirt_switch_in(&c->pc, ctx), 0);
+	rig_run(c->hw, FAKEHW_INSTRUCTIONS, 1000, false);
+	assert_int_equal(pmuvirt_sample_pending(&g.r), 4);
+	assert_int_equal(pmuvirt_sample_lost(&g.r), 6);
+	pmuvirt_take_overflows(ctx, counts);
+	assert_int_equal(counts[0], 10);
+	assert_int_equal(rig_val(ctx, 0), 1000);
+	assert_int_equal(pmuvirt_switch_out(&c->pc), 0);
+	rig_ctx_free(ctx);
+	free(g.mem);
+	cpu_free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_flag_validation),
+		cmocka_unit_test(test_split_x86),
+		cmocka_unit_test(test_split_ppc),
+		cmocka_unit_test(test_values_weight),
+		cmocka_unit_test(test_full_ring),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

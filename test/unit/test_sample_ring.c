@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/*
+ * Sample rings: the core's writer (src/core/sample.c) and the user reader
+ * (include/pmuvirt/user.h).  Records come out in order across wraps of the
+ * ring and of the 32-bit indices; a full ring drops and counts; a bad tail
+ * makes the writer drop, never write outside the records; a reader on
+ * another thread sees every record whole.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rig.h"
+#include <pmuvirt/user.h>
+
+#define GUARD	256
+#define OFF	128u
+
+struct ring {
+	uint8_t *mem;		/* GUARD | header | records | GUARD */
+	size_t size;
+	struct pmuvirt_sample_writer w;
+	struct pmuvirt_sample_reader r;
+	struct pmuvirt_sample_ring *hdr;
+};
+
+static void ring_new(struct ring *g, uint32_t nr)
+{
+	size_t n = pmuvirt_sample_ring_bytes(nr, OFF);
+
+	assert_true(n > 0);
+	g->size = n;
+	g->mem = aligned_alloc(64, n + 2 * GUARD);
+	assert_non_null(g->mem);
+	memset(g->mem, 0xa5, n + 2 * GUARD);
+	assert_int_equal(pmuvirt_sample_init(&g->w, g->mem + GUARD, n, nr, OFF), 0);
+	g->hdr = (struct pmuvirt_sample_ring *)(g->mem + GUARD);
+	assert_int_equal(pmuvirt_sample_reader_init(&g->r, g->hdr, n), 0);
+}
+
+static void guards_intact(const struct ring *g)
+{
+	size_t i;
+
+	for (i = 0; i < GUARD; i++) {
+		assert_int_equal(g->mem[i], 0xa5);
+		assert_int_equal(g->mem[GUARD + g->size + i], 0xa5);
+	}
+}
+
+static void rec_make(struct pmuvirt_sample *s, uint64_t seq)
+{
+	unsigned int k;
+
+	memset(s, 0, sizeof(*s));
+	s->ip = seq;
+	s->time = seq * 3;
+	s->tid = (uint32_t)seq;
+	s->cpu = (uint32_t)(seq % 7);
+	s->counter = (uint8_t)(seq % PMUVIRT_MAX_COUNTERS);
+	s->nr_values = PMUVIRT_MAX_COUNTERS;
+	s->weight = 1;
+	for (k = 0; k < PMUVIRT_MAX_COUNTERS; k++)
+		s->value[k] = seq + k;
+}
+
+static void rec_check(const struct pmuvirt_sample *s, uint64_t seq)
+{
+	unsigned int k;
+
+	assert_int_equal(s->ip, seq);
+	assert_int_equal(s->time, seq * 3);
+	assert_int_equal(s->tid, (uint32_t)seq);
+	for (k = 0; k < PMUVIRT_MAX_COUNTERS; k++)
+		assert_int_equal(s->value[k], seq + k);
+}
+
+static void test_geometry(void **state)
+{
+	struct pmuvirt_sample_writer w;
+	struct pmuvirt_sample_reader r;
+	static uint64_t buf[1024];
+	struct pmuvirt_sample_ring *h = (struct pmuvirt_sample_ring *)buf;
+
+	assert_int_equal(sizeof(struct pmuvirt_sample), 160);
+	assert_int_equal(sizeof(struct pmuvirt_sample_ring), 128);
+	assert_int_equal(pmuvirt_sample_ring_bytes(0, OFF), 0);
+	assert_int_equal(pmuvirt_sample_ring_bytes(3, OFF), 0);
+	assert_int_equal(pmuvirt_sample_ring_bytes(PMUVIRT_SAMPLE_MAX_RECORDS * 2, OFF), 0);
+	assert_int_equal(pmuvirt_sample_ring_bytes(4, 64), 0);
+	assert_int_equal(pmuvirt_sample_ring_bytes(4, OFF + 4), 0);
+	assert_int_equal(pmuvirt_sample_ring_bytes(4, OFF), OFF + 4 * 160);
+	assert_int_equal(pmuvirt_sample_init(&w, buf, OFF + 4 * 160 - 1, 4, OFF), -EINVAL);
+	assert_int_equal(pmuvirt_sample_init(&w, (uint8_t *)buf + 4, sizeof(buf) - 4, 4, OFF),
+			 -EINVAL);
+	assert_int_equal(pmuvirt_sample_init(&w, buf, sizeof(buf), 4, OFF), 0);
+	assert_int_equal(h->magic, PMUVIRT_SAMPLE_MAGIC);
+	assert_int_equal(h->head, 0);
+	assert_int_equal(h->tail, 0);
+
+	/* The reader checks the header against what it mapped. */
+	assert_int_equal(pmuvirt_sample_reader_init(&r, buf, OFF + 4 * 160), 0);
+	assert_int_equal(pmuvirt_sample_reader_init(&r, buf, OFF + 4 * 160 - 1),
+			 -PMUVIRT_USER_EINVAL);
+	h->nr_records = 5;
+	assert_int_equal(pmuvirt_sample_reader_init(&r, buf, sizeof(buf)), -PMUVIRT_USER_EINVAL);
+	h->nr_records = 4;
+	h->record_size = 152;
+	assert_int_equal(pmuvirt_sample_reader_init(&r, buf, sizeof(buf)), -PMUVIRT_USER_EINVAL);
+	h->record_size = 160;
+	h->data_offset = 0xfffffff8u;
+	assert_int_equal(pmuvirt_sample_reader_init(&r, buf, sizeof(buf)), -PMUVIRT_USER_EINVAL);
+	h->data_offset = OFF;
+	h->version = 2;
+	assert_int_equal(pmuvirt_sample_reader_init(&r, buf, sizeof(buf)), -PMUVIRT_USER_EINVAL);
+	h->version = PMUVIRT_SAMPLE_VERSION;
+	h->magic = 0;
+	assert_int_equal(pmuvirt_sample_reader_init(&r, buf, sizeof(buf)), -PMUVIRT_USER_EINVAL);
+}
+
+/* Records come out in order, whole, across many wraps; reads of 3 into a ring of 8. */
+static void test_wrap(void **state)
+{
+	struct pmuvirt_sample s, out[3];
+	struct ring g;
+	uint64_t wr = 0, rd = 0;
+	int n, i;
+
+	ring_new(&g, 8);
+	while (rd < 1000) {
+		while (wr - rd < 8) {
+			rec_make(&s, wr++);
+			assert_int_equal(pmuvirt_sample_write(&g.w, &s), 0);
+		}
+		n = pmuvirt_sample_read(&g.r, out, 3);
+		assert_int_equal(n, 3);
+		for (i = 0; i < n; i++)
+			rec_check(&out[i], rd++);
+		pmuvirt_sample_publish(&g.r);
+	}
+	assert_int_equal(g.hdr->lost, 0);
+	assert_int_equal(g.hdr->head, (uint32_t)wr);
+	guards_intact(&g);
+	free(g.mem);
+}
+
+/* The 32-bit head and tail wrap past 2^32 without a record lost or repeated. */
+static void test_index_wrap(void **state)
+{
+	struct pmuvirt_sample s, out[8];
+	struct ring g;
+	uint64_t seq;
+	int n, i, total = 0;
+
+	ring_new(&g, 8);
+	g.w.head = 0xfffffffau;
+	g.hdr->head = 0xfffffffau;
+	g.hdr->tail = 0xfffffffau;
+	g.r.tail = 0xfffffffau;
+	for (seq = 0; seq < 40; seq++) {
+		rec_make(&s, seq);
+		assert_int_equal(pmuvirt_sample_write(&g.w, &s), 0);
+		if (seq % 5 == 4) {
+			n = pmuvirt_sample_read(&g.r, out, 8);
+			assert_int_equal(n, 5);
+			for (i = 0; i < n; i++)
+				rec_check(&out[i], (uint64_t)total++);
+			pmuvirt_sample_publish(&g.r);
+		}
+	}
+	assert_int_equal(total, 40);
+	assert_int_equal(g.hdr->head, (uint32_t)(0xfffffffau + 40));
+	assert_int_equal(g.hdr->lost, 0);
+	guards_intact(&g);
+	free(g.mem);
+}
+
+/* A full ring keeps its records, drops the new ones and counts them. */
+static void test_full_lost(void **state)
+{
+	struct pmuvirt_sample s, out[16];
+	struct ring g;
+	int i, n;
+
+	ring_new(&g, 8);
+	for (i = 0; i < 8; i++) {
+		rec_make(&s, (uint64_t)i);
+		assert_int_equal(pmuvirt_sample_write(&g.w, &s), 0);
+	}
+	assert_int_equal(pmuvirt_sample_pending(&g.r), 8);
+	for (i = 8; i < 13; i++) {
+		rec_make(&s, (uint64_t)i);
+		assert_int_equal(pmuvirt_sample_write(&g.w, &s), -ENOSPC);
+	}
+	assert_int_equal(pmuvirt_sample_lost(&g.r), 5);
+	assert_int_equal(g.hdr->head, 8);
+
+	/* Read without publishing: the writer still sees a full ring. */
+	n = pmuvirt_sample_read(&g.r, out, 2);
+	assert_int_equal(n, 2);
+	rec_make(&s, 100);
+	assert_int_equal(pmuvirt_sample_write(&g.w, &s), -ENOSPC);
+	assert_int_equal(g.w.lost, 6);
+	pmuvirt_sample_publish(&g.r);
+	rec_make(&s, 8);
+	assert_int_equal(pmuvirt_sample_write(&g.w, &s), 0);
+	rec_make(&s, 9);
+	assert_int_equal(pmuvirt_sample_write(&g.w, &s), 0);
+	assert_int_equal(pmuvirt_sample_write(&g.w, &s), -ENOSPC);
+
+	n = pmuvirt_sample_read(&g.r, out, 16);
+	assert_int_equal(n, 8);
+	for (i = 0; i < n; i++)
+		rec_check(&out[i], (uint64_t)i + 2);
+	rec_check(&out[0], 0 + 2);
+	assert_int_equal(pmuvirt_sample_read(&g.r, out, 16), 0);
+
+	/* lost saturates. */
+	g.w.lost = 0xfffffffeu;
+	assert_int_equal(pmuvirt_sample_write(&g.w, &s), -ENOSPC);
+	assert_int_equal(pmuvirt_sample_write(&g.w, &s), -ENOSPC);
+	assert_int_equal(g.hdr->lost, 0xffffffffu);
+	guards_intact(&g);
+	free(g.mem);
+}
+
+/*
+ * A tail the writer cannot make sense of (ahead of head, more than a ring
+ * behind) drops records; any tail at all keeps every store inside the
+ * records, and the writer reads back none of its own state from the ring.
+ */
+static void test_bad_tail(void **state)
+{
+	static const uint32_t bad[] = { 1, 2, 0x80000000u, 0xffffffffu - 7, 0xfffffff7u };
+	struct pmuvirt_sample s;
+	struct ring g;
+	unsigned int i;
+	uint32_t lost;
+
+	ring_new(&g, 8);
+	rec_make(&s, 1);
+	assert_int_equal(pmuvirt_sample_write(&g.w, &s), 0);
+	assert_int_equal(pmuvirt_sample_write(&g.w, &s), 0);	/* head 2 */
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uint32_t t = g.w.head + bad[i];
+
+		g.hdr->tail = t;
+		lost = g.w.lost;
+		assert_int_equal(pmuvirt_sample_write(&g.w, &s), -ENOSPC);
+		assert_int_equal(g.w.lost, lost + 1);
+		assert_int_equal(g.w.head, 2);
+	}
+	/* The header's own fields written by the reader change nothing. */
+	g.hdr->tail = 2;
+	g.hdr->head = 0x12345;
+	g.hdr->nr_records = 0x40000000u;
+	g.hdr->data_offset = 0xfffffff0u;
+	g.hdr->lost = 0;
+	for (i = 0; i < 8; i++)
+		assert_int_equal(pmuvirt_sample_write(&g.w, &s), 0);
+	assert_int_equal(g.hdr->head, 10);
+	assert_int_equal(pmuvirt_sample_write(&g.w, &s), -ENOSPC);
+	assert_int_equal(g.hdr->lost, g.w.lost);
+	assert_int_equal(g.w.lost, 6);
+
+	/* Every tail value near and far: the writer stays inside. */
+	srand(14);
+	for (i = 0; i < 100000; i++) {
+		uint32_t head = g.w.head, t;
+
+		t = (i & 1) ? (uint32_t)rand() : head - (uint32_t)(rand() % 20) + 5;
+		g.hdr->tail = t;
+		rec_make(&s, i);
+		if (pmuvirt_sample_write(&g.w, &s) == 0) {
+			assert_true((uint32_t)(head - t) < 8);
+			rec_check(&g.w.rec[head & 7], i);
+		} else {
+			assert_true((uint32_t)(head - t) >= 8);
+			assert_int_equal(g.w.head, head);
+		}
+	}
+	guards_intact(&g);
+	free(g.mem);
+}
+
+/* A reader facing a head that makes no sense refuses, then resyncs. */
+static void test_reader_bad_head(void **state)
+{
+	struct pmuvirt_sample s, out[8];
+	struct ring g;
+
+	ring_new(&g, 8);
+	rec_make(&s, 0);
+	assert_int_equal(pmuvirt_sample_write(&g.w, &s), 0);
+	g.hdr->head = 9 + 1;
+	assert_int_equal(pmuvirt_sample_pending(&g.r), -PMUVIRT_USER_EPROTO);
+	assert_int_equal(pmuvirt_sample_read(&g.r, out, 8), -PMUVIRT_USER_EPROTO);
+	g.hdr->head = 0xffffffffu;	/* behind the reader */
+	assert_int_equal(pmuvirt_sample_read(&g.r, out, 8), -PMUVIRT_USER_EPROTO);
+	g.hdr->head = 10;
+	assert_int_equal(pmuvirt_sample_resync(&g.r), 10);
+	assert_int_equal(pmuvirt_sample_read(&g.r, out, 8), 0);
+	/* nr_values beyond the array is clamped. */
+	g.hdr->head = 11;
+	((struct pmuvirt_sample *)(g.mem + GUARD + OFF))[10 & 7].nr_values = 200;
+	assert_int_equal(pmuvirt_sample_read(&g.r, out, 8), 1);
+	assert_int_equal(out[0].nr_values, PMUVIRT_MAX_COUNTERS);
+	free(g.mem);
+}
+
+/* A writer and a reader on two threads (two CPUs when there are two). */
+#define XCPU_RECORDS	400000u
+
+struct xcpu {
+	struct ring g;
+	uint64_t read;
+	volatile int done;
+};
+
+static void *xcpu_writer(void *arg)
+{
+	struct xcpu *x = arg;
+	struct pmuvirt_sample s;
+	uint64_t seq;
+
+	for (seq = 0; seq < XCPU_RECORDS; seq++) {
+		rec_make(&s, seq);
+		(void)pmuvirt_sample_write(&x->g.w, &s);
+	}
+	__atomic_store_n(&x->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void test_cross_cpu(void **state)
+{
+	static struct pmuvirt_sample out[16];
+	static struct xcpu x;
+	pthread_t t;
+	uint64_t last = 0;
+	bool first = true;
+	int n, i;
+
+	ring_new(&x.g, 16);
+	assert_int_equal(pthread_create(&t, NULL, xcpu_writer, &x), 0);
+	for (;;) {
+		int done = __atomic_load_n(&x.done, __ATOMIC_ACQUIRE);
+
+		n = pmuvirt_sample_read(&x.g.r, out, 16);
+		assert_true(n >= 0);
+		for (i = 0; i < n; i++) {
+			/* whole, and later than the one before (drops leave gaps only) */
+			rec_check(&out[i], out[i].ip);
+			assert_true(first || out[i].ip > last);
+			last = out[i].ip;
+			first = false;
+		}
+		x.read += (uint64_t)n;
+		pmuvirt_sample_publish(&x.g.r);
+		if (done && n == 0)
+			break;
+	}
+	pthread_join(t, NULL);
+	assert_int_equal(x.read + pmuvirt_sample_lost(&x.g.r), XCPU_RECORDS);
+	assert_true(x.read > 0);
+	guards_intact(&x.g);
+	free(x.g.mem);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_geometry),
+		cmocka_unit_test(test_wrap),
+		cmocka_unit_test(test_index_wrap),
+		cmocka_unit_test(test_full_lost),
+		cmocka_unit_test(test_bad_tail),
+		cmocka_unit_test(test_reader_bad_head),
+		cmocka_unit_test(test_cross_cpu),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
