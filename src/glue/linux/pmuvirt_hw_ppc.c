@@ -108,11 +108,29 @@ static int lx_read_tb(void *arg, uint64_t *val)
 	return 0;
 }
 
+static int lx_read_counters(void *arg, const uint32_t *idx, unsigned int n, uint64_t *vals)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		if (idx[i] == PMUVIRT_HW_INDEX_TSC) {
+			vals[i] = get_tb();
+			continue;
+		}
+		ret = lx_read_counter(arg, idx[i], &vals[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 static const struct pmuvirt_hw_ops lx_ppc_ops = {
 	.read_reg = lx_read_reg,
 	.write_reg = lx_write_reg,
 	.read_counter = lx_read_counter,
 	.read_tsc = lx_read_tb,
+	.read_counters = lx_read_counters,
 };
 
 const struct pmuvirt_hw_ops *pmuvirt_lx_hw = &lx_ppc_ops;
