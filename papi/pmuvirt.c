@@ -15,7 +15,8 @@
  * branch-misses, tsc) and raw codes written "rHEX" (x86: the event select
  * bits, see include/pmuvirt/abi.h).  Counting is per thread only: attach
  * to another thread, system-wide (CPU) granularity and PAPI_INHERIT are
- * refused with PAPI's error codes.
+ * refused with PAPI's error codes, and so is an overflow threshold on the
+ * TSC, which cannot interrupt (PAPI_ECMP).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -425,7 +426,7 @@ static int pv_set_overflow(EventSetInfo_t *ESI, int EventIndex, int threshold)
 	if (pos < 0 || pos >= (int)c->nr || threshold < 0)
 		return PAPI_EINVAL;
 	if (threshold && pv_is_tsc(c->code[pos]))
-		return PAPI_ECNFLCT;	/* the TSC cannot interrupt */
+		return PAPI_ECMP;	/* the TSC cannot interrupt */
 	if (!threshold && !c->period[pos])
 		return PAPI_EINVAL;
 	c->period[pos] = (uint64_t)threshold;
@@ -472,7 +473,14 @@ static void pv_dispatch_timer(int signo, hwd_siginfo_t *info, void *uc)
 		return;
 	if (!ESI || !ESI->overflow.flags)
 		return;
-	_papi_hwi_dispatch_overflow_signal(&hw_context, address, &hw, mask, 0, &thread, cidx);
+	/* one call per counter, as PAPI's perf_event component signals each one */
+	while (mask) {
+		int bit = __builtin_ctz(mask);
+
+		mask &= mask - 1;
+		_papi_hwi_dispatch_overflow_signal(&hw_context, address, &hw, 1ull << bit, 0,
+						   &thread, cidx);
+	}
 	ESI->state &= ~PAPI_PAUSED;
 }
 
