@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 # Install the Debian 12 packages that a group of pmuvirt jobs needs.
-# usage: tools/install-deps.sh GROUP...   (groups: base cross qemu-ppc vm-linux vm-xen fuzz model)
+# usage: tools/install-deps.sh GROUP...   (groups: base cross qemu-ppc vm-linux vm-xen papi fuzz model)
 # As root it installs what is missing; otherwise it prints the command and fails.
 set -eu
 
@@ -13,6 +13,7 @@ for group in "$@"; do
 	qemu-ppc) pkgs="$pkgs qemu-system-ppc gcc-powerpc64-linux-gnu binutils-powerpc64-linux-gnu dpkg-dev" ;;
 	vm-linux) pkgs="$pkgs qemu-system-x86 busybox-static cpio linux-headers-amd64 kmod" ;;
 	vm-xen)   pkgs="$pkgs qemu-system-x86 busybox-static cpio flex bison python3 dpkg-dev patch xz-utils build-essential" ;;
+	papi)     pkgs="$pkgs qemu-system-x86 busybox-static cpio linux-headers-amd64 kmod dpkg-dev patch build-essential gfortran libcrypt-dev" ;;
 	fuzz)     pkgs="$pkgs clang libclang-rt-14-dev" ;;
 	model)    pkgs="$pkgs spin gcc" ;;
 	*) echo "install-deps: unknown group '$group'" >&2; exit 2 ;;

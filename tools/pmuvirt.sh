@@ -23,9 +23,9 @@ demo)
 	"$build/tools/sim/pmuvirt-sim" run "$top/examples/figure5.scn"
 	;;
 test)
-	"$top/tools/install-deps.sh" base cross qemu-ppc vm-linux vm-xen fuzz model
+	"$top/tools/install-deps.sh" base cross qemu-ppc vm-linux vm-xen papi fuzz model
 	configure_and_build "$build" ""
-	echo "== all tests (labels: unit sim cross qemu-ppc vm-linux vm-xen fuzz model)"
+	echo "== all tests (labels: unit sim cross qemu-ppc vm-linux vm-xen papi fuzz model)"
 	ctest --test-dir "$build" --output-on-failure -j "$jobs"
 	echo "== unit and sim tests again under AddressSanitizer and UndefinedBehaviorSanitizer"
 	configure_and_build "$build-san" "-DPMUVIRT_SANITIZE=ON"
