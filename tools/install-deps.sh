@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 # Install the Debian 12 packages that a group of pmuvirt jobs needs.
-# usage: tools/install-deps.sh GROUP...   (groups: base cross qemu-ppc vm-linux vm-ppc vm-xen fuzz model)
+# usage: tools/install-deps.sh GROUP...   (groups: base cross qemu-ppc vm-linux vm-ppc vm-xen papi fuzz model)
 # As root it installs what is missing; otherwise it prints the command and fails.
 set -eu
 
@@ -16,6 +16,7 @@ for group in "$@"; do
 	# (test/vm-ppc/kernel.sh), not installed
 	vm-ppc)   pkgs="$pkgs gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross cpio dpkg-dev make" ;;
 	vm-xen)   pkgs="$pkgs qemu-system-x86 busybox-static cpio flex bison python3 dpkg-dev patch xz-utils build-essential" ;;
+	papi)     pkgs="$pkgs qemu-system-x86 busybox-static cpio linux-headers-amd64 kmod dpkg-dev patch build-essential gfortran libcrypt-dev" ;;
 	fuzz)     pkgs="$pkgs clang libclang-rt-14-dev" ;;
 	model)    pkgs="$pkgs spin gcc" ;;
 	*) echo "install-deps: unknown group '$group'" >&2; exit 2 ;;

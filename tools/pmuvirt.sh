@@ -4,7 +4,9 @@
 #   tools/pmuvirt.sh demo   install what is missing, build, run the simulator
 #                           on the Perfctr-Xen Figure 5 scenario
 #   tools/pmuvirt.sh test   install what is missing, build, run every test
-#                           (all CTest labels) and the sanitizer build
+#                           (all CTest labels but papi) and the sanitizer build
+#   tools/pmuvirt.sh papi   install what is missing, build, run the papi job
+#                           (PAPI's own test suite on pmuvirt, docs/papi.md)
 # Environment: BUILD (default build), JOBS (default: number of CPUs).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,14 +27,19 @@ demo)
 test)
 	"$top/tools/install-deps.sh" base cross qemu-ppc vm-linux vm-ppc vm-xen fuzz model
 	configure_and_build "$build" ""
-	echo "== all tests (labels: unit sim cross qemu-ppc vm-linux vm-ppc vm-xen fuzz model)"
-	ctest --test-dir "$build" --output-on-failure -j "$jobs"
+	echo "== all tests but papi (labels: unit sim cross qemu-ppc vm-linux vm-ppc vm-xen fuzz model)"
+	ctest --test-dir "$build" --output-on-failure -j "$jobs" -LE papi
 	echo "== unit and sim tests again under AddressSanitizer and UndefinedBehaviorSanitizer"
 	configure_and_build "$build-san" "-DPMUVIRT_SANITIZE=ON"
 	ctest --test-dir "$build-san" --output-on-failure -j "$jobs" -L 'unit|sim'
 	;;
+papi)
+	"$top/tools/install-deps.sh" base papi
+	configure_and_build "$build" ""
+	ctest --test-dir "$build" --output-on-failure -L papi
+	;;
 *)
-	echo "usage: tools/pmuvirt.sh demo|test" >&2
+	echo "usage: tools/pmuvirt.sh demo|test|papi" >&2
 	exit 2
 	;;
 esac

@@ -16,6 +16,8 @@
 #include "x86/pmuvirt_x86_emu.h"
 #include "x86/pmuvirt_x86_msr.h"
 
+#define EMU_MASK_ALL	(((uint64_t)1 << PMUVIRT_X86_EMU_WIDTH) - 1)
+
 /*
  * One CPU under the shared register adapter (emu_hw.c): the rig is the
  * host, a fake clock its TSC, and its timer a deadline that run() fires.
@@ -181,6 +183,99 @@ static void test_strict(void **state)
 	assert_int_equal(pmuvirt_x86_emu_write_reg(&e, 150 + 0x80000000ull, 0x390, 1), 0);
 	assert_int_equal(pmuvirt_x86_emu_read_reg(&e, 150 + 0x80000000ull, 0x38e, &v), 0);
 	assert_int_equal(v, 0);
+}
+
+static uint64_t ctr_at(struct pmuvirt_x86_emu *e, uint64_t now, uint32_t idx)
+{
+	uint64_t v;
+
+	assert_int_equal(pmuvirt_x86_emu_read_counter(e, now, idx, &v), 0);
+	return v;
+}
+
+/*
+ * Events count at their own rates (instructions and cycles one per tick,
+ * branches one per 5, branch misses one per 97, the remainder carried), and
+ * once the host models the privilege mode a counter counts only in the
+ * modes its USR and OS bits select; a host that never sets the mode gets
+ * every enabled counter counting, whatever its filter.
+ */
+static void test_rates_and_mode(void **state)
+{
+	const uint64_t br = PMUVIRT_X86_EMU_BRANCH_TICKS, miss = PMUVIRT_X86_EMU_BRMISS_TICKS;
+	struct pmuvirt_x86_emu e;
+	uint64_t t = 0;
+
+	(void)state;
+	assert_int_equal(br, 5);
+	assert_int_equal(miss, 97);
+	pmuvirt_x86_emu_reset(&e, 0);
+	/* branches in user mode only, branch misses in the kernel only, instructions in user mode */
+	assert_int_equal(pmuvirt_x86_emu_write_reg(&e, t, 0x186,
+			 0xc4 | PMUVIRT_EVSEL_EN | PMUVIRT_EVSEL_USR), 0);
+	assert_int_equal(pmuvirt_x86_emu_write_reg(&e, t, 0x187,
+			 0xc5 | PMUVIRT_EVSEL_EN | PMUVIRT_EVSEL_OS), 0);
+	assert_int_equal(pmuvirt_x86_emu_write_reg(&e, t, 0x38d, PMUVIRT_FIXED_USR), 0);
+	assert_int_equal(pmuvirt_x86_emu_write_reg(&e, t, 0x38f, 0x3 | (1ull << 32)), 0);
+
+	/* not modelled: every enabled counter counts, at its rate */
+	t += 1000;
+	assert_int_equal(ctr_at(&e, t, 0), 1000 / br);
+	assert_int_equal(ctr_at(&e, t, 1), 1000 / miss);
+	assert_int_equal(ctr_at(&e, t, PMUVIRT_RDPMC_FIXED), 1000);
+
+	/* user mode: the kernel-only counter stops; the remainder of 1000/97 is carried */
+	pmuvirt_x86_emu_set_mode(&e, t, PMUVIRT_X86_EMU_MODE_USER);
+	t += 3 * 97;
+	assert_int_equal(ctr_at(&e, t, 0), (1000 + 3 * 97) / br);
+	assert_int_equal(ctr_at(&e, t, 1), 1000 / miss);
+	assert_int_equal(ctr_at(&e, t, PMUVIRT_RDPMC_FIXED), 1000 + 3 * 97);
+
+	/* kernel mode: only the misses count, 1000 % 97 = 30 ticks already carried */
+	pmuvirt_x86_emu_set_mode(&e, t, PMUVIRT_X86_EMU_MODE_KERNEL);
+	t += 67;
+	assert_int_equal(ctr_at(&e, t, 1), 1000 / miss + 1);
+	t += 96;
+	assert_int_equal(ctr_at(&e, t, 1), 1000 / miss + 1);
+	t += 1;
+	assert_int_equal(ctr_at(&e, t, 1), 1000 / miss + 2);
+	assert_int_equal(ctr_at(&e, t, 0), (1000 + 3 * 97) / br);
+	assert_int_equal(ctr_at(&e, t, PMUVIRT_RDPMC_FIXED), 1000 + 3 * 97);
+
+	/* the next PMI comes after the events left times the ticks per event */
+	assert_int_equal(pmuvirt_x86_emu_write_reg(&e, t, 0xc2, EMU_MASK_ALL - 1), 0);
+	assert_int_equal(pmuvirt_x86_emu_write_reg(&e, t, 0x187,
+			 0xc5 | PMUVIRT_EVSEL_EN | PMUVIRT_EVSEL_OS | PMUVIRT_EVSEL_INT), 0);
+	assert_int_equal(pmuvirt_x86_emu_next_pmi(&e), 2 * miss);
+	/* in user mode the kernel-only counter never interrupts */
+	pmuvirt_x86_emu_set_mode(&e, t, PMUVIRT_X86_EMU_MODE_USER);
+	assert_int_equal(pmuvirt_x86_emu_next_pmi(&e), PMUVIRT_X86_EMU_NEVER);
+	t += 1000000;
+	assert_false(pmuvirt_x86_emu_take_pmi(&e, t));
+	pmuvirt_x86_emu_set_mode(&e, t, PMUVIRT_X86_EMU_MODE_KERNEL);
+	t += 2 * miss - 1;
+	assert_false(pmuvirt_x86_emu_take_pmi(&e, t));
+	t += 1;
+	assert_true(pmuvirt_x86_emu_take_pmi(&e, t));
+	assert_int_equal(ctr_at(&e, t, 1), 0);
+}
+
+/* Instructions and cycles on general counters count one per tick, in both modes. */
+static void test_rates_unit(void **state)
+{
+	struct pmuvirt_x86_emu e;
+
+	(void)state;
+	pmuvirt_x86_emu_reset(&e, 0);
+	assert_int_equal(pmuvirt_x86_emu_write_reg(&e, 0, 0x186, 0xc0 | PMUVIRT_EVSEL_EN |
+			 PMUVIRT_EVSEL_USR | PMUVIRT_EVSEL_OS), 0);
+	assert_int_equal(pmuvirt_x86_emu_write_reg(&e, 0, 0x187, 0x3c | PMUVIRT_EVSEL_EN |
+			 PMUVIRT_EVSEL_USR | PMUVIRT_EVSEL_OS), 0);
+	assert_int_equal(pmuvirt_x86_emu_write_reg(&e, 0, 0x38f, 0x3), 0);
+	pmuvirt_x86_emu_set_mode(&e, 0, PMUVIRT_X86_EMU_MODE_USER);
+	pmuvirt_x86_emu_set_mode(&e, 123, PMUVIRT_X86_EMU_MODE_KERNEL);
+	assert_int_equal(ctr_at(&e, 1000, 0), 1000);
+	assert_int_equal(ctr_at(&e, 1000, 1), 1000);
 }
 
 #define EVSEL_ON	(PMUVIRT_EVSEL_EN | PMUVIRT_EVSEL_INT | PMUVIRT_EVSEL_USR | PMUVIRT_EVSEL_OS)
@@ -515,6 +610,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_probe),
 		cmocka_unit_test(test_strict),
+		cmocka_unit_test(test_rates_and_mode),
+		cmocka_unit_test(test_rates_unit),
 		cmocka_unit_test(test_adapter_timer),
 		cmocka_unit_test(test_adapter_pmi_at_access),
 		cmocka_unit_test(test_adapter_strict),

@@ -15,12 +15,70 @@ static uint64_t global_bit(unsigned int i)
 	return i < PMUVIRT_X86_EMU_GP ? (uint64_t)1 << i : (uint64_t)1 << 32;
 }
 
+/* The privilege filter bits of counter @i that let it count in the CPU's mode. */
+static uint64_t mode_bits(const struct pmuvirt_x86_emu *e, unsigned int i)
+{
+	bool fixed = i >= EMU_FIXED;
+
+	switch (e->mode) {
+	case PMUVIRT_X86_EMU_MODE_USER:
+		return fixed ? PMUVIRT_FIXED_USR : PMUVIRT_EVSEL_USR;
+	case PMUVIRT_X86_EMU_MODE_KERNEL:
+		return fixed ? PMUVIRT_FIXED_OS : PMUVIRT_EVSEL_OS;
+	default:
+		return fixed ? FIXED0_EN : PMUVIRT_EVSEL_USR | PMUVIRT_EVSEL_OS;
+	}
+}
+
 static bool counting(const struct pmuvirt_x86_emu *e, unsigned int i)
 {
 	if (!(e->global_ctrl & global_bit(i)))
 		return false;
-	return i < EMU_FIXED ? (e->evtsel[i] & PMUVIRT_EVSEL_EN) != 0 :
-			       (e->fixed_ctrl & FIXED0_EN) != 0;
+	if (i >= EMU_FIXED)
+		return (e->fixed_ctrl & mode_bits(e, i)) != 0;
+	if (!(e->evtsel[i] & PMUVIRT_EVSEL_EN))
+		return false;
+	/* a host that does not model the mode counts whatever the filter */
+	return e->mode == PMUVIRT_X86_EMU_MODE_ANY || (e->evtsel[i] & mode_bits(e, i)) != 0;
+}
+
+/*
+ * Ticks per event of counter @i: the fixed counter and every general event
+ * not listed count ticks; branches, branch misses and the last-level
+ * cache events count at their own rates, so events can be told apart.
+ */
+static uint64_t ticks_per_event(const struct pmuvirt_x86_emu *e, unsigned int i)
+{
+	if (i >= EMU_FIXED)
+		return 1;
+	switch (e->evtsel[i] & 0xffff) {	/* event select and unit mask */
+	case 0x00c4:	/* branch instructions retired */
+		return PMUVIRT_X86_EMU_BRANCH_TICKS;
+	case 0x00c5:	/* branch misses retired */
+		return PMUVIRT_X86_EMU_BRMISS_TICKS;
+	case 0x4f2e:	/* last-level cache references */
+		return PMUVIRT_X86_EMU_LLCREF_TICKS;
+	case 0x412e:	/* last-level cache misses */
+		return PMUVIRT_X86_EMU_LLCMISS_TICKS;
+	default:
+		return 1;
+	}
+}
+
+/* Events counter @i counts in @delta ticks, carrying the remainder in @frac. */
+static uint64_t events_in(struct pmuvirt_x86_emu *e, unsigned int i, uint64_t delta)
+{
+	uint64_t per = ticks_per_event(e, i), n;
+
+	if (per == 1)
+		return delta;
+	n = delta / per;
+	e->frac[i] += delta % per;
+	if (e->frac[i] >= per) {
+		e->frac[i] -= per;
+		n++;
+	}
+	return n;
 }
 
 static bool interrupts(const struct pmuvirt_x86_emu *e, unsigned int i)
@@ -37,14 +95,17 @@ static void sync(struct pmuvirt_x86_emu *e, uint64_t now)
 
 	e->since = now;
 	for (i = 0; i < PMUVIRT_X86_EMU_NR; i++) {
+		uint64_t n;
+
 		if (!counting(e, i))
 			continue;
-		if (delta > EMU_MASK - e->ctr[i]) {
+		n = events_in(e, i, delta);
+		if (n > EMU_MASK - e->ctr[i]) {
 			e->status |= global_bit(i);
 			if (interrupts(e, i))
 				e->pmi_pending = 1;
 		}
-		e->ctr[i] = (e->ctr[i] + delta) & EMU_MASK;
+		e->ctr[i] = (e->ctr[i] + n) & EMU_MASK;
 	}
 }
 
@@ -55,7 +116,7 @@ void pmuvirt_x86_emu_reset(struct pmuvirt_x86_emu *e, uint64_t now)
 	for (i = 0; i < PMUVIRT_X86_EMU_GP; i++)
 		e->evtsel[i] = 0;
 	for (i = 0; i < PMUVIRT_X86_EMU_NR; i++)
-		e->ctr[i] = 0;
+		e->ctr[i] = e->frac[i] = 0;
 	e->fixed_ctrl = e->global_ctrl = e->status = 0;
 	e->since = now;
 	e->pmi_pending = 0;
@@ -148,13 +209,17 @@ int pmuvirt_x86_emu_write_reg(struct pmuvirt_x86_emu *e, uint64_t now, uint32_t 
 			val = (val & 0x80000000u ? val | ~(uint64_t)0xffffffffu :
 						   val & 0xffffffffu) & EMU_MASK;
 		e->ctr[i] = val;
+		e->frac[i] = 0;
 		return 0;
 	}
 	if (reg >= PMUVIRT_MSR_IA32_PERFEVTSEL0 &&
 	    reg < PMUVIRT_MSR_IA32_PERFEVTSEL0 + PMUVIRT_X86_EMU_GP) {
 		if (val >> 32)
 			return -EFAULT;
-		e->evtsel[reg - PMUVIRT_MSR_IA32_PERFEVTSEL0] = val;
+		i = reg - PMUVIRT_MSR_IA32_PERFEVTSEL0;
+		if ((e->evtsel[i] ^ val) & 0xffff)
+			e->frac[i] = 0;
+		e->evtsel[i] = val;
 		return 0;
 	}
 	switch (reg) {
@@ -201,10 +266,23 @@ uint64_t pmuvirt_x86_emu_next_pmi(const struct pmuvirt_x86_emu *e)
 
 	if (e->pmi_pending)
 		return 0;
-	for (i = 0; i < PMUVIRT_X86_EMU_NR; i++)
-		if (counting(e, i) && interrupts(e, i) && EMU_MASK + 1 - e->ctr[i] < ticks)
-			ticks = EMU_MASK + 1 - e->ctr[i];
+	for (i = 0; i < PMUVIRT_X86_EMU_NR; i++) {
+		uint64_t t;
+
+		if (!counting(e, i) || !interrupts(e, i))
+			continue;
+		/* at most 2^48 events of at most 2^8 ticks each: no overflow */
+		t = (EMU_MASK + 1 - e->ctr[i]) * ticks_per_event(e, i) - e->frac[i];
+		if (t < ticks)
+			ticks = t;
+	}
 	return ticks;
+}
+
+void pmuvirt_x86_emu_set_mode(struct pmuvirt_x86_emu *e, uint64_t now, uint32_t mode)
+{
+	sync(e, now);
+	e->mode = mode;
 }
 
 bool pmuvirt_x86_emu_take_pmi(struct pmuvirt_x86_emu *e, uint64_t now)

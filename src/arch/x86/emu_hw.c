@@ -102,3 +102,9 @@ void pmuvirt_x86_emu_timer(struct pmuvirt_x86_emu_cpu *c)
 		c->host->pmi(c, false);
 	rearm(c);
 }
+
+void pmuvirt_x86_emu_cpu_set_mode(struct pmuvirt_x86_emu_cpu *c, uint32_t mode)
+{
+	pmuvirt_x86_emu_set_mode(&c->regs, c->host->now(c), mode);
+	rearm(c);
+}

@@ -5,8 +5,17 @@
  * two 48-bit general counters, one fixed counter (instructions) and
  * full-width writes, and implements exactly those registers, strictly:
  * any other register, a reserved bit or a write to a read-only register
- * fails as a #GP would.  Every enabled counter counts the host's clock
- * ticks (the TSC), whatever its event and privilege filter.  A counter
+ * fails as a #GP would.  Counters count the host's clock ticks (the TSC):
+ * the fixed counter (instructions) and every general event one per tick,
+ * except branches (event 0xc4) one per PMUVIRT_X86_EMU_BRANCH_TICKS ticks,
+ * branch misses (0xc5) one per PMUVIRT_X86_EMU_BRMISS_TICKS, last-level
+ * cache references (0x2e, unit mask 0x4f) one per
+ * PMUVIRT_X86_EMU_LLCREF_TICKS and misses (0x2e/0x41) one per
+ * PMUVIRT_X86_EMU_LLCMISS_TICKS, the remainder carried from one access to
+ * the next.  A host that tells the emulator the CPU's privilege mode
+ * (pmuvirt_x86_emu_set_mode()) gets the user/kernel filter honoured: a
+ * counter counts only in the modes its USR and OS bits select; a host that
+ * never does counts every enabled counter whatever its filter.  A counter
  * that wraps with its interrupt bit set sets its GLOBAL_STATUS bit and
  * makes a PMI pending, which the host raises from a timer.
  *
@@ -30,6 +39,17 @@
 #define PMUVIRT_X86_EMU_WIDTH	48
 #define PMUVIRT_X86_EMU_NR	(PMUVIRT_X86_EMU_GP + 1)	/* the last is fixed counter 0 */
 
+/* Ticks per event of the events that do not count one per tick. */
+#define PMUVIRT_X86_EMU_BRANCH_TICKS	5
+#define PMUVIRT_X86_EMU_BRMISS_TICKS	97
+#define PMUVIRT_X86_EMU_LLCREF_TICKS	13
+#define PMUVIRT_X86_EMU_LLCMISS_TICKS	211
+
+/* struct pmuvirt_x86_emu.mode */
+#define PMUVIRT_X86_EMU_MODE_ANY	0	/* not modelled: the filter is ignored */
+#define PMUVIRT_X86_EMU_MODE_USER	1
+#define PMUVIRT_X86_EMU_MODE_KERNEL	2
+
 /**
  * struct pmuvirt_x86_emu - one CPU's emulated PMU
  * @evtsel:	IA32_PERFEVTSEL0/1.
@@ -37,11 +57,14 @@
  * @global_ctrl: IA32_PERF_GLOBAL_CTRL.
  * @status:	IA32_PERF_GLOBAL_STATUS.
  * @ctr:	counter values at tick @since (general 0, 1, fixed 0).
+ * @frac:	ticks counted towards the next event of each counter.
  * @since:	when @ctr was brought up to date.
  * @pmi_pending: a wrap with its interrupt bit waits for the host's timer.
  * @lvtpc:	0 when the host does not model LVTPC, else
  *		PMUVIRT_X86_EMU_LVTPC_ON plus PMUVIRT_X86_EMU_LVTPC_MASKED when masked.
  * @lost:	PMIs that found LVTPC masked.
+ * @mode:	PMUVIRT_X86_EMU_MODE_*: the CPU's privilege mode, as the host
+ *		last set it; kept across pmuvirt_x86_emu_reset().
  */
 struct pmuvirt_x86_emu {
 	uint64_t evtsel[PMUVIRT_X86_EMU_GP];
@@ -49,10 +72,12 @@ struct pmuvirt_x86_emu {
 	uint64_t global_ctrl;
 	uint64_t status;
 	uint64_t ctr[PMUVIRT_X86_EMU_NR];
+	uint64_t frac[PMUVIRT_X86_EMU_NR];
 	uint64_t since;
 	uint32_t pmi_pending;
 	uint32_t lvtpc;
 	uint64_t lost;
+	uint32_t mode;
 };
 
 #define PMUVIRT_X86_EMU_LVTPC_MASKED	0x10000u	/* the APIC's LVT mask bit */
@@ -66,6 +91,17 @@ struct pmuvirt_x86_emu {
  * LVTPC is no longer modelled until the host writes it again.
  */
 void pmuvirt_x86_emu_reset(struct pmuvirt_x86_emu *e, uint64_t now);
+
+/**
+ * pmuvirt_x86_emu_set_mode() - the CPU enters a privilege mode
+ * @e:		the emulated PMU.
+ * @now:	current tick count (ticks before it count in the old mode).
+ * @mode:	PMUVIRT_X86_EMU_MODE_*.
+ *
+ * The host re-arms its timer afterwards (pmuvirt_x86_emu_cpu_set_mode()
+ * does both).
+ */
+void pmuvirt_x86_emu_set_mode(struct pmuvirt_x86_emu *e, uint64_t now, uint32_t mode);
 
 /**
  * pmuvirt_x86_emu_cpuid() - CPUID as the emulated CPU answers it
@@ -216,5 +252,16 @@ extern const struct pmuvirt_hw_ops pmuvirt_x86_emu_hw;
  * interrupts off.
  */
 void pmuvirt_x86_emu_timer(struct pmuvirt_x86_emu_cpu *c);
+
+/**
+ * pmuvirt_x86_emu_cpu_set_mode() - @c's CPU enters a privilege mode
+ * @c:		the calling CPU's emulated PMU.
+ * @mode:	PMUVIRT_X86_EMU_MODE_*.
+ *
+ * pmuvirt_x86_emu_set_mode() at the host's tick count, then the timer is
+ * armed for the next PMI in the new mode.  Call it on @c's CPU with
+ * interrupts off.
+ */
+void pmuvirt_x86_emu_cpu_set_mode(struct pmuvirt_x86_emu_cpu *c, uint32_t mode);
 
 #endif

@@ -2,8 +2,10 @@
 /*
  * The emulated Intel PMU (module parameter emulate_pmu), a test instrument
  * for CPUs without a PMU (QEMU's TCG models).  The registers are the
- * host-neutral src/arch/x86/emu.c, one bank per CPU, counting TSC ticks,
- * and its register adapter src/arch/x86/emu_hw.c; here are the host's
+ * host-neutral src/arch/x86/emu.c, one bank per CPU, counting TSC ticks at
+ * a rate per event, and its register adapter src/arch/x86/emu_hw.c; the
+ * CPU's user or kernel mode comes from pmuvirt_main.c's system call
+ * tracepoint probes (pmuvirt_lx_emu_set_mode()); here are the host's
  * callbacks and the PMI: a per-CPU hrtimer (hard interrupt context, not
  * NMI) armed for the next wrap of a counter that interrupts, which runs
  * the module's PMI path.  A wrap that a register access finds
@@ -29,7 +31,7 @@
 
 bool pmuvirt_lx_emulate;
 module_param_named(emulate_pmu, pmuvirt_lx_emulate, bool, 0444);
-MODULE_PARM_DESC(emulate_pmu, "test instrument: emulate an Intel PMU whose counters count TSC ticks (default 0)");
+MODULE_PARM_DESC(emulate_pmu, "test instrument: emulate an Intel PMU whose counters count TSC ticks at a rate per event (default 0)");
 
 static unsigned long long nr_emu_pmis;
 module_param_named(emulated_pmis, nr_emu_pmis, ullong, 0444);
@@ -159,7 +161,7 @@ int pmuvirt_lx_emu_init(void)
 	preempt_enable();
 	if (ret)
 		return ret;
-	pr_warn("emulate_pmu=1: an EMULATED %s (%u general, %u fixed counters) whose counters count TSC ticks: for testing only\n",
+	pr_warn("emulate_pmu=1: an EMULATED %s (%u general, %u fixed counters) whose counters count TSC ticks at a rate per event: for testing only\n",
 		pmuvirt_lx_pmu.name, pmuvirt_lx_pmu.nr_gp, pmuvirt_lx_pmu.nr_fixed);
 	pmuvirt_lx_pmc_ok = true;
 	return 0;
@@ -182,6 +184,23 @@ void pmuvirt_lx_emu_exit(void)
 void pmuvirt_lx_emu_unmask(void)
 {
 	pmuvirt_x86_emu_write_lvtpc(&this_cpu_ptr(&emu_cpu)->emu.regs, 0);
+}
+
+/**
+ * pmuvirt_lx_emu_set_mode() - this CPU's emulated PMU enters user or kernel mode
+ * @user:	true for user mode.
+ *
+ * Counters whose filter excludes the mode stop until the next change.
+ * Preemption off.
+ */
+void pmuvirt_lx_emu_set_mode(bool user)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	pmuvirt_x86_emu_cpu_set_mode(&this_cpu_ptr(&emu_cpu)->emu,
+				     user ? PMUVIRT_X86_EMU_MODE_USER : PMUVIRT_X86_EMU_MODE_KERNEL);
+	local_irq_restore(flags);
 }
 
 /**

@@ -88,6 +88,7 @@ int pmuvirt_lx_emu_init(void);
 void *pmuvirt_lx_emu_hw_arg(unsigned int cpu);
 void pmuvirt_lx_emu_exit(void);
 void pmuvirt_lx_emu_unmask(void);
+void pmuvirt_lx_emu_set_mode(bool user);
 void pmuvirt_lx_emu_cpu_online(void);
 void pmuvirt_lx_emu_cpu_offline(void);
 #else

@@ -125,6 +125,7 @@ struct pmuvirt_thread {
 	struct pmuvirt_lx_sigcred sigcred;
 	bool exempt;
 	u32 how;
+	bool in_syscall;
 };
 
 static LLIST_HEAD(dead_threads);
@@ -290,6 +291,8 @@ static void pmuvirt_sched_in(struct preempt_notifier *pn, int cpu)
 		return;	/* an exiting thread is counted no more */
 	local_irq_save(flags);
 	lc = this_cpu_ptr(&pmuvirt_lx_cpu);
+	if (pmuvirt_lx_emulate)
+		pmuvirt_lx_emu_set_mode(!thr->in_syscall);
 	if (lc->cur != thr)
 		lx_switch(lc, thr);
 	if (thr->sig_armed && pmuvirt_ctx_pending(thr->ctx))
@@ -548,6 +551,8 @@ static void thread_bind(struct pmuvirt_thread *thr, struct task_struct *task, u3
 			int signo, struct pmuvirt_file *pf, const struct pmuvirt_control *ctl)
 {
 	thr->task = get_task_struct(task);
+	/* attach is a system call; a new task leaves fork through the syscall exit */
+	thr->in_syscall = true;
 	thr->tid = task_pid_vnr(task);
 	thr->pid = task_tgid_vnr(task);
 	thr->signo = signo;
@@ -1141,6 +1146,66 @@ static struct syscore_ops pmuvirt_syscore_ops = {
 	.resume = pmuvirt_syscore_resume,
 };
 
+/*
+ * The emulated PMU's privilege mode, at system call granularity: an
+ * attached thread is in kernel mode between the sys_enter and sys_exit
+ * tracepoints and in user mode otherwise (interrupts and exceptions taken
+ * from user mode count as user mode).
+ */
+static struct tracepoint *sys_enter_tp, *sys_exit_tp;
+
+static void pmuvirt_sys_enter_probe(void *data, struct pt_regs *regs, long id)
+{
+	struct pmuvirt_thread *thr = current_thread();
+
+	if (!thr)
+		return;
+	thr->in_syscall = true;
+	pmuvirt_lx_emu_set_mode(false);
+}
+
+static void pmuvirt_sys_exit_probe(void *data, struct pt_regs *regs, long ret)
+{
+	struct pmuvirt_thread *thr = current_thread();
+
+	if (!thr)
+		return;
+	thr->in_syscall = false;
+	pmuvirt_lx_emu_set_mode(true);
+}
+
+static void find_sys_tps(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sys_enter"))
+		sys_enter_tp = tp;
+	else if (!strcmp(tp->name, "sys_exit"))
+		sys_exit_tp = tp;
+}
+
+static void emu_mode_init(void)
+{
+	if (!pmuvirt_lx_emulate)
+		return;
+	for_each_kernel_tracepoint(find_sys_tps, NULL);
+	if (sys_enter_tp && sys_exit_tp &&
+	    !tracepoint_probe_register(sys_enter_tp, pmuvirt_sys_enter_probe, NULL)) {
+		if (!tracepoint_probe_register(sys_exit_tp, pmuvirt_sys_exit_probe, NULL))
+			return;
+		tracepoint_probe_unregister(sys_enter_tp, pmuvirt_sys_enter_probe, NULL);
+	}
+	sys_enter_tp = sys_exit_tp = NULL;
+	pr_notice("emulate_pmu=1: no system call tracepoints: the user/kernel filter is not modelled\n");
+}
+
+static void emu_mode_exit(void)
+{
+	if (!sys_enter_tp)
+		return;
+	tracepoint_probe_unregister(sys_enter_tp, pmuvirt_sys_enter_probe, NULL);
+	tracepoint_probe_unregister(sys_exit_tp, pmuvirt_sys_exit_probe, NULL);
+	sys_enter_tp = sys_exit_tp = NULL;
+}
+
 static void find_fork_tp(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_process_fork"))
@@ -1194,8 +1259,10 @@ static int __init pmuvirt_init(void)
 		pr_notice("no fork hook: PMUVIRT_ATTACH_INHERIT is refused\n");
 		fork_tp = NULL;
 	}
+	emu_mode_init();
 	ret = misc_register(&pmuvirt_dev);
 	if (ret) {
+		emu_mode_exit();
 		if (fork_tp)
 			tracepoint_probe_unregister(fork_tp, pmuvirt_fork_probe, NULL);
 		tracepoint_probe_unregister(exec_tp, pmuvirt_exec_probe, NULL);
@@ -1218,6 +1285,7 @@ static void __exit pmuvirt_exit(void)
 	unsigned int cpu;
 
 	misc_deregister(&pmuvirt_dev);
+	emu_mode_exit();
 	if (fork_tp)
 		tracepoint_probe_unregister(fork_tp, pmuvirt_fork_probe, NULL);
 	tracepoint_probe_unregister(exec_tp, pmuvirt_exec_probe, NULL);
