@@ -7,8 +7,8 @@
  * Every argument struct starts with struct pmuvirt_xen_hdr; @size must be
  * the exact size of the command's struct and @version PMUVIRT_XEN_VERSION.
  * A command acts on the calling VCPU (or its domain), except SET_POLICY,
- * which a domain allowed to manage the target domain (dom0) uses on any
- * domain.
+ * VCPU_READ and VCPU_SET_CONTROL, which name a domain: a domain uses them
+ * on itself, or on another domain it is allowed to manage (dom0).
  *
  * Return values are 0 or a negative errno (Linux numbering): -EINVAL for a
  * wrong version, size, reserved field or argument, -EFAULT for a guest
@@ -43,6 +43,8 @@
 #define PMUVIRT_XEN_READ		5	/* struct pmuvirt_xen_read */
 #define PMUVIRT_XEN_TAKE_OVERFLOWS	6	/* struct pmuvirt_xen_take_overflows */
 #define PMUVIRT_XEN_SET_POLICY		7	/* struct pmuvirt_xen_set_policy */
+#define PMUVIRT_XEN_VCPU_READ		8	/* struct pmuvirt_xen_vcpu_read */
+#define PMUVIRT_XEN_VCPU_SET_CONTROL	9	/* struct pmuvirt_xen_vcpu_set_control */
 
 /* pmuvirt_xen_set_policy.domid: the caller's own domain (Xen's DOMID_SELF). */
 #define PMUVIRT_XEN_DOMID_SELF		0x7ff0u
@@ -208,6 +210,53 @@ struct pmuvirt_xen_set_policy {
 	uint32_t domid;
 	uint32_t reserved;
 	struct pmuvirt_policy policy;
+};
+
+/**
+ * struct pmuvirt_xen_vcpu_read - logical counts of any VCPU of a domain
+ * @domid:	the domain, or PMUVIRT_XEN_DOMID_SELF.
+ * @vcpu:	the VCPU's id in that domain.
+ * @nr_counters: out: valid entries of @value (0: the VCPU counts nothing).
+ * @reserved:	must be zero.
+ * @value:	out: as struct pmuvirt_xen_read.
+ *
+ * The caller's own domain, or one it is allowed to manage (Xen's XSM
+ * check for XEN_DOMCTL_getvcpucontext: by default only the control
+ * domain); -EPERM otherwise, before anything of the domain is read.
+ * -ESRCH: no such domain (or it is dying); -ENOENT: no such VCPU;
+ * -EINVAL: a @domid past 16 bits or a reserved field set.  Another VCPU
+ * than the caller's is paused for the read.
+ */
+struct pmuvirt_xen_vcpu_read {
+	struct pmuvirt_xen_hdr hdr;
+	uint32_t domid;
+	uint32_t vcpu;
+	uint32_t nr_counters;
+	uint32_t reserved;
+	uint64_t value[PMUVIRT_MAX_COUNTERS];
+};
+
+/**
+ * struct pmuvirt_xen_vcpu_set_control - SET_CONTROL for any VCPU of a domain
+ * @domid:	the domain, or PMUVIRT_XEN_DOMID_SELF.
+ * @vcpu:	the VCPU's id in that domain.
+ * @err_counter: out: as struct pmuvirt_xen_set_control.
+ * @reserved:	must be zero.
+ * @ctl:	the control, checked as SET_CONTROL checks it, under the
+ *		target domain's policy and privilege mode; counts restart at 0.
+ *
+ * Access and errors as struct pmuvirt_xen_vcpu_read (the XSM check is the
+ * one for XEN_DOMCTL_setvcpucontext), plus those of SET_CONTROL.  A
+ * pmuvirt.ko in the target domain owns its VCPUs' controls: setting one
+ * under it restarts the counts its threads are built on.
+ */
+struct pmuvirt_xen_vcpu_set_control {
+	struct pmuvirt_xen_hdr hdr;
+	uint32_t domid;
+	uint32_t vcpu;
+	int32_t err_counter;
+	uint32_t reserved;
+	struct pmuvirt_control ctl;
 };
 
 #endif /* PMUVIRT_XEN_H */

@@ -41,6 +41,8 @@ union pmuvirt_xen_any_arg {
 	struct pmuvirt_xen_read read;
 	struct pmuvirt_xen_take_overflows take;
 	struct pmuvirt_xen_set_policy set_policy;
+	struct pmuvirt_xen_vcpu_read vcpu_read;
+	struct pmuvirt_xen_vcpu_set_control vcpu_set_control;
 };
 
 /**

@@ -25,6 +25,10 @@ uint32_t pmuvirt_xen_arg_size(unsigned int cmd)
 		return sizeof(struct pmuvirt_xen_take_overflows);
 	case PMUVIRT_XEN_SET_POLICY:
 		return sizeof(struct pmuvirt_xen_set_policy);
+	case PMUVIRT_XEN_VCPU_READ:
+		return sizeof(struct pmuvirt_xen_vcpu_read);
+	case PMUVIRT_XEN_VCPU_SET_CONTROL:
+		return sizeof(struct pmuvirt_xen_vcpu_set_control);
 	default:
 		return 0;
 	}
@@ -69,6 +73,17 @@ int pmuvirt_xen_check_arg(unsigned int cmd, const void *arg, size_t len)
 		break;
 	case PMUVIRT_XEN_SET_POLICY:
 		reserved = ((const struct pmuvirt_xen_set_policy *)arg)->reserved;
+		break;
+	case PMUVIRT_XEN_VCPU_READ:
+		reserved = ((const struct pmuvirt_xen_vcpu_read *)arg)->reserved;
+		/* a domid is 16 bits */
+		if (((const struct pmuvirt_xen_vcpu_read *)arg)->domid > 0xffff)
+			return -EINVAL;
+		break;
+	case PMUVIRT_XEN_VCPU_SET_CONTROL:
+		reserved = ((const struct pmuvirt_xen_vcpu_set_control *)arg)->reserved;
+		if (((const struct pmuvirt_xen_vcpu_set_control *)arg)->domid > 0xffff)
+			return -EINVAL;
 		break;
 	default:
 		/* QUERY is all output; MAP_SHARED's inputs may hold any value. */

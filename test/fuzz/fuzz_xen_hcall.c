@@ -48,6 +48,8 @@ static uint32_t *reserved_of(union xen_arg *u, unsigned int cmd)
 	case PMUVIRT_XEN_READ: return &u->a.read.reserved;
 	case PMUVIRT_XEN_TAKE_OVERFLOWS: return &u->a.take.reserved;
 	case PMUVIRT_XEN_SET_POLICY: return &u->a.set_policy.reserved;
+	case PMUVIRT_XEN_VCPU_READ: return &u->a.vcpu_read.reserved;
+	case PMUVIRT_XEN_VCPU_SET_CONTROL: return &u->a.vcpu_set_control.reserved;
 	default: return NULL;
 	}
 }
@@ -154,6 +156,11 @@ static void hypercall(struct rig *r, unsigned int cmd, union xen_arg *u, size_t 
 	if (!hret && len != size && ret != -EINVAL)
 		abort();
 	if (!ret && reserved_of(u, cmd) && *reserved_of(u, cmd))
+		abort();
+	/* a named domain is 16 bits */
+	if (!ret && ((cmd == PMUVIRT_XEN_VCPU_READ && u->a.vcpu_read.domid > 0xffff) ||
+		     (cmd == PMUVIRT_XEN_VCPU_SET_CONTROL &&
+		      u->a.vcpu_set_control.domid > 0xffff)))
 		abort();
 	if (memcmp(copy, u, sizeof(*copy)) || memcmp(snap, r->a, r->csize))
 		abort();
@@ -294,7 +301,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			take(&data, &size, &raw, sizeof(raw));
 			cmd = raw;
 		} else {
-			cmd = b & 7;
+			cmd = b & 15;
 		}
 		len = pmuvirt_xen_arg_size(cmd);
 		if ((op & 4) || !len) {
@@ -311,6 +318,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if ((op & 0x10) && reserved_of(&u, cmd))
 			*reserved_of(&u, cmd) = 0;
+		if (op & 0x40) {
+			if (cmd == PMUVIRT_XEN_VCPU_READ)
+				u.a.vcpu_read.domid &= 0xffff;
+			if (cmd == PMUVIRT_XEN_VCPU_SET_CONTROL)
+				u.a.vcpu_set_control.domid &= 0xffff;
+		}
 		if ((op & 0x20) && cmd == PMUVIRT_XEN_SET_POLICY) {
 			struct pmuvirt_policy *p = &u.a.set_policy.policy;
 			unsigned int i;

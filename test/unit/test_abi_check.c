@@ -28,6 +28,8 @@ enum xen_bad {
 	XB_LEN_LONG,
 	XB_RESERVED,
 	XB_OUTPUTS,	/* garbage in output-only fields and inputs of any value */
+	XB_DOMID,	/* a domid past 16 bits */
+	XB_DOMID_MAX,	/* domid 0xffff, the largest that fits */
 };
 
 struct xen_case {
@@ -38,7 +40,7 @@ struct xen_case {
 
 static const struct xen_case xen_cases[] = {
 	{ 0, XB_NONE, -EOPNOTSUPP },
-	{ 8, XB_NONE, -EOPNOTSUPP },
+	{ 10, XB_NONE, -EOPNOTSUPP },
 	{ 0xffffffffu, XB_NONE, -EOPNOTSUPP },
 	{ PMUVIRT_XEN_QUERY, XB_NONE, 0 },
 	{ PMUVIRT_XEN_QUERY, XB_OUTPUTS, 0 },
@@ -74,6 +76,20 @@ static const struct xen_case xen_cases[] = {
 	{ PMUVIRT_XEN_SET_POLICY, XB_SIZE_SHORT, -EINVAL },
 	{ PMUVIRT_XEN_SET_POLICY, XB_LEN_LONG, -EINVAL },
 	{ PMUVIRT_XEN_SET_POLICY, XB_RESERVED, -EINVAL },
+	{ PMUVIRT_XEN_VCPU_READ, XB_NONE, 0 },
+	{ PMUVIRT_XEN_VCPU_READ, XB_OUTPUTS, 0 },
+	{ PMUVIRT_XEN_VCPU_READ, XB_DOMID_MAX, 0 },
+	{ PMUVIRT_XEN_VCPU_READ, XB_DOMID, -EINVAL },
+	{ PMUVIRT_XEN_VCPU_READ, XB_VERSION0, -EINVAL },
+	{ PMUVIRT_XEN_VCPU_READ, XB_SIZE_LONG, -EINVAL },
+	{ PMUVIRT_XEN_VCPU_READ, XB_RESERVED, -EINVAL },
+	{ PMUVIRT_XEN_VCPU_SET_CONTROL, XB_NONE, 0 },
+	{ PMUVIRT_XEN_VCPU_SET_CONTROL, XB_OUTPUTS, 0 },
+	{ PMUVIRT_XEN_VCPU_SET_CONTROL, XB_DOMID_MAX, 0 },
+	{ PMUVIRT_XEN_VCPU_SET_CONTROL, XB_DOMID, -EINVAL },
+	{ PMUVIRT_XEN_VCPU_SET_CONTROL, XB_VERSION2, -EINVAL },
+	{ PMUVIRT_XEN_VCPU_SET_CONTROL, XB_LEN_SHORT, -EINVAL },
+	{ PMUVIRT_XEN_VCPU_SET_CONTROL, XB_RESERVED, -EINVAL },
 };
 
 /* Sizes from include/pmuvirt/xen.h and docs/xen.md, not from the checker. */
@@ -87,6 +103,8 @@ static uint32_t doc_size(unsigned int cmd)
 	case PMUVIRT_XEN_READ: return 144;
 	case PMUVIRT_XEN_TAKE_OVERFLOWS: return 80;
 	case PMUVIRT_XEN_SET_POLICY: return 808;
+	case PMUVIRT_XEN_VCPU_READ: return 152;
+	case PMUVIRT_XEN_VCPU_SET_CONTROL: return 424;
 	default: return 0;
 	}
 }
@@ -99,6 +117,8 @@ static void set_reserved(union pmuvirt_xen_any_arg *u, unsigned int cmd, uint32_
 	case PMUVIRT_XEN_READ: u->read.reserved = v; break;
 	case PMUVIRT_XEN_TAKE_OVERFLOWS: u->take.reserved = v; break;
 	case PMUVIRT_XEN_SET_POLICY: u->set_policy.reserved = v; break;
+	case PMUVIRT_XEN_VCPU_READ: u->vcpu_read.reserved = v; break;
+	case PMUVIRT_XEN_VCPU_SET_CONTROL: u->vcpu_set_control.reserved = v; break;
 	default: fail_msg("command %u has no reserved field", cmd);
 	}
 }
@@ -134,6 +154,26 @@ static void fill_outputs(union pmuvirt_xen_any_arg *u, unsigned int cmd)
 		u->set_policy.domid = ~0u;
 		memset(&u->set_policy.policy, 0xff, sizeof(u->set_policy.policy));
 		break;
+	case PMUVIRT_XEN_VCPU_READ:
+		/* which VCPU exists is the glue's business */
+		u->vcpu_read.vcpu = ~0u;
+		u->vcpu_read.nr_counters = ~0u;
+		memset(u->vcpu_read.value, 0xee, sizeof(u->vcpu_read.value));
+		break;
+	case PMUVIRT_XEN_VCPU_SET_CONTROL:
+		u->vcpu_set_control.vcpu = ~0u;
+		u->vcpu_set_control.err_counter = 12345;
+		memset(&u->vcpu_set_control.ctl, 0xff, sizeof(u->vcpu_set_control.ctl));
+		break;
+	}
+}
+
+static void set_domid(union pmuvirt_xen_any_arg *u, unsigned int cmd, uint32_t v)
+{
+	switch (cmd) {
+	case PMUVIRT_XEN_VCPU_READ: u->vcpu_read.domid = v; break;
+	case PMUVIRT_XEN_VCPU_SET_CONTROL: u->vcpu_set_control.domid = v; break;
+	default: fail_msg("command %u names no domain it checks", cmd);
 	}
 }
 
@@ -172,6 +212,8 @@ static void test_xen_cases(void **state)
 		case XB_LEN_LONG: len += 8; break;
 		case XB_RESERVED: set_reserved(&u, c->cmd, 0x80000000u); break;
 		case XB_OUTPUTS: fill_outputs(&u, c->cmd); break;
+		case XB_DOMID: set_domid(&u, c->cmd, 0x10000u); break;
+		case XB_DOMID_MAX: set_domid(&u, c->cmd, 0xffffu); break;
 		}
 		before = u;
 		ret = pmuvirt_xen_check_arg(c->cmd, &u, len);
@@ -182,7 +224,8 @@ static void test_xen_cases(void **state)
 		/* the header alone: only version, size and the command matter */
 		ret = pmuvirt_xen_check_hdr(c->cmd, &u.hdr);
 		if (c->bad == XB_NONE || c->bad == XB_OUTPUTS || c->bad == XB_RESERVED ||
-		    c->bad == XB_LEN_SHORT || c->bad == XB_LEN_LONG)
+		    c->bad == XB_LEN_SHORT || c->bad == XB_LEN_LONG || c->bad == XB_DOMID ||
+		    c->bad == XB_DOMID_MAX)
 			assert_int_equal(ret, doc_size(c->cmd) ? 0 : -EOPNOTSUPP);
 		else
 			assert_int_equal(ret, c->expect);
@@ -196,8 +239,8 @@ static void test_xen_hdr_cross(void **state)
 	unsigned int a, b;
 
 	(void)state;
-	for (a = PMUVIRT_XEN_QUERY; a <= PMUVIRT_XEN_SET_POLICY; a++)
-		for (b = PMUVIRT_XEN_QUERY; b <= PMUVIRT_XEN_SET_POLICY; b++) {
+	for (a = PMUVIRT_XEN_QUERY; a <= PMUVIRT_XEN_VCPU_SET_CONTROL; a++)
+		for (b = PMUVIRT_XEN_QUERY; b <= PMUVIRT_XEN_VCPU_SET_CONTROL; b++) {
 			h.size = doc_size(b);
 			assert_int_equal(pmuvirt_xen_check_hdr(a, &h), a == b ? 0 : -EINVAL);
 		}

@@ -1,12 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 # Boot Xen with pmuvirt under QEMU (TCG, -icount shift=0) with Debian's
-# kernel as a PV dom0 of two VCPUs on one physical CPU, three times.  As the
-# hardware is (the TSC alone): pmuvirt_xen_test drives the hypercall, then
-# pmuvirt.ko is loaded and pmuvirt_xen_guest checks per-thread counts on
-# top of the VCPUs'.  With Xen's emulated PMU (pmuvirt-emulate):
-# xen_emu_test checks PMC counting per VCPU and the PMI -> VIRQ path.  With
-# vpmu=1: pmuvirt refuses to start, and its hypercall answers -EBUSY.
+# kernel as a PV dom0 on one physical CPU, four times.  With two dom0 VCPUs,
+# as the hardware is (the TSC alone): pmuvirt_xen_test drives the
+# hypercall, then pmuvirt.ko is loaded and pmuvirt_xen_guest checks
+# per-thread counts on top of the VCPUs'.  With Xen's emulated PMU
+# (pmuvirt-emulate): xen_emu_test checks PMC counting per VCPU and the
+# PMI -> VIRQ path.  With vpmu=1: pmuvirt refuses to start, and its
+# hypercall answers -EBUSY.  With one dom0 VCPU and the emulated PMU:
+# Debian's toolstack (xl) creates two PV domUs from domu.cfg that run
+# pmuvirt_xen_guest, vmtest imode and xen_access_test at once while dom0
+# spins, and report on their consoles.
 # Judged by console markers, not by QEMU's exit status.
 #
 # usage: test/vm-xen/run.sh [BUILD_DIR]     (default <source>/build-xen)
@@ -16,7 +20,8 @@
 #              (the same for pmuvirt_xen_guest, default 5e7),
 #              PMUVIRT_XEN_TIMEOUT (seconds, default 900),
 #              PMUVIRT_XEN_BOOTS (the boots to run, default
-#              "real emulated refused"; the test passes only with all).
+#              "real emulated refused domu"; the test passes only with
+#              all).
 set -eu
 
 srcroot=$(cd "$(dirname "$0")/../.." && pwd)
@@ -28,7 +33,7 @@ work=$build/vm-xen
 iterations=${PMUVIRT_XEN_ITERATIONS:-50000000}
 guest_iterations=${PMUVIRT_XEN_GUEST_ITERATIONS:-50000000}
 timeout_s=${PMUVIRT_XEN_TIMEOUT:-900}
-boots=${PMUVIRT_XEN_BOOTS:-real emulated refused}
+boots=${PMUVIRT_XEN_BOOTS:-real emulated refused domu}
 
 log() { echo "vm-xen: $*" >&2; }
 
@@ -79,12 +84,34 @@ if grep -E "warning|error" "$build/module.log" >&2; then
 	exit 1
 fi
 
+# Debian's Xen toolstack for the domU boot, the version of the hypervisor's
+# source when the archive still has it, unpacked without install scripts.
+xver=$(cat "$cache/xen-src.stamp")
+tdir=$cache/toolstack-$xver
+tpkgs="xen-utils-4.17 libxenmisc4.17 libxencall1 libxenevtchn1 libxenforeignmemory1
+ libxengnttab1 libxenstore4 libxentoollog1 libxentoolcore1 libxenhypfs1 libxendevicemodel1"
+if [ ! -e "$tdir/stamp" ]; then
+	rm -rf "$tdir"
+	mkdir -p "$tdir/deb"
+	log "fetching Xen's toolstack ($xver)"
+	for p in $tpkgs libyajl2; do
+		case $p in libyajl2) v= ;; *) v="=$xver" ;; esac
+		(cd "$tdir/deb" && { apt-get download -q "$p$v" >/dev/null 2>&1 ||
+			apt-get download -q "$p" >/dev/null 2>&1; }) ||
+			{ log "FAIL: apt-get download $p"; exit 1; }
+	done
+	for d in "$tdir"/deb/*.deb; do
+		dpkg-deb -x "$d" "$tdir/root"
+	done
+	touch "$tdir/stamp"
+fi
+
 # 3. The initramfs: busybox, the xen-privcmd and xenfs modules, the test.
 rm -rf "$work"
 mkdir -p "$work/root/bin" "$work/root/lib/modules" "$work/root/proc" "$work/root/sys" \
 	"$work/root/dev" "$work/root/tmp"
 cp "$busybox" "$work/root/bin/busybox"
-for a in sh mount mkdir insmod rmmod cat grep echo reboot sleep dmesg tail; do
+for a in sh mount mkdir insmod rmmod cat grep echo reboot sleep dmesg tail cut sed kill ln; do
 	ln -s busybox "$work/root/bin/$a"
 done
 for m in xen-privcmd.ko xen-evtchn.ko xenfs/xenfs.ko; do
@@ -98,6 +125,8 @@ gcc -O2 -Wall -Wextra -Werror -static -I"$srcroot/include" -o "$work/root/xen_do
 	"$srcroot/test/vm-xen/xen_domains_test.c"
 gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" \
 	-o "$work/root/xen_policy_test" "$srcroot/test/vm-xen/xen_policy_test.c"
+gcc -O2 -Wall -Wextra -Werror -static -I"$srcroot/include" \
+	-o "$work/root/xen_access_test" "$srcroot/test/vm-xen/xen_access_test.c"
 gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/tools/pmuvirt-stat" \
 	-o "$work/root/pmuvirt_xen_guest" "$srcroot/test/vm-xen/pmuvirt_xen_guest.c" \
 	"$srcroot/tools/pmuvirt-stat/libpmuvirt-user.c"
@@ -105,6 +134,70 @@ gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/
 	-o "$work/root/vmtest" "$srcroot/test/vm-linux/vmtest.c" \
 	"$srcroot/tools/pmuvirt-stat/libpmuvirt-user.c"
 cp "$build/module/pmuvirt.ko" "$work/root/lib/modules/"
+
+# The domU's initramfs (inside dom0's): busybox, pmuvirt.ko and the guest
+# tests, which run in the domU as in dom0 and report on its console.
+droot=$work/domu-root
+mkdir -p "$droot/bin" "$droot/proc" "$droot/sys" "$droot/dev" "$droot/tmp"
+cp "$busybox" "$droot/bin/busybox"
+for a in sh mount insmod rmmod cat grep echo poweroff sleep dmesg sed; do
+	ln -s busybox "$droot/bin/$a"
+done
+cp "$build/module/pmuvirt.ko" "$work/root/pmuvirt_xen_guest" "$work/root/vmtest" \
+	"$work/root/xen_access_test" "$kmods/xen-privcmd.ko" "$droot/"
+cat >"$droot/init" <<INIT
+#!/bin/sh
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+echo "PMUVIRT-DOMU-UP cpus=\$(grep -c ^processor /proc/cpuinfo)"
+# Its own VCPUs only: dom0's and the other domU's are refused by Xen.
+# (Linux's privcmd passes a domU's hypercalls on only when unrestricted.)
+insmod /xen-privcmd.ko unrestricted=1
+/xen_access_test domu \$(sed -n 's/.*pmuvirt_peer=\([0-9]*\).*/\1/p' /proc/cmdline)
+echo "PMUVIRT-DOMU-ACCESS-EXIT=\$?"
+insmod /pmuvirt.ko && echo "PMUVIRT-DOMU-LOADED"
+dmesg | grep "pmuvirt:" | sed 's/^\\[[^]]*\\] //'
+/pmuvirt_xen_guest $guest_iterations emulated
+echo "PMUVIRT-DOMU-GUEST-EXIT=\$?"
+# i-mode counters on Xen's emulated PMU: overflow -> PMI -> VIRQ -> signal.
+/vmtest imode 0.04
+echo "PMUVIRT-DOMU-IMODE-EXIT=\$?"
+echo "PMUVIRT-DOMU-HYPERCALLS \$(cat /sys/module/pmuvirt/parameters/xen_hypercalls)"
+rmmod pmuvirt && echo "PMUVIRT-DOMU-UNLOADED"
+echo "PMUVIRT-DOMU-KERNEL-WARNINGS=\$(dmesg | grep -c 'pmuvirt: VCPU\|pmuvirt: cannot\|WARNING:\|BUG:')"
+echo "PMUVIRT-DOMU-DONE"
+poweroff -f
+INIT
+chmod +x "$droot/init"
+mkdir -p "$work/root/domu" "$work/root/etc/xen"
+(cd "$droot" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/root/domu/initrd.cpio.gz"
+cp "$vmlinuz" "$work/root/domu/vmlinuz"
+cp "$srcroot/test/vm-xen/domu.cfg" "$work/root/etc/xen/"
+: >"$work/root/etc/xen/xl.conf"
+
+# dom0's toolstack: xl, the C xenstored, xenconsoled, xen-init-dom0, the
+# libraries they link (ldd, the unpacked ones first) and libgcc_s, which
+# glibc loads at run time for thread cancellation (xl aborts without it).
+tbin=$tdir/root/usr/lib/xen-4.17/bin
+tlib=$tdir/root/usr/lib/x86_64-linux-gnu
+mkdir -p "$work/root/usr/bin" "$work/root/lib/x86_64-linux-gnu" "$work/root/lib64"
+for b in xl xenstored xenconsoled xen-init-dom0; do
+	cp "$tbin/$b" "$work/root/usr/bin/" || { log "FAIL: $b not in the toolstack"; exit 1; }
+	LD_LIBRARY_PATH=$tlib ldd "$tbin/$b" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'
+done | sort -u | while read -r l; do
+	case $l in
+	*/ld-linux*) cp -L "$l" "$work/root/lib64/" ;;
+	*) cp -L "$l" "$work/root/lib/x86_64-linux-gnu/" ;;
+	esac
+done
+gcc_s=$(gcc -print-file-name=libgcc_s.so.1)
+[ -f "$gcc_s" ] || gcc_s=/lib/x86_64-linux-gnu/libgcc_s.so.1
+cp -L "$gcc_s" "$work/root/lib/x86_64-linux-gnu/"
+[ -e "$work/root/lib64/ld-linux-x86-64.so.2" ] || { log "FAIL: no dynamic loader for the toolstack"; exit 1; }
+for m in xen-gntdev.ko xen-gntalloc.ko; do
+	cp "$kmods/$m" "$work/root/lib/modules/" || { log "FAIL: $m not in $kver"; exit 1; }
+done
 # The same initramfs serves both boots: the dom0 command line says which.
 cat >"$work/root/init" <<INIT
 #!/bin/sh
@@ -117,7 +210,54 @@ insmod /lib/modules/xenfs.ko
 mkdir -p /proc/xen
 mount -t xenfs xenfs /proc/xen
 echo "PMUVIRT-XEN-DOM0-UP cpus=\$(grep -c ^processor /proc/cpuinfo)"
-if grep -q pmuvirt_refused_boot /proc/cmdline; then
+if grep -q pmuvirt_domu_boot /proc/cmdline; then
+	# Two PV domUs through Xen's own toolstack, on the one PCPU with
+	# dom0, which spins meanwhile: each domU's threads must count their
+	# own work only.
+	for m in xen-gntdev xen-gntalloc; do insmod /lib/modules/\$m.ko; done
+	mkdir -p /run /var/lib /var/log/xen/console /var/lock
+	mount -t tmpfs tmpfs /run
+	mount -t tmpfs tmpfs /var/lib
+	# xenconsoled gives each guest console a pty, even when it only logs.
+	mkdir -p /dev/pts
+	mount -t devpts devpts /dev/pts
+	mkdir -p /run/xen /run/xenstored /var/lib/xen /var/lib/xenstored
+	ln -s /run /var/run
+	export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu
+	/usr/bin/xenstored --pid-file /run/xenstored.pid && echo "PMUVIRT-DOM0-XENSTORED"
+	/usr/bin/xen-init-dom0 && echo "PMUVIRT-DOM0-INIT-DOM0"
+	/usr/bin/xenconsoled --pid-file=/run/xenconsoled.pid --log=guest --log-dir=/var/log/xen/console &&
+		echo "PMUVIRT-DOM0-XENCONSOLED"
+	t0=\$(cut -d. -f1 /proc/uptime)
+	# Xen numbers a fresh boot's domains from 1: each domU is told the
+	# other's domid (and the boot script checks that they got 1 and 2).
+	for d in a:2 b:1; do
+		/usr/bin/xl create -p /etc/xen/domu.cfg "name=\"pmuvirt-\${d%:*}\"" \
+			"extra=\"console=hvc0 panic=-1 quiet pmuvirt_peer=\${d#*:}\"" &&
+			echo "PMUVIRT-DOM0-CREATED \${d%:*}"
+	done
+	echo "PMUVIRT-DOM0-CREATE-SECONDS \$(( \$(cut -d. -f1 /proc/uptime) - t0 ))"
+	/usr/bin/xl list
+	echo "PMUVIRT-DOM0-DOMIDS \$(/usr/bin/xl domid pmuvirt-a) \$(/usr/bin/xl domid pmuvirt-b)"
+	# dom0 manages the (still paused) domUs: it may read and set their VCPUs.
+	/xen_access_test dom0 \$(/usr/bin/xl domid pmuvirt-a) \$(/usr/bin/xl domid pmuvirt-b)
+	echo "PMUVIRT-XEN-ACCESS-DOM0-EXIT=\$?"
+	/usr/bin/xl unpause pmuvirt-a
+	/usr/bin/xl unpause pmuvirt-b
+	sh -c 'while :; do :; done' &
+	spin=\$!
+	i=0
+	while [ \$i -lt 600 ] && /usr/bin/xl list | grep -q pmuvirt-; do
+		sleep 1
+		i=\$((i + 1))
+	done
+	kill \$spin
+	echo "PMUVIRT-DOM0-DOMUS-SECONDS \$(( \$(cut -d. -f1 /proc/uptime) - t0 ))"
+	/usr/bin/xl list
+	for d in a b; do
+		sed "s/^/domu-\$d: /" /var/log/xen/console/guest-pmuvirt-\$d.log
+	done
+elif grep -q pmuvirt_refused_boot /proc/cmdline; then
 	# Xen's vPMU was asked for: pmuvirt refused to start.
 	/xen_policy_test refused
 	echo "PMUVIRT-XEN-REFUSED-EXIT=\$?"
@@ -164,7 +304,7 @@ INIT
 chmod +x "$work/root/init"
 (cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.cpio.gz"
 
-# 4. Boot: one physical CPU, dom0 with two VCPUs, TSC = executed instructions.
+# 4. Boot: one physical CPU, TSC = executed instructions.
 # boot NAME XEN_OPTIONS DOM0_OPTIONS: one run, console in $work/console-NAME.log
 boot() {
 	console=$work/console-$1.log
@@ -173,10 +313,10 @@ boot() {
 	timeout "$timeout_s" qemu-system-x86_64 -M pc -cpu Nehalem -m 1024 -smp 1 \
 		-icount shift=0,sleep=off -rtc clock=vm -display none -monitor none \
 		-serial "file:$console" -no-reboot -kernel "$xen" \
-		-append "console=com1 com1=115200,8n1 dom0_mem=512M,max:512M dom0_max_vcpus=2 loglvl=all guest_loglvl=all $2" \
+		-append "console=com1 com1=115200,8n1 dom0_mem=512M,max:512M loglvl=all guest_loglvl=all $2" \
 		-initrd "$vmlinuz console=hvc0 panic=-1 quiet $3,$work/initrd.cpio.gz" </dev/null || true
 	log "QEMU ran $(( $(date +%s) - start )) s"
-	grep -a "pmuvirt\|PMUVIRT-XEN\|^vm: " "$console" | sed 's/^(XEN) //' >&2 || true
+	grep -a "pmuvirt\|PMUVIRT-XEN\|PMUVIRT-DOM\|^vm: \|: vm: " "$console" | sed 's/^(XEN) //' >&2 || true
 }
 
 # require MARKER...: every marker is on the console of the last boot, or FAIL.
@@ -194,7 +334,7 @@ want() { case " $boots " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # The hardware as it is: the TSC alone; the VCPU level, then pmuvirt.ko on it.
 if want real; then
-boot real "" ""
+boot real "dom0_max_vcpus=2" ""
 require "PMUVIRT-XEN-PASSED" "PMUVIRT-XEN-TEST-EXIT=0" \
 	"PMUVIRT-XEN-GUEST-PASSED" "PMUVIRT-XEN-GUEST-EXIT=0" \
 	"pmuvirt: backend: Xen PV" "PMUVIRT-XEN-GUEST-UNLOADED" \
@@ -204,7 +344,7 @@ require "PMUVIRT-XEN-PASSED" "PMUVIRT-XEN-TEST-EXIT=0" \
 fi
 # Xen's emulated PMU (a test instrument): PMC counting and the PMI -> VIRQ path.
 if want emulated; then
-boot emulated "pmuvirt-emulate" "pmuvirt_emulated_boot"
+boot emulated "dom0_max_vcpus=2 pmuvirt-emulate" "pmuvirt_emulated_boot"
 require "PMUVIRT-XEN-EMU-PASSED" "PMUVIRT-XEN-EMU-EXIT=0" \
 	"PMUVIRT-XEN-EMU-GUEST-EXIT=0" "PMUVIRT-XEN-EMU-GUEST-UNLOADED" \
 	"PMUVIRT-XEN-EMU-GUEST-KERNEL-WARNINGS=0"
@@ -212,11 +352,36 @@ fi
 # Xen's vPMU asked for: pmuvirt refuses to start and says so; dom0 checks
 # the hypercall's answer and the boot ends there.
 if want refused; then
-boot refused "vpmu=1" "pmuvirt_refused_boot"
+boot refused "dom0_max_vcpus=2 vpmu=1" "pmuvirt_refused_boot"
 require "pmuvirt: disabled: Xen's vPMU was asked for (vpmu=1)" \
 	"PMUVIRT-XEN-REFUSED-OK" "PMUVIRT-XEN-REFUSED-EXIT=0"
 fi
-for b in real emulated refused; do
+# Two PV domUs made by xl, on Xen's emulated PMU, with a dom0 of one VCPU
+# (two dom0 VCPUs on the one PCPU make every insmod in dom0 take seconds).
+if want domu; then
+boot domu "dom0_max_vcpus=1 pmuvirt-emulate sched=credit" "pmuvirt_domu_boot"
+require "PMUVIRT-DOM0-XENSTORED" "PMUVIRT-DOM0-INIT-DOM0" "PMUVIRT-DOM0-XENCONSOLED" \
+	"PMUVIRT-DOM0-CREATED a" "PMUVIRT-DOM0-CREATED b" "PMUVIRT-DOM0-DOMIDS 1 2" \
+	"PMUVIRT-XEN-ACCESS-DOM0-PASSED" "PMUVIRT-XEN-ACCESS-DOM0-EXIT=0"
+for d in a b; do
+	require "domu-$d: PMUVIRT-DOMU-UP cpus=2" "domu-$d: pmuvirt: backend: Xen PV" \
+		"domu-$d: PMUVIRT-XEN-ACCESS-DOMU-PASSED" "domu-$d: PMUVIRT-DOMU-ACCESS-EXIT=0" \
+		"domu-$d: PMUVIRT-XEN-GUEST-VTSC-OK" "domu-$d: PMUVIRT-XEN-GUEST-MIGRATE-OK" \
+		"domu-$d: PMUVIRT-XEN-GUEST-NOSYSCALL-OK" "domu-$d: PMUVIRT-XEN-GUEST-PASSED" \
+		"domu-$d: PMUVIRT-DOMU-GUEST-EXIT=0" "domu-$d: PMUVIRT-DOMU-IMODE-EXIT=0" \
+		"domu-$d: PMUVIRT-DOMU-UNLOADED" "domu-$d: PMUVIRT-DOMU-KERNEL-WARNINGS=0" \
+		"domu-$d: PMUVIRT-DOMU-DONE"
+done
+# The two domains' loops ran at once (the TSC is the host's: tsc_mode=native).
+set -- $(sed -n 's/.*domu-[ab]: PMUVIRT-XEN-GUEST-WINDOW \([0-9]*\) \([0-9]*\).*/\1 \2/p' "$console" | tr -d '\r')
+if [ $# -ne 4 ] || ! awk -v a0="$1" -v a1="$2" -v b0="$3" -v b1="$4" \
+	'BEGIN { lo = a0 > b0 ? a0 : b0; hi = a1 < b1 ? a1 : b1; exit !(lo < hi) }'; then
+	log "FAIL: the two domUs' loops did not run at once (TSC windows: $*)"
+	exit 1
+fi
+log "domU loop windows (TSC): $1-$2 and $3-$4"
+fi
+for b in real emulated refused domu; do
 	want "$b" || { log "FAIL: boot $b not run (PMUVIRT_XEN_BOOTS=$boots)"; exit 1; }
 done
 log "PASS"

@@ -52,7 +52,8 @@ extern int pmuvirt_xen_refused;
 
 /**
  * pmuvirt_xen_set_vcpu_control() - SET_CONTROL under the domain's policy
- * @v:		the calling VCPU (its context runs on this PCPU or nowhere).
+ * @v:		the calling VCPU, or a paused one (its context runs on this PCPU
+ *		or nowhere).
  * @ctl:	the control, after pmuvirt_xen_guest_privilege().
  * @err:	the reason on failure.
  *

@@ -6,8 +6,9 @@
  * anything else is read, sizes must match exactly, reserved fields must be
  * zero, counter numbers are bounded by the calling VCPU's own control, and
  * guest addresses only go through copy_{from,to}_guest.  Every command
- * acts on the calling VCPU or its own domain, except SET_POLICY, which
- * needs the right to manage the domain it names.  The checks of the copied-in
+ * acts on the calling VCPU or its own domain, except SET_POLICY, VCPU_READ
+ * and VCPU_SET_CONTROL, which need the right to manage the domain they
+ * name when it is not the caller's.  The checks of the copied-in
  * arguments are host-neutral (src/abi/xen_hcall.c), so they are fuzzed and
  * unit-tested outside Xen.
  */
@@ -230,6 +231,112 @@ static int hcall_set_policy(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 	return rc;
 }
 
+/*
+ * VCPU @vcpu_id of domain @domid for a command from @v: the caller's own
+ * VCPU, or a VCPU of a domain the caller may manage (Xen's XSM check for
+ * @domctl on it, made before anything else of the domain is looked at).
+ * Another VCPU of the caller's own domain is refused: pausing it could
+ * wait forever on a VCPU that is pausing the caller.  On success the
+ * domain is RCU-locked and the VCPU is @v or paused (not running
+ * anywhere, its context off every PCPU); pmuvirt_xen_put_vcpu() undoes
+ * both.
+ */
+static int pmuvirt_xen_get_vcpu(struct vcpu *v, uint32_t domid, uint32_t vcpu_id,
+				unsigned int domctl, struct vcpu **out)
+{
+	struct domain *d = rcu_lock_domain_by_any_id(domid);
+	struct vcpu *t = NULL;
+	int rc;
+
+	if (!d)
+		return -ESRCH;
+	rc = d == v->domain ? 0 : xsm_domctl(XSM_OTHER, d, domctl, 0);
+	if (!rc && d->is_dying)
+		rc = -ESRCH;
+	if (!rc && !(t = domain_vcpu(d, vcpu_id)))
+		rc = -ENOENT;
+	if (!rc && d == v->domain && t != v)
+		rc = -EDEADLK;
+	if (!rc && !t->arch.pmuvirt)
+		rc = -ENODEV;
+	if (rc) {
+		rcu_unlock_domain(d);
+		return rc;
+	}
+	if (t != v)
+		vcpu_pause(t);
+	*out = t;
+	return 0;
+}
+
+static void pmuvirt_xen_put_vcpu(struct vcpu *v, struct vcpu *t)
+{
+	struct domain *d = t->domain;
+
+	if (t != v)
+		vcpu_unpause(t);
+	rcu_unlock_domain(d);
+}
+
+static int hcall_vcpu_read(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+{
+	struct pmuvirt_xen_vcpu_read op;
+	struct pmuvirt_ctx *ctx;
+	unsigned long flags;
+	struct vcpu *t;
+	int rc;
+
+	if (copy_from_guest(&op, arg, 1))
+		return -EFAULT;
+	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_VCPU_READ, &op, sizeof(op));
+	if (rc)
+		return rc;
+	rc = pmuvirt_xen_get_vcpu(v, op.domid, op.vcpu, XEN_DOMCTL_getvcpucontext, &t);
+	if (rc)
+		return rc;
+	ctx = t->arch.pmuvirt;
+	memset(op.value, 0, sizeof(op.value));
+	local_irq_save(flags);
+	op.nr_counters = min_t(uint32_t, ctx->nr_counters, PMUVIRT_MAX_COUNTERS);
+	rc = pmuvirt_read(ctx, op.value);
+	local_irq_restore(flags);
+	pmuvirt_xen_put_vcpu(v, t);
+	if (copy_to_guest(arg, &op, 1))
+		return -EFAULT;
+	return rc;
+}
+
+static int hcall_vcpu_set_control(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+{
+	struct pmuvirt_xen_vcpu_set_control op;
+	struct pmuvirt_error err = { .counter = -1, .reason = NULL };
+	struct pmuvirt_control ctl;
+	unsigned long flags;
+	struct vcpu *t;
+	int rc;
+
+	if (copy_from_guest(&op, arg, 1))
+		return -EFAULT;
+	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_VCPU_SET_CONTROL, &op, sizeof(op));
+	if (rc)
+		return rc;
+	rc = pmuvirt_xen_get_vcpu(v, op.domid, op.vcpu, XEN_DOMCTL_setvcpucontext, &t);
+	if (rc)
+		return rc;
+	/* As SET_CONTROL, with the target domain's privilege mode and policy. */
+	ctl = op.ctl;
+	rc = pmuvirt_xen_guest_privilege(&ctl, is_pv_domain(t->domain), &err);
+	local_irq_save(flags);
+	if (!rc)
+		rc = pmuvirt_xen_set_vcpu_control(t, &ctl, &err);
+	local_irq_restore(flags);
+	pmuvirt_xen_put_vcpu(v, t);
+	op.err_counter = rc ? err.counter : -1;
+	if (copy_to_guest(arg, &op, 1))
+		return -EFAULT;
+	return rc;
+}
+
 /**
  * do_pmuvirt_op() - the pmuvirt hypercall
  * @cmd:	PMUVIRT_XEN_*.
@@ -270,6 +377,10 @@ long do_pmuvirt_op(unsigned int cmd, XEN_GUEST_HANDLE_PARAM(void) arg)
 		return hcall_take_overflows(v, arg);
 	case PMUVIRT_XEN_SET_POLICY:
 		return hcall_set_policy(v, arg);
+	case PMUVIRT_XEN_VCPU_READ:
+		return hcall_vcpu_read(v, arg);
+	case PMUVIRT_XEN_VCPU_SET_CONTROL:
+		return hcall_vcpu_set_control(v, arg);
 	}
 	return -EOPNOTSUPP;
 }

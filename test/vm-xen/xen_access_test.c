@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/*
+ * Who may read and set which VCPU's counters (VCPU_READ, VCPU_SET_CONTROL),
+ * under Xen with pmuvirt, booted by test/vm-xen/run.sh with two domUs.
+ *
+ * "xen_access_test dom0 A B", in dom0 while domUs A and B (two VCPUs
+ * each) are created and still paused: dom0 manages them, so it reads
+ * their VCPUs (nothing counted yet), gives VCPU 1 of A a TSC control and
+ * finds it there, still at 0 since A never ran, and takes it away again;
+ * a malformed control changes nothing; a VCPU or domain that does not
+ * exist, a domid past 16 bits and a reserved field are refused.
+ *
+ * "xen_access_test domu PEER", in a domU: it reads its own calling VCPU,
+ * and is refused its other VCPU (-EDEADLK: it would pause itself), any
+ * VCPU of dom0 or of domU PEER, and every SET_POLICY, its own included
+ * (-EPERM), before anything of them is read.
+ *
+ * Prints PMUVIRT-XEN-ACCESS-* markers.
+ */
+#include "privcmd.h"
+#include <stdlib.h>
+#include <unistd.h>
+
+static int failures;
+
+static void expect(const char *what, long got, long want)
+{
+	int ok = got == want;
+
+	printf("PMUVIRT-XEN-ACCESS-CASE %-52s rc=%ld %s\n", what, got, ok ? "ok" : "WRONG");
+	if (!ok)
+		failures++;
+}
+
+static long vcpu_read(uint32_t domid, uint32_t vcpu, struct pmuvirt_xen_vcpu_read *op)
+{
+	memset(op, 0, sizeof(*op));
+	hdr(&op->hdr, sizeof(*op));
+	op->domid = domid;
+	op->vcpu = vcpu;
+	op->nr_counters = 0xdead;
+	return hc(PMUVIRT_XEN_VCPU_READ, op);
+}
+
+/* One TSC counter, or no counter with @tsc false; @version as given. */
+static long vcpu_set(uint32_t domid, uint32_t vcpu, int tsc, uint32_t version)
+{
+	struct pmuvirt_xen_vcpu_set_control op;
+
+	memset(&op, 0, sizeof(op));
+	hdr(&op.hdr, sizeof(op));
+	op.domid = domid;
+	op.vcpu = vcpu;
+	op.ctl.version = version;
+	if (tsc) {
+		op.ctl.nr_counters = 1;
+		op.ctl.counter[0].event = PMUVIRT_EV_TSC;
+	}
+	return hc(PMUVIRT_XEN_VCPU_SET_CONTROL, &op);
+}
+
+static long set_policy(uint32_t domid)
+{
+	struct pmuvirt_xen_set_policy op;
+
+	memset(&op, 0, sizeof(op));
+	hdr(&op.hdr, sizeof(op));
+	op.domid = domid;
+	op.policy.version = PMUVIRT_ABI_VERSION;
+	op.policy.action = PMUVIRT_POLICY_DENY;
+	return hc(PMUVIRT_XEN_SET_POLICY, &op);
+}
+
+static void dom0(uint32_t a, uint32_t b)
+{
+	struct pmuvirt_xen_vcpu_read r;
+	int vcpu;
+
+	expect("read domU A VCPU 0", vcpu_read(a, 0, &r), 0);
+	expect("  nothing counted", r.nr_counters, 0);
+	expect("read domU B VCPU 1", vcpu_read(b, 1, &r), 0);
+	expect("  nothing counted", r.nr_counters, 0);
+	expect("set a TSC control on domU A VCPU 1", vcpu_set(a, 1, 1, PMUVIRT_ABI_VERSION), 0);
+	expect("read it back", vcpu_read(a, 1, &r), 0);
+	expect("  one counter", r.nr_counters, 1);
+	expect("  at 0: the VCPU never ran", (long)r.value[0], 0);
+	expect("domU A VCPU 0 untouched", vcpu_read(a, 0, &r), 0);
+	expect("  nothing counted", r.nr_counters, 0);
+	expect("a malformed control (version 9)", vcpu_set(a, 1, 1, 9), -EINVAL);
+	expect("read after the refusal", vcpu_read(a, 1, &r), 0);
+	expect("  still its one counter", r.nr_counters, 1);
+	expect("take the control away", vcpu_set(a, 1, 0, PMUVIRT_ABI_VERSION), 0);
+	expect("read after that", vcpu_read(a, 1, &r), 0);
+	expect("  nothing counted", r.nr_counters, 0);
+	expect("VCPU 2 of a two-VCPU domU", vcpu_read(b, 2, &r), -ENOENT);
+	expect("VCPU 2^31", vcpu_set(b, 0x80000000u, 1, PMUVIRT_ABI_VERSION), -ENOENT);
+	expect("no such domain (1000)", vcpu_read(1000, 0, &r), -ESRCH);
+	expect("a domid past 16 bits", vcpu_read(0x10000 + a, 0, &r), -EINVAL);
+	vcpu_read(a, 0, &r);
+	r.reserved = 1;
+	expect("a reserved field", hc(PMUVIRT_XEN_VCPU_READ, &r), -EINVAL);
+	expect("pin to dom0 CPU 0", pin_to_vcpu(0, &vcpu), 0);
+	expect("its own calling VCPU", vcpu_read(PMUVIRT_XEN_DOMID_SELF, vcpu, &r), 0);
+	expect("itself by number", vcpu_read(0, vcpu, &r), 0);
+	printf("PMUVIRT-XEN-ACCESS-DOM0-%s\n", failures ? "FAILED" : "PASSED");
+}
+
+static void domu(uint32_t peer)
+{
+	struct pmuvirt_xen_vcpu_read r;
+	int vcpu;
+
+	expect("pin to CPU 0", pin_to_vcpu(0, &vcpu), 0);
+	expect("read its own calling VCPU", vcpu_read(PMUVIRT_XEN_DOMID_SELF, vcpu, &r), 0);
+	expect("set its own calling VCPU (no counter)",
+	       vcpu_set(PMUVIRT_XEN_DOMID_SELF, vcpu, 0, PMUVIRT_ABI_VERSION), 0);
+	expect("its other VCPU", vcpu_read(PMUVIRT_XEN_DOMID_SELF, !vcpu, &r), -EDEADLK);
+	r.nr_counters = 0xdead;
+	expect("read dom0 VCPU 0", vcpu_read(0, 0, &r), -EPERM);
+	expect("  nothing read", r.nr_counters, 0xdead);
+	expect("set dom0 VCPU 0", vcpu_set(0, 0, 1, PMUVIRT_ABI_VERSION), -EPERM);
+	expect("read the other domU's VCPU 0", vcpu_read(peer, 0, &r), -EPERM);
+	expect("  nothing read", r.nr_counters, 0xdead);
+	expect("set the other domU's VCPU 1", vcpu_set(peer, 1, 1, PMUVIRT_ABI_VERSION), -EPERM);
+	expect("SET_POLICY of dom0", set_policy(0), -EPERM);
+	expect("SET_POLICY of the other domU", set_policy(peer), -EPERM);
+	expect("SET_POLICY of its own domain", set_policy(PMUVIRT_XEN_DOMID_SELF), -EPERM);
+	printf("PMUVIRT-XEN-ACCESS-DOMU-%s\n", failures ? "FAILED" : "PASSED");
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (open_privcmd() < 0) {
+		printf("PMUVIRT-XEN-ACCESS-FAIL no privcmd: %s\n", strerror(errno));
+		return 1;
+	}
+	if (argc == 4 && !strcmp(argv[1], "dom0")) {
+		dom0((uint32_t)strtoul(argv[2], NULL, 0), (uint32_t)strtoul(argv[3], NULL, 0));
+	} else if (argc == 3 && !strcmp(argv[1], "domu")) {
+		domu((uint32_t)strtoul(argv[2], NULL, 0));
+	} else {
+		fprintf(stderr, "usage: xen_access_test dom0 DOMID_A DOMID_B | domu PEER\n");
+		return 2;
+	}
+	return failures ? 1 : 0;
+}
