@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
 /* The emulated Intel PMU (a test instrument): see pmuvirt_x86_emu.h. */
 #include "pmuvirt_defaults.h"
+#include "pmuvirt_arch.h"
 #include "pmuvirt_x86_emu.h"
 #include "pmuvirt_x86_msr.h"
 
@@ -72,8 +73,8 @@ static uint64_t events_in(struct pmuvirt_x86_emu *e, unsigned int i, uint64_t de
 
 	if (per == 1)
 		return delta;
-	n = delta / per;
-	e->frac[i] += delta % per;
+	n = pmuvirt_div64(delta, per);	/* no libgcc division on 32-bit hosts */
+	e->frac[i] += delta - n * per;
 	if (e->frac[i] >= per) {
 		e->frac[i] -= per;
 		n++;
