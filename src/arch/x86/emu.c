@@ -123,6 +123,7 @@ void pmuvirt_x86_emu_reset(struct pmuvirt_x86_emu *e, uint64_t now)
 	e->pmi_pending = 0;
 	e->lvtpc = 0;
 	e->lost = 0;
+	e->mode = PMUVIRT_X86_EMU_MODE_ANY;
 }
 
 void pmuvirt_x86_emu_cpuid(uint32_t leaf, uint32_t sub, uint32_t out[4])

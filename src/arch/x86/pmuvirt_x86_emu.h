@@ -64,7 +64,7 @@
  *		PMUVIRT_X86_EMU_LVTPC_ON plus PMUVIRT_X86_EMU_LVTPC_MASKED when masked.
  * @lost:	PMIs that found LVTPC masked.
  * @mode:	PMUVIRT_X86_EMU_MODE_*: the CPU's privilege mode, as the host
- *		last set it; kept across pmuvirt_x86_emu_reset().
+ *		last set it; pmuvirt_x86_emu_reset() makes it MODE_ANY.
  */
 struct pmuvirt_x86_emu {
 	uint64_t evtsel[PMUVIRT_X86_EMU_GP];
@@ -88,7 +88,8 @@ struct pmuvirt_x86_emu {
  * @e:		the emulated PMU.
  * @now:	current tick count.
  *
- * LVTPC is no longer modelled until the host writes it again.
+ * LVTPC is no longer modelled until the host writes it again, nor the
+ * privilege mode until the host sets it (MODE_ANY).
  */
 void pmuvirt_x86_emu_reset(struct pmuvirt_x86_emu *e, uint64_t now);
 

@@ -223,9 +223,11 @@ void pmuvirt_lx_emu_cpu_online(void)
 {
 	struct emu_cpu *e = this_cpu_ptr(&emu_cpu);
 	u64 lost = e->emu.regs.lost;
+	u32 mode = e->emu.regs.mode;	/* the CPU's mode outlives its PMU's state */
 
 	hrtimer_try_to_cancel(&e->timer);
 	pmuvirt_x86_emu_reset(&e->emu.regs, rdtsc_ordered());
 	e->emu.regs.lost = lost;
+	e->emu.regs.mode = mode;
 	pmuvirt_x86_emu_write_lvtpc(&e->emu.regs, PMUVIRT_X86_EMU_LVTPC_MASKED);
 }
