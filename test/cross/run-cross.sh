@@ -54,6 +54,9 @@ else
 	elif command -v qemu-i386 >/dev/null; then
 		echo "run-cross: i686 programs do not run natively; using qemu-i386"
 		emu_opt="-DCMAKE_CROSSCOMPILING_EMULATOR=qemu-i386;-L;$sysroot"
+		# Debian 12's qemu-i386 (7.2) does not run a new thread while
+		# another one spins: a two-thread test never ends there.
+		no_threads=1
 	else
 		die "this machine cannot run i686 programs (needs libc6-i386 or qemu-user)"
 	fi
@@ -127,6 +130,7 @@ skip=$(cd "$build" && ctest --show-only=json-v1 -L '^(unit|sim)$' | \
 import json, os, sys
 build, emulated, full = sys.argv[1], sys.argv[2] == "1", sys.argv[3] == "1"
 excl = sys.argv[4].split()
+no_threads = sys.argv[5] == "1"
 def target_elf(path):
 	if not path.startswith(build + "/") or not os.path.isfile(path):
 		return False
@@ -148,8 +152,10 @@ for t in json.load(sys.stdin)["tests"]:
 		      len(cmd) > 1 else cmd[0]), "which runs it without the emulator")
 	elif t["name"] in excl:
 		print(t["name"], "host-only test (PMUVIRT_CROSS_EXCLUDE)")
+	elif no_threads and t["name"].endswith("_threads"):
+		print(t["name"], "two threads, which this qemu-i386 does not run while one spins")
 ' "$build" "$([ -n "$emu$emu_opt" ] && echo 1 || echo 0)" "${PMUVIRT_CROSS_FULL:-0}" \
-	"${PMUVIRT_CROSS_EXCLUDE-install-consumer}")
+	"${PMUVIRT_CROSS_EXCLUDE-install-consumer}" "${no_threads:-0}")
 exclude=
 if [ -n "$skip" ]; then
 	echo "run-cross: $arch: not run:"

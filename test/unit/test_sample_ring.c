@@ -365,7 +365,8 @@ static void test_cross_cpu(void **state)
 	free(x.g.mem);
 }
 
-int main(void)
+/* "threads": only the two-thread test (CTest test_sample_ring_threads); otherwise the rest. */
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_geometry),
@@ -374,8 +375,12 @@ int main(void)
 		cmocka_unit_test(test_full_lost),
 		cmocka_unit_test(test_bad_tail),
 		cmocka_unit_test(test_reader_bad_head),
+	};
+	const struct CMUnitTest threads[] = {
 		cmocka_unit_test(test_cross_cpu),
 	};
 
+	if (argc > 1 && !strcmp(argv[1], "threads"))
+		return cmocka_run_group_tests(threads, NULL, NULL);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
