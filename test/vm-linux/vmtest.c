@@ -2287,9 +2287,10 @@ static void t_sample(void)
 	memset(&t, 0, sizeof(t));
 	t.size = sizeof(t);
 	t.version = PMUVIRT_LINUX_VERSION;
-	t.tail = p != MAP_FAILED ? ((const struct pmuvirt_sample_ring *)p)->head + 1 : 1;
+	/* far enough ahead that records written meanwhile cannot reach it */
+	t.tail = (p != MAP_FAILED ? ((const struct pmuvirt_sample_ring *)p)->head : 0) + 0x10000;
 	CHECK(ioctl(fd, PMUVIRT_IOC_SAMPLE_TAIL, &t) && errno == EINVAL, "tail ahead of head");
-	t.tail -= 1;
+	t.tail -= 0x10000;
 	t.reserved = 1;
 	CHECK(ioctl(fd, PMUVIRT_IOC_SAMPLE_TAIL, &t) && errno == EINVAL, "reserved field");
 	t.reserved = 0;

@@ -103,6 +103,9 @@ static inline int pmuvirt_lx_xen_below(unsigned long uarg)
 {
 	return -ENODEV;
 }
+static inline void pmuvirt_lx_emu_set_mode(bool user)
+{
+}
 static inline void pmuvirt_lx_emu_cpu_online(void)
 {
 }
