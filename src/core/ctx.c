@@ -360,14 +360,15 @@ static int suspend_current(struct pmuvirt_pcpu *pc, uint64_t *snap, uint32_t *ha
 /*
  * Do the control registers already hold @img?  The image last loaded must
  * have managed the same registers (a stacked backend's image grows and
- * shrinks with the number of counters).
+ * shrinks with the number of counters).  An image that manages none (a
+ * PMU with the TSC alone) is held wherever the last load managed none.
  */
 static bool cache_holds(const struct pmuvirt_pcpu *pc, const struct pmuvirt_hwctl *img)
 {
 	uint32_t used = img->used;
 	unsigned int i;
 
-	if (!used || pc->cache.used != used || (pc->cache_known & used) != used)
+	if (pc->cache.used != used || (pc->cache_known & used) != used)
 		return false;
 	for (i = 0; used; i++, used >>= 1)
 		if ((used & 1) && pc->cache.reg[i] != img->reg[i])
@@ -631,7 +632,7 @@ static int switch_offset(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next)
 	struct pmuvirt_counter *o = prev->counter, *n = next->counter;
 	struct pmuvirt_counter *end = o + prev->nr_counters;
 	read_op read = ops_of(pc)->read;
-	uint64_t snap[PMUVIRT_MAX_SLOTS];
+	uint64_t snap[PMUVIRT_MAX_SLOTS] PMUVIRT_NOINIT;
 	uint32_t have = 0;
 	int ret;
 
@@ -690,7 +691,7 @@ static inline bool is_pair(const struct pmuvirt_pcpu *pc, const struct pmuvirt_c
 static int switch_pair(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *prev, struct pmuvirt_ctx *next)
 {
 	struct pmuvirt_counter *o = prev->counter, *n = next->counter;
-	uint64_t raw[PMUVIRT_MAX_COUNTERS];
+	uint64_t raw[PMUVIRT_MAX_COUNTERS] PMUVIRT_NOINIT;
 	const uint64_t *mask = pc->pair_mask;
 	unsigned int i, nr = pc->pair_nr;
 	int ret;
@@ -712,7 +713,7 @@ static int switch_pair(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *prev, struct
 int pmuvirt_switch(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next)
 {
 	struct pmuvirt_ctx *prev = pc->running;
-	uint64_t snap[PMUVIRT_MAX_SLOTS];
+	uint64_t snap[PMUVIRT_MAX_SLOTS] PMUVIRT_NOINIT;
 	uint32_t have = 0;
 	int ret;
 
@@ -969,8 +970,8 @@ static __attribute__((__noinline__)) int emit_samples(struct pmuvirt_pcpu *pc,
 static int pmi_stacked(struct pmuvirt_pcpu *pc, uint32_t status, uint32_t *mask)
 {
 	struct pmuvirt_ctx *ctx = pc->running;
-	uint64_t hits[PMUVIRT_MAX_COUNTERS];
-	uint32_t before[PMUVIRT_MAX_COUNTERS], which = 0;
+	uint64_t hits[PMUVIRT_MAX_COUNTERS] PMUVIRT_NOINIT;
+	uint32_t before[PMUVIRT_MAX_COUNTERS] PMUVIRT_NOINIT, which = 0;
 	bool called = false;
 	unsigned int i;
 	int ret;
@@ -1015,7 +1016,7 @@ static int pmi_hw(struct pmuvirt_pcpu *pc, uint32_t status, uint32_t *mask)
 {
 	struct pmuvirt_ctx *ctx = pc->running;
 	const struct pmuvirt_pmu *pmu = pc->pmu;
-	uint64_t hits[PMUVIRT_MAX_COUNTERS];
+	uint64_t hits[PMUVIRT_MAX_COUNTERS] PMUVIRT_NOINIT;
 	uint32_t used = 0, which = 0;
 	unsigned int i, s;
 	int ret;

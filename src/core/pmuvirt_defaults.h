@@ -21,6 +21,10 @@
  *     any CPU (an atomic increment)
  *   - PMUVIRT_CF_CHECK: marks functions reached through pointers (Xen IBT)
  *   - pmuvirt_likely(x), pmuvirt_unlikely(x)
+ *   - PMUVIRT_NOINIT: on a stack array that the code fills before it reads
+ *     it, exempts it from -ftrivial-auto-var-init (Linux's
+ *     CONFIG_INIT_STACK_ALL_ZERO would otherwise clear the switch's
+ *     snapshot arrays, 256 bytes, on every context switch)
  * The core includes nothing else from the host.
  */
 #ifndef PMUVIRT_DEFAULTS_H
@@ -77,6 +81,16 @@ extern uint64_t pmuvirt_stamp_counter;
 #endif
 #ifndef PMUVIRT_CF_CHECK
 #define PMUVIRT_CF_CHECK
+#endif
+#ifndef PMUVIRT_NOINIT
+#if defined(__has_attribute)
+#if __has_attribute(__uninitialized__)
+#define PMUVIRT_NOINIT __attribute__((__uninitialized__))
+#endif
+#endif
+#endif
+#ifndef PMUVIRT_NOINIT
+#define PMUVIRT_NOINIT
 #endif
 #ifndef pmuvirt_likely
 #define pmuvirt_likely(x) __builtin_expect(!!(x), 1)
