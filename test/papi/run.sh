@@ -8,20 +8,11 @@
 # must pass.
 # usage: run.sh SOURCE_DIR BUILD_DIR       exit 0 pass, 1 fail, 77 skipped
 set -eu
-src=$(cd "$1" && pwd)
-out=$2
-mkdir -p "$out/cache"
-out=$(cd "$out" && pwd)
+vm_name=papi
+. "$(dirname "$0")/../vm-lib.sh"
+vm_dirs "$1" "$2"
 
-skip() { echo "papi: SKIP: $*"; exit 77; }
-die() { echo "papi: FAIL: $*"; exit 1; }
-
-if [ "$(id -u)" = 0 ]; then
-	sh "$src/tools/install-deps.sh" vm-linux papi || skip "cannot install the papi packages"
-else
-	sh "$src/tools/install-deps.sh" vm-linux papi 2>/dev/null ||
-		skip "not root and the papi packages are missing (tools/install-deps.sh vm-linux papi)"
-fi
+vm_deps vm-linux papi
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing"
 
 . "$src/test/vm-linux/kernel-image.sh"
@@ -29,8 +20,7 @@ vm_kernel_image "$out" skip
 echo "papi: kernel $kver ($hver)"
 
 echo "papi: building pmuvirt.ko"
-make -s -C "$src/src/glue/linux" BUILD="$out/module" KVER="$kver" >"$out/module.log" 2>&1 ||
-	{ cat "$out/module.log"; die "module build"; }
+vm_module
 
 echo "papi: building PAPI with the pmuvirt component"
 start=$(date +%s)
@@ -39,9 +29,8 @@ prefix=$(sh "$src/papi/build.sh" "$out/papi-build" "$out/papi-build/install") ||
 echo "papi: PAPI ready in $(($(date +%s) - start)) s"
 
 echo "papi: building the guest image"
-root=$out/initramfs
-rm -rf "$root"
-mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/papi/share"
+vm_root "$src/test/papi/init.sh" /bin/busybox
+mkdir -p "$root/papi/share"
 cp -a "$prefix/bin" "$prefix/lib" "$root/papi/"
 cp -a "$prefix/share/papi" "$root/papi/share/"
 rm -f "$root/papi/lib/"*.a
@@ -61,7 +50,6 @@ unset LD_LIBRARY_PATH
 # ctests/shlib opens libcrypt.so by that name (libcrypt-dev's link)
 crypt=/usr/lib/x86_64-linux-gnu/libcrypt.so
 [ -e "$crypt" ] && mkdir -p "$root/usr/lib/x86_64-linux-gnu" && cp -L "$crypt" "$root$crypt"
-cp /bin/busybox "$root/bin/busybox"
 mkdir -p "$root/papi/harness"
 cp "$src/test/papi/valgrind.sh" "$root/papi/harness/valgrind"
 chmod +x "$root/papi/harness/valgrind"
@@ -72,25 +60,18 @@ doc_list() {
 }
 doc_list papi-excluded >"$root/papi-excluded.txt"
 echo "${PMUVIRT_PAPI_TEST_LIMIT:-5}" >"$root/papi-limit.txt"
-cp "$src/test/papi/init.sh" "$root/init"
-chmod +x "$root/init"
-cp "$out/module/pmuvirt.ko" "$root/"
-(cd "$root" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$out/initramfs.cpio.gz"
+vm_pack
 
 # One CPU under -icount shift=0: one instruction is one TSC tick, so the
 # emulated PMU's counts are deterministic.
 log=$out/console.log
 echo "papi: booting the guest"
 start=$(date +%s)
-timeout "${PMUVIRT_VM_TIMEOUT:-600}" qemu-system-x86_64 -machine pc -cpu qemu64 -smp 1 -m 1024 \
-	-nodefaults -display none -serial stdio -no-reboot \
-	-icount shift=0,sleep=off,align=off -rtc clock=vm \
-	-kernel "$vmlinuz" -initrd "$out/initramfs.cpio.gz" \
-	-append "console=ttyS0 panic=-1 quiet nokaslr edd=off mitigations=off tsc=reliable clocksource=tsc" \
-	</dev/null >"$log" 2>&1 || true
+vm_qemu_x86 "$log" "${PMUVIRT_VM_TIMEOUT:-600}" 1024 "" -smp 1 \
+	-icount shift=0,sleep=off,align=off -rtc clock=vm
 echo "papi: guest ran $(($(date +%s) - start)) s"
 # printable text only: a test's output may hold control bytes
-tr -d '\r' <"$log" | tr -cd '\11\12\40-\176' >"$out/console.txt"
+vm_console "$log" | tr -cd '\11\12\40-\176' >"$out/console.txt"
 grep '^vm: ' "$out/console.txt" || true
 grep -q '^PAPI-VM-DONE' "$out/console.txt" || { cat "$out/console.txt"; die "the guest did not finish"; }
 sed -n '/^PAPI-OUTPUT-BEGIN: papi_command_line/,/^PAPI-OUTPUT-END/p' "$out/console.txt"

@@ -2,19 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 # /init of the pmuvirt test guest: load the module, run the checks, print
 # one result line and power off.
-/bin/busybox --install -s /bin
-export PATH=/bin
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-result=PASS
-fail() { echo "vm: FAIL: $*"; result=FAIL; }
-attached() { cat /sys/module/pmuvirt/parameters/attached 2>/dev/null || echo none; }
-wait_attached() {
-	i=0
-	while [ "$(attached)" != "$1" ] && [ $i -lt 300 ]; do usleep 10000; i=$((i + 1)); done
-	[ "$(attached)" = "$1" ]
-}
+. /vm-guest.sh
 
 echo "vm: kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo) CPUs, clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 insmod /pmuvirt.ko || fail "insmod"

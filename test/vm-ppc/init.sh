@@ -3,19 +3,7 @@
 # /init of the POWER test guest (test/vm-ppc): the PMU shared with perf,
 # the module's checks on the real (QEMU-emulated) POWER PMU, one result
 # line, power off.
-/bin/busybox --install -s /bin
-export PATH=/bin
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-result=PASS
-fail() { echo "vm: FAIL: $*"; result=FAIL; }
-attached() { cat /sys/module/pmuvirt/parameters/attached 2>/dev/null || echo none; }
-wait_attached() {
-	i=0
-	while [ "$(attached)" != "$1" ] && [ $i -lt 300 ]; do usleep 10000; i=$((i + 1)); done
-	[ "$(attached)" = "$1" ]
-}
+. /vm-guest.sh
 
 echo "vm: kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo) CPUs, $(grep -m1 '^cpu' /proc/cpuinfo | tr -s ' \t' ' '), PMU $(cat /sys/bus/event_source/devices/cpu/caps/pmu_name 2>/dev/null || echo ?)"
 

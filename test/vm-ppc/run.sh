@@ -8,21 +8,12 @@
 # usage: run.sh SOURCE_DIR BUILD_DIR [QEMU10_DIR]   exit 0 pass, 1 fail, 77 skipped
 # QEMU10_DIR defaults to BUILD_DIR/qemu10 (the qemu-ppc job's can be shared).
 set -eu
-src=$(cd "$1" && pwd)
-out=$2
-mkdir -p "$out/cache"
-out=$(cd "$out" && pwd)
+vm_name=vm-ppc
+. "$(dirname "$0")/../vm-lib.sh"
+vm_dirs "$1" "$2"
 q10=${3:-$out/qemu10}
 
-skip() { echo "vm-ppc: SKIP: $*"; exit 77; }
-die() { echo "vm-ppc: FAIL: $*"; exit 1; }
-
-if [ "$(id -u)" = 0 ]; then
-	sh "$src/tools/install-deps.sh" vm-ppc || skip "cannot install the vm-ppc packages"
-else
-	sh "$src/tools/install-deps.sh" vm-ppc 2>/dev/null ||
-		skip "not root and the vm-ppc packages are missing (tools/install-deps.sh vm-ppc)"
-fi
+vm_deps vm-ppc
 for t in powerpc64le-linux-gnu-gcc cpio dpkg-deb apt-get; do
 	command -v $t >/dev/null || skip "$t missing"
 done
@@ -42,20 +33,9 @@ vm_ppc_module "$src" "$out" || { cat "$out/module.log"; die "module build"; }
 grep -E "warning|error" "$out/module.log" && die "the module build has warnings (above)"
 
 echo "vm-ppc: building the guest programs"
-root=$out/initramfs
-rm -rf "$root"
-mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev"
-cc=powerpc64le-linux-gnu-gcc
-cflags="-static -O2 -Wall -Wextra -Werror -I$src/include -I$src/tools/pmuvirt-stat"
-$cc $cflags -pthread -o "$root/vmtest" "$src/test/vm-linux/vmtest.c" \
-	"$src/tools/pmuvirt-stat/libpmuvirt-user.c" || die "vmtest build"
-$cc $cflags -o "$root/pmuvirt-stat" "$src/tools/pmuvirt-stat/pmuvirt-stat.c" \
-	"$src/tools/pmuvirt-stat/libpmuvirt-user.c" || die "pmuvirt-stat build"
-cp "$busybox" "$root/bin/busybox"
-cp "$src/test/vm-ppc/init.sh" "$root/init"
-chmod +x "$root/init"
-cp "$out/module/pmuvirt.ko" "$root/"
-(cd "$root" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$out/initramfs.cpio.gz"
+vm_root "$src/test/vm-ppc/init.sh" "$busybox"
+vm_programs powerpc64le-linux-gnu-gcc
+vm_pack
 
 # One CPU under -icount shift=0: one instruction per nanosecond of virtual
 # time, PMC6 (cycles) equal to instructions, the time base 512 MHz.
@@ -71,8 +51,8 @@ timeout "${PMUVIRT_VM_TIMEOUT:-240}" $qemu \
 	-kernel "$vmlinux" -initrd "$out/initramfs.cpio.gz" \
 	-append "console=hvc0 panic=-1 quiet ${PMUVIRT_VM_APPEND:-}" </dev/null >"$log" 2>&1 || true
 echo "vm-ppc: the guest ran $(($(date +%s) - start)) s"
-tr -d '\r' <"$log" | grep '^vm: ' || true
-tr -d '\r' <"$log" | grep -q '^PMUVIRT-VM-RESULT: PASS' && { echo "vm-ppc: PASS"; exit 0; }
+vm_console "$log" | grep '^vm: ' || true
+vm_console "$log" | grep -q '^PMUVIRT-VM-RESULT: PASS' && { echo "vm-ppc: PASS"; exit 0; }
 echo "vm-ppc: console log follows"
 cat "$log"
 die "the guest did not pass"

@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+# Sourced by the /init of the vm-linux and vm-ppc guests (copied into the
+# initramfs as /vm-guest.sh): busybox, the kernel file systems, and the
+# helpers every check uses.
+#   fail MSG             prints "vm: FAIL: MSG"; the run's result is FAIL
+#   attached             contexts attached in pmuvirt.ko ("none" when unloaded)
+#   wait_attached N      waits up to 3 s for N attached contexts
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+result=PASS
+fail() { echo "vm: FAIL: $*"; result=FAIL; }
+attached() { cat /sys/module/pmuvirt/parameters/attached 2>/dev/null || echo none; }
+wait_attached() {
+	i=0
+	while [ "$(attached)" != "$1" ] && [ $i -lt 300 ]; do usleep 10000; i=$((i + 1)); done
+	[ "$(attached)" = "$1" ]
+}

@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+# Sourced by the scripts that boot a Linux guest (test/vm-linux/run.sh,
+# test/vm-ppc/run.sh, test/papi/run.sh, bench/vm-compare.sh): the steps they
+# share.  The caller sets `vm_name` (the prefix of every message) first.
+#
+#   vm_dirs SRC OUT           sets src and out (absolute; OUT/cache made)
+#   skip MSG, die MSG         "NAME: SKIP: MSG" exit 77, "NAME: FAIL: MSG" exit 1
+#   vm_deps GROUP...          tools/install-deps.sh GROUP...; skip when that fails
+#   vm_module                 pmuvirt.ko for Debian's amd64 kernel $kver in OUT/module
+#   vm_root INIT BUSYBOX      a new guest tree in OUT/initramfs (sets root):
+#                             INIT as /init, BUSYBOX, pmuvirt.ko, the mount points
+#   vm_programs CC            vmtest and pmuvirt-stat, static, into the tree
+#                             (sets cflags, the flags of every guest program)
+#   vm_pack                   OUT/initramfs.cpio.gz from the tree
+#   vm_qemu_x86 LOG SECS MEM APPEND [QEMU_ARGS...]
+#                             Debian's kernel $vmlinuz under qemu-system-x86_64
+#                             (-cpu qemu64) with the initramfs; never fails
+#   vm_console LOG            the log without carriage returns
+
+vm_dirs() {
+	src=$(cd "$1" && pwd)
+	mkdir -p "$2/cache"
+	out=$(cd "$2" && pwd)
+}
+
+skip() {
+	echo "$vm_name: SKIP: $*"
+	exit 77
+}
+
+die() {
+	echo "$vm_name: FAIL: $*"
+	exit 1
+}
+
+vm_deps() {
+	if [ "$(id -u)" = 0 ]; then
+		sh "$src/tools/install-deps.sh" "$@" || skip "cannot install the $* packages"
+	else
+		sh "$src/tools/install-deps.sh" "$@" 2>/dev/null ||
+			skip "not root and the $* packages are missing (tools/install-deps.sh $*)"
+	fi
+}
+
+vm_module() {
+	make -s -C "$src/src/glue/linux" BUILD="$out/module" KVER="$kver" >"$out/module.log" 2>&1 ||
+		{ cat "$out/module.log"; die "module build"; }
+}
+
+vm_root() {
+	root=$out/initramfs
+	rm -rf "$root"
+	mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev"
+	cp "$2" "$root/bin/busybox"
+	cp "$1" "$root/init"
+	chmod +x "$root/init"
+	cp "$out/module/pmuvirt.ko" "$root/"
+}
+
+vm_programs() {
+	cflags="-static -O2 -Wall -Wextra -Werror -I$src/include -I$src/tools/pmuvirt-stat"
+	cp "$src/test/vm-guest.sh" "$root/"
+	$1 $cflags -pthread -o "$root/vmtest" "$src/test/vm-linux/vmtest.c" \
+		"$src/tools/pmuvirt-stat/libpmuvirt-user.c" || die "vmtest build"
+	$1 $cflags -o "$root/pmuvirt-stat" "$src/tools/pmuvirt-stat/pmuvirt-stat.c" \
+		"$src/tools/pmuvirt-stat/libpmuvirt-user.c" || die "pmuvirt-stat build"
+}
+
+vm_pack() {
+	(cd "$root" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$out/initramfs.cpio.gz"
+}
+
+vm_qemu_x86() {
+	_log=$1 _secs=$2 _mem=$3 _append=$4
+	shift 4
+	timeout "$_secs" qemu-system-x86_64 -machine pc -cpu qemu64 -m "$_mem" \
+		-nodefaults -display none -serial stdio -no-reboot "$@" \
+		-kernel "$vmlinuz" -initrd "$out/initramfs.cpio.gz" \
+		-append "console=ttyS0 panic=-1 quiet nokaslr edd=off mitigations=off tsc=reliable clocksource=tsc $_append" \
+		</dev/null >"$_log" 2>&1 || true
+}
+
+vm_console() {
+	tr -d '\r' <"$1"
+}
