@@ -32,41 +32,11 @@ for t in apt-get dpkg-source make gcc patch; do
 	command -v "$t" >/dev/null 2>&1 || die "missing $t (tools/install-deps.sh papi)"
 done
 
-# A private apt state with deb-src entries derived from the system's own
-# deb822 sources; the system's apt configuration is left alone.
-apt_dir=$cache/apt
-apt_opts="-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts=$apt_dir/sources.list.d
- -o Dir::State::Lists=$apt_dir/lists -o Dir::Cache=$apt_dir/cache
- -o Debug::NoLocking=1 -o APT::Sandbox::User=root"
-
-fetch_source() {
-	sys=/etc/apt/sources.list.d/debian.sources
-	[ -r "$sys" ] || die "$sys not found: cannot derive a deb-src entry"
-	mkdir -p "$apt_dir/sources.list.d" "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
-	sed 's/^Types:.*/Types: deb-src/' "$sys" >"$apt_dir/sources.list.d/pmuvirt-src.sources"
-	if [ ! -e "$apt_dir/updated" ]; then
-		apt-get -q $apt_opts update >/dev/null || die "apt-get update (deb-src) failed"
-		touch "$apt_dir/updated"
-	fi
-	v=${PMUVIRT_PAPI_VERSION:-$(apt-cache $apt_opts showsrc papi 2>/dev/null |
-		sed -n 's/^Version: //p' | sort -rV | head -1)}
-	[ -n "$v" ] || die "no papi source package known to apt"
-	rm -rf "$cache/dl"
-	mkdir -p "$cache/dl"
-	log "fetching papi source $v"
-	(cd "$cache/dl" && apt-get -q $apt_opts source --download-only "papi=$v" >/dev/null 2>&1) ||
-		die "could not fetch papi $v"
-	echo "$v"
-}
-
-if [ ! -e "$cache/papi-src.stamp" ]; then
-	ver=$(fetch_source)
-	dsc=$(ls "$cache"/dl/papi_"$(echo "$ver" | sed 's/^[0-9]*://')".dsc)
-	rm -rf "$cache/papi-src" "$cache/papi-src.tmp"
-	dpkg-source --no-check -x "$dsc" "$cache/papi-src.tmp" >/dev/null
-	mv "$cache/papi-src.tmp" "$cache/papi-src"
-	echo "$ver" >"$cache/papi-src.stamp"
-fi
+# Debian's source, through a private apt state whose deb-src entries are
+# derived from the system's own sources (its configuration is left alone).
+. "$srcroot/tools/apt-private.sh"
+# shellcheck disable=SC2086
+apt_private_source "$cache/apt" papi "$cache/papi-src" ${PMUVIRT_PAPI_VERSION:-} || die "no papi source"
 
 # What the built tree depends on: rebuild when any of it changes.
 inputs="$srcroot/papi/pmuvirt.c $srcroot/papi/Rules.pmuvirt $srcroot/papi/papi_events.csv

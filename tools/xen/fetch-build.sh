@@ -27,55 +27,14 @@ for t in apt-get dpkg-source make gcc flex bison python3; do
 	command -v "$t" >/dev/null 2>&1 || die "missing $t (tools/install-deps.sh vm-xen)"
 done
 
-# A private apt state with deb-src entries derived from the system's own
-# deb822 sources, so the system's apt configuration is left alone.
-apt_dir=$cache/apt
-apt_opts="-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts=$apt_dir/sources.list.d
- -o Dir::State::Lists=$apt_dir/lists -o Dir::Cache=$apt_dir/cache
- -o Debug::NoLocking=1 -o APT::Sandbox::User=root"
-apt_src() { apt-get -q $apt_opts "$@"; }
-apt_cache() { apt-cache $apt_opts "$@"; }
-
-fetch_source() {
-	sys=/etc/apt/sources.list.d/debian.sources
-	[ -r "$sys" ] || die "$sys not found: cannot derive a deb-src entry"
-	mkdir -p "$apt_dir/sources.list.d" "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
-	sed 's/^Types:.*/Types: deb-src/' "$sys" >"$apt_dir/sources.list.d/pmuvirt-src.sources"
-	if [ ! -e "$apt_dir/updated" ]; then
-		apt_src update >/dev/null || die "apt-get update (deb-src) failed"
-		touch "$apt_dir/updated"
-	fi
-	mkdir -p "$cache/dl"
-	# The newest security upload may be missing from the source pool;
-	# try the versions apt knows, newest first, the main suite's first.
-	if [ -n "${PMUVIRT_XEN_VERSION:-}" ]; then
-		versions=$PMUVIRT_XEN_VERSION
-	else
-		versions=$(apt_cache showsrc xen 2>/dev/null | sed -n 's/^Version: //p' | sort -rV | uniq)
-	fi
-	[ -n "$versions" ] || die "no xen source package known to apt"
-	for v in $versions; do
-		log "fetching xen source $v"
-		if (cd "$cache/dl" && apt_src source --download-only "xen=$v" >/dev/null 2>&1); then
-			echo "$v"
-			return 0
-		fi
-		log "xen $v not fetchable, trying an older one"
-	done
-	die "could not fetch any xen source"
-}
-
+# Debian's source, through a private apt state whose deb-src entries are
+# derived from the system's own sources (its configuration is left alone).
+. "$srcroot/tools/apt-private.sh"
 tree=$cache/xen-src
 patchfile=$srcroot/tools/xen/pmuvirt-xen.patch
-if [ ! -e "$cache/xen-src.stamp" ]; then
-	ver=$(fetch_source)
-	dsc=$(ls "$cache"/dl/xen_"$(echo "$ver" | sed 's/^[0-9]*://')".dsc)
-	rm -rf "$tree" "$cache/xen-src.tmp" "$cache/applied.patch"
-	log "unpacking $dsc"
-	dpkg-source --no-check -x "$dsc" "$cache/xen-src.tmp" >/dev/null
-	mv "$cache/xen-src.tmp" "$tree"
-	echo "$ver" >"$cache/xen-src.stamp"
-fi
+[ -e "$tree.stamp" ] || rm -f "$cache/applied.patch"
+# shellcheck disable=SC2086
+apt_private_source "$cache/apt" xen "$tree" ${PMUVIRT_XEN_VERSION:-} || die "no xen source"
 # (Re)apply the hooks when the patch changed: take the old one out first.
 if ! cmp -s "$patchfile" "$cache/applied.patch"; then
 	if [ -e "$cache/applied.patch" ]; then
@@ -86,7 +45,7 @@ if ! cmp -s "$patchfile" "$cache/applied.patch"; then
 	fi
 	log "applying tools/xen/pmuvirt-xen.patch"
 	patch -d "$tree" -p1 --forward -s <"$patchfile" ||
-		die "pmuvirt-xen.patch does not apply to xen $(cat "$cache/xen-src.stamp")"
+		die "pmuvirt-xen.patch does not apply to xen $apt_source_version"
 	cp "$patchfile" "$cache/applied.patch"
 fi
 
