@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
-# Sourced by test/vm-linux/run.sh and bench/vm-compare.sh: the guest kernel
-# is Debian's image of the version of the installed linux-headers-amd64
-# (the one pmuvirt.ko is built against), unpacked once into OUT/cache.
+# Sourced by the VM jobs (vm-linux, papi, vm-xen, bench/vm-compare.sh): the
+# guest kernel is Debian's image of the version of the installed
+# linux-headers-amd64 (the one pmuvirt.ko is built against), unpacked once
+# into OUT/cache (its modules too: vm-xen's dom0 loads the Xen drivers).
 #
 # vm_kernel_image OUT FAIL
 #   sets kver, hver and vmlinuz, or calls FAIL with a message (FAIL exits).

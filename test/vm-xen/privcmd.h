@@ -26,6 +26,7 @@ struct privcmd_hypercall {
 #define IOCTL_PRIVCMD_HYPERCALL	_IOC(_IOC_NONE, 'P', 0, sizeof(struct privcmd_hypercall))
 
 static int privcmd = -1;
+static int failures __attribute__((unused));	/* cases that went wrong (expect_case()) */
 
 static inline int open_privcmd(void)
 {
@@ -98,6 +99,50 @@ static inline int run_alone(void)
 	struct sched_param sp = { .sched_priority = sched_get_priority_max(SCHED_FIFO) };
 
 	return sched_setscheduler(0, SCHED_FIFO, &sp) ? -errno : 0;
+}
+
+/*
+ * One case of a test: @got must be @want, or any error when @want is 1
+ * (and @any_error set).  Prints "@tag @what rc=... ok|WRONG".
+ */
+static inline void expect_case(const char *tag, int width, const char *what, long got,
+			       long want, int any_error)
+{
+	int ok = any_error && want == 1 ? got < 0 : got == want;
+
+	printf("%s %-*s rc=%ld %s\n", tag, width, what, got, ok ? "ok" : "WRONG");
+	if (!ok)
+		failures++;
+}
+
+/* pmuvirt's SET_POLICY on @domid: @action for the portable @events. */
+static inline void policy_op(struct pmuvirt_xen_set_policy *op, uint32_t domid, uint32_t action,
+			     uint32_t events)
+{
+	memset(op, 0, sizeof(*op));
+	hdr(&op->hdr, sizeof(*op));
+	op->domid = domid;
+	op->policy.version = PMUVIRT_ABI_VERSION;
+	op->policy.action = action;
+	op->policy.events = events;
+}
+
+/*
+ * A worker's start: pinned to dom0 CPU @cpu, which must be VCPU @cpu
+ * (*@vcpu, as Xen says), @sc set on it, and alone there.
+ * Return: 0 or a negative errno.
+ */
+static inline long start_on_vcpu(const struct pmuvirt_xen_set_control *sc, int cpu, int *vcpu)
+{
+	long rc = pin_to_vcpu(cpu, vcpu);
+
+	if (!rc)
+		rc = hc(PMUVIRT_XEN_SET_CONTROL, sc);
+	if (!rc && (*vcpu != cpu || sched_getcpu() != cpu))
+		rc = -EAGAIN;
+	if (!rc)
+		rc = run_alone();
+	return rc;
 }
 
 /* This thread's involuntary context switches so far, or -1. */

@@ -24,10 +24,10 @@
 #              all).
 set -eu
 
-srcroot=$(cd "$(dirname "$0")/../.." && pwd)
-build=${1:-$srcroot/build-xen}
-mkdir -p "$build"
-build=$(cd "$build" && pwd)
+vm_name=vm-xen
+. "$(dirname "$0")/../vm-lib.sh"
+vm_dirs "$(dirname "$0")/../.." "${1:-$(dirname "$0")/../../build-xen}"
+srcroot=$src build=$out
 cache=$build/cache
 work=$build/vm-xen
 iterations=${PMUVIRT_XEN_ITERATIONS:-50000000}
@@ -58,22 +58,10 @@ xen=$("$srcroot/tools/xen/fetch-build.sh" "$build" | tail -n 1)
 
 # 2. Debian's kernel, the version of the installed linux-headers-amd64 (the
 # module is built against those headers), unpacked without install scripts.
-kver=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null | sed -n 's/^linux-headers-\([^ ,]*\).*/\1/p')
-hver=$(dpkg-query -W -f='${Version}' "linux-headers-$kver" 2>/dev/null || true)
-[ -n "$kver" ] && [ -d "/lib/modules/$kver/build" ] || { log "FAIL: no linux-headers-amd64 build tree"; exit 1; }
-kdir=$cache/kernel-$kver-$hver
-if [ ! -e "$kdir/stamp" ]; then
-	rm -rf "$kdir"
-	mkdir -p "$kdir"
-	log "fetching linux-image-$kver $hver"
-	(cd "$kdir" && { apt-get download -q "linux-image-$kver=$hver" >/dev/null 2>&1 ||
-		apt-get download -q "linux-image-$kver" >/dev/null 2>&1; }) ||
-		{ log "FAIL: apt-get download linux-image-$kver"; exit 1; }
-	dpkg-deb -x "$kdir"/linux-image-*.deb "$kdir/root"
-	touch "$kdir/stamp"
-fi
-vmlinuz=$kdir/root/boot/vmlinuz-$kver
-kmods=$kdir/root/lib/modules/$kver/kernel/drivers/xen
+fail() { log "FAIL: $*"; exit 1; }
+. "$srcroot/test/vm-linux/kernel-image.sh"
+vm_kernel_image "$build" fail
+kmods=${vmlinuz%/boot/*}/lib/modules/$kver/kernel/drivers/xen
 
 # pmuvirt.ko, built as test/vm-linux builds it.
 log "building pmuvirt.ko for $kver"

@@ -21,15 +21,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static int failures;
-
 static void expect(const char *what, long got, long want)
 {
-	int ok = got == want;
-
-	printf("PMUVIRT-XEN-ACCESS-CASE %-52s rc=%ld %s\n", what, got, ok ? "ok" : "WRONG");
-	if (!ok)
-		failures++;
+	expect_case("PMUVIRT-XEN-ACCESS-CASE", 52, what, got, want, 0);
 }
 
 static long vcpu_read(uint32_t domid, uint32_t vcpu, struct pmuvirt_xen_vcpu_read *op)
@@ -63,11 +57,7 @@ static long set_policy(uint32_t domid)
 {
 	struct pmuvirt_xen_set_policy op;
 
-	memset(&op, 0, sizeof(op));
-	hdr(&op.hdr, sizeof(op));
-	op.domid = domid;
-	op.policy.version = PMUVIRT_ABI_VERSION;
-	op.policy.action = PMUVIRT_POLICY_DENY;
+	policy_op(&op, domid, PMUVIRT_POLICY_DENY, 0);
 	return hc(PMUVIRT_XEN_SET_POLICY, &op);
 }
 

@@ -134,13 +134,8 @@ static long set_policy(uint32_t domid)
 {
 	struct pmuvirt_xen_set_policy op;
 
-	memset(&op, 0, sizeof(op));
-	hdr(&op.hdr, sizeof(op));
-	op.domid = domid;
-	op.policy.version = PMUVIRT_ABI_VERSION;
-	op.policy.action = PMUVIRT_POLICY_ALLOW;
-	op.policy.events = (1u << PMUVIRT_EV_INSTRUCTIONS) | (1u << PMUVIRT_EV_CYCLES) |
-			   (1u << PMUVIRT_EV_TSC);
+	policy_op(&op, domid, PMUVIRT_POLICY_ALLOW, (1u << PMUVIRT_EV_INSTRUCTIONS) |
+		  (1u << PMUVIRT_EV_CYCLES) | (1u << PMUVIRT_EV_TSC));
 	return hc(PMUVIRT_XEN_SET_POLICY, &op);
 }
 

@@ -67,7 +67,6 @@ static void *worker(void *arg)
 	struct pmuvirt_xen_take_overflows to;
 	uint64_t n = iterations;
 
-	r->rc = pin_to_vcpu(r->cpu, &r->vcpu);
 	memset(&sc, 0, sizeof(sc));
 	hdr(&sc.hdr, sizeof(sc));
 	sc.ctl.version = PMUVIRT_ABI_VERSION;
@@ -78,12 +77,7 @@ static void *worker(void *arg)
 	sc.ctl.counter[1].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
 	sc.ctl.counter[1].period = PERIOD;
 	sc.ctl.counter[2].event = PMUVIRT_EV_TSC;
-	if (!r->rc)
-		r->rc = hc(PMUVIRT_XEN_SET_CONTROL, &sc);
-	if (!r->rc && (r->vcpu != r->cpu || sched_getcpu() != r->cpu))
-		r->rc = -EAGAIN;
-	if (!r->rc)
-		r->rc = run_alone();
+	r->rc = start_on_vcpu(&sc, r->cpu, &r->vcpu);
 	pthread_barrier_wait(&start_line);
 	if (r->rc)
 		return NULL;

@@ -25,26 +25,9 @@
 
 #define EV(e)	(1u << PMUVIRT_EV_##e)
 
-static int failures;
-
 static void expect(const char *what, long got, long want)
 {
-	int ok = got == want;
-
-	printf("PMUVIRT-XEN-POLICY-CASE %-48s rc=%ld %s\n", what, got, ok ? "ok" : "WRONG");
-	if (!ok)
-		failures++;
-}
-
-static void policy(struct pmuvirt_xen_set_policy *op, uint32_t domid, uint32_t action,
-		   uint32_t events)
-{
-	memset(op, 0, sizeof(*op));
-	hdr(&op->hdr, sizeof(*op));
-	op->domid = domid;
-	op->policy.version = PMUVIRT_ABI_VERSION;
-	op->policy.action = action;
-	op->policy.events = events;
+	expect_case("PMUVIRT-XEN-POLICY-CASE", 48, what, got, want, 0);
 }
 
 static void add_raw(struct pmuvirt_xen_set_policy *op, uint64_t match, uint64_t mask,
@@ -136,38 +119,38 @@ static int policies(void)
 		return 1;
 	}
 	/* malformed: -EINVAL, unknown domain: -ESRCH; nothing changes */
-	policy(&op, PMUVIRT_XEN_DOMID_SELF, PMUVIRT_POLICY_ALLOW, 0);
+	policy_op(&op, PMUVIRT_XEN_DOMID_SELF, PMUVIRT_POLICY_ALLOW, 0);
 	op.policy.version = 2;
 	expect("policy: version 2", hc(PMUVIRT_XEN_SET_POLICY, &op), -EINVAL);
-	policy(&op, PMUVIRT_XEN_DOMID_SELF, 2, 0);
+	policy_op(&op, PMUVIRT_XEN_DOMID_SELF, 2, 0);
 	expect("policy: action 2", hc(PMUVIRT_XEN_SET_POLICY, &op), -EINVAL);
-	policy(&op, PMUVIRT_XEN_DOMID_SELF, PMUVIRT_POLICY_ALLOW, EV(NONE));
+	policy_op(&op, PMUVIRT_XEN_DOMID_SELF, PMUVIRT_POLICY_ALLOW, EV(NONE));
 	expect("policy: event bit 0", hc(PMUVIRT_XEN_SET_POLICY, &op), -EINVAL);
-	policy(&op, PMUVIRT_XEN_DOMID_SELF, PMUVIRT_POLICY_ALLOW, 1u << PMUVIRT_EV_NR);
+	policy_op(&op, PMUVIRT_XEN_DOMID_SELF, PMUVIRT_POLICY_ALLOW, 1u << PMUVIRT_EV_NR);
 	expect("policy: event past the last", hc(PMUVIRT_XEN_SET_POLICY, &op), -EINVAL);
-	policy(&op, PMUVIRT_XEN_DOMID_SELF, PMUVIRT_POLICY_ALLOW, 0);
+	policy_op(&op, PMUVIRT_XEN_DOMID_SELF, PMUVIRT_POLICY_ALLOW, 0);
 	op.policy.nr_raw = PMUVIRT_POLICY_MAX_RAW + 1;
 	expect("policy: 33 raw entries", hc(PMUVIRT_XEN_SET_POLICY, &op), -EINVAL);
-	policy(&op, PMUVIRT_XEN_DOMID_SELF, PMUVIRT_POLICY_ALLOW, 0);
+	policy_op(&op, PMUVIRT_XEN_DOMID_SELF, PMUVIRT_POLICY_ALLOW, 0);
 	add_raw(&op, 0x1c0, 0xff, 0);
 	expect("policy: raw match outside its mask", hc(PMUVIRT_XEN_SET_POLICY, &op), -EINVAL);
-	policy(&op, PMUVIRT_XEN_DOMID_SELF, PMUVIRT_POLICY_ALLOW, 0);
+	policy_op(&op, PMUVIRT_XEN_DOMID_SELF, PMUVIRT_POLICY_ALLOW, 0);
 	add_raw(&op, 0xc0, 0xff, 4);
 	expect("policy: raw entry flag 4", hc(PMUVIRT_XEN_SET_POLICY, &op), -EINVAL);
-	policy(&op, PMUVIRT_XEN_DOMID_SELF, PMUVIRT_POLICY_ALLOW, 0);
+	policy_op(&op, PMUVIRT_XEN_DOMID_SELF, PMUVIRT_POLICY_ALLOW, 0);
 	op.reserved = 1;
 	expect("policy: reserved field", hc(PMUVIRT_XEN_SET_POLICY, &op), -EINVAL);
-	policy(&op, PMUVIRT_XEN_DOMID_SELF, PMUVIRT_POLICY_ALLOW, 0);
+	policy_op(&op, PMUVIRT_XEN_DOMID_SELF, PMUVIRT_POLICY_ALLOW, 0);
 	op.hdr.size -= 8;
 	expect("policy: short size", hc(PMUVIRT_XEN_SET_POLICY, &op), -EINVAL);
-	policy(&op, 0x10000, PMUVIRT_POLICY_ALLOW, 0);
+	policy_op(&op, 0x10000, PMUVIRT_POLICY_ALLOW, 0);
 	expect("policy: domid past 16 bits", hc(PMUVIRT_XEN_SET_POLICY, &op), -EINVAL);
-	policy(&op, 31999, PMUVIRT_POLICY_ALLOW, 0);
+	policy_op(&op, 31999, PMUVIRT_POLICY_ALLOW, 0);
 	expect("policy: no such domain", hc(PMUVIRT_XEN_SET_POLICY, &op), -ESRCH);
 	expect("no policy yet: TSC control", control(PMUVIRT_EV_TSC, 0, NULL), 0);
 
 	/* allow instructions only: the TSC and raw codes are refused */
-	policy(&op, PMUVIRT_XEN_DOMID_SELF, PMUVIRT_POLICY_ALLOW, EV(INSTRUCTIONS));
+	policy_op(&op, PMUVIRT_XEN_DOMID_SELF, PMUVIRT_POLICY_ALLOW, EV(INSTRUCTIONS));
 	expect("policy: allow instructions (self)", hc(PMUVIRT_XEN_SET_POLICY, &op), 0);
 	expect("own running TSC control dropped at once", nr_counters(), 0);
 	expect("TSC not permitted", control(PMUVIRT_EV_TSC, 0, &ec), -EPERM);
@@ -177,7 +160,7 @@ static int policies(void)
 	       -ENODEV);
 
 	/* allow the TSC and raw event 0xc0 with any unit mask but 0x01 */
-	policy(&op, PMUVIRT_XEN_DOMID_SELF, PMUVIRT_POLICY_ALLOW, EV(TSC));
+	policy_op(&op, PMUVIRT_XEN_DOMID_SELF, PMUVIRT_POLICY_ALLOW, EV(TSC));
 	add_raw(&op, 0xc0, 0xff, 0);
 	add_raw(&op, 0x01c0, 0xffff, PMUVIRT_POLICY_EXCLUDE);
 	expect("policy: allow TSC, raw 0xc0/0xff but 0x01c0", hc(PMUVIRT_XEN_SET_POLICY, &op), 0);
@@ -204,7 +187,7 @@ static int policies(void)
 	expect("VCPU 1: dropped at its next switch in", vcpu1_after, 0);
 
 	/* no restriction: DENY with nothing listed */
-	policy(&op, PMUVIRT_XEN_DOMID_SELF, PMUVIRT_POLICY_DENY, 0);
+	policy_op(&op, PMUVIRT_XEN_DOMID_SELF, PMUVIRT_POLICY_DENY, 0);
 	expect("policy: none", hc(PMUVIRT_XEN_SET_POLICY, &op), 0);
 	expect("TSC permitted again", control(PMUVIRT_EV_TSC, 0, NULL), 0);
 	expect("empty control", control(0, 0, NULL), 0);
@@ -222,7 +205,7 @@ static int refused(void)
 	expect("refused: QUERY", hc(PMUVIRT_XEN_QUERY, &q), -EBUSY);
 	expect("refused: SET_CONTROL", control(PMUVIRT_EV_TSC, 0, NULL), -EBUSY);
 	expect("refused: READ", nr_counters(), -EBUSY);
-	policy(&op, PMUVIRT_XEN_DOMID_SELF, PMUVIRT_POLICY_DENY, 0);
+	policy_op(&op, PMUVIRT_XEN_DOMID_SELF, PMUVIRT_POLICY_DENY, 0);
 	expect("refused: SET_POLICY", hc(PMUVIRT_XEN_SET_POLICY, &op), -EBUSY);
 	expect("refused: unknown command", hc(99, &q), -EOPNOTSUPP);
 	printf("PMUVIRT-XEN-REFUSED-%s\n", failures ? "FAILED" : "OK");
