@@ -102,3 +102,26 @@ void rig_run(struct fakehw *hw, enum fakehw_event ev, uint64_t n, bool kernel)
 {
 	assert_int_equal(fakehw_run(hw, ev, n, kernel), 0);
 }
+
+static void rig_cpu_pmi(void *arg)
+{
+	struct rig_cpu *c = arg;
+	uint32_t mask = 0;
+	int ret = pmuvirt_pmi(&c->pc, &mask);
+
+	if (ret)
+		c->pmi_ret = ret;
+	c->ovf |= mask;
+}
+
+void rig_cpu_start(struct rig_cpu *c, unsigned int nr)
+{
+	rig_pcpu_init(&c->pc, &c->pmu, c->hw, nr);
+	fakehw_set_pmi(c->hw, rig_cpu_pmi, c);
+}
+
+void rig_cpu_finish(struct rig_cpu *c)
+{
+	assert_int_equal(c->pmi_ret, 0);
+	rig_hw_free(c->hw);
+}

@@ -45,4 +45,22 @@ void rig_hw_free(struct fakehw *hw);
 /* @n events @ev on the fake, in kernel mode if @kernel. */
 void rig_run(struct fakehw *hw, enum fakehw_event ev, uint64_t n, bool kernel);
 
+/*
+ * A CPU of the fakes whose PMI calls pmuvirt_pmi(): @ovf gathers the
+ * overflow masks, @pmi_ret keeps an error.  A test embeds it first in its
+ * own CPU to add what its hooks need.
+ */
+struct rig_cpu {
+	struct fakehw *hw;
+	struct pmuvirt_pmu pmu;
+	struct pmuvirt_pcpu pc;
+	uint32_t ovf;
+	int pmi_ret;
+};
+
+/* @c->hw and @c->pmu set (rig_x86_new, rig_ppc_new): its pcpu as CPU @nr, its PMI wired. */
+void rig_cpu_start(struct rig_cpu *c, unsigned int nr);
+/* No PMI failed, the fake refused nothing; the fake is freed. */
+void rig_cpu_finish(struct rig_cpu *c);
+
 #endif /* PMUVIRT_TEST_RIG_H */

@@ -14,40 +14,19 @@
 #define U	PMUVIRT_CTR_USER
 
 /* One CPU: a fake PMU whose PMIs go to pmuvirt_pmi(). */
-struct cpu {
-	struct fakehw *hw;
-	struct pmuvirt_pmu pmu;
-	struct pmuvirt_pcpu pc;
-	uint32_t ovf;
-	int pmi_ret;
-};
-
-static void on_pmi(void *arg)
+static struct rig_cpu *cpu_new(const struct fakehw_x86_config *cfg, unsigned int nr)
 {
-	struct cpu *c = arg;
-	uint32_t mask = 0;
-	int ret = pmuvirt_pmi(&c->pc, &mask);
-
-	if (ret)
-		c->pmi_ret = ret;
-	c->ovf |= mask;
-}
-
-static struct cpu *cpu_new(const struct fakehw_x86_config *cfg, unsigned int nr)
-{
-	struct cpu *c = calloc(1, sizeof(*c));
+	struct rig_cpu *c = calloc(1, sizeof(*c));
 
 	assert_non_null(c);
 	c->hw = rig_x86_new(cfg, &c->pmu);
-	rig_pcpu_init(&c->pc, &c->pmu, c->hw, nr);
-	fakehw_set_pmi(c->hw, on_pmi, c);
+	rig_cpu_start(c, nr);
 	return c;
 }
 
-static void cpu_free(struct cpu *c)
+static void cpu_free(struct rig_cpu *c)
 {
-	assert_int_equal(c->pmi_ret, 0);
-	rig_hw_free(c->hw);
+	rig_cpu_finish(c);
 	free(c);
 }
 
@@ -67,7 +46,7 @@ static void reseal(struct pmuvirt_saved_ctx *s)
 /* A saved context: 2500 branches (2 notifications, 1 taken) and 5000 instructions. */
 static void make_blob(struct pmuvirt_saved_ctx *out, struct pmuvirt_control *ctl)
 {
-	struct cpu *c = cpu_new(&rig_intel_v4, 0);
+	struct rig_cpu *c = cpu_new(&rig_intel_v4, 0);
 	struct pmuvirt_ctx *ctx;
 	uint32_t counts[PMUVIRT_MAX_COUNTERS];
 
@@ -89,7 +68,7 @@ static void test_round_trip(void **state)
 {
 	struct pmuvirt_saved_ctx blob;
 	struct pmuvirt_control ctl;
-	struct cpu *c;
+	struct rig_cpu *c;
 	struct pmuvirt_ctx *ctx;
 	uint32_t counts[PMUVIRT_MAX_COUNTERS];
 	uint64_t v[PMUVIRT_MAX_COUNTERS];
@@ -136,7 +115,7 @@ static void test_round_trip(void **state)
  * bytes are kept to compare.
  */
 struct target {
-	struct cpu *c;
+	struct rig_cpu *c;
 	struct pmuvirt_ctx *ctx;
 	size_t size;
 	uint8_t before[4096];
@@ -242,7 +221,7 @@ static void test_impossible_blob(void **state)
 
 static void test_save_refused(void **state)
 {
-	struct cpu *c = cpu_new(&rig_intel_v4, 0);
+	struct rig_cpu *c = cpu_new(&rig_intel_v4, 0);
 	struct pmuvirt_control ctl, other;
 	struct pmuvirt_saved_ctx blob;
 	struct pmuvirt_ctx *ctx, *empty;

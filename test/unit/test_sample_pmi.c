@@ -20,10 +20,7 @@
 #define IP_B	0x402000u
 
 struct cpu {
-	struct fakehw *hw;
-	struct pmuvirt_pmu pmu;
-	struct pmuvirt_pcpu pc;
-	int pmi_ret;
+	struct rig_cpu r;
 	/* what the fill hook reports: where "the program" is */
 	uint64_t ip;
 	bool kernel;
@@ -31,22 +28,12 @@ struct cpu {
 	unsigned int fills;
 };
 
-static void on_pmi(void *arg)
-{
-	struct cpu *c = arg;
-	uint32_t mask = 0;
-	int ret = pmuvirt_pmi(&c->pc, &mask);
-
-	if (ret)
-		c->pmi_ret = ret;
-}
-
 static void fill(void *arg, const struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *ctx,
 		 struct pmuvirt_sample *s)
 {
 	struct cpu *c = arg;
 
-	assert_ptr_equal(pc, &c->pc);
+	assert_ptr_equal(pc, &c->r.pc);
 	assert_ptr_equal(pc->running, ctx);
 	s->ip = c->ip;
 	s->tid = c->tid;
@@ -61,17 +48,15 @@ static struct cpu *cpu_new(bool ppc)
 	struct cpu *c = calloc(1, sizeof(*c));
 
 	assert_non_null(c);
-	c->hw = ppc ? rig_ppc_new(9, &c->pmu) : rig_x86_new(&rig_intel_v4, &c->pmu);
-	rig_pcpu_init(&c->pc, &c->pmu, c->hw, 3);
-	fakehw_set_pmi(c->hw, on_pmi, c);
+	c->r.hw = ppc ? rig_ppc_new(9, &c->r.pmu) : rig_x86_new(&rig_intel_v4, &c->r.pmu);
+	rig_cpu_start(&c->r, 3);
 	c->tid = 4242;
 	return c;
 }
 
 static void cpu_free(struct cpu *c)
 {
-	assert_int_equal(c->pmi_ret, 0);
-	rig_hw_free(c->hw);
+	rig_cpu_finish(&c->r);
 	free(c);
 }
 
@@ -108,26 +93,26 @@ static void test_flag_validation(void **state)
 	struct cpu *c = cpu_new(false);
 	const char *why;
 
-	assert_int_equal(validate(&c->pmu, (struct pmuvirt_counter_ctl){
+	assert_int_equal(validate(&c->r.pmu, (struct pmuvirt_counter_ctl){
 		.event = PMUVIRT_EV_INSTRUCTIONS, .flags = U | S, .period = 1000 }, &why), 0);
-	assert_int_equal(validate(&c->pmu, (struct pmuvirt_counter_ctl){
+	assert_int_equal(validate(&c->r.pmu, (struct pmuvirt_counter_ctl){
 		.event = PMUVIRT_EV_INSTRUCTIONS, .flags = U | S | V, .period = 1000 }, &why), 0);
-	assert_int_equal(validate(&c->pmu, (struct pmuvirt_counter_ctl){
+	assert_int_equal(validate(&c->r.pmu, (struct pmuvirt_counter_ctl){
 		.event = PMUVIRT_EV_INSTRUCTIONS, .flags = U | S }, &why), -EINVAL);
 	assert_string_equal(why, "sampling needs an i-mode period");
-	assert_int_equal(validate(&c->pmu, (struct pmuvirt_counter_ctl){
+	assert_int_equal(validate(&c->r.pmu, (struct pmuvirt_counter_ctl){
 		.event = PMUVIRT_EV_INSTRUCTIONS, .flags = U | V, .period = 1000 }, &why), -EINVAL);
 	assert_string_equal(why, "sample values need the sample flag");
-	assert_int_equal(validate(&c->pmu, (struct pmuvirt_counter_ctl){
+	assert_int_equal(validate(&c->r.pmu, (struct pmuvirt_counter_ctl){
 		.event = PMUVIRT_EV_TSC, .flags = S }, &why), -EINVAL);
 	assert_string_equal(why, "the TSC cannot sample");
-	assert_int_equal(validate(&c->pmu, (struct pmuvirt_counter_ctl){
+	assert_int_equal(validate(&c->r.pmu, (struct pmuvirt_counter_ctl){
 		.event = PMUVIRT_EV_TSC, .flags = S, .period = 1000 }, &why), -EINVAL);
-	assert_int_equal(validate(&c->pmu, (struct pmuvirt_counter_ctl){
+	assert_int_equal(validate(&c->r.pmu, (struct pmuvirt_counter_ctl){
 		.event = PMUVIRT_EV_INSTRUCTIONS, .flags = U | S | 0x20, .period = 1000 }, &why),
 		-EINVAL);
 	assert_string_equal(why, "unknown counter flags");
-	assert_int_equal(validate(&c->pmu, (struct pmuvirt_counter_ctl){
+	assert_int_equal(validate(&c->r.pmu, (struct pmuvirt_counter_ctl){
 		.event = PMUVIRT_EV_INSTRUCTIONS, .flags = U | S | 0x80000000u, .period = 1000 },
 		&why), -EINVAL);
 	cpu_free(c);
@@ -155,16 +140,16 @@ static void run_split(bool ppc)
 	int n, i;
 
 	ring_new(&g, 64);
-	ctx = rig_ctx_new_n(&c->pmu, 3, ctrs);
+	ctx = rig_ctx_new_n(&c->r.pmu, 3, ctrs);
 	assert_int_equal(pmuvirt_ctx_attach_samples(ctx, &g.w, fill, c), 0);
-	assert_int_equal(pmuvirt_switch_in(&c->pc, ctx), 0);
+	assert_int_equal(pmuvirt_switch_in(&c->r.pc, ctx), 0);
 	assert_int_equal(pmuvirt_ctx_attach_samples(ctx, NULL, NULL, NULL), -EBUSY);
 	for (iter = 0; iter < 400; iter++) {
 		c->ip = IP_A;
-		rig_run(c->hw, FAKEHW_INSTRUCTIONS, 3 * 777, false);
-		rig_run(c->hw, FAKEHW_BRANCHES, 50, false);
+		rig_run(c->r.hw, FAKEHW_INSTRUCTIONS, 3 * 777, false);
+		rig_run(c->r.hw, FAKEHW_BRANCHES, 50, false);
 		c->ip = IP_B;
-		rig_run(c->hw, FAKEHW_INSTRUCTIONS, 777, false);
+		rig_run(c->r.hw, FAKEHW_INSTRUCTIONS, 777, false);
 		while ((n = pmuvirt_sample_read(&g.r, out, 64)) > 0) {
 			for (i = 0; i < n; i++) {
 				assert_true(out[i].ip == IP_A || out[i].ip == IP_B);
@@ -206,7 +191,7 @@ static void run_split(bool ppc)
 		assert_int_equal(counts[1], total);
 		assert_int_equal(counts[2], 400 * 50 / 100);
 	}
-	assert_int_equal(pmuvirt_switch_out(&c->pc), 0);
+	assert_int_equal(pmuvirt_switch_out(&c->r.pc), 0);
 	rig_ctx_free(ctx);
 	free(g.mem);
 	cpu_free(c);
@@ -238,14 +223,14 @@ static void test_values_weight(void **state)
 	uint32_t mask;
 
 	ring_new(&g, 8);
-	ctx = rig_ctx_new_n(&c->pmu, 3, ctrs);
+	ctx = rig_ctx_new_n(&c->r.pmu, 3, ctrs);
 	assert_int_equal(pmuvirt_ctx_attach_samples(ctx, &g.w, NULL, c), -EINVAL);
 	assert_int_equal(pmuvirt_ctx_attach_samples(ctx, &g.w, fill, c), 0);
-	assert_int_equal(pmuvirt_switch_in(&c->pc, ctx), 0);
-	rig_run(c->hw, FAKEHW_BRANCHES, 123, true);
+	assert_int_equal(pmuvirt_switch_in(&c->r.pc, ctx), 0);
+	rig_run(c->r.hw, FAKEHW_BRANCHES, 123, true);
 	c->ip = 0xffffffff81000000ull;
 	c->kernel = true;
-	rig_run(c->hw, FAKEHW_INSTRUCTIONS, 1000, true);
+	rig_run(c->r.hw, FAKEHW_INSTRUCTIONS, 1000, true);
 	assert_int_equal(pmuvirt_sample_read(&g.r, out, 8), 1);
 	assert_int_equal(out[0].ip, 0xffffffff81000000ull);
 	assert_int_equal(out[0].flags, PMUVIRT_SAMPLE_VALUES);
@@ -255,17 +240,17 @@ static void test_values_weight(void **state)
 	assert_int_equal(out[0].weight, 1);
 
 	/* Three periods before the PMI is taken: one record, weight 3. */
-	fakehw_set_pmi(c->hw, NULL, NULL);
-	rig_run(c->hw, FAKEHW_INSTRUCTIONS, 3000, true);
-	rig_run(c->hw, FAKEHW_BRANCHES, 7, true);
-	assert_int_equal(pmuvirt_pmi(&c->pc, &mask), 0);
+	fakehw_set_pmi(c->r.hw, NULL, NULL);
+	rig_run(c->r.hw, FAKEHW_INSTRUCTIONS, 3000, true);
+	rig_run(c->r.hw, FAKEHW_BRANCHES, 7, true);
+	assert_int_equal(pmuvirt_pmi(&c->r.pc, &mask), 0);
 	assert_int_equal(mask, 1u << 1);
 	assert_int_equal(pmuvirt_sample_read(&g.r, out, 8), 1);
 	assert_int_equal(out[0].weight, 3);
 	assert_int_equal(out[0].value[0], 130);
 	assert_int_equal(out[0].value[1], 4000);
 	pmuvirt_sample_publish(&g.r);
-	assert_int_equal(pmuvirt_switch_out(&c->pc), 0);
+	assert_int_equal(pmuvirt_switch_out(&c->r.pc), 0);
 	rig_ctx_free(ctx);
 	free(g.mem);
 	cpu_free(c);
@@ -282,16 +267,16 @@ static void test_full_ring(void **state)
 	struct ring g;
 
 	ring_new(&g, 4);
-	ctx = rig_ctx_new_n(&c->pmu, 1, &ctr);
+	ctx = rig_ctx_new_n(&c->r.pmu, 1, &ctr);
 	assert_int_equal(pmuvirt_ctx_attach_samples(ctx, &g.w, fill, c), 0);
-	assert_int_equal(pmuvirt_switch_in(&c->pc, ctx), 0);
-	rig_run(c->hw, FAKEHW_INSTRUCTIONS, 1000, false);
+	assert_int_equal(pmuvirt_switch_in(&c->r.pc, ctx), 0);
+	rig_run(c->r.hw, FAKEHW_INSTRUCTIONS, 1000, false);
 	assert_int_equal(pmuvirt_sample_pending(&g.r), 4);
 	assert_int_equal(pmuvirt_sample_lost(&g.r), 6);
 	pmuvirt_take_overflows(ctx, counts);
 	assert_int_equal(counts[0], 10);
 	assert_int_equal(rig_val(ctx, 0), 1000);
-	assert_int_equal(pmuvirt_switch_out(&c->pc), 0);
+	assert_int_equal(pmuvirt_switch_out(&c->r.pc), 0);
 	rig_ctx_free(ctx);
 	free(g.mem);
 	cpu_free(c);
