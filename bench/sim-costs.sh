@@ -13,6 +13,15 @@ sim="$build/tools/sim/pmuvirt-sim"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# repeat N TEXT: TEXT (two switches) for N switches
+repeat() {
+	i=0
+	while [ $i -lt "$1" ]; do
+		printf '%b' "$2"
+		i=$((i + 2))
+	done
+}
+
 # $1 kind, $2 switches
 scenario() {
 	printf 'pmu %s\npcpus 1\nvcpus a 2\nvcpus b 1\n' "$model"
@@ -20,23 +29,17 @@ scenario() {
 	vcpusame)
 		printf 'thread a.t instructions cycles branches\nthread a.u instructions cycles branches\n'
 		printf 'schedule 0 a.1\nswitch a.1 u\nschedule 0 a.0\nswitch a.0 t\n'
-		i=0; while [ $i -lt "$2" ]; do
-			printf 'exec a.0 instructions=100\nschedule 0 a.1\nexec a.1 instructions=100\nschedule 0 a.0\n'
-			i=$((i + 2)); done ;;
+		repeat "$2" 'exec a.0 instructions=100\nschedule 0 a.1\nexec a.1 instructions=100\nschedule 0 a.0\n' ;;
 	vcpu)
 		printf 'thread a.t instructions cycles branches\nthread b.t instructions cycles branches\n'
 		printf 'schedule 0 b.0\nswitch b.0 t\nschedule 0 a.0\nswitch a.0 t\n'
-		i=0; while [ $i -lt "$2" ]; do
-			printf 'exec a.0 instructions=100\nschedule 0 b.0\nexec b.0 instructions=100\nschedule 0 a.0\n'
-			i=$((i + 2)); done ;;
+		repeat "$2" 'exec a.0 instructions=100\nschedule 0 b.0\nexec b.0 instructions=100\nschedule 0 a.0\n' ;;
 	thread|threaddiff)
 		printf 'thread a.x instructions cycles branches\n'
 		if [ "$1" = thread ]; then printf 'thread a.y instructions cycles branches\n'
 		else printf 'thread a.y instructions cycles branch-misses\n'; fi
 		printf 'schedule 0 a.0\nswitch a.0 x\n'
-		i=0; while [ $i -lt "$2" ]; do
-			printf 'exec a.0 instructions=100\nswitch a.0 y\nexec a.0 instructions=100\nswitch a.0 x\n'
-			i=$((i + 2)); done ;;
+		repeat "$2" 'exec a.0 instructions=100\nswitch a.0 y\nexec a.0 instructions=100\nswitch a.0 x\n' ;;
 	esac
 }
 

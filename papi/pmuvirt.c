@@ -23,6 +23,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -535,32 +536,31 @@ static int pv_ntv_name_to_code(const char *name, unsigned int *code)
 	return PAPI_OK;
 }
 
-static int pv_ntv_code_to_name(unsigned int code, char *name, int len)
+/* The name (@descr false) or the description of native event @code. */
+static int pv_code_text(unsigned int code, char *buf, int len, bool descr)
 {
 	uint64_t ev;
 	uint32_t raw;
 
 	if (pv_code_event(code, &ev, &raw) != PAPI_OK)
 		return PAPI_ENOEVNT;
-	if (raw)
-		snprintf(name, len, "r%" PRIx64, ev);
+	if (raw && descr)
+		snprintf(buf, len, "Raw event code %#" PRIx64 " of the CPU", ev);
+	else if (raw)
+		snprintf(buf, len, "r%" PRIx64, ev);
 	else
-		snprintf(name, len, "%s", pv_events[code].name);
+		snprintf(buf, len, "%s", descr ? pv_events[code].descr : pv_events[code].name);
 	return PAPI_OK;
+}
+
+static int pv_ntv_code_to_name(unsigned int code, char *name, int len)
+{
+	return pv_code_text(code, name, len, false);
 }
 
 static int pv_ntv_code_to_descr(unsigned int code, char *descr, int len)
 {
-	uint64_t ev;
-	uint32_t raw;
-
-	if (pv_code_event(code, &ev, &raw) != PAPI_OK)
-		return PAPI_ENOEVNT;
-	if (raw)
-		snprintf(descr, len, "Raw event code %#" PRIx64 " of the CPU", ev);
-	else
-		snprintf(descr, len, "%s", pv_events[code].descr);
-	return PAPI_OK;
+	return pv_code_text(code, descr, len, true);
 }
 
 static int pv_ntv_code_to_info(unsigned int code, PAPI_event_info_t *info)

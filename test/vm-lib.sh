@@ -14,7 +14,10 @@
 #   vm_pack                   OUT/initramfs.cpio.gz from the tree
 #   vm_qemu_x86 LOG SECS MEM APPEND [QEMU_ARGS...]
 #                             Debian's kernel $vmlinuz under qemu-system-x86_64
-#                             (-cpu qemu64) with the initramfs; never fails
+#                             (-cpu qemu64) with the initramfs, the console in
+#                             LOG; says how long QEMU ran; never fails
+#   $vm_icount                QEMU arguments of the exact guests: one
+#                             instruction is one nanosecond and one TSC tick
 #   vm_console LOG            the log without carriage returns
 
 vm_dirs() {
@@ -70,14 +73,18 @@ vm_pack() {
 	(cd "$root" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$out/initramfs.cpio.gz"
 }
 
+vm_icount="-icount shift=0,sleep=off,align=off -rtc clock=vm"
+
 vm_qemu_x86() {
 	_log=$1 _secs=$2 _mem=$3 _append=$4
 	shift 4
+	_start=$(date +%s)
 	timeout "$_secs" qemu-system-x86_64 -machine pc -cpu qemu64 -m "$_mem" \
 		-nodefaults -display none -serial stdio -no-reboot "$@" \
 		-kernel "$vmlinuz" -initrd "$out/initramfs.cpio.gz" \
 		-append "console=ttyS0 panic=-1 quiet nokaslr edd=off mitigations=off tsc=reliable clocksource=tsc $_append" \
 		</dev/null >"$_log" 2>&1 || true
+	echo "$vm_name: QEMU ran $(($(date +%s) - _start)) s"
 }
 
 vm_console() {

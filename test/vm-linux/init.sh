@@ -120,15 +120,7 @@ if [ "$mode" = smp ]; then
 fi
 
 # unload with attached threads: refused while they live, fine after
-/vmtest hold &
-holder=$!
-wait_attached 3 || fail "hold: $(attached) contexts"
-if rmmod pmuvirt 2>/dev/null; then fail "module unloaded under attached threads"; else echo "vm: rmmod refused while 3 threads are attached"; fi
-kill $holder
-wait $holder
-wait_attached 0 || fail "contexts left after the holder died: $(attached)"
-rmmod pmuvirt || fail "rmmod after the threads exited"
-[ -e /dev/pmuvirt ] && fail "/dev/pmuvirt still there"
+check_unload
 insmod /pmuvirt.ko || fail "reload"
 /vmtest probe >/dev/null || fail "probe after reload"
 rmmod pmuvirt || fail "second rmmod"

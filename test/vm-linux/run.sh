@@ -34,9 +34,7 @@ boot() {
 	shift 2
 	log=$out/console-$name.log
 	echo "vm-linux: booting the $name guest ($smp CPU)"
-	start=$(date +%s)
 	vm_qemu_x86 "$log" "${PMUVIRT_VM_TIMEOUT:-240}" 512 "vmmode=$name" -smp "$smp" "$@"
-	echo "vm-linux: $name guest ran $(($(date +%s) - start)) s"
 	vm_console "$log" | grep '^vm: ' | grep -v 'malformed attach\|dmesg' || true
 	if vm_console "$log" | grep -q '^PMUVIRT-VM-RESULT: PASS'; then
 		return 0
@@ -55,7 +53,8 @@ boot() {
 # (static keys at insmod) already replaced, and both CPUs hang
 # (docs/linux.md, "Both CPUs stuck in int3").
 result=0
-boot icount 1 -icount shift=0,sleep=off,align=off -rtc clock=vm || result=1
+# shellcheck disable=SC2086
+boot icount 1 $vm_icount || result=1
 boot smp 2 -accel tcg,thread=single || result=1
 [ $result = 0 ] || die "a guest did not pass"
 echo "vm-linux: PASS"

@@ -291,6 +291,19 @@ struct worker {
 
 static pthread_barrier_t start_barrier;
 
+/* @n threads of @fn, each on its element of the array @w (elements of @size bytes), all joined. */
+static void run_threads(void *(*fn)(void *), void *w, size_t size, int n)
+{
+	pthread_t th[NR_THREADS];
+	int i;
+
+	pthread_barrier_init(&start_barrier, NULL, n);
+	for (i = 0; i < n; i++)
+		pthread_create(&th[i], NULL, fn, (char *)w + i * size);
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+}
+
 static void *worker_fn(void *arg)
 {
 	struct worker *w = arg;
@@ -433,14 +446,9 @@ static void t_accuracy(void)
 	int i;
 
 	memset(w, 0, sizeof(w));
-	pthread_barrier_init(&start_barrier, NULL, NR_THREADS);
-	for (i = 0; i < NR_THREADS; i++) {
-		w[i].cpu_a = w[i].cpu_b = 0;
-		w[i].loops = LOOPS;
-		pthread_create(&w[i].th, NULL, worker_fn, &w[i]);
-	}
 	for (i = 0; i < NR_THREADS; i++)
-		pthread_join(w[i].th, NULL);
+		w[i].loops = LOOPS;
+	run_threads(worker_fn, w, sizeof(w[0]), NR_THREADS);
 	for (i = 0; i < NR_THREADS; i++)
 		report("accuracy", i, &w[i], NR_THREADS);
 	smp_disjoint("accuracy", w, NR_THREADS);
@@ -596,15 +604,12 @@ static void t_inherit(void)
 	CHECK(!pmuvirt_user_attach(&u, fd, &ctl, PMUVIRT_ATTACH_REPORT | PMUVIRT_ATTACH_INHERIT, 0),
 	      "attach with inherit: %s", strerror(errno));
 	memset(w, 0, sizeof(w));
-	pthread_barrier_init(&start_barrier, NULL, NR_THREADS);
 	for (i = 0; i < NR_THREADS; i++) {
 		w[i].cpu_a = w[i].cpu_b = 0;
 		w[i].loops = LOOPS / 2;
 		w[i].inherited = 1;
-		pthread_create(&w[i].th, NULL, worker_fn, &w[i]);
 	}
-	for (i = 0; i < NR_THREADS; i++)
-		pthread_join(w[i].th, NULL);
+	run_threads(worker_fn, w, sizeof(w[0]), NR_THREADS);
 	for (i = 0; i < NR_THREADS; i++)
 		report("inherit", i, &w[i], NR_THREADS);
 	smp_disjoint("inherit", w, NR_THREADS);
@@ -794,11 +799,7 @@ static uint64_t t_imode(double max_err)
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigaction(SIGUSR1, &sa, NULL);
 	memset(w, 0, sizeof(w));
-	pthread_barrier_init(&start_barrier, NULL, NR_THREADS);
-	for (i = 0; i < NR_THREADS; i++)
-		pthread_create(&w[i].th, NULL, imode_fn, &w[i]);
-	for (i = 0; i < NR_THREADS; i++)
-		pthread_join(w[i].th, NULL);
+	run_threads(imode_fn, w, sizeof(w[0]), NR_THREADS);
 	for (i = 0; i < NR_THREADS; i++) {
 		uint64_t want = w[i].read_before[1] / imode_period;
 		uint64_t most = w[i].read_after[1] / imode_period;
@@ -1274,6 +1275,17 @@ static void ignore_sig(int sig)
 	(void)sig;
 }
 
+/* One i-mode cycles counter (user mode) every IMODE_PERIOD. */
+static void cycles_imode_control(struct pmuvirt_control *ctl)
+{
+	memset(ctl, 0, sizeof(*ctl));
+	ctl->version = PMUVIRT_ABI_VERSION;
+	ctl->nr_counters = 1;
+	ctl->counter[0].event = PMUVIRT_EV_CYCLES;
+	ctl->counter[0].flags = PMUVIRT_CTR_USER;
+	ctl->counter[0].period = IMODE_PERIOD;
+}
+
 static int suid_attacher(void)
 {
 	struct pmuvirt_control ctl;
@@ -1285,12 +1297,7 @@ static int suid_attacher(void)
 
 	drop_to_user();
 	signal(SIGUSR1, ignore_sig);	/* the exec'd program gets SIGUSR1's default: death */
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.version = PMUVIRT_ABI_VERSION;
-	ctl.nr_counters = 1;
-	ctl.counter[0].event = PMUVIRT_EV_CYCLES;
-	ctl.counter[0].flags = PMUVIRT_CTR_USER;
-	ctl.counter[0].period = IMODE_PERIOD;
+	cycles_imode_control(&ctl);
 	fd = pmuvirt_user_open(1);
 	if (fd < 0 || pmuvirt_user_attach(&u, fd, &ctl, PMUVIRT_ATTACH_REPORT |
 					  PMUVIRT_ATTACH_INHERIT, SIGUSR1)) {
@@ -1324,16 +1331,22 @@ static int suid_attacher(void)
 	return failed;
 }
 
-static void t_suid(void)
+/* @child() in a child process while perf_event_paranoid is @level; it must exit 0. */
+static void child_at_paranoid(int level, int (*child)(void), const char *what)
 {
-	int old = set_paranoid(2), status;
+	int old = set_paranoid(level), status;
 	pid_t pid = fork();
 
 	if (!pid)
-		_exit(suid_attacher());
+		_exit(child());
 	waitpid(pid, &status, 0);
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "attacher status %#x", status);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s status %#x", what, status);
 	set_paranoid(old);
+}
+
+static void t_suid(void)
+{
+	child_at_paranoid(2, suid_attacher, "attacher");
 	CHECK(wait_attached(0) == 0, "contexts left: %d", attached_count());
 }
 
@@ -1358,12 +1371,7 @@ static int sigperm_child(void)
 	if (setresuid(1000, 1000, 0))
 		return 60;
 	signal(SIGUSR1, sigperm_handler);
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.version = PMUVIRT_ABI_VERSION;
-	ctl.nr_counters = 1;
-	ctl.counter[0].event = PMUVIRT_EV_CYCLES;
-	ctl.counter[0].flags = PMUVIRT_CTR_USER;
-	ctl.counter[0].period = IMODE_PERIOD;
+	cycles_imode_control(&ctl);
 	if (pmuvirt_user_attach(&u, pmuvirt_user_open(1), &ctl, 0, SIGUSR1)) {
 		printf("vm: sigperm: attach: %s\n", strerror(errno));
 		return 61;
@@ -1385,14 +1393,8 @@ static int sigperm_child(void)
 static void t_sigperm(void)
 {
 	long long refused = read_param("signals_refused");
-	int old = set_paranoid(2), status;
-	pid_t pid = fork();
 
-	if (!pid)
-		_exit(sigperm_child());
-	waitpid(pid, &status, 0);
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %#x", status);
-	set_paranoid(old);
+	child_at_paranoid(2, sigperm_child, "child");
 	refused = read_param("signals_refused") - refused;
 	printf("vm: sigperm: signals refused %lld\n", refused);
 	CHECK(refused >= 1, "no refused signal counted");
@@ -1575,11 +1577,7 @@ static void t_pmistorm(void)
 	memset(w, 0, sizeof(w));
 	/* an unattached thread on the same CPU: switches to no context */
 	pthread_create(&hog, NULL, hog_fn, (void *)0L);
-	pthread_barrier_init(&start_barrier, NULL, NR_THREADS);
-	for (i = 0; i < NR_THREADS; i++)
-		pthread_create(&w[i].th, NULL, storm_fn, &w[i]);
-	for (i = 0; i < NR_THREADS; i++)
-		pthread_join(w[i].th, NULL);
+	run_threads(storm_fn, w, sizeof(w[0]), NR_THREADS);
 	for (i = 0; i < NR_THREADS; i++) {
 		imode_check("pmistorm", i, &w[i], STORM_PERIOD);
 		storm_frozen("pmistorm", i, &w[i], 0.10);	/* measured 4.7% */
@@ -2306,13 +2304,9 @@ static void t_sample(void)
 
 	/* two threads on one CPU, each with its own ring */
 	memset(w, 0, sizeof(w));
-	pthread_barrier_init(&start_barrier, NULL, 2);
-	for (i = 0; i < 2; i++) {
-		w[i].idx = i;
-		pthread_create(&w[i].th, NULL, sample_fn, &w[i]);
-	}
 	for (i = 0; i < 2; i++)
-		pthread_join(w[i].th, NULL);
+		w[i].idx = i;
+	run_threads(sample_fn, w, sizeof(w[0]), 2);
 	for (i = 0; i < 2; i++) {
 		double ratio = w[i].hits[1] ? (double)w[i].hits[0] / (double)w[i].hits[1] : 0;
 		uint64_t want = SAMPLE_ROUNDS * 8 * SAMPLE_K / SAMPLE_PERIOD;
@@ -2458,11 +2452,7 @@ static void t_exact(void)
 	int i, j;
 
 	memset(w, 0, sizeof(w));
-	pthread_barrier_init(&start_barrier, NULL, NR_THREADS);
-	for (i = 0; i < NR_THREADS; i++)
-		pthread_create(&w[i].th, NULL, exact_fn, &w[i]);
-	for (i = 0; i < NR_THREADS; i++)
-		pthread_join(w[i].th, NULL);
+	run_threads(exact_fn, w, sizeof(w[0]), NR_THREADS);
 	for (i = 0; i < NR_THREADS; i++) {
 		CHECK(!w[i].err, "thread %d: %s", i, strerror(w[i].err));
 		printf("vm: exact thread %d: spin(1) between two reads %lld; %u record updates (switches)\n",
@@ -2482,6 +2472,38 @@ static void t_exact(void)
 }
 #endif
 
+/* The checks that take no argument, by name. */
+static const struct {
+	const char *name;
+	void (*run)(void);
+} checks[] = {
+	{ "probe", t_probe },		{ "accuracy", t_accuracy },	{ "migrate", t_migrate },
+	{ "fork", t_fork },		{ "inherit", t_inherit },	{ "pmistorm", t_pmistorm },
+	{ "latepmi", t_latepmi },	{ "hotplug", t_hotplug },	{ "throttle", t_throttle },
+	{ "policy", t_policy },		{ "evpolicy", t_evpolicy },	{ "suid", t_suid },
+	{ "sigperm", t_sigperm },	{ "isolation", t_isolation },	{ "exec", t_exec },
+	{ "malformed", t_malformed },	{ "hold", t_hold },		{ "perfhold", t_perfhold },
+#ifdef __powerpc64__
+	{ "exact", t_exact },
+#endif
+#ifdef __x86_64__
+	{ "sample", t_sample },
+#endif
+};
+
+static bool run_named(const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
+		if (!strcmp(what, checks[i].name)) {
+			checks[i].run();
+			return true;
+		}
+	}
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "";
@@ -2493,66 +2515,24 @@ int main(int argc, char **argv)
 		by_schedstat = 1;
 		calibrate();
 	}
-	if (!strcmp(what, "probe"))
-		t_probe();
-	else if (!strcmp(what, "accuracy"))
-		t_accuracy();
-	else if (!strcmp(what, "migrate"))
-		t_migrate();
-	else if (!strcmp(what, "fork"))
-		t_fork();
-	else if (!strcmp(what, "inherit"))
-		t_inherit();
-	else if (!strcmp(what, "imode"))	/* optional: the bound of the counts */
-		t_imode(argc > 2 ? strtod(argv[2], NULL) : MAX_ERR);
-	else if (!strcmp(what, "pmistorm"))
-		t_pmistorm();
-	else if (!strcmp(what, "latepmi"))
-		t_latepmi();
-	else if (!strcmp(what, "hotplug"))
-		t_hotplug();
-	else if (!strcmp(what, "throttle"))
-		t_throttle();
-	else if (!strcmp(what, "policy"))
-		t_policy();
-	else if (!strcmp(what, "evpolicy"))
-		t_evpolicy();
-	else if (!strcmp(what, "suid"))
-		t_suid();
-	else if (!strcmp(what, "sigperm"))
-		t_sigperm();
-	else if (!strcmp(what, "threads") && argc > 3)
+	if (!strcmp(what, "spin") && argc > 2) {
+		spin(strtoull(argv[2], NULL, 0));
+		return 0;
+	}
+	if (!strcmp(what, "threads") && argc > 3) {
 		t_threads(atoi(argv[2]), argv[3]);
-	else if (!strcmp(what, "isolation"))
-		t_isolation();
-	else if (!strcmp(what, "exec"))
-		t_exec();
-	else if (!strcmp(what, "exec-child"))
+		return 0;
+	}
+	if (!strcmp(what, "exec-child"))
 		return exec_child();
-	else if (!strcmp(what, "malformed"))
-		t_malformed();
-	else if (!strcmp(what, "hold"))
-		t_hold();
+	if (!strcmp(what, "imode"))	/* optional: the bound of the counts */
+		t_imode(argc > 2 ? strtod(argv[2], NULL) : MAX_ERR);
 	else if (!strcmp(what, "perfopen") && argc > 2)
 		t_perfopen(argv[2]);
-	else if (!strcmp(what, "perfhold"))
-		t_perfhold();
-#ifdef __powerpc64__
-	else if (!strcmp(what, "exact"))
-		t_exact();
-#endif
-#ifdef __x86_64__
-	else if (!strcmp(what, "sample"))
-		t_sample();
-#endif
-	else if (!strcmp(what, "spin") && argc > 2)
-		spin(strtoull(argv[2], NULL, 0));
-	else {
+	else if (!run_named(what)) {
 		fprintf(stderr, "usage: vmtest probe|accuracy|migrate|fork|inherit|imode|pmistorm|latepmi|hotplug|isolation|throttle|exec|malformed|policy|evpolicy|suid|sigperm|hold|perfopen ok|busy|perfhold|exact (POWER)|sample (x86)|spin N|threads K N\n");
 		return 2;
 	}
-	if (!strcmp(what, "spin") || !strcmp(what, "threads"))
-		return 0;
 	printf("vm: %s %s\n", what, failed ? "FAIL" : "ok");
 	return failed;
 }

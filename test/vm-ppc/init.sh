@@ -58,15 +58,7 @@ awk '/spinner[0-9]-[0-9]+ .* instructions$/ { n++; v = $2; gsub(",", "", v);
 	END { exit !(n == 3 && !bad) }' /stat.out || fail "pmuvirt-stat: per-thread counts of the command's threads"
 
 # unload with attached threads: refused while they live, fine after
-/vmtest hold &
-holder=$!
-wait_attached 3 || fail "hold: $(attached) contexts"
-if rmmod pmuvirt 2>/dev/null; then fail "module unloaded under attached threads"; else echo "vm: rmmod refused while 3 threads are attached"; fi
-kill $holder
-wait $holder
-wait_attached 0 || fail "contexts left after the holder died: $(attached)"
-rmmod pmuvirt || fail "rmmod after the threads exited"
-[ -e /dev/pmuvirt ] && fail "/dev/pmuvirt still there"
+check_unload
 /vmtest perfopen ok || fail "perf cannot count after the module gave the PMU back"
 insmod /pmuvirt.ko || fail "reload"
 /vmtest probe >/dev/null || fail "probe after reload"

@@ -2,6 +2,18 @@
 /* pmuvirt-sim: pmuvirt's numbers against the truth, difference by difference. */
 #include "output.h"
 
+/* 1 (and a line on @log) when @got is not @truth. */
+static unsigned int differs(FILE *log, const char *label, unsigned int k, const char *what,
+			    uint64_t got, uint64_t truth)
+{
+	if (got == truth)
+		return 0;
+	if (log)
+		fprintf(log, "%s counter %u: %s %llu, truth %llu\n", label, k + 1, what,
+			(unsigned long long)got, (unsigned long long)truth);
+	return 1;
+}
+
 unsigned int sim_compare(const struct scenario *sc, const struct sim_result *res,
 			 const struct sim_result *truth, FILE *log)
 {
@@ -20,22 +32,9 @@ unsigned int sim_compare(const struct scenario *sc, const struct sim_result *res
 			continue;
 		}
 		for (k = 0; k < b->nr_counters; k++) {
-			if (a->ctr[k].count != b->ctr[k].count) {
-				bad++;
-				if (log)
-					fprintf(log, "%s counter %u: count %llu, truth %llu\n",
-						label, k + 1,
-						(unsigned long long)a->ctr[k].count,
-						(unsigned long long)b->ctr[k].count);
-			}
-			if (a->ctr[k].overflows != b->ctr[k].overflows) {
-				bad++;
-				if (log)
-					fprintf(log, "%s counter %u: %llu overflows, truth %llu\n",
-						label, k + 1,
-						(unsigned long long)a->ctr[k].overflows,
-						(unsigned long long)b->ctr[k].overflows);
-			}
+			bad += differs(log, label, k, "count", a->ctr[k].count, b->ctr[k].count);
+			bad += differs(log, label, k, "overflows", a->ctr[k].overflows,
+				       b->ctr[k].overflows);
 		}
 	}
 	for (r = 0; r < truth->nr_reads; r++) {
