@@ -7,7 +7,8 @@ sim=$1
 model=$2
 first=$3
 count=$4
-models="intel-v1 intel-v2 intel-v3 intel-v4 intel-v5 amd-k8 amd-fam17h amd-perfmonv2 power8 power9 power10"
+models=$(${SIM_EMU:-} "$sim" models) || { echo "FAIL: $sim models" >&2; exit 1; }
+nr_models=$(echo "$models" | wc -l)
 tmp=${TMPDIR:-/tmp}/sim-battery.$$
 trap 'rm -f "$tmp".*' EXIT
 # A run that hangs fails after a minute instead of stalling the suite.
@@ -20,7 +21,7 @@ while [ "$seed" -lt "$last" ]; do
 	m=$model
 	if [ "$m" = all ]; then
 		set -- $models
-		shift $((seed % 11))
+		shift $((seed % nr_models))
 		m=$1
 	fi
 	if ! ${SIM_EMU:-} "$sim" gen --seed "$seed" --model "$m" >"$tmp.scn"; then

@@ -302,19 +302,19 @@ static void test_gen_roundtrip(void **state)
 {
 	unsigned int i, seed;
 
-	for (i = 0; sim_gen_models[i]; i++)
+	for (i = 0; sim_models[i].name; i++)
 		for (seed = 1; seed <= 40; seed++) {
 			struct scenario a, b;
 			char *t1 = NULL, *t2 = NULL;
 			size_t l1 = 0, l2 = 0;
 			FILE *f;
 
-			assert_int_equal(sim_gen(&a, seed, sim_gen_models[i], err, sizeof(err)), 0);
+			assert_int_equal(sim_gen(&a, seed, sim_models[i].name, err, sizeof(err)), 0);
 			f = open_memstream(&t1, &l1);
 			sim_scenario_print(f, &a);
 			fclose(f);
 			if (sim_parse(t1, &b, err, sizeof(err)))
-				fail_msg("%s seed %u: %s", sim_gen_models[i], seed, err);
+				fail_msg("%s seed %u: %s", sim_models[i].name, seed, err);
 			assert_int_equal(a.nr_steps, b.nr_steps);
 			assert_int_equal(a.nr_reads, b.nr_reads);
 			f = open_memstream(&t2, &l2);

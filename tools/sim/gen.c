@@ -16,11 +16,6 @@
 #define NOTIFY_BUDGET	30000	/* i-mode notifications per scenario */
 #define WRAP_BUDGET	200000	/* hardware counter wraps per scenario */
 
-const char *const sim_gen_models[] = {
-	"intel-v1", "intel-v2", "intel-v3", "intel-v4", "intel-v5", "amd-k8", "amd-fam17h",
-	"amd-perfmonv2", "power8", "power9", "power10", NULL,
-};
-
 struct gen {
 	uint64_t rng;
 	struct scenario *sc;
@@ -62,40 +57,28 @@ static uint64_t log_num(struct gen *g, unsigned int bits)
 	return range(g, b ? (uint64_t)1 << (b - 1) : 0, ((uint64_t)1 << b));
 }
 
-static void random_pmu(struct gen *g, const char *model)
+/* @m with the geometry a scenario of its family may declare, at random. */
+static void random_pmu(struct gen *g, const struct sim_model_info *m)
 {
 	struct sim_pmu *pmu = &g->sc->pmu;
 	static const unsigned int widths[] = { 32, 40, 44, 48, 48, 48 };
 
 	memset(pmu, 0, sizeof(*pmu));
-	snprintf(pmu->name, sizeof(pmu->name), "%s", model);
+	snprintf(pmu->name, sizeof(pmu->name), "%s", m->name);
 	pmu->line = 1;
-	if (!strncmp(model, "intel-v", 7)) {
-		pmu->model = SIM_MODEL_INTEL;
-		pmu->version = (unsigned int)(model[7] - '0');
+	pmu->model = m->model;
+	pmu->version = m->version;
+	pmu->gp = m->gp;
+	pmu->fixed = m->fixed;
+	pmu->width = m->width;
+	if (m->model == SIM_MODEL_INTEL) {
 		pmu->gp = chance(g, 50) ? 4 : (unsigned int)range(g, 1, 8);
 		pmu->fixed = pmu->version == 1 ? 0 :
 			     chance(g, 60) ? 3 : (unsigned int)range(g, 0, 4);
 		pmu->width = widths[range(g, 0, 5)];
 		pmu->fw_write = chance(g, 70);
-	} else if (!strcmp(model, "amd-k8")) {
-		pmu->model = SIM_MODEL_AMD_K8;
-		pmu->gp = 4;
-		pmu->width = 48;
-	} else if (!strcmp(model, "amd-fam17h")) {
-		pmu->model = SIM_MODEL_AMD_FAM17H;
-		pmu->gp = 6;
-		pmu->width = 48;
-	} else if (!strcmp(model, "amd-perfmonv2")) {
-		pmu->model = SIM_MODEL_AMD_PERFMONV2;
+	} else if (m->model == SIM_MODEL_AMD_PERFMONV2) {
 		pmu->gp = chance(g, 50) ? 6 : (unsigned int)range(g, 1, 6);
-		pmu->width = 48;
-	} else {
-		pmu->model = SIM_MODEL_POWER;
-		pmu->version = (unsigned int)atoi(model + 5);
-		pmu->gp = 4;
-		pmu->fixed = 2;
-		pmu->width = 32;
 	}
 }
 
@@ -412,6 +395,7 @@ static int gen_step(struct gen *g)
 
 int sim_gen(struct scenario *sc, uint64_t seed, const char *model, char *err, size_t errlen)
 {
+	const struct sim_model_info *m;
 	struct gen g;
 	unsigned int i, d, t, nsteps, e;
 
@@ -422,18 +406,14 @@ int sim_gen(struct scenario *sc, uint64_t seed, const char *model, char *err, si
 	g.notify_left = NOTIFY_BUDGET;
 	g.wrap_left = WRAP_BUDGET;
 	if (!model) {
-		for (i = 0; sim_gen_models[i]; i++)
+		for (i = 0; sim_models[i].name; i++)
 			;
-		model = sim_gen_models[range(&g, 0, i - 1)];
-	}
-	for (i = 0; sim_gen_models[i]; i++)
-		if (!strcmp(model, sim_gen_models[i]))
-			break;
-	if (!sim_gen_models[i]) {
+		m = &sim_models[range(&g, 0, i - 1)];
+	} else if (!(m = sim_model_find(model))) {
 		snprintf(err, errlen, "unknown model '%s'", model);
 		return -1;
 	}
-	random_pmu(&g, model);
+	random_pmu(&g, m);
 	sc->nr_pcpus = (unsigned int)range(&g, 1, 4);
 	sc->nr_domains = (unsigned int)range(&g, 1, 3);
 	sc->domains = calloc(SIM_MAX_DOMAINS, sizeof(*sc->domains));

@@ -5,12 +5,9 @@
 
 #include "scenario.h"
 
-/* Model names gen accepts, NULL-terminated. */
-extern const char *const sim_gen_models[];
-
 /*
- * Build a random valid scenario from @seed on @model (NULL: chosen from the
- * seed).  The same seed and model always give the same scenario.  Returns 0,
+ * Build a random valid scenario from @seed on @model (one of sim_models[];
+ * NULL: chosen from the seed).  The same seed and model always give the same scenario.  Returns 0,
  * or -1 with the reason in @err (unknown model, out of memory).
  */
 int sim_gen(struct scenario *sc, uint64_t seed, const char *model, char *err, size_t errlen);

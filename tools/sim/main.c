@@ -30,13 +30,17 @@
 
 static int usage(const char *why)
 {
+	char names[256];
+
 	if (why)
 		fprintf(stderr, PROG ": %s\n", why);
+	sim_model_names(names, sizeof(names), " ");
 	fprintf(stderr,
 		"usage: " PROG " run <file> [--json] [--svg FILE] [--check]\n"
 		"       " PROG " gen --seed N [--model M]\n"
 		"       " PROG " battery [--model M] [--first N] [--count K]\n"
-		"models: intel-v1..intel-v5 amd-k8 amd-fam17h amd-perfmonv2 power8 power9 power10\n");
+		"       " PROG " models\n"
+		"models: %s\n", names);
 	return EXIT_USAGE;
 }
 
@@ -244,6 +248,13 @@ int main(int argc, char **argv)
 		return cmd_gen(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "battery"))
 		return cmd_battery(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "models") && argc == 2) {
+		const struct sim_model_info *m;
+
+		for (m = sim_models; m->name; m++)
+			printf("%s\n", m->name);
+		return 0;
+	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(NULL);
 		return 0;

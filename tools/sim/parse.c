@@ -264,46 +264,30 @@ static int parse_pcpu(struct parser *p, const char *tok, unsigned int *pcpu)
 
 static int decl_pmu(struct parser *p, char **tok, int n)
 {
-	static const struct {
-		const char *name;
-		enum sim_model model;
-		unsigned int version, gp, fixed, width;
-	} models[] = {
-		{ "intel-v1", SIM_MODEL_INTEL, 1, 4, 0, 48 },
-		{ "intel-v2", SIM_MODEL_INTEL, 2, 4, 3, 48 },
-		{ "intel-v3", SIM_MODEL_INTEL, 3, 4, 3, 48 },
-		{ "intel-v4", SIM_MODEL_INTEL, 4, 4, 3, 48 },
-		{ "intel-v5", SIM_MODEL_INTEL, 5, 4, 3, 48 },
-		{ "amd-k8", SIM_MODEL_AMD_K8, 0, 4, 0, 48 },
-		{ "amd-fam17h", SIM_MODEL_AMD_FAM17H, 0, 6, 0, 48 },
-		{ "amd-perfmonv2", SIM_MODEL_AMD_PERFMONV2, 0, 6, 0, 48 },
-		{ "power8", SIM_MODEL_POWER, 8, 4, 2, 32 },
-		{ "power9", SIM_MODEL_POWER, 9, 4, 2, 32 },
-		{ "power10", SIM_MODEL_POWER, 10, 4, 2, 32 },
-	};
 	struct sim_pmu *pmu = &p->sc->pmu;
 	bool seen[4] = { false };
-	unsigned int m;
+	const struct sim_model_info *m;
 	int i;
 
 	if (p->have_pmu)
 		return fail(p, "duplicate pmu declaration (first at line %d)", pmu->line);
 	if (n < 2)
 		return fail(p, "pmu needs a model");
-	for (m = 0; m < sizeof(models) / sizeof(models[0]); m++)
-		if (!strcmp(tok[1], models[m].name))
-			break;
-	if (m == sizeof(models) / sizeof(models[0]))
-		return fail(p, "unknown pmu model '%s' (intel-v1..intel-v5, amd-k8, amd-fam17h, amd-perfmonv2, power8, power9, power10)",
-			    tok[1]);
+	m = sim_model_find(tok[1]);
+	if (!m) {
+		char names[256];
+
+		sim_model_names(names, sizeof(names), ", ");
+		return fail(p, "unknown pmu model '%s' (%s)", tok[1], names);
+	}
 	memset(pmu, 0, sizeof(*pmu));
-	pmu->model = models[m].model;
-	pmu->version = models[m].version;
-	pmu->gp = models[m].gp;
-	pmu->fixed = models[m].fixed;
-	pmu->width = models[m].width;
+	pmu->model = m->model;
+	pmu->version = m->version;
+	pmu->gp = m->gp;
+	pmu->fixed = m->fixed;
+	pmu->width = m->width;
 	pmu->fw_write = pmu->model == SIM_MODEL_INTEL;
-	snprintf(pmu->name, sizeof(pmu->name), "%s", models[m].name);
+	snprintf(pmu->name, sizeof(pmu->name), "%s", m->name);
 	pmu->line = p->line;
 
 	for (i = 2; i < n; i++) {

@@ -42,6 +42,22 @@ enum sim_model {
 	SIM_MODEL_POWER,	/* power8/9/10 (version 8, 9, 10) */
 };
 
+/*
+ * The PMU models the simulator knows, in tools/sim/scenario.c: the name a
+ * scenario writes, the family and version, the default geometry.  A new
+ * model of a known family is one row there; everything else (parser,
+ * generator, usage, the battery tests) takes the list from it.
+ */
+struct sim_model_info {
+	const char *name;
+	enum sim_model model;
+	unsigned int version, gp, fixed, width;
+};
+extern const struct sim_model_info sim_models[];	/* ends with a NULL name */
+const struct sim_model_info *sim_model_find(const char *name);
+/* "intel-v1, intel-v2, ..." into @buf. */
+void sim_model_names(char *buf, size_t len, const char *sep);
+
 /**
  * struct sim_pmu - the `pmu` declaration, defaults filled in
  * @model:	enum sim_model.
