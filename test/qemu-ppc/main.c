@@ -71,9 +71,9 @@ static void milestone_raw_pmu(void)
 	(void)frozen;
 }
 
-void board_main(void)
+void board_main(uint64_t r3, uint64_t r8, uint64_t r9)
 {
-	board_init();
+	board_init(r3, r8, r9);
 	kprintf("%s: start\n", QPPC_MARKER);
 	milestone_raw_pmu();
 	tests_pmuvirt();

@@ -29,45 +29,27 @@ cpus=${QPPC_CPUS:-power8 power9 power10}
 qemu=${QPPC_QEMU:-qemu-system-ppc64}
 tmo=${QPPC_TIMEOUT:-120}
 marker=PMUVIRT-QEMU-PPC
-cross=powerpc64-linux-gnu
 
 "$src/tools/install-deps.sh" qemu-ppc ||
 	die "missing packages: run 'tools/install-deps.sh qemu-ppc' as root"
-for t in $cross-gcc $cross-ld $qemu timeout; do
+for t in $qemu timeout; do
 	command -v $t >/dev/null || die "$t not found (tools/install-deps.sh qemu-ppc)"
 done
 
 # ---- build ----------------------------------------------------------------
+. "$here/image.sh"
 mkdir -p "$build/obj"
 build=$(cd "$build" && pwd)
 rm -f "$build"/obj/*.o
-cflags="-m64 -mbig-endian -mcpu=power8 -mabi=elfv1 -O2 -g -ffreestanding -nostdinc
-	-fno-stack-protector -fno-pic -msoft-float -mno-altivec -mno-vsx
-	-Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration
-	-DPMUVIRT_HAVE_ENV=1 -I$src/src/glue/freestanding -I$src/src/core -I$src/src/arch
-	-I$src/include -I$here ${QPPC_CFLAGS:-}"
-lib=$(ls "$src"/src/core/*.c "$src"/src/arch/ppc/*.c "$src"/src/arch/pv/*.c 2>/dev/null || true)
-objs=
-for f in $lib; do
-	o=$build/obj/lib-$(basename "$(dirname "$f")")-$(basename "$f" .c).o
-	# shellcheck disable=SC2086
-	$cross-gcc $cflags -DPMUVIRT_CORE_BUILD=1 -c "$f" -o "$o" ||
-		die "$f does not build freestanding for the image"
-	objs="$objs $o"
-done
+image_setup "$src"
+image_lib "$build/obj"
 defs=
 [ -n "$(ls "$src"/src/arch/ppc/*.c 2>/dev/null)" ] && defs="$defs -DQPPC_HAVE_PPC=1"
 [ -n "$(ls "$src"/src/arch/pv/*.c 2>/dev/null)" ] && defs="$defs -DQPPC_HAVE_PV=1"
-for f in "$here"/*.c "$here"/*.S; do
-	o=$build/obj/img-$(basename "$f").o
-	# shellcheck disable=SC2086
-	$cross-gcc $cflags $defs -c "$f" -o "$o" || die "$f does not build"
-	objs="$objs $o"
-done
-# shellcheck disable=SC2086
-$cross-ld -static -nostdlib --no-warn-rwx-segments -T "$here/image.lds" -Map "$build/image.map" \
-	-o "$build/image.elf" $objs || die "link failed"
-echo "qemu-ppc: built $build/image.elf from $(echo $lib | wc -w) library files"
+image_cc "$build/obj" "$defs" "$here/start.S" "$here/board.c" "$here/hvterm.c" \
+	"$here/pseries.c" "$here/spr.c" "$here/main.c" "$here/pmuvirt_tests.c" "$here/stacked.c"
+image_link "$build/image.elf" $image_objs $image_lib_objs
+echo "qemu-ppc: built $build/image.elf from $(echo $image_lib_objs | wc -w) library files"
 
 # ---- QEMU 10 (bookworm-backports), unpacked into the build directory -------
 . "$here/qemu10.sh"

@@ -1,17 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
 /*
- * Entry of the bare-metal test image (big-endian, real mode).  VOF enters
- * at 0x400000, maybe in 32-bit mode: set MSR[SF], copy the image to its
- * link address 0 (position-independent code until then), then run C.
+ * Entry of the bare-metal images (big-endian, real mode), shared by the
+ * pseries image, the powernv hypervisor image (QPPC_HV) and its guests.
+ * VOF (pseries) enters at 0x400000 maybe in 32-bit mode, skiboot
+ * (powernv) at the ELF entry in its load area with r3 = device tree, r8 =
+ * OPAL base, r9 = OPAL entry, a hypervisor at the guest's real address 0.
+ * Set MSR[SF], copy the image to its link address 0 (position-independent
+ * code until then), then run C: board_main(r3, r8, r9) of the entry.
  */
 #define SPRG1	273
 #define SPRG2	274
+#define HSPRG0	304
+#define HSPRG1	305
+#define HSRR0	314
+#define HSRR1	315
 #define FRAME	448		/* 112 ABI area + 40 saved doublewords */
 #define SAVE(n)	(112 + 8 * (n))	/* r0..r31, then CR LR CTR XER SRR0 SRR1 */
 
 	.section .text.start, "ax"
 	.globl _start
 _start:
+	mr	%r29, %r3		/* the entry's arguments, for board_main() */
+	mr	%r30, %r8
+	mr	%r31, %r9
 	mfmsr	%r11
 	li	%r12, 1
 	rldicr	%r12, %r12, 63, 0	/* MSR[SF] */
@@ -55,52 +66,68 @@ _start:
 
 /*
  * Every vector: note which one in r3 (old r3 in SPRG1) and report.  The
- * decrementer and the performance monitor are handled and return.
+ * decrementer and the performance monitor are handled and return.  In the
+ * hypervisor image (QPPC_HV) the interrupts a guest causes in hypervisor
+ * state (hypervisor call, hypervisor decrementer, the 0xe00-0xf80
+ * hypervisor interrupts) leave the guest: guest r12 and r13 go to HSPRG0
+ * and HSPRG1, r13 holds the vector, and hv_exit_srr/hv_exit_hsrr (in the
+ * hypervisor's own code) save the rest.  Vectors from 0xe00 on are 0x20
+ * bytes apart: eight instructions each at most.
  */
 	.section .text.vectors, "ax"
-	.macro vec n
-	.balign	0x80
-	.if \n == 0x900 || \n == 0xf00
+	.macro trapvec n
+	.org	\n - 0x100
+	mtspr	SPRG1, %r3
+	li	%r3, \n
+	b	trap_common
+	.endm
+	.macro irqvec n
+	.org	\n - 0x100
 	mtspr	SPRG1, %r1
 	mtspr	SPRG2, %r3
 	li	%r3, \n
 	b	irq_common
-	.else
-	mtspr	SPRG1, %r3
-	li	%r3, \n
-	b	trap_common
-	.endif
 	.endm
-	vec 0x100
-	vec 0x180
-	vec 0x200
-	vec 0x280
-	vec 0x300
-	vec 0x380
-	vec 0x400
-	vec 0x480
-	vec 0x500
-	vec 0x580
-	vec 0x600
-	vec 0x680
-	vec 0x700
-	vec 0x780
-	vec 0x800
-	vec 0x880
-	vec 0x900
-	vec 0x980
-	vec 0xa00
-	vec 0xa80
-	vec 0xb00
-	vec 0xb80
-	vec 0xc00
-	vec 0xc80
-	vec 0xd00
-	vec 0xd80
-	vec 0xe00
-	vec 0xe80
-	vec 0xf00
-	vec 0xf80
+#ifdef QPPC_HV
+	.macro hvexit n, how
+	.org	\n - 0x100
+	mtspr	HSPRG0, %r12
+	mtspr	HSPRG1, %r13
+	li	%r13, \n
+	b	hv_exit_\how
+	.endm
+#else
+	.macro hvexit n, how
+	trapvec	\n
+	.endm
+#endif
+	trapvec	0x100
+	trapvec	0x200
+	trapvec	0x300
+	trapvec	0x380
+	trapvec	0x400
+	trapvec	0x480
+	trapvec	0x500
+	trapvec	0x600
+	trapvec	0x700
+	trapvec	0x800
+	irqvec	0x900
+	hvexit	0x980, hsrr
+	trapvec	0xa00
+	trapvec	0xb00
+	hvexit	0xc00, srr
+	trapvec	0xd00
+	hvexit	0xe00, hsrr
+	hvexit	0xe20, hsrr
+	hvexit	0xe40, hsrr
+	hvexit	0xe60, hsrr
+	hvexit	0xe80, hsrr
+	hvexit	0xea0, hsrr
+	irqvec	0xf00
+	trapvec	0xf20
+	trapvec	0xf40
+	trapvec	0xf60
+	hvexit	0xf80, hsrr
 
 	.text
 start64:
@@ -119,11 +146,14 @@ start64:
 	std	%r0, 0(%r3)
 	addi	%r3, %r3, 8
 	b	5b
-6:	bl	board_main
+6:	mr	%r3, %r29
+	mr	%r4, %r30
+	mr	%r5, %r31
+	bl	board_main
 	nop
 7:	b	7b
 
-/* A handled interrupt: save everything, call board_irq(vec), return. */
+/* A handled interrupt: save everything, call board_irq(vec, frame), return. */
 irq_common:
 	lis	%r1, _irq_stack_top@ha
 	addi	%r1, %r1, _irq_stack_top@l
@@ -178,6 +208,7 @@ irq_common:
 	std	%r0, 0(%r1)
 	lis	%r2, .TOC.@ha
 	addi	%r2, %r2, .TOC.@l
+	mr	%r4, %r1
 	bl	board_irq
 	nop
 	ld	%r0, SAVE(37)(%r1)
@@ -231,6 +262,13 @@ trap_common:
 	mfsrr0	%r4
 	mfsrr1	%r5
 	mr	%r6, %r1
+#ifdef QPPC_HV
+	mfspr	%r7, HSRR0
+	mfspr	%r8, HSRR1
+#else
+	li	%r7, 0
+	li	%r8, 0
+#endif
 	lis	%r1, _trap_stack_top@ha
 	addi	%r1, %r1, _trap_stack_top@l
 	li	%r0, 0
