@@ -30,6 +30,37 @@ static size_t slen(const char *s)
 	return n;
 }
 
+/*
+ * n >= 1 iterations of a two-instruction loop: 2n + a constant.  Only here
+ * is MSR[EE] on, so a performance monitor interrupt (QEMU 10, hardware)
+ * never lands inside pmuvirt itself, nor in a guest's other code.
+ */
+void __attribute__((noinline)) qppc_spin(uint64_t n)
+{
+	uint64_t s = 0, msr;
+
+	__asm__ __volatile__("mfmsr	%1\n\t"
+			     "ori	%1, %1, 0x8000\n\t"
+			     "mtmsrd	%1, 1\n\t"
+			     "mtctr	%2\n"
+			     "1:	addi	%0, %0, 1\n\t"
+			     "bdnz	1b\n\t"
+			     "mfmsr	%1\n\t"
+			     "xori	%1, %1, 0x8000\n\t"
+			     "mtmsrd	%1, 1"
+			     : "+r"(s), "=&r"(msr)
+			     : "r"(n)
+			     : "ctr");
+}
+
+uint64_t qppc_xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
 /* ---- console ---- */
 
 static char outbuf[16];

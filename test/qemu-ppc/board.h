@@ -50,6 +50,12 @@ void board_exit(bool pass) __attribute__((noreturn));
 extern void (*board_pmi_hook)(void);
 extern uint64_t board_irqs[2];
 
+/* n >= 1 iterations of a two-instruction loop, MSR[EE] on: 2n + a constant. */
+void qppc_spin(uint64_t n);
+
+/* Deterministic pseudo-random numbers (xorshift); *@s must not be 0. */
+uint64_t qppc_xorshift(uint64_t *s);
+
 void *memcpy(void *d, const void *s, size_t n);
 void *memset(void *d, int c, size_t n);
 

@@ -9,6 +9,10 @@
 # image_cc OBJDIR DEFS F... compile F... with the extra flags DEFS;
 #                           append the objects to image_objs
 # image_link OUT OBJS...    link OUT (and OUT.map)
+# image_verdict JOB TAG RC LOG TIMEOUT
+#                           judge a boot: QEMU's exit status RC (124: the
+#                           timeout) and the pass marker in LOG; prints why
+#                           and returns 1 when it failed
 
 image_cross=powerpc64-linux-gnu
 
@@ -63,4 +67,17 @@ image_link() {
 	# shellcheck disable=SC2068
 	$image_cross-ld -static -nostdlib --no-warn-rwx-segments -T "$image_shared/image.lds" \
 		-Map "$_il_out.map" -o "$_il_out" $@ || image_die "link of $_il_out failed"
+}
+
+image_verdict() {
+	if [ "$3" = 124 ]; then
+		echo "$1: $2: timed out after $5 s" >&2
+	elif [ "$3" != 0 ]; then
+		echo "$1: $2: QEMU exit status $3 (guest failure)" >&2
+	elif ! grep -q "^PMUVIRT-QEMU-PPC: PASS" "$4"; then
+		echo "$1: $2: exit status 0 but no 'PMUVIRT-QEMU-PPC: PASS' on the console" >&2
+	else
+		return 0
+	fi
+	return 1
 }

@@ -25,29 +25,6 @@ uint64_t qppc_pmis;
 uint64_t qppc_pmi_tb;	/* time base spent in pmuvirt_pmi() */
 
 /*
- * n >= 1 iterations of a two-instruction loop: 2n + a constant.  Only here
- * is MSR[EE] on, so a performance monitor interrupt (QEMU 10, hardware)
- * never lands inside pmuvirt itself.
- */
-void __attribute__((noinline)) qppc_spin(uint64_t n)
-{
-	uint64_t s = 0, msr;
-
-	__asm__ __volatile__("mfmsr	%1\n\t"
-			     "ori	%1, %1, 0x8000\n\t"
-			     "mtmsrd	%1, 1\n\t"
-			     "mtctr	%2\n"
-			     "1:	addi	%0, %0, 1\n\t"
-			     "bdnz	1b\n\t"
-			     "mfmsr	%1\n\t"
-			     "xori	%1, %1, 0x8000\n\t"
-			     "mtmsrd	%1, 1"
-			     : "+r"(s), "=&r"(msr)
-			     : "r"(n)
-			     : "ctr");
-}
-
-/*
  * Zero all PMCs while no context is on the CPU: a-mode contexts never keep
  * raw values across a switch, so this only moves the next crossing of
  * bit 31 (a PMI, lossy when polled) 2^31 events away.

@@ -28,7 +28,6 @@ build=${1:-$src/build-qemu-ppc}
 cpus=${QPPC_CPUS:-power8 power9 power10}
 qemu=${QPPC_QEMU:-qemu-system-ppc64}
 tmo=${QPPC_TIMEOUT:-120}
-marker=PMUVIRT-QEMU-PPC
 
 "$src/tools/install-deps.sh" qemu-ppc ||
 	die "missing packages: run 'tools/install-deps.sh qemu-ppc' as root"
@@ -82,14 +81,7 @@ for which in $qemus; do
 			-action panic=exit-failure -no-reboot \
 			-kernel "$build/image.elf" </dev/null >"$log" 2>&1 || rc=$?
 		sed "s|^|[$tag] |" "$log"
-		if [ "$rc" = 124 ]; then
-			echo "qemu-ppc: $tag: timed out after $tmo s" >&2
-			fail=1
-		elif [ "$rc" != 0 ]; then
-			echo "qemu-ppc: $tag: QEMU exit status $rc (guest failure)" >&2
-			fail=1
-		elif ! grep -q "^$marker: PASS" "$log"; then
-			echo "qemu-ppc: $tag: exit status 0 but no '$marker: PASS' on the console" >&2
+		if ! image_verdict qemu-ppc "$tag" "$rc" "$log" "$tmo"; then
 			fail=1
 		elif [ -n "$want" ] && grep -q "overflow: mode" "$log" &&
 		     ! grep -q "overflow: mode $want" "$log"; then

@@ -46,7 +46,6 @@ extern struct pmuvirt_pcpu qppc_pc;
 extern uint64_t qppc_pmis;
 extern uint64_t qppc_pmi_tb;
 
-void qppc_spin(uint64_t n);
 void qppc_poll(struct pmuvirt_pcpu *pc);
 void qppc_pmc_reset(void);
 int qppc_thread_init(struct qppc_thread *t, const struct pmuvirt_pmu *pmu,

@@ -107,7 +107,7 @@ _start:
 	trapvec	0x380
 	trapvec	0x400
 	trapvec	0x480
-	trapvec	0x500
+	hvexit	0x500, hsrr
 	trapvec	0x600
 	trapvec	0x700
 	trapvec	0x800
