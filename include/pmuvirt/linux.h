@@ -19,6 +19,11 @@
  * PROT_READ, MAP_SHARED, fd, PMUVIRT_SAMPLE_PGOFF * page size) maps it
  * read-only (header in the first page, records from the second), and
  * PMUVIRT_IOC_SAMPLE_TAIL hands the reader's tail back to the writer.
+ * With PMUVIRT_ATTACH_SAMPLE_FILE the rings of the thread and of every task
+ * that inherits its context also go to the file it attached through:
+ * PMUVIRT_IOC_SAMPLE_OPEN on that file (from any process holding it)
+ * returns a descriptor per ring, which maps the ring the same way at page
+ * offset 0 and takes PMUVIRT_IOC_SAMPLE_TAIL for it.
  * read(2) on the file
  * returns struct pmuvirt_report records of threads that attached through
  * that file with PMUVIRT_ATTACH_REPORT (or inherited such a context), when
@@ -50,7 +55,15 @@
  * its descendants inherit too; without it a new task starts uncounted.
  */
 #define PMUVIRT_ATTACH_INHERIT	0x2u
-#define PMUVIRT_ATTACH_FLAGS	0x3u
+/*
+ * With PMUVIRT_ATTACH_REPORT and a sampling counter: the sample ring of
+ * this thread, and of every task that inherits its context, is queued on
+ * the file for PMUVIRT_IOC_SAMPLE_OPEN (a recorder drains them all).  No
+ * overflow signal is sent to these threads (@signo must be 0); their
+ * notifications stay pending for PMUVIRT_IOC_RESUME.
+ */
+#define PMUVIRT_ATTACH_SAMPLE_FILE	0x4u
+#define PMUVIRT_ATTACH_FLAGS	0x7u
 
 /* struct pmuvirt_attach.caps (filled by the module) */
 #define PMUVIRT_UREAD_TSC	0x1u	/* user mode may read the TSC (rdtsc) */
@@ -99,6 +112,39 @@ struct pmuvirt_sample_tail {
 	uint32_t version;
 	uint32_t tail;
 	uint32_t reserved;
+};
+
+/* Sample rings a file keeps for PMUVIRT_IOC_SAMPLE_OPEN; more are dropped (counted). */
+#define PMUVIRT_SAMPLE_QUEUE_MAX	1024
+
+/**
+ * struct pmuvirt_sample_open - take the next sample ring queued on a file
+ * @size:	sizeof(struct pmuvirt_sample_open).
+ * @version:	PMUVIRT_LINUX_VERSION.
+ * @flags:	must be zero.
+ * @fd:		out: a new descriptor (close-on-exec) of the ring: mmap(NULL,
+ *		@pages pages, PROT_READ, MAP_SHARED, fd, 0) maps it read-only,
+ *		PMUVIRT_IOC_SAMPLE_TAIL on it publishes the reader's tail.  It
+ *		keeps the ring after its thread has exited.
+ * @tid:	out: the ring's thread (pid namespace of the attaching thread).
+ * @pid:	out: its thread-group id.
+ * @pages:	out: the ring's size in pages.
+ * @dropped:	out: rings this file could not queue so far (more than
+ *		PMUVIRT_SAMPLE_QUEUE_MAX waiting, or no memory).
+ * @comm:	out: the thread's name when its context was made.
+ * @reserved:	must be zero.
+ */
+struct pmuvirt_sample_open {
+	uint32_t size;
+	uint32_t version;
+	uint32_t flags;
+	int32_t fd;
+	uint32_t tid;
+	uint32_t pid;
+	uint32_t pages;
+	uint32_t dropped;
+	char comm[16];
+	uint32_t reserved[2];
 };
 
 /* struct pmuvirt_counts.flags (out) */
@@ -204,5 +250,7 @@ struct pmuvirt_below {
 #define PMUVIRT_IOC_BELOW	_IOWR(PMUVIRT_IOC_MAGIC, 5, struct pmuvirt_below)
 /* Publish the sample ring's tail; ENODEV without a ring, EINVAL for a tail out of range. */
 #define PMUVIRT_IOC_SAMPLE_TAIL	_IOW(PMUVIRT_IOC_MAGIC, 6, struct pmuvirt_sample_tail)
+/* A descriptor of the next ring queued on this file; EAGAIN when none waits. */
+#define PMUVIRT_IOC_SAMPLE_OPEN	_IOWR(PMUVIRT_IOC_MAGIC, 7, struct pmuvirt_sample_open)
 
 #endif /* PMUVIRT_LINUX_H */

@@ -24,6 +24,10 @@ int pmuvirt_linux_check_attach(const struct pmuvirt_attach *a)
 		return -EINVAL;
 	if ((a->flags & ~PMUVIRT_ATTACH_FLAGS) || a->caps)
 		return -EINVAL;
+	/* the rings go to the file the thread reports to; the thread gets no signal */
+	if ((a->flags & PMUVIRT_ATTACH_SAMPLE_FILE) &&
+	    (!(a->flags & PMUVIRT_ATTACH_REPORT) || a->signo))
+		return -EINVAL;
 	if (a->reserved[0] || a->reserved[1])
 		return -EINVAL;
 	if (a->signo > PMUVIRT_LINUX_SIGNO_MAX)
@@ -45,7 +49,7 @@ int pmuvirt_linux_check_sample_pages(const struct pmuvirt_attach *a)
 		if (a->control.counter[i].flags & PMUVIRT_CTR_SAMPLE)
 			sampling = true;
 	if (!sampling)
-		return n ? -EINVAL : 0;
+		return (n || (a->flags & PMUVIRT_ATTACH_SAMPLE_FILE)) ? -EINVAL : 0;
 	if (n < 2 || n > PMUVIRT_SAMPLE_PAGES_MAX || (n & (n - 1)))
 		return -EINVAL;
 	return 0;
@@ -58,6 +62,15 @@ int pmuvirt_linux_check_sample_tail(const struct pmuvirt_sample_tail *t)
 	if (pmuvirt_linux_check_hdr(hdr, sizeof(*t)))
 		return -EINVAL;
 	return t->reserved ? -EINVAL : 0;
+}
+
+int pmuvirt_linux_check_sample_open(const struct pmuvirt_sample_open *o)
+{
+	const uint32_t hdr[2] = { o->size, o->version };
+
+	if (pmuvirt_linux_check_hdr(hdr, sizeof(*o)))
+		return -EINVAL;
+	return (o->flags || o->reserved[0] || o->reserved[1]) ? -EINVAL : 0;
 }
 
 int pmuvirt_linux_check_counts(const struct pmuvirt_counts *c)

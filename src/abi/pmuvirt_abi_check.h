@@ -20,6 +20,7 @@
 struct pmuvirt_attach;
 struct pmuvirt_counts;
 struct pmuvirt_sample_tail;
+struct pmuvirt_sample_open;
 
 /*
  * Highest signal number pmuvirt_attach.signo may name: Linux's _NSIG on
@@ -129,7 +130,8 @@ int pmuvirt_linux_check_hdr(const uint32_t hdr[2], size_t size);
  *
  * Size and version, flags within PMUVIRT_ATTACH_FLAGS, @caps (an output)
  * and the reserved words zero, @signo at most PMUVIRT_LINUX_SIGNO_MAX,
- * @sample_pages 0 or a power of two from 2 to PMUVIRT_SAMPLE_PAGES_MAX.
+ * @sample_pages 0 or a power of two from 2 to PMUVIRT_SAMPLE_PAGES_MAX,
+ * PMUVIRT_ATTACH_SAMPLE_FILE only with PMUVIRT_ATTACH_REPORT and @signo 0.
  * The control is not looked at (pmuvirt_validate() and
  * pmuvirt_linux_check_sample_pages() check it).
  *
@@ -143,7 +145,7 @@ int pmuvirt_linux_check_attach(const struct pmuvirt_attach *a);
  *
  * After pmuvirt_linux_check_attach() and pmuvirt_validate(): a control
  * with a PMUVIRT_CTR_SAMPLE counter needs @sample_pages, a control without
- * one needs 0.
+ * one needs 0 and no PMUVIRT_ATTACH_SAMPLE_FILE.
  *
  * Return: 0 or -EINVAL.
  */
@@ -159,6 +161,17 @@ int pmuvirt_linux_check_sample_pages(const struct pmuvirt_attach *a);
  * Return: 0 or -EINVAL.
  */
 int pmuvirt_linux_check_sample_tail(const struct pmuvirt_sample_tail *t);
+
+/**
+ * pmuvirt_linux_check_sample_open() - check a copied-in struct pmuvirt_sample_open
+ * @o:		the argument of PMUVIRT_IOC_SAMPLE_OPEN.
+ *
+ * Size and version, @flags and the reserved words zero.  The other fields
+ * are outputs and are not looked at.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int pmuvirt_linux_check_sample_open(const struct pmuvirt_sample_open *o);
 
 /**
  * pmuvirt_linux_check_counts() - check a copied-in struct pmuvirt_counts

@@ -539,6 +539,16 @@ static void test_linux_sample_pages(void **state)
 	assert_int_equal(pmuvirt_linux_check_sample_pages(&a), 0);
 	a.control.nr_counters = 0xffffffffu;
 	assert_int_equal(pmuvirt_linux_check_sample_pages(&a), -EINVAL);
+	/* handing the rings to the file needs a ring */
+	a.control.nr_counters = 2;
+	a.sample_pages = 4;
+	a.flags = PMUVIRT_ATTACH_REPORT | PMUVIRT_ATTACH_SAMPLE_FILE;
+	assert_int_equal(pmuvirt_linux_check_sample_pages(&a), 0);
+	a.control.counter[1].flags &= ~PMUVIRT_CTR_SAMPLE;
+	a.sample_pages = 0;
+	assert_int_equal(pmuvirt_linux_check_sample_pages(&a), -EINVAL);
+	a.flags = PMUVIRT_ATTACH_REPORT;
+	assert_int_equal(pmuvirt_linux_check_sample_pages(&a), 0);
 
 	memset(&t, 0, sizeof(t));
 	t.size = sizeof(t);
@@ -565,8 +575,51 @@ static void test_linux_attach_flags(void **state)
 		a.size = sizeof(a);
 		a.version = PMUVIRT_LINUX_VERSION;
 		a.flags = 1u << bit;
+		/* the rings go to the report file: SAMPLE_FILE alone is refused */
+		assert_int_equal(pmuvirt_linux_check_attach(&a),
+				 (PMUVIRT_ATTACH_FLAGS & (1u << bit)) &&
+				 a.flags != PMUVIRT_ATTACH_SAMPLE_FILE ? 0 : -EINVAL);
+		a.flags |= PMUVIRT_ATTACH_REPORT;
 		assert_int_equal(pmuvirt_linux_check_attach(&a),
 				 (PMUVIRT_ATTACH_FLAGS & (1u << bit)) ? 0 : -EINVAL);
+		/* a recorder's threads get no overflow signal */
+		a.signo = 10;
+		assert_int_equal(pmuvirt_linux_check_attach(&a),
+				 (PMUVIRT_ATTACH_FLAGS & (1u << bit)) &&
+				 !(a.flags & PMUVIRT_ATTACH_SAMPLE_FILE) ? 0 : -EINVAL);
+	}
+}
+
+static void test_linux_sample_open(void **state)
+{
+	struct pmuvirt_sample_open o, before;
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(sizeof(o), 56);
+	for (i = 0; i < 7; i++) {
+		int expect = -EINVAL;
+
+		memset(&o, 0, sizeof(o));
+		o.size = sizeof(o);
+		o.version = PMUVIRT_LINUX_VERSION;
+		switch (i) {
+		case 0: expect = 0; break;
+		case 1: o.flags = 1; break;
+		case 2: o.reserved[0] = 1; break;
+		case 3: o.reserved[1] = 0x80000000u; break;
+		case 4: o.size = 48; break;
+		case 5: o.version = 0; break;
+		case 6:	/* outputs hold anything on the way in */
+			o.fd = -1;
+			o.tid = o.pid = o.pages = o.dropped = ~0u;
+			memset(o.comm, 'x', sizeof(o.comm));
+			expect = 0;
+			break;
+		}
+		before = o;
+		assert_int_equal(pmuvirt_linux_check_sample_open(&o), expect);
+		assert_memory_equal(&o, &before, sizeof(o));
 	}
 }
 
@@ -612,6 +665,7 @@ int main(void)
 		cmocka_unit_test(test_linux_attach),
 		cmocka_unit_test(test_linux_attach_flags),
 		cmocka_unit_test(test_linux_sample_pages),
+		cmocka_unit_test(test_linux_sample_open),
 		cmocka_unit_test(test_linux_counts),
 	};
 

@@ -95,6 +95,12 @@ static void map_record(struct pmuvirt_user *u)
 int pmuvirt_user_attach(struct pmuvirt_user *u, int fd, const struct pmuvirt_control *ctl,
 			uint32_t flags, uint32_t signo)
 {
+	return pmuvirt_user_attach_ring(u, fd, ctl, flags, signo, 0);
+}
+
+int pmuvirt_user_attach_ring(struct pmuvirt_user *u, int fd, const struct pmuvirt_control *ctl,
+			     uint32_t flags, uint32_t signo, uint32_t sample_pages)
+{
 	struct pmuvirt_attach a;
 
 	memset(u, 0, sizeof(*u));
@@ -104,6 +110,7 @@ int pmuvirt_user_attach(struct pmuvirt_user *u, int fd, const struct pmuvirt_con
 	a.version = PMUVIRT_LINUX_VERSION;
 	a.flags = flags;
 	a.signo = signo;
+	a.sample_pages = sample_pages;
 	a.control = *ctl;
 	if (ioctl(fd, PMUVIRT_IOC_ATTACH, &a))
 		return -1;
@@ -113,6 +120,64 @@ int pmuvirt_user_attach(struct pmuvirt_user *u, int fd, const struct pmuvirt_con
 	if (u->caps & PMUVIRT_UREAD_VCPU)
 		map_vcpus(u);
 	return 0;
+}
+
+int pmuvirt_user_ring_open(int fd, struct pmuvirt_user_ring *ring)
+{
+	struct pmuvirt_sample_open o;
+	void *p;
+
+	memset(ring, 0, sizeof(*ring));
+	ring->fd = -1;
+	memset(&o, 0, sizeof(o));
+	o.size = sizeof(o);
+	o.version = PMUVIRT_LINUX_VERSION;
+	if (ioctl(fd, PMUVIRT_IOC_SAMPLE_OPEN, &o))
+		return -1;
+	ring->fd = o.fd;
+	ring->tid = o.tid;
+	ring->pid = o.pid;
+	ring->pages = o.pages;
+	ring->dropped = o.dropped;
+	memcpy(ring->comm, o.comm, sizeof(o.comm));
+	ring->len = (size_t)o.pages * (size_t)sysconf(_SC_PAGESIZE);
+	p = mmap(NULL, ring->len, PROT_READ, MAP_SHARED, o.fd, 0);
+	if (p == MAP_FAILED) {
+		int e = errno;
+
+		close(o.fd);
+		ring->fd = -1;
+		errno = e;
+		return -1;
+	}
+	ring->map = p;
+	if (pmuvirt_sample_reader_init(&ring->r, p, ring->len)) {
+		pmuvirt_user_ring_close(ring);
+		errno = EPROTO;
+		return -1;
+	}
+	return 0;
+}
+
+int pmuvirt_user_sample_tail(int fd, const struct pmuvirt_sample_reader *r)
+{
+	struct pmuvirt_sample_tail t;
+
+	memset(&t, 0, sizeof(t));
+	t.size = sizeof(t);
+	t.version = PMUVIRT_LINUX_VERSION;
+	t.tail = r->tail;
+	return ioctl(fd, PMUVIRT_IOC_SAMPLE_TAIL, &t) ? -1 : 0;
+}
+
+void pmuvirt_user_ring_close(struct pmuvirt_user_ring *ring)
+{
+	if (ring->map)
+		munmap((void *)ring->map, ring->len);
+	if (ring->fd >= 0)
+		close(ring->fd);
+	ring->map = NULL;
+	ring->fd = -1;
 }
 
 /* One request that answers in a struct pmuvirt_counts. */

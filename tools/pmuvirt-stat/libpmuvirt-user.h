@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <pmuvirt/abi.h>
 #include <pmuvirt/linux.h>
+#include <pmuvirt/user.h>
 
 /**
  * struct pmuvirt_user - the calling thread's attachment
@@ -58,6 +59,66 @@ int pmuvirt_user_open(int cloexec);
  */
 int pmuvirt_user_attach(struct pmuvirt_user *u, int fd, const struct pmuvirt_control *ctl,
 			uint32_t flags, uint32_t signo);
+
+/**
+ * pmuvirt_user_attach_ring() - pmuvirt_user_attach() with a sample ring
+ * @u, @fd, @ctl, @flags, @signo: as pmuvirt_user_attach().
+ * @sample_pages: pages of the thread's sample ring (0 without sampling
+ *		counters; see struct pmuvirt_attach).
+ *
+ * Return: 0, or -1 with errno.
+ */
+int pmuvirt_user_attach_ring(struct pmuvirt_user *u, int fd, const struct pmuvirt_control *ctl,
+			     uint32_t flags, uint32_t signo, uint32_t sample_pages);
+
+/**
+ * struct pmuvirt_user_ring - a sample ring taken from a file
+ * @fd:		the ring's descriptor.
+ * @map:	its read-only mapping.
+ * @len:	bytes mapped.
+ * @r:		the reader (include/pmuvirt/user.h): pmuvirt_sample_read() and
+ *		the other reader functions work on it.
+ * @tid:	the ring's thread.
+ * @pid:	its process.
+ * @pages:	the ring's size in pages.
+ * @dropped:	rings the file could not queue, when this one was taken.
+ * @comm:	the thread's name when its context was made.
+ */
+struct pmuvirt_user_ring {
+	int fd;
+	const void *map;
+	size_t len;
+	struct pmuvirt_sample_reader r;
+	uint32_t tid;
+	uint32_t pid;
+	uint32_t pages;
+	uint32_t dropped;
+	char comm[17];
+};
+
+/**
+ * pmuvirt_user_ring_open() - take the next ring queued on a file and map it
+ * @fd:		the file threads attached through with
+ *		PMUVIRT_ATTACH_SAMPLE_FILE.
+ * @ring:	receives the ring.
+ *
+ * Return: 0, or -1 with errno (EAGAIN: no ring waits; EPROTO: the ring's
+ * header makes no sense).
+ */
+int pmuvirt_user_ring_open(int fd, struct pmuvirt_user_ring *ring);
+
+/**
+ * pmuvirt_user_sample_tail() - give the records read back to the writer
+ * @fd:		the ring's descriptor, or /dev/pmuvirt for the calling
+ *		thread's own ring.
+ * @r:		the reader whose tail is published.
+ *
+ * Return: 0, or -1 with errno.
+ */
+int pmuvirt_user_sample_tail(int fd, const struct pmuvirt_sample_reader *r);
+
+/* Unmap and close a ring from pmuvirt_user_ring_open(). */
+void pmuvirt_user_ring_close(struct pmuvirt_user_ring *ring);
 
 /**
  * pmuvirt_user_adopt() - use the context the calling thread inherited

@@ -48,6 +48,8 @@
 #include <linux/sched/clock.h>
 #include <linux/sched/task_stack.h>
 #include <linux/log2.h>
+#include <linux/anon_inodes.h>
+#include <linux/file.h>
 #include <asm/ptrace.h>
 
 #define PMUVIRT_MAX_REPORTS	4096
@@ -61,15 +63,40 @@ static atomic_t nr_inherit_refused = ATOMIC_INIT(0);
 static struct tracepoint *fork_tp;
 static struct tracepoint *exec_tp;
 
-/* Reports of one open file. */
+/* Reports of one open file, and the sample rings queued on it. */
 struct pmuvirt_file {
 	struct kref ref;
 	spinlock_t lock;
 	struct list_head reports;
 	unsigned int nr_reports;
 	unsigned long dropped;
+	struct list_head rings;
+	unsigned int nr_rings;
+	u32 rings_dropped;
 	atomic_t live;
 	wait_queue_head_t wait;
+};
+
+/**
+ * struct pmuvirt_ring - a thread's sample ring
+ * @ref:	held by the thread, by its file's queue and by each ring
+ *		descriptor; a mapping holds its own page references.
+ * @page:	first page (split pages): header, then records.
+ * @pages:	pages of the ring.
+ * @sw:		the writer (the thread's PMIs).
+ * @link:	in the file's queue until PMUVIRT_IOC_SAMPLE_OPEN takes it.
+ * @tid:	the thread, as in its reports.
+ * @pid:	its thread-group id.
+ * @comm:	its name when the context was made.
+ */
+struct pmuvirt_ring {
+	struct kref ref;
+	struct page *page;
+	u32 pages;
+	struct pmuvirt_sample_writer sw;
+	struct list_head link;
+	u32 tid, pid;
+	char comm[TASK_COMM_LEN];
 };
 
 struct pmuvirt_report_node {
@@ -83,15 +110,14 @@ struct pmuvirt_report_node {
  * @task:	the thread (a reference is held).
  * @ctx:	its context.
  * @page:	the page holding its shared record.
- * @spage:	first page of its sample ring (split pages), or NULL.
- * @sample_pages: pages of the ring (0: none).
- * @sw:		the ring's writer.
+ * @ring:	its sample ring, or NULL.
  * @file:	where its final counts go, or NULL.
  * @dead:	link in the list of exited threads.
  * @tid:	thread id for the report.
  * @pid:	thread-group id for the report.
  * @signo:	overflow signal.
- * @sig_armed:	an overflow signal may be sent (until the next resume).
+ * @sig_armed:	an overflow signal may be sent (until the next resume);
+ *		never with PMUVIRT_ATTACH_SAMPLE_FILE (a recorder's thread).
  * @flags:	PMUVIRT_ATTACH_* it was attached with (children get the same).
  * @final:	values when the thread exited.
  * @final_flags: PMUVIRT_COUNTS_* for @final.
@@ -109,9 +135,7 @@ struct pmuvirt_thread {
 	struct task_struct *task;
 	struct pmuvirt_ctx *ctx;
 	struct page *page;
-	struct page *spage;
-	u32 sample_pages;
-	struct pmuvirt_sample_writer sw;
+	struct pmuvirt_ring *ring;
 	struct pmuvirt_file *file;
 	struct llist_node dead;
 	u32 tid, pid;
@@ -157,13 +181,32 @@ static struct pmuvirt_thread *current_thread(void)
 	return task_thread(current);
 }
 
+static void ring_release(struct kref *ref)
+{
+	struct pmuvirt_ring *ring = container_of(ref, struct pmuvirt_ring, ref);
+	u32 i;
+
+	for (i = 0; i < ring->pages; i++)
+		put_page(ring->page + i);
+	kfree(ring);
+}
+
+static void ring_put(struct pmuvirt_ring *ring)
+{
+	if (ring)
+		kref_put(&ring->ref, ring_release);
+}
+
 static void pmuvirt_file_release(struct kref *ref)
 {
 	struct pmuvirt_file *pf = container_of(ref, struct pmuvirt_file, ref);
 	struct pmuvirt_report_node *n, *tmp;
+	struct pmuvirt_ring *ring, *rtmp;
 
 	list_for_each_entry_safe(n, tmp, &pf->reports, link)
 		kfree(n);
+	list_for_each_entry_safe(ring, rtmp, &pf->rings, link)
+		ring_put(ring);
 	kfree(pf);
 }
 
@@ -407,14 +450,11 @@ static void proc_put(struct pmuvirt_proc *p)
 		kfree(p);
 }
 
-/* The sample ring's pages; each mapping keeps its own references. */
+/* The thread's hold on its sample ring; queues, descriptors and mappings keep theirs. */
 static void samples_put(struct pmuvirt_thread *thr)
 {
-	u32 i;
-
-	for (i = 0; thr->spage && i < thr->sample_pages; i++)
-		put_page(thr->spage + i);
-	thr->spage = NULL;
+	ring_put(thr->ring);
+	thr->ring = NULL;
 }
 
 /*
@@ -446,20 +486,59 @@ static int samples_alloc(struct pmuvirt_thread *thr, u32 pages, gfp_t gfp)
 {
 	unsigned int order = ilog2(pages);
 	u32 nr = rounddown_pow_of_two((pages - 1) * PAGE_SIZE / sizeof(struct pmuvirt_sample));
+	struct pmuvirt_ring *ring;
 	struct page *p;
 	int ret;
 
-	p = alloc_pages(gfp | __GFP_ZERO | __GFP_NOWARN, order);
-	if (!p)
+	ring = kzalloc(sizeof(*ring), gfp);
+	if (!ring)
 		return -ENOMEM;
+	p = alloc_pages(gfp | __GFP_ZERO | __GFP_NOWARN, order);
+	if (!p) {
+		kfree(ring);
+		return -ENOMEM;
+	}
 	split_page(p, order);
-	thr->spage = p;
-	thr->sample_pages = pages;
-	ret = pmuvirt_sample_init(&thr->sw, page_address(p), (size_t)pages * PAGE_SIZE, nr,
+	kref_init(&ring->ref);
+	INIT_LIST_HEAD(&ring->link);
+	ring->page = p;
+	ring->pages = pages;
+	thr->ring = ring;
+	ret = pmuvirt_sample_init(&ring->sw, page_address(p), (size_t)pages * PAGE_SIZE, nr,
 				  PAGE_SIZE);
 	if (!ret)
-		ret = pmuvirt_ctx_attach_samples(thr->ctx, &thr->sw, lx_sample_fill, thr);
+		ret = pmuvirt_ctx_attach_samples(thr->ctx, &ring->sw, lx_sample_fill, thr);
 	return ret;
+}
+
+/*
+ * PMUVIRT_ATTACH_SAMPLE_FILE: the new thread's ring waits on its file for
+ * PMUVIRT_IOC_SAMPLE_OPEN.  May run with preemption off (fork).
+ */
+static void ring_queue(struct pmuvirt_thread *thr)
+{
+	struct pmuvirt_file *pf = thr->file;
+	struct pmuvirt_ring *ring = thr->ring;
+	bool queued = false;
+
+	if (!pf || !ring || !(thr->flags & PMUVIRT_ATTACH_SAMPLE_FILE))
+		return;
+	ring->tid = thr->tid;
+	ring->pid = thr->pid;
+	get_task_comm(ring->comm, thr->task);
+	spin_lock(&pf->lock);
+	if (pf->nr_rings < PMUVIRT_SAMPLE_QUEUE_MAX) {
+		kref_get(&ring->ref);
+		list_add_tail(&ring->link, &pf->rings);
+		pf->nr_rings++;
+		queued = true;
+	} else if (pf->rings_dropped != U32_MAX) {
+		pf->rings_dropped++;
+	}
+	spin_unlock(&pf->lock);
+	if (!queued)
+		pr_warn_ratelimited("sample ring of thread %u not queued: %u rings wait on the file\n",
+				    thr->tid, PMUVIRT_SAMPLE_QUEUE_MAX);
 }
 
 /* Free a thread that is off the hardware and whose notifier is gone. */
@@ -556,8 +635,8 @@ static void thread_bind(struct pmuvirt_thread *thr, struct task_struct *task, u3
 	thr->tid = task_pid_vnr(task);
 	thr->pid = task_tgid_vnr(task);
 	thr->signo = signo;
-	thr->sig_armed = true;
 	thr->flags = flags;
+	thr->sig_armed = !(flags & PMUVIRT_ATTACH_SAMPLE_FILE);
 	if (flags & PMUVIRT_ATTACH_INHERIT)
 		thr->ctl = *ctl;
 	if (pf && (flags & PMUVIRT_ATTACH_REPORT)) {
@@ -565,6 +644,7 @@ static void thread_bind(struct pmuvirt_thread *thr, struct task_struct *task, u3
 		atomic_inc(&pf->live);
 		thr->file = pf;
 	}
+	ring_queue(thr);
 	__module_get(THIS_MODULE);
 	atomic_inc(&nr_attached);
 	preempt_notifier_init(&thr->pn, &pmuvirt_pn_ops);
@@ -601,7 +681,7 @@ static void pmuvirt_fork_probe(void *data, struct task_struct *parent,
 			return;
 		}
 	}
-	thr = thread_alloc(&pthr->ctl, pthr->sample_pages, GFP_NOWAIT | __GFP_NOWARN | __GFP_ACCOUNT,
+	thr = thread_alloc(&pthr->ctl, pthr->ring ? pthr->ring->pages : 0, GFP_NOWAIT | __GFP_NOWARN | __GFP_ACCOUNT,
 			   &err, child, pthr->proc);
 	if (IS_ERR(thr)) {
 		atomic_inc(&nr_inherit_failed);
@@ -858,15 +938,15 @@ static int ioc_resume(unsigned long uarg)
 	c.ovf_mask = pmuvirt_take_overflows(thr->ctx, counts);
 	for (i = 0; i < c.nr_counters; i++)
 		c.value[i] = counts[i];
-	thr->sig_armed = true;
+	thr->sig_armed = !(thr->flags & PMUVIRT_ATTACH_SAMPLE_FILE);
 	local_irq_restore(flags);
 	preempt_enable();
 	return counts_out(&c, uarg);
 }
 
-static int ioc_sample_tail(unsigned long uarg)
+/* Copy in a tail; NULL @ring (no context, or none with a ring) is checked after the argument. */
+static int ring_set_tail(struct pmuvirt_ring *ring, int none, unsigned long uarg)
 {
-	struct pmuvirt_thread *thr = current_thread();
 	struct pmuvirt_sample_tail t;
 	int ret;
 
@@ -875,15 +955,81 @@ static int ioc_sample_tail(unsigned long uarg)
 		return ret;
 	if (pmuvirt_linux_check_sample_tail(&t))
 		return -EINVAL;
-	if (!thr)
-		return -ESRCH;
-	if (!thr->spage)
-		return -ENODEV;
+	if (!ring)
+		return none;
 	/* the writer's own head: a tail ahead of it, or more than a ring behind, is refused */
-	if ((u32)(READ_ONCE(thr->sw.head) - t.tail) > thr->sw.mask + 1)
+	if ((u32)(READ_ONCE(ring->sw.head) - t.tail) > ring->sw.mask + 1)
 		return -EINVAL;
 	smp_mb();	/* the caller's copies of the records before the writer may reuse them */
-	WRITE_ONCE(thr->sw.ring->tail, t.tail);
+	WRITE_ONCE(ring->sw.ring->tail, t.tail);
+	return 0;
+}
+
+static int ioc_sample_tail(unsigned long uarg)
+{
+	struct pmuvirt_thread *thr = current_thread();
+
+	return ring_set_tail(thr ? thr->ring : NULL, thr ? -ENODEV : -ESRCH, uarg);
+}
+
+static const struct file_operations pmuvirt_ring_fops;
+
+/* Put a ring taken off the queue back at its head. */
+static void ring_requeue(struct pmuvirt_file *pf, struct pmuvirt_ring *ring)
+{
+	spin_lock(&pf->lock);
+	list_add(&ring->link, &pf->rings);
+	pf->nr_rings++;
+	spin_unlock(&pf->lock);
+}
+
+static int ioc_sample_open(struct pmuvirt_file *pf, unsigned long uarg)
+{
+	struct pmuvirt_sample_open o;
+	struct pmuvirt_ring *ring;
+	struct file *f;
+	int fd, ret;
+
+	ret = get_arg(&o, sizeof(o), uarg);
+	if (ret)
+		return ret;
+	if (pmuvirt_linux_check_sample_open(&o))
+		return -EINVAL;
+	spin_lock(&pf->lock);
+	ring = list_first_entry_or_null(&pf->rings, struct pmuvirt_ring, link);
+	if (ring) {
+		list_del_init(&ring->link);
+		pf->nr_rings--;
+	}
+	o.dropped = pf->rings_dropped;
+	spin_unlock(&pf->lock);
+	if (!ring)
+		return -EAGAIN;
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0) {
+		ring_requeue(pf, ring);
+		return fd;
+	}
+	/* the queue's reference goes to the file */
+	f = anon_inode_getfile("[pmuvirt-ring]", &pmuvirt_ring_fops, ring, O_RDONLY);
+	if (IS_ERR(f)) {
+		put_unused_fd(fd);
+		ring_requeue(pf, ring);
+		return PTR_ERR(f);
+	}
+	o.fd = fd;
+	o.tid = ring->tid;
+	o.pid = ring->pid;
+	o.pages = ring->pages;
+	memcpy(o.comm, ring->comm, sizeof(o.comm));
+	if (copy_to_user((void __user *)uarg, &o, sizeof(o))) {
+		kref_get(&ring->ref);
+		ring_requeue(pf, ring);
+		put_unused_fd(fd);
+		fput(f);
+		return -EFAULT;
+	}
+	fd_install(fd, f);
 	return 0;
 }
 
@@ -904,34 +1050,72 @@ static long pmuvirt_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 		return pmuvirt_lx_xen_below(arg);
 	case PMUVIRT_IOC_SAMPLE_TAIL:
 		return ioc_sample_tail(arg);
+	case PMUVIRT_IOC_SAMPLE_OPEN:
+		return ioc_sample_open(pf, arg);
 	default:
 		return -ENOTTY;
 	}
 }
 
-/* The calling thread's sample ring, whole and read-only, like its record. */
-static int samples_mmap(struct pmuvirt_thread *thr, struct vm_area_struct *vma)
+/* A sample ring, whole and read-only, like the record. */
+static int ring_mmap(struct pmuvirt_ring *ring, struct vm_area_struct *vma)
 {
 	unsigned long i;
 	int ret;
 
-	if (!thr)
-		return -ESRCH;
-	if (!thr->spage)
-		return -ENODEV;
-	if (vma->vm_end - vma->vm_start != (unsigned long)thr->sample_pages * PAGE_SIZE)
+	if (vma->vm_end - vma->vm_start != (unsigned long)ring->pages * PAGE_SIZE)
 		return -EINVAL;
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
 	vma->vm_flags &= ~VM_MAYWRITE;
 	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
-	for (i = 0; i < thr->sample_pages; i++) {
-		ret = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE, thr->spage + i);
+	for (i = 0; i < ring->pages; i++) {
+		ret = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE, ring->page + i);
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
+
+/* The calling thread's sample ring. */
+static int samples_mmap(struct pmuvirt_thread *thr, struct vm_area_struct *vma)
+{
+	if (!thr)
+		return -ESRCH;
+	if (!thr->ring)
+		return -ENODEV;
+	return ring_mmap(thr->ring, vma);
+}
+
+/* A ring descriptor (PMUVIRT_IOC_SAMPLE_OPEN): map it, give records back, close. */
+static int pmuvirt_ring_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	if (vma->vm_pgoff)
+		return -EINVAL;
+	return ring_mmap(file->private_data, vma);
+}
+
+static long pmuvirt_ring_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	if (cmd != PMUVIRT_IOC_SAMPLE_TAIL)
+		return -ENOTTY;
+	return ring_set_tail(file->private_data, -ENODEV, arg);
+}
+
+static int pmuvirt_ring_release(struct inode *inode, struct file *file)
+{
+	ring_put(file->private_data);
+	return 0;
+}
+
+static const struct file_operations pmuvirt_ring_fops = {
+	.owner = THIS_MODULE,
+	.release = pmuvirt_ring_release,
+	.unlocked_ioctl = pmuvirt_ring_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = pmuvirt_ring_mmap,
+	.llseek = no_llseek,
+};
 
 static int pmuvirt_mmap(struct file *file, struct vm_area_struct *vma)
 {
@@ -1020,6 +1204,7 @@ static int pmuvirt_open(struct inode *inode, struct file *file)
 	kref_init(&pf->ref);
 	spin_lock_init(&pf->lock);
 	INIT_LIST_HEAD(&pf->reports);
+	INIT_LIST_HEAD(&pf->rings);
 	init_waitqueue_head(&pf->wait);
 	file->private_data = pf;
 	return nonseekable_open(inode, file);
