@@ -1,0 +1,526 @@
+// SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+/*
+ * The profile file (tools/pmuvirt-record/profile-file.c): what the writer
+ * writes the reader gives back field for field; every truncation and
+ * every corruption of a field the reader checks is refused with a reason
+ * and an offset; the writer refuses what the format cannot hold.
+ *
+ * "test_profile_file seeds DIR" writes the fuzzer's seed files instead.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "profile-file.h"
+
+static const char maps_text[] =
+	"55d0c0a00000-55d0c0a01000 r--p 00000000 fd:01 1234 /usr/bin/prog\n"
+	"55d0c0a01000-55d0c0a02000 r-xp 00001000 fd:01 1234 /usr/bin/prog\n";
+
+/* A file in memory; *len receives its size (free() the result). */
+struct mem {
+	char *buf;
+	size_t len;
+	FILE *f;
+	struct pmuvirt_prof_writer w;
+};
+
+static void mem_open(struct mem *m)
+{
+	m->buf = NULL;
+	m->len = 0;
+	m->f = open_memstream(&m->buf, &m->len);
+	assert_non_null(m->f);
+	assert_int_equal(pmuvirt_prof_write_header(&m->w, m->f), 0);
+}
+
+static void mem_close(struct mem *m)
+{
+	assert_int_equal(fclose(m->f), 0);
+}
+
+static void info_make(struct pmuvirt_prof_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->period = 20000;
+	info->start_ns = 1700000000123456789ull;
+	info->event = PMUVIRT_EV_INSTRUCTIONS;
+	info->ctr_flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_SAMPLE | PMUVIRT_CTR_SAMPLE_VALUES;
+	info->nr_counters = 2;
+	info->sample_pages = 128;
+	info->interval_ms = 20;
+	strcpy(info->events, "instructions:u,tsc");
+	strcpy(info->command, "./prog --flag 'two words'");
+	strcpy(info->release, "6.1.0-56-amd64");
+}
+
+static void rec_make(struct pmuvirt_sample *s, unsigned int i)
+{
+	unsigned int v;
+
+	memset(s, 0, sizeof(*s));
+	s->ip = 0x55d0c0a01000ull + 8 * i;
+	s->time = 1000000ull * i + 7;
+	s->tid = 101 + (i & 1);
+	s->cpu = i % 3;
+	s->flags = PMUVIRT_SAMPLE_USER;
+	s->counter = i % 2;
+	s->weight = 1 + i % 4;
+	s->nr_values = (uint8_t)(i % 17);
+	if (s->nr_values)
+		s->flags |= PMUVIRT_SAMPLE_VALUES;
+	for (v = 0; v < s->nr_values; v++)
+		s->value[v] = ((uint64_t)i << 32) | v;
+}
+
+static const struct pmuvirt_prof_thread thread_a = {
+	.tid = 101, .pid = 100, .flags = PMUVIRT_PROF_THREAD_REPORTED, .lost = 3,
+	.records = 40, .weight = 100, .skipped = 5, .foreign = 0, .comm = "worker-a",
+};
+static const struct pmuvirt_prof_end end_a = {
+	.samples = 40, .weight = 100, .lost = 8, .threads = 1,
+	.flags = PMUVIRT_PROF_END_INCOMPLETE, .status = 0x100, .rings_dropped = 2,
+};
+
+#define NR_RECS	40
+
+/* Offsets of the sections of the file full_file() writes. */
+struct layout {
+	size_t info, maps, samples, thread, end;
+};
+
+static void full_file(struct mem *m, struct layout *l)
+{
+	struct pmuvirt_prof_info info;
+	struct pmuvirt_sample recs[NR_RECS];
+	struct pmuvirt_prof_chunk c = { 100, 101, 7 };
+	unsigned int i;
+
+	mem_open(m);
+	info_make(&info);
+	for (i = 0; i < NR_RECS; i++)
+		rec_make(&recs[i], i);
+	l->info = m->w.bytes;
+	assert_int_equal(pmuvirt_prof_write_info(&m->w, &info), 0);
+	l->maps = m->w.bytes;
+	assert_int_equal(pmuvirt_prof_write_maps(&m->w, 100, 6, maps_text, strlen(maps_text)), 0);
+	l->samples = m->w.bytes;
+	assert_int_equal(pmuvirt_prof_write_samples(&m->w, &c, recs, NR_RECS), 0);
+	l->thread = m->w.bytes;
+	assert_int_equal(pmuvirt_prof_write_thread(&m->w, &thread_a), 0);
+	l->end = m->w.bytes;
+	assert_int_equal(pmuvirt_prof_write_end(&m->w, &end_a), 0);
+	mem_close(m);
+	assert_int_equal(m->len, m->w.bytes);
+}
+
+/* What the reader gave back. */
+struct got {
+	int infos, nr_maps, threads, ends;
+	struct pmuvirt_prof_info info;
+	uint32_t maps_pid, maps_tick;
+	char maps[512];
+	size_t maps_len;
+	unsigned int nr;
+	struct pmuvirt_prof_chunk chunk[2 * 4096 + 10];
+	struct pmuvirt_sample rec[2 * 4096 + 10];
+	struct pmuvirt_prof_thread thread;
+	struct pmuvirt_prof_end end;
+	int stop_at;		/* a callback's return at this record */
+};
+
+static int g_info(void *arg, const struct pmuvirt_prof_info *info)
+{
+	struct got *g = arg;
+
+	g->infos++;
+	g->info = *info;
+	return 0;
+}
+
+static int g_maps(void *arg, uint32_t pid, uint32_t tick, const char *text, size_t len)
+{
+	struct got *g = arg;
+
+	g->nr_maps++;
+	g->maps_pid = pid;
+	g->maps_tick = tick;
+	g->maps_len = len;
+	memcpy(g->maps, text, len < sizeof(g->maps) ? len : sizeof(g->maps));
+	return 0;
+}
+
+static int g_sample(void *arg, const struct pmuvirt_prof_chunk *c, const struct pmuvirt_sample *s)
+{
+	struct got *g = arg;
+
+	if (g->stop_at && (int)g->nr == g->stop_at)
+		return 42;
+	if (g->nr < sizeof(g->rec) / sizeof(g->rec[0])) {
+		g->chunk[g->nr] = *c;
+		g->rec[g->nr] = *s;
+	}
+	g->nr++;
+	return 0;
+}
+
+static int g_thread(void *arg, const struct pmuvirt_prof_thread *t)
+{
+	struct got *g = arg;
+
+	g->threads++;
+	g->thread = *t;
+	return 0;
+}
+
+static int g_end(void *arg, const struct pmuvirt_prof_end *e)
+{
+	struct got *g = arg;
+
+	g->ends++;
+	g->end = *e;
+	return 0;
+}
+
+static const struct pmuvirt_prof_ops ops = {
+	.info = g_info, .maps = g_maps, .sample = g_sample, .thread = g_thread, .end = g_end,
+};
+
+static struct got *got_new(void)
+{
+	struct got *g = calloc(1, sizeof(*g));
+
+	assert_non_null(g);
+	return g;
+}
+
+static int parse(const void *buf, size_t len, unsigned int flags, struct got *g,
+		 struct pmuvirt_prof_error *err)
+{
+	memset(g, 0, offsetof(struct got, stop_at));
+	return pmuvirt_prof_parse(buf, len, flags, &ops, g, err);
+}
+
+static void test_roundtrip(void **state)
+{
+	struct pmuvirt_prof_info want;
+	struct pmuvirt_prof_error err;
+	struct got *g = got_new();
+	struct layout l;
+	struct mem m;
+	unsigned int i, v;
+
+	(void)state;
+	full_file(&m, &l);
+	assert_int_equal(parse(m.buf, m.len, 0, g, &err), 0);
+	info_make(&want);
+	assert_int_equal(g->infos, 1);
+	assert_true(g->info.period == want.period && g->info.start_ns == want.start_ns);
+	assert_int_equal(g->info.event, want.event);
+	assert_int_equal(g->info.ctr_flags, want.ctr_flags);
+	assert_int_equal(g->info.nr_counters, 2);
+	assert_int_equal(g->info.sample_pages, 128);
+	assert_int_equal(g->info.interval_ms, 20);
+	assert_string_equal(g->info.events, want.events);
+	assert_string_equal(g->info.command, want.command);
+	assert_string_equal(g->info.release, want.release);
+	assert_int_equal(g->nr_maps, 1);
+	assert_int_equal(g->maps_pid, 100);
+	assert_int_equal(g->maps_tick, 6);
+	assert_int_equal(g->maps_len, strlen(maps_text));
+	assert_memory_equal(g->maps, maps_text, strlen(maps_text));
+	assert_int_equal(g->nr, NR_RECS);
+	for (i = 0; i < NR_RECS; i++) {
+		struct pmuvirt_sample s;
+
+		rec_make(&s, i);
+		assert_int_equal(g->chunk[i].pid, 100);
+		assert_int_equal(g->chunk[i].tid, 101);
+		assert_int_equal(g->chunk[i].tick, 7);
+		assert_true(g->rec[i].ip == s.ip && g->rec[i].time == s.time);
+		assert_int_equal(g->rec[i].tid, s.tid);
+		assert_int_equal(g->rec[i].cpu, s.cpu);
+		assert_int_equal(g->rec[i].flags, s.flags);
+		assert_int_equal(g->rec[i].counter, s.counter);
+		assert_int_equal(g->rec[i].weight, s.weight);
+		assert_int_equal(g->rec[i].nr_values, s.nr_values > 16 ? 16 : s.nr_values);
+		for (v = 0; v < g->rec[i].nr_values; v++)
+			assert_true(g->rec[i].value[v] == s.value[v]);
+	}
+	assert_int_equal(g->threads, 1);
+	assert_memory_equal(&g->thread, &thread_a, sizeof(thread_a));
+	assert_int_equal(g->ends, 1);
+	assert_memory_equal(&g->end, &end_a, sizeof(end_a));
+	/* a callback's return stops the parse and comes back */
+	g->stop_at = 5;
+	g->nr = 0;
+	assert_int_equal(pmuvirt_prof_parse(m.buf, m.len, 0, &ops, g, &err), 42);
+	free(m.buf);
+	free(g);
+}
+
+/* Many records: split into sections of at most 4096, order kept. */
+static void test_many_records(void **state)
+{
+	struct pmuvirt_sample *recs = calloc(2 * 4096 + 10, sizeof(*recs));
+	struct pmuvirt_prof_chunk c = { 5, 6, 1 };
+	struct pmuvirt_prof_info info;
+	struct pmuvirt_prof_error err;
+	struct got *g = got_new();
+	struct mem m;
+	unsigned int i, n = 2 * 4096 + 10;
+
+	(void)state;
+	assert_non_null(recs);
+	for (i = 0; i < n; i++) {
+		recs[i].ip = i;
+		recs[i].weight = 1;
+		recs[i].nr_values = 200;	/* the writer clamps to 16 */
+		recs[i].flags = PMUVIRT_SAMPLE_VALUES;
+	}
+	mem_open(&m);
+	info_make(&info);
+	assert_int_equal(pmuvirt_prof_write_info(&m.w, &info), 0);
+	assert_int_equal(pmuvirt_prof_write_samples(&m.w, &c, recs, n), 0);
+	assert_int_equal(pmuvirt_prof_write_end(&m.w, &end_a), 0);
+	mem_close(&m);
+	assert_int_equal(parse(m.buf, m.len, 0, g, &err), 0);
+	assert_int_equal(g->nr, n);
+	for (i = 0; i < n; i++) {
+		assert_true(g->rec[i].ip == i);
+		assert_int_equal(g->rec[i].nr_values, 16);
+	}
+	/*
+	 * file header, INFO (section header, 40 bytes, three strings with
+	 * their lengths), three SAMPLES sections (4096, 4096, 10 records of 32
+	 * bytes and 16 values each), END
+	 */
+	assert_int_equal(m.len, 16 + (16 + 40 + 4 + strlen(info.events) + 4 + strlen(info.command) +
+				      4 + strlen(info.release)) +
+			 3 * (16 + 16) + n * (32 + 8 * 16) + (16 + 40));
+	free(m.buf);
+	free(recs);
+	free(g);
+}
+
+/* Every cut of the file is refused, or read up to a section boundary when asked. */
+static void test_truncation(void **state)
+{
+	struct pmuvirt_prof_error err;
+	struct got *g = got_new();
+	struct layout l;
+	struct mem m;
+	size_t cut;
+
+	(void)state;
+	full_file(&m, &l);
+	for (cut = 0; cut < m.len; cut++) {
+		int boundary = cut == l.maps || cut == l.samples || cut == l.thread || cut == l.end;
+		int ret = parse(m.buf, cut, 0, g, &err);
+
+		assert_non_null(err.what);
+		assert_true(err.offset <= cut);
+		assert_int_equal(g->ends, 0);
+		if (boundary) {
+			assert_int_equal(ret, -ENODATA);
+			assert_int_equal(parse(m.buf, cut, PMUVIRT_PROF_PARSE_NO_END, g, &err), 0);
+		} else {
+			assert_int_equal(ret, cut == l.info ? -ENODATA : -EINVAL);
+			assert_int_equal(parse(m.buf, cut, PMUVIRT_PROF_PARSE_NO_END, g, &err),
+					 cut == l.info ? 0 : -EINVAL);
+		}
+	}
+	free(m.buf);
+	free(g);
+}
+
+static void put32(char *p, uint32_t v)
+{
+	memcpy(p, &v, 4);	/* the tests run little-endian */
+}
+
+static void put64(char *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+/* One corruption of full_file()'s bytes: the result and the reason. */
+static void corrupt(void (*change)(char *buf, size_t *len, const struct layout *l), int expect,
+		    const char *reason)
+{
+	struct pmuvirt_prof_error err;
+	struct got *g = got_new();
+	struct layout l;
+	struct mem m;
+	size_t len;
+	char *buf;
+
+	full_file(&m, &l);
+	buf = malloc(m.len + 64);
+	assert_non_null(buf);
+	memcpy(buf, m.buf, m.len);
+	len = m.len;
+	change(buf, &len, &l);
+	assert_int_equal(parse(buf, len, 0, g, &err), expect);
+	if (reason && (!err.what || !strstr(err.what, reason)))
+		fail_msg("expected \"%s\", got \"%s\"", reason, err.what ? err.what : "(none)");
+	if (expect)
+		assert_int_equal(g->ends, 0);
+	free(buf);
+	free(m.buf);
+	free(g);
+}
+
+#define INFO_STR(l)	((l)->info + 16 + 40)	/* the event list's length */
+#define SAMPLES_BODY(l)	((l)->samples + 16)
+#define REC0(l)		(SAMPLES_BODY(l) + 16)
+
+static void c_magic(char *b, size_t *n, const struct layout *l) { b[3] ^= 1; }
+static void c_version(char *b, size_t *n, const struct layout *l) { put32(b + 8, 2); }
+static void c_hdr_size(char *b, size_t *n, const struct layout *l) { put32(b + 12, 24); }
+static void c_reserved(char *b, size_t *n, const struct layout *l) { put32(b + l->maps + 4, 1); }
+static void c_huge(char *b, size_t *n, const struct layout *l) { put64(b + l->maps + 8, 1ull << 40); }
+static void c_oversize(char *b, size_t *n, const struct layout *l)
+{
+	put64(b + l->end + 8, 41);
+}
+static void c_not_info(char *b, size_t *n, const struct layout *l) { put32(b + l->info, 2); }
+static void c_two_info(char *b, size_t *n, const struct layout *l)
+{
+	memcpy(b + l->maps, b + l->info, 16);	/* a second INFO header where MAPS was */
+}
+static void c_info_flags(char *b, size_t *n, const struct layout *l) { put32(b + l->info + 16 + 36, 1); }
+static void c_info_counters(char *b, size_t *n, const struct layout *l) { put32(b + l->info + 16 + 24, 17); }
+static void c_info_nul(char *b, size_t *n, const struct layout *l) { b[INFO_STR(l) + 4 + 2] = 0; }
+static void c_info_long(char *b, size_t *n, const struct layout *l) { put32(b + INFO_STR(l), 5000); }
+static void c_info_len(char *b, size_t *n, const struct layout *l) { put32(b + INFO_STR(l), 200); }
+static void c_count_big(char *b, size_t *n, const struct layout *l) { put32(b + SAMPLES_BODY(l) + 12, 0xffffffffu); }
+static void c_count_small(char *b, size_t *n, const struct layout *l) { put32(b + SAMPLES_BODY(l) + 12, NR_RECS - 1); }
+static void c_rec_flags(char *b, size_t *n, const struct layout *l) { b[REC0(l) + 24] |= 4; }
+static void c_rec_counter(char *b, size_t *n, const struct layout *l) { b[REC0(l) + 26] = 16; }
+static void c_rec_values(char *b, size_t *n, const struct layout *l) { b[REC0(l) + 27] = 17; }
+static void c_rec_noflag(char *b, size_t *n, const struct layout *l) { b[REC0(l) + 27] = 1; }
+static void c_thread_size(char *b, size_t *n, const struct layout *l) { put64(b + l->thread + 8, 63); }
+static void c_thread_flags(char *b, size_t *n, const struct layout *l) { put32(b + l->thread + 16 + 8, 8); }
+static void c_end_flags(char *b, size_t *n, const struct layout *l) { put32(b + l->end + 16 + 28, 4); }
+static void c_after_end(char *b, size_t *n, const struct layout *l) { b[(*n)++] = 0; }
+static void c_unknown(char *b, size_t *n, const struct layout *l)
+{
+	/* a section of a later version where THREAD was: skipped */
+	put32(b + l->thread, 77);
+}
+
+static void test_corruption(void **state)
+{
+	(void)state;
+	corrupt(c_magic, -EINVAL, "magic");
+	corrupt(c_version, -EPROTO, "version");
+	corrupt(c_hdr_size, -EINVAL, "header size");
+	corrupt(c_reserved, -EINVAL, "reserved");
+	corrupt(c_huge, -EINVAL, "64 MiB");
+	corrupt(c_oversize, -EINVAL, "cut short");
+	corrupt(c_not_info, -EINVAL, "first section not INFO");
+	corrupt(c_two_info, -EINVAL, "INFO");
+	corrupt(c_info_flags, -EINVAL, "INFO flags");
+	corrupt(c_info_counters, -EINVAL, "above 16");
+	corrupt(c_info_nul, -EINVAL, "NUL");
+	corrupt(c_info_long, -EINVAL, "longer than 4096");
+	corrupt(c_info_len, -EINVAL, "INFO");
+	corrupt(c_count_big, -EINVAL, "record count");
+	corrupt(c_count_small, -EINVAL, "longer than its records");
+	corrupt(c_rec_flags, -EINVAL, "record flags");
+	corrupt(c_rec_counter, -EINVAL, "counter above 15");
+	corrupt(c_rec_values, -EINVAL, "more than 16 values");
+	corrupt(c_rec_noflag, -EINVAL, "without the values flag");
+	corrupt(c_thread_size, -EINVAL, NULL);
+	corrupt(c_thread_flags, -EINVAL, "THREAD flags");
+	corrupt(c_end_flags, -EINVAL, "END flags");
+	corrupt(c_after_end, -EINVAL, "after the END");
+	corrupt(c_unknown, 0, NULL);
+}
+
+/* The writer refuses what the format cannot hold, and reports write errors. */
+static void test_writer_bounds(void **state)
+{
+	struct pmuvirt_prof_info info;
+	struct pmuvirt_prof_thread t = thread_a;
+	struct pmuvirt_prof_end e = end_a;
+	struct mem m;
+	FILE *full;
+	struct pmuvirt_prof_writer w;
+	char *big;
+
+	(void)state;
+	mem_open(&m);
+	info_make(&info);
+	memset(info.command, 'x', sizeof(info.command));	/* no NUL within 4096 */
+	assert_int_equal(pmuvirt_prof_write_info(&m.w, &info), -EINVAL);
+	big = malloc(PMUVIRT_PROF_MAPS_MAX + 1);
+	assert_non_null(big);
+	assert_int_equal(pmuvirt_prof_write_maps(&m.w, 1, 1, big, PMUVIRT_PROF_MAPS_MAX + 1),
+			 -EINVAL);
+	free(big);
+	t.flags = 0x80;
+	assert_int_equal(pmuvirt_prof_write_thread(&m.w, &t), -EINVAL);
+	e.flags = 0x80;
+	assert_int_equal(pmuvirt_prof_write_end(&m.w, &e), -EINVAL);
+	mem_close(&m);
+	assert_int_equal(m.len, 16);	/* nothing of the refused sections */
+	free(m.buf);
+
+	full = fopen("/dev/full", "w");
+	if (!full)
+		skip();
+	setvbuf(full, NULL, _IONBF, 0);
+	assert_int_equal(pmuvirt_prof_write_header(&w, full), -ENOSPC);
+	assert_int_equal(w.err, ENOSPC);
+	info_make(&info);
+	assert_int_equal(pmuvirt_prof_write_info(&w, &info), -ENOSPC);
+	fclose(full);
+}
+
+/* The fuzzer's seeds: a whole file, one cut short, one with a later section type. */
+static int write_seeds(const char *dir)
+{
+	struct layout l;
+	struct mem m;
+	char path[4096];
+	FILE *f;
+
+	full_file(&m, &l);
+	snprintf(path, sizeof(path), "%s/whole", dir);
+	f = fopen(path, "wb");
+	if (!f || fwrite(m.buf, 1, m.len, f) != m.len || fclose(f))
+		return 1;
+	snprintf(path, sizeof(path), "%s/cut", dir);
+	f = fopen(path, "wb");
+	if (!f || fwrite(m.buf, 1, l.thread, f) != l.thread || fclose(f))
+		return 1;
+	put32(m.buf + l.thread, 77);
+	snprintf(path, sizeof(path), "%s/later-section", dir);
+	f = fopen(path, "wb");
+	if (!f || fwrite(m.buf, 1, m.len, f) != m.len || fclose(f))
+		return 1;
+	free(m.buf);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_many_records),
+		cmocka_unit_test(test_truncation),
+		cmocka_unit_test(test_corruption),
+		cmocka_unit_test(test_writer_bounds),
+	};
+
+	if (argc == 3 && !strcmp(argv[1], "seeds"))
+		return write_seeds(argv[2]);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

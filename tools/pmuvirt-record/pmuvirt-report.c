@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+/*
+ * pmuvirt-report: the flat profile per thread of a pmuvirt-record file,
+ * its folded-stack lines for flame-graph tools, or its records.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include "report.h"
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: pmuvirt-report [-i file] [--folded | --dump] [--kallsyms file] [--force]\n"
+		"  -i          the recording (default pmuvirt.data)\n"
+		"  --folded    \"comm;function weight\" lines for flame-graph tools\n"
+		"  --dump      every record, one per line\n"
+		"  --kallsyms  kernel symbols from this file (default /proc/kallsyms)\n"
+		"  --force     read a file whose recording was cut short (no END section)\n");
+	exit(2);
+}
+
+/* The whole of @path, mapped (*@mapped) or read (a pipe, an empty file). */
+static void *load(const char *path, size_t *len, int *mapped)
+{
+	struct stat st;
+	void *p = NULL;
+	size_t cap = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*len = 0;
+	*mapped = 0;
+	if (fd < 0)
+		return NULL;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
+		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p != MAP_FAILED) {
+			*len = (size_t)st.st_size;
+			*mapped = 1;
+			close(fd);
+			return p;
+		}
+		p = NULL;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (*len == cap) {
+			void *q = realloc(p, cap = cap ? 2 * cap : 1 << 16);
+
+			if (!q) {
+				free(p);
+				close(fd);
+				errno = ENOMEM;
+				return NULL;
+			}
+			p = q;
+		}
+		n = read(fd, (char *)p + *len, cap - *len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			free(p);
+			close(fd);
+			return NULL;
+		}
+		if (!n)
+			break;
+		*len += (size_t)n;
+	}
+	close(fd);
+	return p ? p : malloc(1);
+}
+
+/* Kernel symbols, when the profile has kernel samples and they can be read. */
+static int load_ksyms(const char *path, int given, const char *release,
+		      struct pmuvirt_ksyms *k)
+{
+	struct utsname un;
+	size_t len;
+	int mapped, ret;
+	char *text = load(path, &len, &mapped);
+
+	if (!text) {
+		fprintf(stderr, "pmuvirt-report: %s: %s: kernel samples stay unnamed\n", path,
+			strerror(errno));
+		return -1;
+	}
+	ret = pmuvirt_ksyms_parse(text, len, k);
+	if (mapped)
+		munmap(text, len);
+	else
+		free(text);
+	if (ret == -EACCES) {
+		fprintf(stderr, "pmuvirt-report: %s hides the kernel's addresses (kptr_restrict): "
+			"kernel samples stay unnamed\n", path);
+		return -1;
+	}
+	if (ret) {
+		fprintf(stderr, "pmuvirt-report: %s: %s\n", path, strerror(-ret));
+		return -1;
+	}
+	if (!given && !uname(&un) && release[0] && strcmp(un.release, release))
+		fprintf(stderr, "pmuvirt-report: recorded on kernel %s, reporting on %s: "
+			"kernel symbols may be wrong (--kallsyms)\n", release, un.release);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "folded", no_argument, NULL, 'F' },
+		{ "dump", no_argument, NULL, 'D' },
+		{ "kallsyms", required_argument, NULL, 'K' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *input = "pmuvirt.data", *kallsyms = NULL;
+	int opt, mode = 0, force = 0, ret, have_k = 0, mapped;
+	struct pmuvirt_prof_error err;
+	struct pmuvirt_profile *p;
+	struct pmuvirt_ksyms k;
+	uint64_t samples, weight;
+	size_t len;
+	void *buf;
+
+	while ((opt = getopt_long(argc, argv, "i:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'i': input = optarg; break;
+		case 'F': mode = 'F'; break;
+		case 'D': mode = 'D'; break;
+		case 'K': kallsyms = optarg; break;
+		case 'f': force = 1; break;
+		default: usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+	buf = load(input, &len, &mapped);
+	if (!buf) {
+		fprintf(stderr, "pmuvirt-report: %s: %s\n", input, strerror(errno));
+		return 1;
+	}
+	p = pmuvirt_profile_load(buf, len, force ? PMUVIRT_PROF_PARSE_NO_END : 0, &err, &ret);
+	if (mapped)
+		munmap(buf, len);
+	else
+		free(buf);
+	if (!p) {
+		if (err.what)
+			fprintf(stderr, "pmuvirt-report: %s: at byte %" PRIu64 ": %s%s\n", input,
+				err.offset, err.what,
+				ret == -ENODATA ? " (--force reads what is there)" : "");
+		else
+			fprintf(stderr, "pmuvirt-report: %s: %s\n", input, strerror(-ret));
+		return 1;
+	}
+	memset(&k, 0, sizeof(k));
+	if (pmuvirt_profile_has_kernel(p))
+		have_k = !load_ksyms(kallsyms ? kallsyms : "/proc/kallsyms", !!kallsyms,
+				     pmuvirt_profile_release(p), &k);
+	if (pmuvirt_profile_resolve(p, have_k ? &k : NULL, 0)) {
+		fprintf(stderr, "pmuvirt-report: out of memory\n");
+		return 1;
+	}
+	if (mode == 'F')
+		pmuvirt_profile_print_folded(p, stdout);
+	else if (mode == 'D')
+		pmuvirt_profile_print_dump(p, stdout);
+	else
+		pmuvirt_profile_print_flat(p, stdout);
+	pmuvirt_profile_print_warnings(p, stderr);
+	samples = pmuvirt_profile_samples(p, &weight);
+	if (mode)
+		fprintf(stderr, "pmuvirt-report: %" PRIu64 " samples (weight %" PRIu64 ")\n",
+			samples, weight);
+	pmuvirt_profile_free(p);
+	pmuvirt_ksyms_free(&k);
+	return fflush(stdout) ? 1 : 0;
+}

@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+/* The profile file: writer (pmuvirt-record) and checked reader (pmuvirt-report). */
+#include <errno.h>
+#include <string.h>
+#include "profile-file.h"
+
+#define RECORDS_PER_SECTION	4096u
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, (uint16_t)v);
+	put16(p + 2, (uint16_t)(v >> 16));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	put32(p, (uint32_t)v);
+	put32(p + 4, (uint32_t)(v >> 32));
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return get16(p) | (uint32_t)get16(p + 2) << 16;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	return get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+/* ---- writing ---- */
+
+static int wr(struct pmuvirt_prof_writer *w, const void *p, size_t n)
+{
+	if (w->err)
+		return -w->err;
+	if (n && fwrite(p, 1, n, w->f) != n) {
+		w->err = errno ? errno : EIO;
+		return -w->err;
+	}
+	w->bytes += n;
+	return 0;
+}
+
+static int section(struct pmuvirt_prof_writer *w, uint32_t type, uint64_t size)
+{
+	uint8_t h[PMUVIRT_PROF_SECTION_HDR];
+
+	put32(h, type);
+	put32(h + 4, 0);
+	put64(h + 8, size);
+	return wr(w, h, sizeof(h));
+}
+
+int pmuvirt_prof_write_header(struct pmuvirt_prof_writer *w, FILE *f)
+{
+	uint8_t h[PMUVIRT_PROF_FILE_HDR];
+
+	w->f = f;
+	w->err = 0;
+	w->bytes = 0;
+	memcpy(h, PMUVIRT_PROF_MAGIC, 8);
+	put32(h + 8, PMUVIRT_PROF_VERSION);
+	put32(h + 12, PMUVIRT_PROF_FILE_HDR);
+	return wr(w, h, sizeof(h));
+}
+
+static int wr_string(struct pmuvirt_prof_writer *w, const char *s)
+{
+	uint8_t len[4];
+	size_t n = strnlen(s, PMUVIRT_PROF_STRING_MAX + 1);
+
+	if (n > PMUVIRT_PROF_STRING_MAX)
+		return -EINVAL;
+	put32(len, (uint32_t)n);
+	if (wr(w, len, 4))
+		return -w->err;
+	return wr(w, s, n);
+}
+
+#define INFO_FIXED	40
+
+int pmuvirt_prof_write_info(struct pmuvirt_prof_writer *w, const struct pmuvirt_prof_info *info)
+{
+	const char *str[3] = { info->events, info->command, info->release };
+	uint8_t b[INFO_FIXED];
+	uint64_t size = INFO_FIXED;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < 3; i++) {
+		size_t n = strnlen(str[i], PMUVIRT_PROF_STRING_MAX + 1);
+
+		if (n > PMUVIRT_PROF_STRING_MAX)
+			return -EINVAL;
+		size += 4 + n;
+	}
+	put64(b, info->period);
+	put64(b + 8, info->start_ns);
+	put32(b + 16, info->event);
+	put32(b + 20, info->ctr_flags);
+	put32(b + 24, info->nr_counters);
+	put32(b + 28, info->sample_pages);
+	put32(b + 32, info->interval_ms);
+	put32(b + 36, info->flags);
+	ret = section(w, PMUVIRT_PROF_INFO, size);
+	if (!ret)
+		ret = wr(w, b, sizeof(b));
+	for (i = 0; !ret && i < 3; i++)
+		ret = wr_string(w, str[i]);
+	return ret;
+}
+
+int pmuvirt_prof_write_maps(struct pmuvirt_prof_writer *w, uint32_t pid, uint32_t tick,
+			    const char *text, size_t len)
+{
+	uint8_t b[8];
+	int ret;
+
+	if (len > PMUVIRT_PROF_MAPS_MAX)
+		return -EINVAL;
+	put32(b, pid);
+	put32(b + 4, tick);
+	ret = section(w, PMUVIRT_PROF_MAPS, sizeof(b) + len);
+	if (!ret)
+		ret = wr(w, b, sizeof(b));
+	if (!ret)
+		ret = wr(w, text, len);
+	return ret;
+}
+
+static unsigned int nr_values(const struct pmuvirt_sample *s)
+{
+	return s->nr_values > PMUVIRT_MAX_COUNTERS ? PMUVIRT_MAX_COUNTERS : s->nr_values;
+}
+
+int pmuvirt_prof_write_samples(struct pmuvirt_prof_writer *w, const struct pmuvirt_prof_chunk *c,
+			       const struct pmuvirt_sample *recs, unsigned int n)
+{
+	while (n) {
+		unsigned int k = n < RECORDS_PER_SECTION ? n : RECORDS_PER_SECTION, i, v;
+		uint64_t size = 16;
+		uint8_t b[PMUVIRT_PROF_RECORD_BYTES + 8 * PMUVIRT_MAX_COUNTERS];
+		int ret;
+
+		for (i = 0; i < k; i++)
+			size += PMUVIRT_PROF_RECORD_BYTES + 8 * nr_values(&recs[i]);
+		put32(b, c->pid);
+		put32(b + 4, c->tid);
+		put32(b + 8, c->tick);
+		put32(b + 12, k);
+		ret = section(w, PMUVIRT_PROF_SAMPLES, size);
+		if (!ret)
+			ret = wr(w, b, 16);
+		for (i = 0; !ret && i < k; i++) {
+			const struct pmuvirt_sample *s = &recs[i];
+			unsigned int nv = nr_values(s);
+
+			put64(b, s->ip);
+			put64(b + 8, s->time);
+			put32(b + 16, s->tid);
+			put32(b + 20, s->cpu);
+			put16(b + 24, s->flags);
+			b[26] = s->counter;
+			b[27] = (uint8_t)nv;
+			put32(b + 28, s->weight);
+			for (v = 0; v < nv; v++)
+				put64(b + PMUVIRT_PROF_RECORD_BYTES + 8 * v, s->value[v]);
+			ret = wr(w, b, PMUVIRT_PROF_RECORD_BYTES + 8 * nv);
+		}
+		if (ret)
+			return ret;
+		recs += k;
+		n -= k;
+	}
+	return 0;
+}
+
+#define THREAD_BYTES	64
+
+int pmuvirt_prof_write_thread(struct pmuvirt_prof_writer *w, const struct pmuvirt_prof_thread *t)
+{
+	uint8_t b[THREAD_BYTES];
+	int ret;
+
+	if (t->flags & ~PMUVIRT_PROF_THREAD_FLAGS)
+		return -EINVAL;
+	put32(b, t->tid);
+	put32(b + 4, t->pid);
+	put32(b + 8, t->flags);
+	put32(b + 12, t->lost);
+	put64(b + 16, t->records);
+	put64(b + 24, t->weight);
+	put64(b + 32, t->skipped);
+	put64(b + 40, t->foreign);
+	memset(b + 48, 0, 16);
+	memcpy(b + 48, t->comm, strnlen(t->comm, 16));
+	ret = section(w, PMUVIRT_PROF_THREAD, sizeof(b));
+	return ret ? ret : wr(w, b, sizeof(b));
+}
+
+#define END_BYTES	40
+
+int pmuvirt_prof_write_end(struct pmuvirt_prof_writer *w, const struct pmuvirt_prof_end *e)
+{
+	uint8_t b[END_BYTES];
+	int ret;
+
+	if (e->flags & ~PMUVIRT_PROF_END_FLAGS)
+		return -EINVAL;
+	put64(b, e->samples);
+	put64(b + 8, e->weight);
+	put64(b + 16, e->lost);
+	put32(b + 24, e->threads);
+	put32(b + 28, e->flags);
+	put32(b + 32, (uint32_t)e->status);
+	put32(b + 36, e->rings_dropped);
+	ret = section(w, PMUVIRT_PROF_END, sizeof(b));
+	if (!ret)
+		ret = wr(w, b, sizeof(b));
+	if (!ret && fflush(w->f)) {
+		w->err = errno ? errno : EIO;
+		ret = -w->err;
+	}
+	return ret;
+}
+
+/* ---- reading ---- */
+
+struct cursor {
+	const uint8_t *p;
+	size_t left;
+	uint64_t off;		/* file offset of p */
+	struct pmuvirt_prof_error *err;
+};
+
+static int bad(struct cursor *c, const char *what)
+{
+	c->err->offset = c->off;
+	c->err->what = what;
+	return -EINVAL;
+}
+
+static int take(struct cursor *c, size_t n, const uint8_t **out, const char *what)
+{
+	if (c->left < n)
+		return bad(c, what);
+	*out = c->p;
+	c->p += n;
+	c->left -= n;
+	c->off += n;
+	return 0;
+}
+
+static int get_string(struct cursor *c, char *dst, const char *what)
+{
+	const uint8_t *p;
+	uint32_t n;
+
+	if (take(c, 4, &p, what))
+		return -EINVAL;
+	n = get32(p);
+	if (n > PMUVIRT_PROF_STRING_MAX)
+		return bad(c, "INFO string longer than 4096 bytes");
+	if (take(c, n, &p, what))
+		return -EINVAL;
+	if (memchr(p, 0, n))
+		return bad(c, "INFO string holds a NUL byte");
+	memcpy(dst, p, n);
+	dst[n] = 0;
+	return 0;
+}
+
+static int parse_info(struct cursor *c, const struct pmuvirt_prof_ops *ops, void *arg)
+{
+	struct pmuvirt_prof_info info;
+	const uint8_t *p;
+
+	if (take(c, INFO_FIXED, &p, "INFO section shorter than its fixed part"))
+		return -EINVAL;
+	memset(&info, 0, sizeof(info));
+	info.period = get64(p);
+	info.start_ns = get64(p + 8);
+	info.event = get32(p + 16);
+	info.ctr_flags = get32(p + 20);
+	info.nr_counters = get32(p + 24);
+	info.sample_pages = get32(p + 28);
+	info.interval_ms = get32(p + 32);
+	info.flags = get32(p + 36);
+	if (info.flags)
+		return bad(c, "INFO flags unknown");
+	if (info.nr_counters > PMUVIRT_MAX_COUNTERS)
+		return bad(c, "INFO counter count above 16");
+	if (get_string(c, info.events, "INFO event list cut short") ||
+	    get_string(c, info.command, "INFO command cut short") ||
+	    get_string(c, info.release, "INFO kernel release cut short"))
+		return -EINVAL;
+	if (c->left)
+		return bad(c, "INFO section longer than its contents");
+	return ops->info ? ops->info(arg, &info) : 0;
+}
+
+static int parse_maps(struct cursor *c, const struct pmuvirt_prof_ops *ops, void *arg)
+{
+	const uint8_t *p;
+	uint32_t pid, tick;
+
+	if (take(c, 8, &p, "MAPS section shorter than 8 bytes"))
+		return -EINVAL;
+	pid = get32(p);
+	tick = get32(p + 4);
+	if (c->left > PMUVIRT_PROF_MAPS_MAX)
+		return bad(c, "MAPS text over 16 MiB");
+	return ops->maps ? ops->maps(arg, pid, tick, (const char *)c->p, c->left) : 0;
+}
+
+static int parse_samples(struct cursor *c, const struct pmuvirt_prof_ops *ops, void *arg)
+{
+	struct pmuvirt_prof_chunk ch;
+	struct pmuvirt_sample s;
+	const uint8_t *p;
+	uint32_t n, i, v;
+	int ret;
+
+	if (take(c, 16, &p, "SAMPLES section shorter than 16 bytes"))
+		return -EINVAL;
+	ch.pid = get32(p);
+	ch.tid = get32(p + 4);
+	ch.tick = get32(p + 8);
+	n = get32(p + 12);
+	if ((uint64_t)n * PMUVIRT_PROF_RECORD_BYTES > c->left)
+		return bad(c, "SAMPLES record count larger than the section");
+	for (i = 0; i < n; i++) {
+		if (take(c, PMUVIRT_PROF_RECORD_BYTES, &p, "SAMPLES record cut short"))
+			return -EINVAL;
+		memset(&s, 0, sizeof(s));
+		s.ip = get64(p);
+		s.time = get64(p + 8);
+		s.tid = get32(p + 16);
+		s.cpu = get32(p + 20);
+		s.flags = get16(p + 24);
+		s.counter = p[26];
+		s.nr_values = p[27];
+		s.weight = get32(p + 28);
+		if (s.flags & ~(PMUVIRT_SAMPLE_USER | PMUVIRT_SAMPLE_VALUES))
+			return bad(c, "SAMPLES record flags unknown");
+		if (s.counter >= PMUVIRT_MAX_COUNTERS)
+			return bad(c, "SAMPLES record counter above 15");
+		if (s.nr_values > PMUVIRT_MAX_COUNTERS)
+			return bad(c, "SAMPLES record with more than 16 values");
+		if (!(s.flags & PMUVIRT_SAMPLE_VALUES) && s.nr_values)
+			return bad(c, "SAMPLES record values without the values flag");
+		if (take(c, 8u * s.nr_values, &p, "SAMPLES record values cut short"))
+			return -EINVAL;
+		for (v = 0; v < s.nr_values; v++)
+			s.value[v] = get64(p + 8 * v);
+		if (ops->sample) {
+			ret = ops->sample(arg, &ch, &s);
+			if (ret)
+				return ret;
+		}
+	}
+	if (c->left)
+		return bad(c, "SAMPLES section longer than its records");
+	return 0;
+}
+
+static int parse_thread(struct cursor *c, const struct pmuvirt_prof_ops *ops, void *arg)
+{
+	struct pmuvirt_prof_thread t;
+	const uint8_t *p;
+
+	if (c->left != THREAD_BYTES)
+		return bad(c, "THREAD section not 64 bytes");
+	take(c, THREAD_BYTES, &p, "");
+	memset(&t, 0, sizeof(t));
+	t.tid = get32(p);
+	t.pid = get32(p + 4);
+	t.flags = get32(p + 8);
+	t.lost = get32(p + 12);
+	t.records = get64(p + 16);
+	t.weight = get64(p + 24);
+	t.skipped = get64(p + 32);
+	t.foreign = get64(p + 40);
+	memcpy(t.comm, p + 48, 16);
+	if (t.flags & ~PMUVIRT_PROF_THREAD_FLAGS)
+		return bad(c, "THREAD flags unknown");
+	return ops->thread ? ops->thread(arg, &t) : 0;
+}
+
+static int parse_end(struct cursor *c, const struct pmuvirt_prof_ops *ops, void *arg)
+{
+	struct pmuvirt_prof_end e;
+	const uint8_t *p;
+
+	if (c->left != END_BYTES)
+		return bad(c, "END section not 40 bytes");
+	take(c, END_BYTES, &p, "");
+	e.samples = get64(p);
+	e.weight = get64(p + 8);
+	e.lost = get64(p + 16);
+	e.threads = get32(p + 24);
+	e.flags = get32(p + 28);
+	e.status = (int32_t)get32(p + 32);
+	e.rings_dropped = get32(p + 36);
+	if (e.flags & ~PMUVIRT_PROF_END_FLAGS)
+		return bad(c, "END flags unknown");
+	return ops->end ? ops->end(arg, &e) : 0;
+}
+
+int pmuvirt_prof_parse(const void *buf, size_t len, unsigned int flags,
+		       const struct pmuvirt_prof_ops *ops, void *arg, struct pmuvirt_prof_error *err)
+{
+	struct cursor c = { buf, len, 0, err };
+	const uint8_t *p;
+	int have_info = 0, ret;
+
+	err->offset = 0;
+	err->what = NULL;
+	if (take(&c, PMUVIRT_PROF_FILE_HDR, &p, "file shorter than its 16-byte header"))
+		return -EINVAL;
+	if (memcmp(p, PMUVIRT_PROF_MAGIC, 8)) {
+		c.off = 0;
+		return bad(&c, "not a pmuvirt profile (magic)");
+	}
+	if (get32(p + 8) != PMUVIRT_PROF_VERSION) {
+		err->offset = 8;
+		err->what = "file format version not 1";
+		return -EPROTO;
+	}
+	if (get32(p + 12) != PMUVIRT_PROF_FILE_HDR) {
+		c.off = 12;
+		return bad(&c, "file header size not 16");
+	}
+	while (c.left) {
+		struct cursor body;
+		uint64_t size;
+		uint32_t type;
+
+		if (take(&c, PMUVIRT_PROF_SECTION_HDR, &p, "section header cut short"))
+			return -EINVAL;
+		type = get32(p);
+		size = get64(p + 8);
+		if (get32(p + 4)) {
+			c.off -= PMUVIRT_PROF_SECTION_HDR - 4;
+			return bad(&c, "section header reserved word not zero");
+		}
+		if (size > PMUVIRT_PROF_SECTION_MAX)
+			return bad(&c, "section larger than 64 MiB");
+		if (size > c.left)
+			return bad(&c, "section cut short (file truncated?)");
+		body.p = c.p;
+		body.left = (size_t)size;
+		body.off = c.off;
+		body.err = err;
+		c.p += size;
+		c.left -= size;
+		c.off += size;
+		if (!have_info && type != PMUVIRT_PROF_INFO) {
+			body.off -= PMUVIRT_PROF_SECTION_HDR;
+			return bad(&body, "first section not INFO");
+		}
+		switch (type) {
+		case PMUVIRT_PROF_INFO:
+			if (have_info) {
+				body.off -= PMUVIRT_PROF_SECTION_HDR;
+				return bad(&body, "second INFO section");
+			}
+			have_info = 1;
+			ret = parse_info(&body, ops, arg);
+			break;
+		case PMUVIRT_PROF_MAPS:
+			ret = parse_maps(&body, ops, arg);
+			break;
+		case PMUVIRT_PROF_SAMPLES:
+			ret = parse_samples(&body, ops, arg);
+			break;
+		case PMUVIRT_PROF_THREAD:
+			ret = parse_thread(&body, ops, arg);
+			break;
+		case PMUVIRT_PROF_END:
+			if (c.left)
+				return bad(&c, "data after the END section");
+			return parse_end(&body, ops, arg);
+		default:
+			ret = 0;	/* a later version's section: skipped */
+			break;
+		}
+		if (ret)
+			return ret;
+	}
+	if (flags & PMUVIRT_PROF_PARSE_NO_END)
+		return 0;
+	err->offset = c.off;
+	err->what = "no END section (recording cut short?)";
+	return -ENODATA;
+}

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/*
+ * The file pmuvirt-record writes and pmuvirt-report reads (docs/sampling.md,
+ * "The profile file").  Little-endian throughout: a 16-byte file header
+ * (magic "PMUVPROF", version, header size), then sections of a 16-byte
+ * header (type, reserved, payload size) and their payload.  INFO comes
+ * first and END last; a reader skips section types it does not know.
+ */
+#ifndef PMUVIRT_PROFILE_FILE_H
+#define PMUVIRT_PROFILE_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <pmuvirt/abi.h>
+
+#define PMUVIRT_PROF_MAGIC		"PMUVPROF"
+#define PMUVIRT_PROF_VERSION		1
+#define PMUVIRT_PROF_FILE_HDR		16
+#define PMUVIRT_PROF_SECTION_HDR	16
+
+/* Section types. */
+#define PMUVIRT_PROF_INFO		1
+#define PMUVIRT_PROF_MAPS		2
+#define PMUVIRT_PROF_SAMPLES		3
+#define PMUVIRT_PROF_THREAD		4
+#define PMUVIRT_PROF_END		5
+
+/* Bounds a reader enforces (a writer stays within them). */
+#define PMUVIRT_PROF_SECTION_MAX	(64u << 20)	/* payload bytes */
+#define PMUVIRT_PROF_MAPS_MAX		(16u << 20)	/* text of one maps snapshot */
+#define PMUVIRT_PROF_STRING_MAX		4096		/* an INFO string, NUL excluded */
+#define PMUVIRT_PROF_RECORD_BYTES	32		/* a record without its values */
+
+/* struct pmuvirt_prof_thread.flags */
+#define PMUVIRT_PROF_THREAD_REPORTED	0x1u	/* its final report came: @comm is its name then */
+#define PMUVIRT_PROF_THREAD_EXEC	0x2u	/* counting stopped at exec of a program not dumpable */
+#define PMUVIRT_PROF_THREAD_LIVE	0x4u	/* still running when recording stopped */
+#define PMUVIRT_PROF_THREAD_FLAGS	0x7u
+
+/* struct pmuvirt_prof_end.flags */
+#define PMUVIRT_PROF_END_INCOMPLETE	0x1u	/* threads of the command still ran at the end */
+#define PMUVIRT_PROF_END_INTERRUPTED	0x2u	/* recording stopped by a signal */
+#define PMUVIRT_PROF_END_FLAGS		0x3u
+
+/**
+ * struct pmuvirt_prof_info - how the recording was made (INFO)
+ * @period:	the sampling counter's period.
+ * @start_ns:	CLOCK_REALTIME when recording started.
+ * @event:	the sampling counter's event.
+ * @ctr_flags:	its PMUVIRT_CTR_* flags.
+ * @nr_counters: counters of the control (values a record may carry).
+ * @sample_pages: ring size per thread, in pages.
+ * @interval_ms: how often the rings were drained.
+ * @flags:	zero (none defined).
+ * @events:	the event list as given (-e).
+ * @command:	the command line, arguments separated by spaces.
+ * @release:	the kernel release (uname -r) of the recording machine.
+ */
+struct pmuvirt_prof_info {
+	uint64_t period;
+	uint64_t start_ns;
+	uint32_t event;
+	uint32_t ctr_flags;
+	uint32_t nr_counters;
+	uint32_t sample_pages;
+	uint32_t interval_ms;
+	uint32_t flags;
+	char events[PMUVIRT_PROF_STRING_MAX + 1];
+	char command[PMUVIRT_PROF_STRING_MAX + 1];
+	char release[PMUVIRT_PROF_STRING_MAX + 1];
+};
+
+/**
+ * struct pmuvirt_prof_chunk - where a SAMPLES section's records came from
+ * @pid:	the ring's process.
+ * @tid:	the ring's thread.
+ * @tick:	the drain round that read them (MAPS snapshots are numbered alike).
+ */
+struct pmuvirt_prof_chunk {
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t tick;
+};
+
+/**
+ * struct pmuvirt_prof_thread - one ring's totals (THREAD)
+ * @tid:	the thread.
+ * @pid:	its process.
+ * @flags:	PMUVIRT_PROF_THREAD_*.
+ * @lost:	records the ring dropped (saturating at 2^32 - 1).
+ * @records:	records read from the ring.
+ * @weight:	their weights' sum.
+ * @skipped:	records skipped after a ring made no sense (resync).
+ * @foreign:	records read whose tid is not the ring's (never expected).
+ * @comm:	its name, NUL-terminated.
+ */
+struct pmuvirt_prof_thread {
+	uint32_t tid;
+	uint32_t pid;
+	uint32_t flags;
+	uint32_t lost;
+	uint64_t records;
+	uint64_t weight;
+	uint64_t skipped;
+	uint64_t foreign;
+	char comm[17];
+};
+
+/**
+ * struct pmuvirt_prof_end - the summary, last section (END)
+ * @samples:	records written.
+ * @weight:	their weights' sum.
+ * @lost:	records the rings dropped, all threads.
+ * @threads:	THREAD sections written.
+ * @flags:	PMUVIRT_PROF_END_*.
+ * @status:	the command's wait status.
+ * @rings_dropped: rings the kernel could not hand over (their threads' samples are missing).
+ */
+struct pmuvirt_prof_end {
+	uint64_t samples;
+	uint64_t weight;
+	uint64_t lost;
+	uint32_t threads;
+	uint32_t flags;
+	int32_t status;
+	uint32_t rings_dropped;
+};
+
+/* ---- writing ---- */
+
+/**
+ * struct pmuvirt_prof_writer - a file being written
+ * @f:		the stream.
+ * @err:	0, or the errno of the first failed write (later writes do nothing).
+ * @bytes:	bytes written.
+ */
+struct pmuvirt_prof_writer {
+	FILE *f;
+	int err;
+	uint64_t bytes;
+};
+
+/* Each returns 0 or -errno (w->err); arguments out of the format's bounds are -EINVAL. */
+int pmuvirt_prof_write_header(struct pmuvirt_prof_writer *w, FILE *f);
+int pmuvirt_prof_write_info(struct pmuvirt_prof_writer *w, const struct pmuvirt_prof_info *info);
+int pmuvirt_prof_write_maps(struct pmuvirt_prof_writer *w, uint32_t pid, uint32_t tick,
+			    const char *text, size_t len);
+/* @n records (their nr_values clamped to 16), split into sections as needed. */
+int pmuvirt_prof_write_samples(struct pmuvirt_prof_writer *w, const struct pmuvirt_prof_chunk *c,
+			       const struct pmuvirt_sample *recs, unsigned int n);
+int pmuvirt_prof_write_thread(struct pmuvirt_prof_writer *w, const struct pmuvirt_prof_thread *t);
+int pmuvirt_prof_write_end(struct pmuvirt_prof_writer *w, const struct pmuvirt_prof_end *e);
+
+/* ---- reading ---- */
+
+/**
+ * struct pmuvirt_prof_ops - what a reader does with each section
+ *
+ * Each may be NULL; a non-zero return stops the parse with that value.
+ * Pointers are valid during the call only.
+ */
+struct pmuvirt_prof_ops {
+	int (*info)(void *arg, const struct pmuvirt_prof_info *info);
+	int (*maps)(void *arg, uint32_t pid, uint32_t tick, const char *text, size_t len);
+	int (*sample)(void *arg, const struct pmuvirt_prof_chunk *c, const struct pmuvirt_sample *s);
+	int (*thread)(void *arg, const struct pmuvirt_prof_thread *t);
+	int (*end)(void *arg, const struct pmuvirt_prof_end *e);
+};
+
+/**
+ * struct pmuvirt_prof_error - why a file was refused
+ * @offset:	byte offset of the part that is wrong.
+ * @what:	what is wrong (static text).
+ */
+struct pmuvirt_prof_error {
+	uint64_t offset;
+	const char *what;
+};
+
+/* pmuvirt_prof_parse() flags */
+#define PMUVIRT_PROF_PARSE_NO_END	0x1u	/* a file that stops cleanly before END is read */
+
+/**
+ * pmuvirt_prof_parse() - read a profile file from memory
+ * @buf:	the file's bytes (untrusted).
+ * @len:	their number.
+ * @flags:	PMUVIRT_PROF_PARSE_*.
+ * @ops:	callbacks.
+ * @arg:	passed to them.
+ * @err:	receives the reason when the file is refused.
+ *
+ * Every section is checked before its callback runs: a file cut short, a
+ * size that does not add up, an unknown flag, a string with a NUL or over
+ * its bound, a second INFO, a record count that does not fill its section
+ * exactly, or anything after END is refused.
+ *
+ * Return: 0; -EINVAL for a malformed file (@err says where and what);
+ * -EPROTO for another version; -ENODATA for a file without END (unless
+ * PMUVIRT_PROF_PARSE_NO_END); or a callback's non-zero return.
+ */
+int pmuvirt_prof_parse(const void *buf, size_t len, unsigned int flags,
+		       const struct pmuvirt_prof_ops *ops, void *arg, struct pmuvirt_prof_error *err);
+
+#endif /* PMUVIRT_PROFILE_FILE_H */

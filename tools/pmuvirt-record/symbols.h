@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/*
+ * Symbols for pmuvirt-report: a process's memory maps (the text of
+ * /proc/PID/maps), the functions of the ELF files mapped there (elfutils'
+ * libdwfl, with separate debug info where it finds it) and the kernel's
+ * (the text of /proc/kallsyms).  All input is untrusted: lines that do not
+ * parse are counted and left out.
+ */
+#ifndef PMUVIRT_SYMBOLS_H
+#define PMUVIRT_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct pmuvirt_dso;
+
+/**
+ * struct pmuvirt_map - one mapping of a process
+ * @start:	first address.
+ * @end:	address after the last.
+ * @pgoff:	file offset of @start.
+ * @exec:	mapped executable.
+ * @path:	the file, "" for an anonymous mapping, or a pseudo name such
+ *		as "[vdso]"; a " (deleted)" suffix is removed.
+ * @dso:	the opened file (filled in by pmuvirt_syms_user()), or NULL.
+ */
+struct pmuvirt_map {
+	uint64_t start;
+	uint64_t end;
+	uint64_t pgoff;
+	int exec;
+	char *path;
+	struct pmuvirt_dso *dso;
+};
+
+/**
+ * struct pmuvirt_maps - a process's mappings, sorted by @start
+ * @map:	the mappings (no two overlap).
+ * @nr:		their number.
+ * @bad_lines:	lines that did not parse, or overlapped an earlier mapping.
+ */
+struct pmuvirt_maps {
+	struct pmuvirt_map *map;
+	unsigned int nr;
+	unsigned int bad_lines;
+};
+
+/**
+ * pmuvirt_maps_parse() - read the text of /proc/PID/maps
+ * @text:	the text (need not end in a newline or a NUL).
+ * @len:	its length.
+ * @out:	receives the mappings; free with pmuvirt_maps_free().
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int pmuvirt_maps_parse(const char *text, size_t len, struct pmuvirt_maps *out);
+
+/* The mapping holding @addr, or NULL. */
+const struct pmuvirt_map *pmuvirt_maps_find(const struct pmuvirt_maps *m, uint64_t addr);
+
+void pmuvirt_maps_free(struct pmuvirt_maps *m);
+
+/* The ELF files opened so far, by path. */
+struct pmuvirt_syms;
+
+struct pmuvirt_syms *pmuvirt_syms_new(void);
+void pmuvirt_syms_free(struct pmuvirt_syms *s);
+
+/**
+ * pmuvirt_syms_user() - the function at a user address
+ * @s:		the files opened so far.
+ * @map:	the mapping holding @addr (its @dso is filled in on first use).
+ * @addr:	the address.
+ * @name:	receives the function's name (valid until pmuvirt_syms_free()).
+ * @off:	receives @addr's offset in the function.
+ *
+ * The file is opened by @map's path (a regular file only), at the time of
+ * the report: a file changed since the recording resolves wrongly.
+ *
+ * Return: 0; -ENOENT when the file has no symbol there; -ENOEXEC when
+ * it is not ELF or no segment holds the address; another -errno when it
+ * cannot be opened (or @map has no file).
+ */
+int pmuvirt_syms_user(struct pmuvirt_syms *s, struct pmuvirt_map *map, uint64_t addr,
+		      const char **name, uint64_t *off);
+
+/**
+ * struct pmuvirt_ksym - one kernel symbol
+ * @addr:	its address.
+ * @name:	its name.
+ * @module:	its module, or NULL for the kernel itself.
+ */
+struct pmuvirt_ksym {
+	uint64_t addr;
+	char *name;
+	char *module;
+};
+
+/**
+ * struct pmuvirt_ksyms - kernel symbols sorted by address
+ * @sym:	the symbols (text ones: types t, T, w, W).
+ * @nr:		their number.
+ * @bad_lines:	lines that did not parse.
+ */
+struct pmuvirt_ksyms {
+	struct pmuvirt_ksym *sym;
+	unsigned int nr;
+	unsigned int bad_lines;
+};
+
+/**
+ * pmuvirt_ksyms_parse() - read the text of /proc/kallsyms
+ * @text:	the text.
+ * @len:	its length.
+ * @out:	receives the symbols; free with pmuvirt_ksyms_free().
+ *
+ * Return: 0; -EACCES when every address is zero (the kernel hides them
+ * from this reader: kptr_restrict); -ENOMEM.
+ */
+int pmuvirt_ksyms_parse(const char *text, size_t len, struct pmuvirt_ksyms *out);
+
+/* The kernel symbol at or below @addr (NULL below the first). */
+const struct pmuvirt_ksym *pmuvirt_ksyms_find(const struct pmuvirt_ksyms *k, uint64_t addr);
+
+void pmuvirt_ksyms_free(struct pmuvirt_ksyms *k);
+
+#endif /* PMUVIRT_SYMBOLS_H */
