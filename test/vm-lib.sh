@@ -11,6 +11,9 @@
 #                             INIT as /init, BUSYBOX, pmuvirt.ko, the mount points
 #   vm_programs CC            vmtest and pmuvirt-stat, static, into the tree
 #                             (sets cflags, the flags of every guest program)
+#   vm_libs PROGRAM...        the shared libraries the programs link (ldd),
+#                             at the same paths in the tree; dies without
+#                             the dynamic loader
 #   vm_pack                   OUT/initramfs.cpio.gz from the tree
 #   vm_qemu_x86 LOG SECS MEM APPEND [QEMU_ARGS...]
 #                             Debian's kernel $vmlinuz under qemu-system-x86_64
@@ -67,6 +70,16 @@ vm_programs() {
 		"$src/tools/pmuvirt-stat/libpmuvirt-user.c" || die "vmtest build"
 	$1 $cflags -o "$root/pmuvirt-stat" "$src/tools/pmuvirt-stat/pmuvirt-stat.c" \
 		"$src/tools/pmuvirt-stat/libpmuvirt-user.c" || die "pmuvirt-stat build"
+}
+
+vm_libs() {
+	for _p in "$@"; do
+		ldd "$_p" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'
+	done | sort -u | while read -r _lib; do
+		mkdir -p "$root$(dirname "$_lib")"
+		cp -L "$_lib" "$root$_lib"
+	done
+	[ -e "$root/lib64/ld-linux-x86-64.so.2" ] || die "no dynamic loader for the guest"
 }
 
 vm_pack() {

@@ -53,6 +53,41 @@ if [ "$mode" = icount ]; then
 	/vmtest isolation || fail "vmtest isolation"
 	# IP sampling: two threads on this CPU, each a known 3:1 split between two functions
 	/vmtest sample || fail "vmtest sample"
+	# the same through the tools: pmuvirt-record drains both threads'
+	# rings, pmuvirt-report names the functions (libdw) per thread
+	/pmuvirt-record -e instructions -c 20000 -m 256 -o /prof.data -- /vmtest-pie profile 20 \
+		>/prof.out 2>/prof.err || fail "pmuvirt-record"
+	sed 's/^/vm: record: /' /prof.err
+	/pmuvirt-report -i /prof.data >/prof.txt 2>/prof.rerr || fail "pmuvirt-report"
+	/pmuvirt-report -i /prof.data --folded >/prof.folded 2>>/prof.rerr || fail "pmuvirt-report --folded"
+	/pmuvirt-report -i /prof.data --dump >/prof.dump 2>>/prof.rerr || fail "pmuvirt-report --dump"
+	sed 's/^/vm: report: /' /prof.rerr
+	grep -v '^$' /prof.txt | head -24 | sed 's/^/vm:   /'
+	t0=$(sed -n 's/^vm: profile thread 0 tid //p' /prof.out)
+	t1=$(sed -n 's/^vm: profile thread 1 tid //p' /prof.out)
+	awk -v t0="$t0" -v t1="$t1" '
+		/^# thread / { cur = $5; comm[cur] = $3; lost[cur] = $(NF - 1); next }
+		/^ *[0-9.]+% / { n[cur, $4] += $2; all[cur] += $2; if ($4 ~ /^spin_/) dso[cur, $4] = $5 }
+		function check(t, name, a, b, x, y,   r, e) {
+			r = n[t, b] ? n[t, a] / n[t, b] : 0; e = (r - 3) / 3; if (e < 0) e = -e
+			printf "vm: profile: thread %s (%s): %s %d, %s %d, ratio %.4f (error %.2f%% of 3:1), of %d samples; other thread %d, lost %s\n",
+				t, comm[t], a, n[t, a], b, n[t, b], r, 100 * e, all[t], n[t, x] + n[t, y], lost[t]
+			if (comm[t] != name || e > 0.03 || n[t, x] + n[t, y] || lost[t] != 0 ||
+			    n[t, a] + n[t, b] < 0.95 * all[t] || dso[t, a] != "vmtest-pie") bad++
+		}
+		END { if (t0 == "" || t1 == "") bad++
+			check(t0, "spin-ab", "spin_a", "spin_b", "spin_c", "spin_d")
+			check(t1, "spin-cd", "spin_c", "spin_d", "spin_a", "spin_b")
+			exit bad != 0 }' /prof.txt || fail "pmuvirt-report: per-thread profile"
+	# every record of a spin function names the thread that runs it
+	awk -v t0="$t0" -v t1="$t1" '{ split($2, id, "/") }
+		$10 ~ /^spin_[ab]$/ && id[1] != t0 { bad++ } $10 ~ /^spin_[cd]$/ && id[1] != t1 { bad++ }
+		$10 ~ /^spin_/ { n++ } END { print "vm: profile: " NR " records, " n " in the spin functions, " bad + 0 " of another thread"; exit bad || n < 1000 }' \
+		/prof.dump || fail "pmuvirt-report --dump: records of another thread"
+	grep -q '^spin-ab;spin_a [0-9]' /prof.folded && grep -q '^spin-cd;spin_d [0-9]' /prof.folded ||
+		fail "pmuvirt-report --folded"
+	grep -q 'records named another thread\|records lost\|never captured' /prof.rerr &&
+		fail "pmuvirt-report warned"
 	echo "vm: emulated PMIs: $(cat /sys/module/pmuvirt/parameters/emulated_pmis)"
 	[ "$(attached)" = 0 ] || fail "contexts left after imode: $(attached)"
 	# PMIs during reads and switches (deferred) and with no context: each

@@ -6,7 +6,8 @@
  *
  * usage: vmtest probe|accuracy|migrate|fork|inherit|imode [BOUND]|pmistorm|hotplug|isolation|
  *               throttle|exec|malformed|policy|evpolicy|suid|sigperm|hold|
- *               perfopen ok|busy|perfhold|exact (POWER)|spin N|threads K N [schedstat]
+ *               perfopen ok|busy|perfhold|exact (POWER)|sample|profile ROUNDS|
+ *               spin N|threads K N [schedstat]
  * With "schedstat" (two CPUs at host speed, no -icount) no count has a
  * known truth: the host may stop QEMU anywhere, for milliseconds, also
  * between the kernel's run-time accounting and the switch hook, so a
@@ -2109,11 +2110,15 @@ extern const char spin_a_end[], spin_b_end[], spin_c_end[], spin_d_end[];
 #define SAMPLE_ROUNDS	50
 #define SAMPLE_K	1000000ull	/* B's iterations per round; A's are 3 * K */
 
+#define SKIDS		65536
+
 struct sample_worker {
 	pthread_t th;
 	int idx;
 	uint32_t tid;
-	uint64_t hits[2], other, foreign, wrong_tid, kernel, records, lost, weight;
+	uint64_t hits[2], hit_weight, other, foreign, wrong_tid, kernel, records, lost, weight, late;
+	uint64_t skid[SKIDS];	/* events past the first boundary crossed, at the PMI */
+	unsigned int nr_skid;
 	int err;
 	const char *what;
 };
@@ -2134,6 +2139,11 @@ static void sample_account(struct sample_worker *w, const struct pmuvirt_sample 
 
 	w->records++;
 	w->weight += s->weight;
+	if (s->weight > 1)
+		w->late++;
+	if ((s->flags & PMUVIRT_SAMPLE_VALUES) && s->nr_values && w->nr_skid < SKIDS)
+		w->skid[w->nr_skid++] = s->value[0] % SAMPLE_PERIOD +
+					(uint64_t)(s->weight - 1) * SAMPLE_PERIOD;
 	if (s->tid != w->tid)
 		w->wrong_tid++;
 	if (!(s->flags & PMUVIRT_SAMPLE_USER))
@@ -2142,6 +2152,8 @@ static void sample_account(struct sample_worker *w, const struct pmuvirt_sample 
 		w->hits[0]++;
 	else if (in_fn(s->ip, mine[1], mine_end[1]))
 		w->hits[1]++;
+	if (in_fn(s->ip, mine[0], mine_end[0]) || in_fn(s->ip, mine[1], mine_end[1]))
+		w->hit_weight += s->weight;
 	else if (in_fn(s->ip, theirs[0], theirs_end[0]) || in_fn(s->ip, theirs[1], theirs_end[1]))
 		w->foreign++;
 	else
@@ -2153,7 +2165,6 @@ static int sample_drain(struct sample_worker *w, struct pmuvirt_sample_reader *r
 			int publish)
 {
 	static __thread struct pmuvirt_sample out[64];
-	struct pmuvirt_sample_tail t;
 	int n, i;
 
 	while ((n = pmuvirt_sample_read(r, out, 64)) > 0)
@@ -2163,11 +2174,14 @@ static int sample_drain(struct sample_worker *w, struct pmuvirt_sample_reader *r
 		return n;
 	if (!publish)
 		return 0;
-	memset(&t, 0, sizeof(t));
-	t.size = sizeof(t);
-	t.version = PMUVIRT_LINUX_VERSION;
-	t.tail = r->tail;
-	return ioctl(fd, PMUVIRT_IOC_SAMPLE_TAIL, &t) ? -errno : 0;
+	return pmuvirt_user_sample_tail(fd, r) ? -errno : 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 static void sample_control(struct pmuvirt_attach *a, uint32_t pages)
@@ -2179,7 +2193,8 @@ static void sample_control(struct pmuvirt_attach *a, uint32_t pages)
 	a->control.version = PMUVIRT_ABI_VERSION;
 	a->control.nr_counters = 2;
 	a->control.counter[0].event = PMUVIRT_EV_INSTRUCTIONS;
-	a->control.counter[0].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL | PMUVIRT_CTR_SAMPLE;
+	a->control.counter[0].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL | PMUVIRT_CTR_SAMPLE |
+				      PMUVIRT_CTR_SAMPLE_VALUES;
 	a->control.counter[0].period = SAMPLE_PERIOD;
 	a->control.counter[1].event = PMUVIRT_EV_TSC;
 }
@@ -2240,9 +2255,83 @@ static void *sample_fn(void *arg)
 	return NULL;
 }
 
+/*
+ * A recorder's rings (PMUVIRT_ATTACH_SAMPLE_FILE): refused without REPORT,
+ * with an overflow signal or without a sampling counter; the thread's own
+ * ring comes out of the file once, as a descriptor that maps it read-only
+ * and whole, takes its tail, and outlives the context.
+ */
+static void sample_file_checks(int fd)
+{
+	struct pmuvirt_sample_open o;
+	struct pmuvirt_sample_tail t;
+	struct pmuvirt_attach a;
+	struct pmuvirt_counts c;
+	void *p;
+
+	sample_control(&a, 4);
+	a.flags = PMUVIRT_ATTACH_SAMPLE_FILE;
+	CHECK(ioctl(fd, PMUVIRT_IOC_ATTACH, &a) && errno == EINVAL, "SAMPLE_FILE without REPORT");
+	a.flags = PMUVIRT_ATTACH_REPORT | PMUVIRT_ATTACH_SAMPLE_FILE;
+	a.signo = SIGUSR1;
+	CHECK(ioctl(fd, PMUVIRT_IOC_ATTACH, &a) && errno == EINVAL, "SAMPLE_FILE with a signal");
+	sample_control(&a, 0);
+	a.control.counter[0].flags &= ~PMUVIRT_CTR_SAMPLE;
+	a.flags = PMUVIRT_ATTACH_REPORT | PMUVIRT_ATTACH_SAMPLE_FILE;
+	CHECK(ioctl(fd, PMUVIRT_IOC_ATTACH, &a) && errno == EINVAL,
+	      "SAMPLE_FILE without a sampling counter");
+	memset(&o, 0, sizeof(o));
+	o.size = sizeof(o);
+	o.version = PMUVIRT_LINUX_VERSION;
+	CHECK(ioctl(fd, PMUVIRT_IOC_SAMPLE_OPEN, &o) && errno == EAGAIN, "a ring out of an empty file");
+	o.reserved[1] = 1;
+	CHECK(ioctl(fd, PMUVIRT_IOC_SAMPLE_OPEN, &o) && errno == EINVAL, "SAMPLE_OPEN reserved field");
+	o.reserved[1] = 0;
+
+	sample_control(&a, 4);
+	a.flags = PMUVIRT_ATTACH_REPORT | PMUVIRT_ATTACH_SAMPLE_FILE;
+	CHECK(!ioctl(fd, PMUVIRT_IOC_ATTACH, &a), "attach with SAMPLE_FILE: %s", strerror(errno));
+	CHECK(!ioctl(fd, PMUVIRT_IOC_SAMPLE_OPEN, &o), "SAMPLE_OPEN: %s", strerror(errno));
+	CHECK(o.tid == (uint32_t)syscall(SYS_gettid) && o.pid == (uint32_t)getpid() && o.pages == 4 &&
+	      o.fd >= 0 && !o.dropped, "SAMPLE_OPEN: tid %u pid %u pages %u fd %d dropped %u", o.tid,
+	      o.pid, o.pages, o.fd, o.dropped);
+	CHECK(ioctl(fd, PMUVIRT_IOC_SAMPLE_OPEN, &o) && errno == EAGAIN, "the ring came out twice");
+	CHECK(fcntl(o.fd, F_GETFD) & FD_CLOEXEC, "ring descriptor without close-on-exec");
+	/* a read-only descriptor: the kernel refuses a writable shared mapping itself */
+	p = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, o.fd, 0);
+	CHECK(p == MAP_FAILED && errno == EACCES, "writable mapping of a ring descriptor");
+	p = mmap(NULL, 2 * 4096, PROT_READ, MAP_SHARED, o.fd, 0);
+	CHECK(p == MAP_FAILED && errno == EINVAL, "ring descriptor mapped in part");
+	p = mmap(NULL, 4 * 4096, PROT_READ, MAP_SHARED, o.fd, 4096);
+	CHECK(p == MAP_FAILED && errno == EINVAL, "ring descriptor mapped at an offset");
+	p = mmap(NULL, 4 * 4096, PROT_READ, MAP_SHARED, o.fd, 0);
+	CHECK(p != MAP_FAILED, "ring descriptor mapping: %s", strerror(errno));
+	if (p != MAP_FAILED)
+		CHECK(mprotect(p, 4096, PROT_READ | PROT_WRITE) && errno == EACCES,
+		      "ring descriptor mapping made writable");
+	CHECK(ioctl(o.fd, PMUVIRT_IOC_READ, &c) && errno == ENOTTY, "READ on a ring descriptor");
+	memset(&t, 0, sizeof(t));
+	t.size = sizeof(t);
+	t.version = PMUVIRT_LINUX_VERSION;
+	t.tail = (p != MAP_FAILED ? ((const struct pmuvirt_sample_ring *)p)->head : 0) + 0x10000;
+	CHECK(ioctl(o.fd, PMUVIRT_IOC_SAMPLE_TAIL, &t) && errno == EINVAL,
+	      "ring descriptor: tail ahead of head");
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.version = PMUVIRT_LINUX_VERSION;
+	CHECK(!ioctl(fd, PMUVIRT_IOC_DETACH, &c), "detach: %s", strerror(errno));
+	/* the descriptor keeps the ring after its context is gone */
+	t.tail = p != MAP_FAILED ? ((const struct pmuvirt_sample_ring *)p)->head : 0;
+	CHECK(!ioctl(o.fd, PMUVIRT_IOC_SAMPLE_TAIL, &t), "ring descriptor after detach: %s",
+	      strerror(errno));
+	if (p != MAP_FAILED)
+		munmap(p, 4 * 4096);
+	close(o.fd);
+}
+
 static void t_sample(void)
 {
-	struct sample_worker w[2];
+	static struct sample_worker w[2];
 	struct pmuvirt_sample_tail t;
 	struct pmuvirt_attach a;
 	struct pmuvirt_counts c;
@@ -2300,6 +2389,7 @@ static void t_sample(void)
 	CHECK(ioctl(fd, PMUVIRT_IOC_SAMPLE_TAIL, &t) && errno == ESRCH, "tail without a context");
 	if (p != MAP_FAILED)
 		munmap(p, 4 * 4096);
+	sample_file_checks(fd);
 	close(fd);
 
 	/* two threads on one CPU, each with its own ring */
@@ -2323,12 +2413,62 @@ static void t_sample(void)
 		      ratio);
 		CHECK(!w[i].foreign && !w[i].wrong_tid, "thread %d: records of the other thread", i);
 		CHECK(!w[i].lost, "thread %d: %llu records lost", i, (unsigned long long)w[i].lost);
-		/* nearly all of the thread's instructions are in its two loops */
-		CHECK(w[i].hits[0] + w[i].hits[1] >= want * 95 / 100 && w[i].weight >= want,
-		      "thread %d: %llu records in the loops for %llu periods", i,
-		      (unsigned long long)(w[i].hits[0] + w[i].hits[1]), (unsigned long long)want);
+		/*
+		 * How far past the overflow the PMI read the counters: the
+		 * sampling counter's value in the record, past the first
+		 * period boundary the record stands for (docs/sampling.md).
+		 */
+		qsort(w[i].skid, w[i].nr_skid, sizeof(w[i].skid[0]), cmp_u64);
+		if (w[i].nr_skid)
+			printf("vm: sample thread %d: at the PMI, events past the overflow: median %llu, 90th percentile %llu, max %llu (%u records); %llu records of weight above 1\n",
+			       i, (unsigned long long)w[i].skid[w[i].nr_skid / 2],
+			       (unsigned long long)w[i].skid[w[i].nr_skid * 9 / 10],
+			       (unsigned long long)w[i].skid[w[i].nr_skid - 1], w[i].nr_skid,
+			       (unsigned long long)w[i].late);
+		CHECK(w[i].nr_skid == w[i].records, "thread %d: %u of %llu records with values", i,
+		      w[i].nr_skid, (unsigned long long)w[i].records);
+		/* nearly all of the thread's periods end in its two loops */
+		CHECK(w[i].hit_weight >= want * 95 / 100 && w[i].weight >= want,
+		      "thread %d: records of weight %llu in the loops for %llu periods", i,
+		      (unsigned long long)w[i].hit_weight, (unsigned long long)want);
 	}
 	CHECK(wait_attached(0) == 0, "contexts left: %d", attached_count());
+}
+
+/*
+ * ---- profile: the command pmuvirt-record runs (it attaches, not us) ----
+ * Two threads on CPU 0, "spin-ab" with 3/4 of its loop instructions in A
+ * and 1/4 in B, "spin-cd" likewise in C and D; each prints its tid.
+ */
+static int profile_rounds;
+
+static void *profile_fn(void *arg)
+{
+	int idx = *(const int *)arg, round;
+
+	pin(0);
+	pthread_setname_np(pthread_self(), idx ? "spin-cd" : "spin-ab");
+	printf("vm: profile thread %d tid %ld\n", idx, (long)syscall(SYS_gettid));
+	fflush(stdout);
+	pthread_barrier_wait(&start_barrier);
+	for (round = 0; round < profile_rounds; round++) {
+		if (idx) {
+			spin_c(3 * SAMPLE_K);
+			spin_d(SAMPLE_K);
+		} else {
+			spin_a(3 * SAMPLE_K);
+			spin_b(SAMPLE_K);
+		}
+	}
+	return NULL;
+}
+
+static void t_profile(int rounds)
+{
+	int idx[2] = { 0, 1 };
+
+	profile_rounds = rounds;
+	run_threads(profile_fn, idx, sizeof(idx[0]), 2);
 }
 #endif
 
@@ -2525,12 +2665,18 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(what, "exec-child"))
 		return exec_child();
+#ifdef __x86_64__
+	if (!strcmp(what, "profile") && argc > 2) {
+		t_profile(atoi(argv[2]));
+		return 0;
+	}
+#endif
 	if (!strcmp(what, "imode"))	/* optional: the bound of the counts */
 		t_imode(argc > 2 ? strtod(argv[2], NULL) : MAX_ERR);
 	else if (!strcmp(what, "perfopen") && argc > 2)
 		t_perfopen(argv[2]);
 	else if (!run_named(what)) {
-		fprintf(stderr, "usage: vmtest probe|accuracy|migrate|fork|inherit|imode|pmistorm|latepmi|hotplug|isolation|throttle|exec|malformed|policy|evpolicy|suid|sigperm|hold|perfopen ok|busy|perfhold|exact (POWER)|sample (x86)|spin N|threads K N\n");
+		fprintf(stderr, "usage: vmtest probe|accuracy|migrate|fork|inherit|imode|pmistorm|latepmi|hotplug|isolation|throttle|exec|malformed|policy|evpolicy|suid|sigperm|hold|perfopen ok|busy|perfhold|exact (POWER)|sample (x86)|profile ROUNDS (x86)|spin N|threads K N\n");
 		return 2;
 	}
 	printf("vm: %s %s\n", what, failed ? "FAIL" : "ok");
