@@ -34,6 +34,7 @@ bool pmuvirt_lx_xen;
 #include <linux/uaccess.h>
 #include <asm/msr.h>
 #include <asm/pgtable.h>
+#include <asm/irq_regs.h>
 
 #include <xen/xen.h>
 #include <xen/xen-ops.h>
@@ -207,8 +208,10 @@ static const struct pmuvirt_pv_lower_ops lx_xen_lower_ops = {
 
 /*
  * New overflow notifications of this VCPU's counters: take them from Xen,
- * then let the core find which thread counters they concern.  (Tested on
- * Xen's emulated PMU: QEMU's x86 CPUs have no PMU to overflow.)
+ * then let the core find which thread counters they concern.  Sample
+ * records take the IP of the context the event upcall interrupted: Xen
+ * took the PMI and delivers the VIRQ on its next return to this VCPU.
+ * (Tested on Xen's emulated PMU: QEMU's x86 CPUs have no PMU to overflow.)
  */
 static irqreturn_t lx_xen_virq(int irq, void *dev)
 {
@@ -221,10 +224,13 @@ static irqreturn_t lx_xen_virq(int irq, void *dev)
 	v->other_hypercalls++;
 	if (xen_op(PMUVIRT_XEN_TAKE_OVERFLOWS, &t))
 		return IRQ_HANDLED;
-	if (lc->busy)
+	if (lc->busy) {
 		lc->pmi_deferred = true;
-	else
+	} else {
+		lc->pmi_regs = get_irq_regs();
 		pmuvirt_lx_pmi(lc);
+		lc->pmi_regs = NULL;
+	}
 	return IRQ_HANDLED;
 }
 
