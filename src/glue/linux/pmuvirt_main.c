@@ -459,9 +459,10 @@ static void samples_put(struct pmuvirt_thread *thr)
 
 /*
  * The host's part of a sample record, in the PMI: the IP and mode of the
- * context the interrupt (NMI, or the emulated PMU's timer) interrupted;
- * for a PMI handled after a switch or read it deferred, where the thread
- * entered the kernel.
+ * context the interrupt (NMI, the emulated PMU's timer, the Xen VIRQ)
+ * interrupted; for a PMI handled after a switch or read it deferred, where
+ * the thread entered the kernel.  That thread is current, or the one a
+ * switch is bringing in (not running, not exiting: its stack is there).
  */
 static void lx_sample_fill(void *arg, const struct pmuvirt_pcpu *pc,
 			   const struct pmuvirt_ctx *ctx, struct pmuvirt_sample *s)
@@ -470,8 +471,8 @@ static void lx_sample_fill(void *arg, const struct pmuvirt_pcpu *pc,
 	struct pmuvirt_thread *thr = arg;
 	struct pt_regs *regs = lc->pmi_regs;
 
-	if (!regs && thr->task == current && !(current->flags & PF_KTHREAD))
-		regs = task_pt_regs(current);
+	if (!regs && !(thr->task->flags & PF_KTHREAD))
+		regs = task_pt_regs(thr->task);
 	s->tid = thr->tid;
 	s->time = local_clock();
 	if (regs) {
