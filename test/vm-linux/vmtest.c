@@ -2116,7 +2116,8 @@ struct sample_worker {
 	pthread_t th;
 	int idx;
 	uint32_t tid;
-	uint64_t hits[2], hit_weight, other, foreign, wrong_tid, kernel, records, lost, weight, late;
+	uint64_t hits[2], hit_weight, other, foreign, wrong_tid, kernel, wrong_mode, records, lost,
+		 weight, late;
 	uint64_t skid[SKIDS];	/* events past the first boundary crossed, at the PMI */
 	unsigned int nr_skid;
 	int err;
@@ -2148,6 +2149,9 @@ static void sample_account(struct sample_worker *w, const struct pmuvirt_sample 
 		w->wrong_tid++;
 	if (!(s->flags & PMUVIRT_SAMPLE_USER))
 		w->kernel++;
+	/* x86-64: user addresses below 2^47, the kernel's from 0xffff8000'00000000 */
+	if (!(s->flags & PMUVIRT_SAMPLE_USER) != (s->ip >= 0xffff800000000000ull))
+		w->wrong_mode++;
 	if (in_fn(s->ip, mine[0], mine_end[0]))
 		w->hits[0]++;
 	else if (in_fn(s->ip, mine[1], mine_end[1]))
@@ -2412,6 +2416,10 @@ static void t_sample(void)
 		CHECK(rel_err(ratio, 3.0) < 0.03, "thread %d: ratio %.4f not within 3%% of 3", i,
 		      ratio);
 		CHECK(!w[i].foreign && !w[i].wrong_tid, "thread %d: records of the other thread", i);
+		/* the drain's ioctls and interrupts: some PMIs come in the kernel, and say so */
+		CHECK(w[i].kernel && !w[i].wrong_mode,
+		      "thread %d: %llu kernel records, %llu with the wrong mode for their IP", i,
+		      (unsigned long long)w[i].kernel, (unsigned long long)w[i].wrong_mode);
 		CHECK(!w[i].lost, "thread %d: %llu records lost", i, (unsigned long long)w[i].lost);
 		/*
 		 * How far past the overflow the PMI read the counters: the
