@@ -12,6 +12,8 @@
  *          print the flat profile (to /dev/null).
  *
  * usage: pmuvirt-bench-profile [RECORDS]   (default 1000000); medians of 5.
+ * Each measured part is a function of its own (drain_ring, parse_once,
+ * report_once) for valgrind --tool=callgrind --toggle-collect=NAME.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -58,12 +60,29 @@ static double median(double *v)
 	return v[RUNS / 2];
 }
 
+/* pmuvirt-record's part: the ring's records into the file; returns how many. */
+__attribute__((noinline)) uint64_t drain_ring(struct pmuvirt_sample_reader *r,
+					      struct pmuvirt_prof_writer *w,
+					      const struct pmuvirt_prof_chunk *c)
+{
+	static struct pmuvirt_sample out[BATCH];
+	uint64_t done = 0;
+	int k;
+
+	while ((k = pmuvirt_sample_read(r, out, BATCH)) > 0) {
+		pmuvirt_prof_write_samples(w, c, out, (unsigned int)k);
+		done += (uint64_t)k;
+	}
+	pmuvirt_sample_publish(r);
+	return done;
+}
+
 /* The file of @n records through the ring, as pmuvirt-record writes it; returns seconds. */
 static double drain(uint64_t n, char **buf, size_t *len)
 {
 	size_t bytes = pmuvirt_sample_ring_bytes(RING, 4096);
 	void *mem = aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
-	struct pmuvirt_sample rec, out[BATCH];
+	struct pmuvirt_sample rec;
 	struct pmuvirt_prof_chunk c[2] = { { 1000, 1001, 0 }, { 1000, 1002, 0 } };
 	struct pmuvirt_prof_writer w;
 	struct pmuvirt_sample_writer sw;
@@ -111,13 +130,9 @@ static double drain(uint64_t n, char **buf, size_t *len)
 			rec.time = done + (uint64_t)k;
 			pmuvirt_sample_write(&sw, &rec);
 		}
+		c[i & 1].tick = (uint32_t)(i / 2);
 		t = now();
-		while ((k = pmuvirt_sample_read(&r, out, BATCH)) > 0) {
-			c[i & 1].tick = (uint32_t)(i / 2);
-			pmuvirt_prof_write_samples(&w, &c[i & 1], out, (unsigned int)k);
-			done += (uint64_t)k;
-		}
-		pmuvirt_sample_publish(&r);
+		done += drain_ring(&r, &w, &c[i & 1]);
 		total += now() - t;	/* the reads and writes only, not the filling */
 	}
 	pmuvirt_prof_write_end(&w, &(struct pmuvirt_prof_end){ .samples = done, .threads = 2 });
@@ -132,16 +147,47 @@ static int nop_sample(void *arg, const struct pmuvirt_prof_chunk *c, const struc
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* pmuvirt-report's check of the file alone; returns the records seen. */
+__attribute__((noinline)) uint64_t parse_once(const char *buf, size_t len)
 {
 	static const struct pmuvirt_prof_ops ops = { .sample = nop_sample };
-	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 0) : 1000000, got, weight;
-	double td[RUNS], tp[RUNS], tr[RUNS];
 	struct pmuvirt_prof_error err;
+	uint64_t got = 0;
+
+	if (pmuvirt_prof_parse(buf, len, 0, &ops, &got, &err)) {
+		fprintf(stderr, "pmuvirt-bench-profile: parse: %s\n", err.what);
+		exit(1);
+	}
+	return got;
+}
+
+/* pmuvirt-report's whole work (its output to @f); returns the records. */
+__attribute__((noinline)) uint64_t report_once(const char *buf, size_t len, FILE *f)
+{
+	struct pmuvirt_prof_error err;
+	struct pmuvirt_profile *p;
+	uint64_t got, weight;
+	int ret;
+
+	p = pmuvirt_profile_load(buf, len, 0, &err, &ret);
+	if (!p || pmuvirt_profile_resolve(p, NULL, 0)) {
+		fprintf(stderr, "pmuvirt-bench-profile: report: %d\n", ret);
+		exit(1);
+	}
+	pmuvirt_profile_print_flat(p, f);
+	got = pmuvirt_profile_samples(p, &weight);
+	pmuvirt_profile_free(p);
+	return got;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 0) : 1000000;
+	double td[RUNS], tp[RUNS], tr[RUNS];
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *null = fopen("/dev/null", "w");
-	int i, ret;
+	int i;
 
 	for (i = 0; i < RUNS; i++) {
 		free(buf);
@@ -151,26 +197,16 @@ int main(int argc, char **argv)
 	for (i = 0; i < RUNS; i++) {
 		double t = now();
 
-		got = 0;
-		if (pmuvirt_prof_parse(buf, len, 0, &ops, &got, &err) || got != n) {
-			fprintf(stderr, "pmuvirt-bench-profile: parse: %s\n", err.what);
+		if (parse_once(buf, len) != n)
 			return 1;
-		}
 		tp[i] = now() - t;
 	}
+	report_once(buf, len, stdout);	/* bench_fn_a 75%, bench_fn_b 25% */
 	for (i = 0; i < RUNS; i++) {
 		double t = now();
-		struct pmuvirt_profile *p = pmuvirt_profile_load(buf, len, 0, &err, &ret);
 
-		if (!p || pmuvirt_profile_resolve(p, NULL, 0)) {
-			fprintf(stderr, "pmuvirt-bench-profile: report: %d\n", ret);
+		if (report_once(buf, len, null) != n)
 			return 1;
-		}
-		pmuvirt_profile_print_flat(p, null);
-		if (i == 0)
-			pmuvirt_profile_print_flat(p, stdout);	/* bench_fn_a 75%, bench_fn_b 25% */
-		got = pmuvirt_profile_samples(p, &weight);
-		pmuvirt_profile_free(p);
 		tr[i] = now() - t;
 	}
 	printf("\n%llu records (2 threads), file %.1f MiB\n", (unsigned long long)n,

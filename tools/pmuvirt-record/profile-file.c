@@ -5,6 +5,7 @@
 #include "profile-file.h"
 
 #define RECORDS_PER_SECTION	4096u
+#define MAX_RECORD		(PMUVIRT_PROF_RECORD_BYTES + 8 * PMUVIRT_MAX_COUNTERS)
 
 static void put16(uint8_t *p, uint16_t v)
 {
@@ -151,7 +152,8 @@ int pmuvirt_prof_write_samples(struct pmuvirt_prof_writer *w, const struct pmuvi
 	while (n) {
 		unsigned int k = n < RECORDS_PER_SECTION ? n : RECORDS_PER_SECTION, i, v;
 		uint64_t size = 16;
-		uint8_t b[PMUVIRT_PROF_RECORD_BYTES + 8 * PMUVIRT_MAX_COUNTERS];
+		uint8_t b[16], buf[64 * MAX_RECORD];
+		size_t used;
 		int ret;
 
 		for (i = 0; i < k; i++)
@@ -163,21 +165,27 @@ int pmuvirt_prof_write_samples(struct pmuvirt_prof_writer *w, const struct pmuvi
 		ret = section(w, PMUVIRT_PROF_SAMPLES, size);
 		if (!ret)
 			ret = wr(w, b, 16);
-		for (i = 0; !ret && i < k; i++) {
+		/* records encoded into a buffer, written a buffer at a time */
+		for (i = 0, used = 0; !ret && i < k; i++) {
 			const struct pmuvirt_sample *s = &recs[i];
 			unsigned int nv = nr_values(s);
+			uint8_t *r = buf + used;
 
-			put64(b, s->ip);
-			put64(b + 8, s->time);
-			put32(b + 16, s->tid);
-			put32(b + 20, s->cpu);
-			put16(b + 24, s->flags);
-			b[26] = s->counter;
-			b[27] = (uint8_t)nv;
-			put32(b + 28, s->weight);
+			put64(r, s->ip);
+			put64(r + 8, s->time);
+			put32(r + 16, s->tid);
+			put32(r + 20, s->cpu);
+			put16(r + 24, s->flags);
+			r[26] = s->counter;
+			r[27] = (uint8_t)nv;
+			put32(r + 28, s->weight);
 			for (v = 0; v < nv; v++)
-				put64(b + PMUVIRT_PROF_RECORD_BYTES + 8 * v, s->value[v]);
-			ret = wr(w, b, PMUVIRT_PROF_RECORD_BYTES + 8 * nv);
+				put64(r + PMUVIRT_PROF_RECORD_BYTES + 8 * v, s->value[v]);
+			used += PMUVIRT_PROF_RECORD_BYTES + 8 * nv;
+			if (used > sizeof(buf) - MAX_RECORD || i + 1 == k) {
+				ret = wr(w, buf, used);
+				used = 0;
+			}
 		}
 		if (ret)
 			return ret;

@@ -459,7 +459,7 @@ static const struct pmuvirt_profile *sort_p;
 
 static int by_thread_sym(const void *a, const void *b)
 {
-	const struct sample *x = a, *y = b;
+	const struct agg *x = a, *y = b;
 
 	if (x->thread != y->thread)
 		return x->thread < y->thread ? -1 : 1;
@@ -485,35 +485,61 @@ static int by_pid_tid(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-/* Samples summed per (thread, function), by thread. */
+/* Samples summed per (thread, function), by thread (a hash of the pairs, then a sort of them). */
 static struct agg *aggregate(const struct pmuvirt_profile *p, uint64_t *nr)
 {
-	struct sample *s = malloc((p->nr_sample ? p->nr_sample : 1) * sizeof(*s));
-	struct agg *a = malloc((p->nr_sample ? p->nr_sample : 1) * sizeof(*a));
-	uint64_t i, n = 0;
+	struct agg *a = NULL;
+	uint32_t *slot = NULL;
+	unsigned int n = 0, cap = 0, nslot = 0, i, k;
+	uint64_t j;
 
-	if (!s || !a) {
-		free(s);
-		free(a);
-		return NULL;
-	}
-	if (p->nr_sample)
-		memcpy(s, p->sample, p->nr_sample * sizeof(*s));
-	qsort(s, p->nr_sample, sizeof(*s), by_thread_sym);
-	for (i = 0; i < p->nr_sample; i++) {
-		if (!n || a[n - 1].thread != s[i].thread || a[n - 1].sym != s[i].sym) {
-			a[n].thread = s[i].thread;
-			a[n].sym = s[i].sym;
+	for (j = 0; j < p->nr_sample; j++) {
+		const struct sample *s = &p->sample[j];
+
+		if (2 * n >= nslot) {
+			unsigned int ns = nslot ? 2 * nslot : 1024;
+			uint32_t *sl = malloc(ns * sizeof(*sl));
+
+			if (!sl)
+				goto nomem;
+			memset(sl, 0xff, ns * sizeof(*sl));
+			for (k = 0; k < n; k++) {
+				for (i = (a[k].thread * 2654435761u ^ a[k].sym) & (ns - 1); sl[i] != NONE;
+				     i = (i + 1) & (ns - 1))
+					;
+				sl[i] = k;
+			}
+			free(slot);
+			slot = sl;
+			nslot = ns;
+		}
+		for (i = (s->thread * 2654435761u ^ s->sym) & (nslot - 1); slot[i] != NONE;
+		     i = (i + 1) & (nslot - 1))
+			if (a[slot[i]].thread == s->thread && a[slot[i]].sym == s->sym)
+				break;
+		if (slot[i] == NONE) {
+			if (grow(&a, n, &cap, sizeof(*a), 0))
+				goto nomem;
+			a[n].thread = s->thread;
+			a[n].sym = s->sym;
 			a[n].samples = 0;
 			a[n].weight = 0;
-			n++;
+			slot[i] = n++;
 		}
-		a[n - 1].samples++;
-		a[n - 1].weight += s[i].weight;
+		a[slot[i]].samples++;
+		a[slot[i]].weight += s->weight;
 	}
-	free(s);
+	free(slot);
+	if (!a)
+		a = malloc(sizeof(*a));
+	if (a)
+		qsort(a, n, sizeof(*a), by_thread_sym);
 	*nr = n;
 	return a;
+nomem:
+	free(slot);
+	free(a);
+	return NULL;
 }
 
 static uint64_t lost_of(const struct thread *t)
