@@ -15,33 +15,35 @@
 #define LINE_MAX_BYTES	8192
 
 /*
- * Call @fn on each line of @text (NUL-terminated copy, no newline);
- * a line too long or holding a NUL counts in @bad.  Return: 0 or -ENOMEM.
+ * A copy of @text (@len bytes, one more for a NUL) cut into lines in
+ * place, with @fn called on each: newlines become NULs; a line too long or
+ * holding a NUL counts in @bad.  Return: the copy (the caller frees it),
+ * or NULL for -ENOMEM or @fn's error.
  */
-static int each_line(const char *text, size_t len, int (*fn)(void *arg, char *line), void *arg,
-		     unsigned int *bad)
+static char *each_line(const char *text, size_t len, int (*fn)(void *arg, char *line), void *arg,
+		       unsigned int *bad)
 {
-	char *line = malloc(LINE_MAX_BYTES);
+	char *copy = malloc(len + 1);
 	size_t at = 0;
-	int ret = 0;
 
-	if (!line)
-		return -ENOMEM;
-	while (!ret && at < len) {
-		const char *nl = memchr(text + at, '\n', len - at);
-		size_t n = nl ? (size_t)(nl - (text + at)) : len - at;
+	if (!copy)
+		return NULL;
+	memcpy(copy, text, len);
+	copy[len] = 0;
+	while (at < len) {
+		char *l = copy + at, *nl = memchr(l, '\n', len - at);
+		size_t n = nl ? (size_t)(nl - l) : len - at;
 
-		if (n >= LINE_MAX_BYTES || memchr(text + at, 0, n)) {
+		l[n] = 0;
+		if (n >= LINE_MAX_BYTES || strlen(l) != n) {
 			(*bad)++;
-		} else if (n) {
-			memcpy(line, text + at, n);
-			line[n] = 0;
-			ret = fn(arg, line);
+		} else if (n && fn(arg, l)) {
+			free(copy);
+			return NULL;
 		}
 		at += n + 1;
 	}
-	free(line);
-	return ret;
+	return copy;
 }
 
 /* Room for one more element of @size bytes in *@arr (holding @nr of *@cap). */
@@ -121,12 +123,15 @@ int pmuvirt_maps_parse(const char *text, size_t len, struct pmuvirt_maps *out)
 {
 	struct maps_builder b = { out, 0 };
 	unsigned int i, k;
+	char *copy;
 
 	memset(out, 0, sizeof(*out));
-	if (each_line(text, len, maps_line, &b, &out->bad_lines)) {
+	copy = each_line(text, len, maps_line, &b, &out->bad_lines);
+	if (!copy) {
 		pmuvirt_maps_free(out);
 		return -ENOMEM;
 	}
+	free(copy);	/* the paths are copies of their own */
 	if (out->nr)
 		qsort(out->map, out->nr, sizeof(*out->map), by_start);
 	/* the kernel's lists never overlap; a file's may */
@@ -349,15 +354,38 @@ static int by_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* "ffffffff81000000 T _stext" or "... t name\t[module]"; 1 for a non-text symbol. */
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * "ffffffff81000000 T _stext" or "... t name\t[module]", cut in place (the
+ * names point into the line); 1 for a symbol that is not code.  By hand:
+ * sscanf() would be most of the time of a report with kernel samples.
+ */
 static int parse_ksym_line(char *l, struct pmuvirt_ksym *k)
 {
-	char type, *name, *mod, *end;
-	int pos = -1;
+	char type, *name, *mod, *end, *p = l;
+	uint64_t addr = 0;
+	int d;
 
-	if (sscanf(l, "%" SCNx64 " %c %n", &k->addr, &type, &pos) != 2 || pos < 0)
+	for (; (d = hex_digit(*p)) >= 0; p++) {
+		if (p - l == 16)
+			return -1;
+		addr = addr << 4 | (uint64_t)d;
+	}
+	if (p == l || p[0] != ' ' || !p[1] || p[2] != ' ')
 		return -1;
-	name = l + pos;
+	type = p[1];
+	k->addr = addr;
+	name = p + 3;
 	end = name + strcspn(name, " \t");
 	if (end == name)
 		return -1;
@@ -373,13 +401,8 @@ static int parse_ksym_line(char *l, struct pmuvirt_ksym *k)
 	}
 	if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 		return 1;
-	k->name = strdup(name);
-	k->module = *mod ? strdup(mod) : NULL;
-	if (!k->name || (*mod && !k->module)) {
-		free(k->name);
-		free(k->module);
-		return -ENOMEM;
-	}
+	k->name = name;
+	k->module = *mod ? mod : NULL;
 	return 0;
 }
 
@@ -395,17 +418,12 @@ static int ksyms_line(void *arg, char *line)
 	struct pmuvirt_ksym k;
 	int ret = parse_ksym_line(line, &k);
 
-	if (ret == -ENOMEM)
-		return ret;
 	if (ret < 0)
 		b->out->bad_lines++;
 	if (ret)
 		return 0;
-	if (grow(&b->out->sym, b->out->nr, &b->cap, sizeof(k))) {
-		free(k.name);
-		free(k.module);
+	if (grow(&b->out->sym, b->out->nr, &b->cap, sizeof(k)))
 		return -ENOMEM;
-	}
 	b->any |= k.addr;
 	b->out->sym[b->out->nr++] = k;
 	return 0;
@@ -416,7 +434,8 @@ int pmuvirt_ksyms_parse(const char *text, size_t len, struct pmuvirt_ksyms *out)
 	struct ksyms_builder b = { out, 0, 0 };
 
 	memset(out, 0, sizeof(*out));
-	if (each_line(text, len, ksyms_line, &b, &out->bad_lines)) {
+	out->text = each_line(text, len, ksyms_line, &b, &out->bad_lines);
+	if (!out->text) {
 		pmuvirt_ksyms_free(out);
 		return -ENOMEM;
 	}
@@ -447,12 +466,7 @@ const struct pmuvirt_ksym *pmuvirt_ksyms_find(const struct pmuvirt_ksyms *k, uin
 
 void pmuvirt_ksyms_free(struct pmuvirt_ksyms *k)
 {
-	unsigned int i;
-
-	for (i = 0; i < k->nr; i++) {
-		free(k->sym[i].name);
-		free(k->sym[i].module);
-	}
 	free(k->sym);
+	free(k->text);
 	memset(k, 0, sizeof(*k));
 }

@@ -92,8 +92,8 @@ int pmuvirt_syms_user(struct pmuvirt_syms *s, struct pmuvirt_map *map, uint64_t 
  */
 struct pmuvirt_ksym {
 	uint64_t addr;
-	char *name;
-	char *module;
+	const char *name;
+	const char *module;
 };
 
 /**
@@ -101,11 +101,13 @@ struct pmuvirt_ksym {
  * @sym:	the symbols (text ones: types t, T, w, W).
  * @nr:		their number.
  * @bad_lines:	lines that did not parse.
+ * @text:	a copy of the text, which the names point into.
  */
 struct pmuvirt_ksyms {
 	struct pmuvirt_ksym *sym;
 	unsigned int nr;
 	unsigned int bad_lines;
+	char *text;
 };
 
 /**
