@@ -53,8 +53,43 @@ if [ "$mode" = icount ]; then
 	/vmtest isolation || fail "vmtest isolation"
 	# IP sampling: two threads on this CPU, each a known 3:1 split between two functions
 	/vmtest sample || fail "vmtest sample"
-	# the same through the tools: pmuvirt-record drains both threads'
-	# rings, pmuvirt-report names the functions (libdw) per thread
+	echo "vm: emulated PMIs: $(cat /sys/module/pmuvirt/parameters/emulated_pmis)"
+	[ "$(attached)" = 0 ] || fail "contexts left after imode: $(attached)"
+	# PMIs during reads and switches (deferred) and with no context: each
+	# path must unmask LVTPC, or every later PMI of the CPU is lost
+	/vmtest pmistorm || fail "vmtest pmistorm"
+	p=/sys/module/pmuvirt/parameters
+	echo "vm: pmistorm: emulated PMIs $(cat $p/emulated_pmis), at a register access $(cat $p/emulated_pmis_at_access), deferred $(cat $p/pmis_deferred), without context $(cat $p/pmis_idle), lost to a masked LVTPC $(cat $p/emulated_pmis_lost)"
+	[ "$(cat $p/pmis_deferred)" -gt 0 ] || fail "pmistorm: no PMI arrived during a switch or read"
+	[ "$(cat $p/emulated_pmis_lost)" = 0 ] || fail "pmistorm: PMIs lost to a masked LVTPC"
+	[ "$(attached)" = 0 ] || fail "contexts left after pmistorm: $(attached)"
+	# security policy: perf_event_paranoid and CAP_PERFMON, min_period, the
+	# overflow signal's permission, exec of a setuid program, the PMI rate limit
+	echo "vm: perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid), /dev/pmuvirt mode $(stat -c %a /dev/pmuvirt)"
+	for t in policy evpolicy suid sigperm; do
+		/vmtest $t || fail "vmtest $t"
+		[ "$(attached)" = 0 ] || fail "contexts left after $t: $(attached)"
+	done
+	dmesg | grep -q 'attach: counter 1: event not permitted by user_event_policy' ||
+		fail "no kernel message naming the counter the event policy refused"
+	dmesg | grep -q 'starts without counters: counter 0: event not permitted by user_event_policy' ||
+		fail "no kernel message for the new task the event policy refused"
+	echo 1000 > /sys/module/pmuvirt/parameters/max_pmi_rate
+	/vmtest throttle || fail "vmtest throttle"
+	echo 100000 > /sys/module/pmuvirt/parameters/max_pmi_rate
+	[ "$(attached)" = 0 ] || fail "contexts left after throttle: $(attached)"
+	dmesg | grep 'pmuvirt:' | grep -E 'need CAP_PERFMON|below min_period|cannot be the overflow signal|not sent|max_pmi_rate|user_event_policy' |
+		sort -u -k2 | head -12 | sed 's/^/vm: dmesg: /'
+	dmesg | grep -q 'over max_pmi_rate (1000 per second)' || fail "no kernel message for the throttled PMIs"
+	/pmuvirt-stat -e instructions,cycles,tsc -- /vmtest threads 2 5000000 > /stat.out 2>&1 || fail "pmuvirt-stat (emulated PMU)"
+	sed 's/^/vm:   /' /stat.out
+	awk '/spinner[0-9]-[0-9]+ .* instructions$/ { n++; v = $2; gsub(",", "", v);
+		e = (v - 10000000) / 10000000; if (e < 0) e = -e; if (e > 0.02) bad++ }
+		END { exit !(n == 2 && !bad) }' /stat.out || fail "pmuvirt-stat: instructions of the threads (emulated PMU)"
+	# profiles as vmtest sample checks them, through the tools:
+	# pmuvirt-record drains both threads' rings, pmuvirt-report names the
+	# functions (libdw) per thread.  Last, so that the checks before run
+	# at the same virtual time as without it.
 	/pmuvirt-record -e instructions,tsc --values -c 20000 -m 256 -o /prof.data -- /vmtest-pie profile 10 \
 		>/prof.out 2>/prof.err || fail "pmuvirt-record"
 	sed 's/^/vm: record: /' /prof.err
@@ -97,39 +132,7 @@ if [ "$mode" = icount ]; then
 	grep -q '\[k\] \[unknown\]' /prof.txt /prof.dump && fail "pmuvirt-report: kernel samples without a name"
 	grep -q 'records named another thread\|records lost\|never captured' /prof.rerr &&
 		fail "pmuvirt-report warned"
-	echo "vm: emulated PMIs: $(cat /sys/module/pmuvirt/parameters/emulated_pmis)"
-	[ "$(attached)" = 0 ] || fail "contexts left after imode: $(attached)"
-	# PMIs during reads and switches (deferred) and with no context: each
-	# path must unmask LVTPC, or every later PMI of the CPU is lost
-	/vmtest pmistorm || fail "vmtest pmistorm"
-	p=/sys/module/pmuvirt/parameters
-	echo "vm: pmistorm: emulated PMIs $(cat $p/emulated_pmis), at a register access $(cat $p/emulated_pmis_at_access), deferred $(cat $p/pmis_deferred), without context $(cat $p/pmis_idle), lost to a masked LVTPC $(cat $p/emulated_pmis_lost)"
-	[ "$(cat $p/pmis_deferred)" -gt 0 ] || fail "pmistorm: no PMI arrived during a switch or read"
-	[ "$(cat $p/emulated_pmis_lost)" = 0 ] || fail "pmistorm: PMIs lost to a masked LVTPC"
-	[ "$(attached)" = 0 ] || fail "contexts left after pmistorm: $(attached)"
-	# security policy: perf_event_paranoid and CAP_PERFMON, min_period, the
-	# overflow signal's permission, exec of a setuid program, the PMI rate limit
-	echo "vm: perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid), /dev/pmuvirt mode $(stat -c %a /dev/pmuvirt)"
-	for t in policy evpolicy suid sigperm; do
-		/vmtest $t || fail "vmtest $t"
-		[ "$(attached)" = 0 ] || fail "contexts left after $t: $(attached)"
-	done
-	dmesg | grep -q 'attach: counter 1: event not permitted by user_event_policy' ||
-		fail "no kernel message naming the counter the event policy refused"
-	dmesg | grep -q 'starts without counters: counter 0: event not permitted by user_event_policy' ||
-		fail "no kernel message for the new task the event policy refused"
-	echo 1000 > /sys/module/pmuvirt/parameters/max_pmi_rate
-	/vmtest throttle || fail "vmtest throttle"
-	echo 100000 > /sys/module/pmuvirt/parameters/max_pmi_rate
-	[ "$(attached)" = 0 ] || fail "contexts left after throttle: $(attached)"
-	dmesg | grep 'pmuvirt:' | grep -E 'need CAP_PERFMON|below min_period|cannot be the overflow signal|not sent|max_pmi_rate|user_event_policy' |
-		sort -u -k2 | head -12 | sed 's/^/vm: dmesg: /'
-	dmesg | grep -q 'over max_pmi_rate (1000 per second)' || fail "no kernel message for the throttled PMIs"
-	/pmuvirt-stat -e instructions,cycles,tsc -- /vmtest threads 2 5000000 > /stat.out 2>&1 || fail "pmuvirt-stat (emulated PMU)"
-	sed 's/^/vm:   /' /stat.out
-	awk '/spinner[0-9]-[0-9]+ .* instructions$/ { n++; v = $2; gsub(",", "", v);
-		e = (v - 10000000) / 10000000; if (e < 0) e = -e; if (e > 0.02) bad++ }
-		END { exit !(n == 2 && !bad) }' /stat.out || fail "pmuvirt-stat: instructions of the threads (emulated PMU)"
+	[ "$(attached)" = 0 ] || fail "contexts left after the profile: $(attached)"
 	rmmod pmuvirt || fail "rmmod after emulate_pmu=1"
 	# the event policy as a load parameter: a malformed one fails the load
 	if insmod /pmuvirt.ko user_event_policy=allow,tsc 2>/dev/null; then
