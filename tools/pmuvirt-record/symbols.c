@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 /* Memory maps, ELF symbols (libdwfl) and kernel symbols for pmuvirt-report. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -354,34 +355,21 @@ static int by_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /*
  * "ffffffff81000000 T _stext" or "... t name\t[module]", cut in place (the
- * names point into the line); 1 for a symbol that is not code.  By hand:
- * sscanf() would be most of the time of a report with kernel samples.
+ * names point into the line); 1 for a symbol that is not code.  Without
+ * sscanf(), which would be most of the time of a report with kernel samples.
  */
 static int parse_ksym_line(char *l, struct pmuvirt_ksym *k)
 {
-	char type, *name, *mod, *end, *p = l;
-	uint64_t addr = 0;
-	int d;
+	char type, *name, *mod, *end, *p;
+	uint64_t addr;
 
-	for (; (d = hex_digit(*p)) >= 0; p++) {
-		if (p - l == 16)
-			return -1;
-		addr = addr << 4 | (uint64_t)d;
-	}
-	if (p == l || p[0] != ' ' || !p[1] || p[2] != ' ')
+	if (!isxdigit((unsigned char)l[0]))
+		return -1;
+	errno = 0;
+	addr = strtoull(l, &p, 16);
+	if (errno || p - l > 16 || p[0] != ' ' || !p[1] || p[2] != ' ')
 		return -1;
 	type = p[1];
 	k->addr = addr;
