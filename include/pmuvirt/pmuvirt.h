@@ -557,6 +557,25 @@ int pmuvirt_pmi(struct pmuvirt_pcpu *pc, uint32_t *ovf_mask);
 uint32_t pmuvirt_take_overflows(struct pmuvirt_ctx *ctx, uint32_t *counts);
 
 /**
+ * pmuvirt_collect() - make pending every boundary a running count has reached
+ * @pc:		this CPU's pcpu.
+ * @ctx:	the context.
+ *
+ * Samples the i-mode counters of @ctx when it is the context running on
+ * @pc (and not paused), so that pmuvirt_take_overflows() right after
+ * returns every period boundary their counts have passed, also those whose
+ * PMI has not been handled yet (in flight, or held back by a host's rate
+ * limit).  That PMI then finds no new boundary for them and re-arms the
+ * counters; until it comes they stay armed as they were.  Like a
+ * switch-out, it makes no sample record.  A suspended context has nothing
+ * to collect: its switch-out did it.
+ *
+ * Return: 0; -EINVAL for a NULL argument; -EBUSY if @ctx runs on another
+ * pcpu; -EFAULT if a register read failed.
+ */
+int pmuvirt_collect(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx);
+
+/**
  * pmuvirt_ctx_pending() - which counters have pending notifications
  * @ctx:	the context.
  *

@@ -1131,8 +1131,11 @@ uint32_t pmuvirt_take_overflows(struct pmuvirt_ctx *ctx, uint32_t *counts)
 	return mask;
 }
 
-/* Sample every counter of the running context; @discard drops the events since the last sample. */
-static int sample_current(struct pmuvirt_pcpu *pc, bool discard)
+/*
+ * Sample the counters in @which (a counter mask) of the running context;
+ * @discard drops the events since their last sample.
+ */
+static int sample_counters(struct pmuvirt_pcpu *pc, bool discard, uint32_t which)
 {
 	struct pmuvirt_ctx *ctx = pc->running;
 	unsigned int i;
@@ -1144,6 +1147,8 @@ static int sample_current(struct pmuvirt_pcpu *pc, bool discard)
 		struct pmuvirt_counter *c = &ctx->counter[i];
 		uint64_t raw;
 
+		if (!(which & (1u << i)))
+			continue;
 		ret = ops_of(pc)->read(pc, c->slot, &raw);
 		if (ret)
 			return fault(pc, ctx, ret);
@@ -1155,6 +1160,24 @@ static int sample_current(struct pmuvirt_pcpu *pc, bool discard)
 	}
 	publish(ctx);
 	return 0;
+}
+
+/* Sample every counter of the running context; @discard drops the events since the last sample. */
+static int sample_current(struct pmuvirt_pcpu *pc, bool discard)
+{
+	return sample_counters(pc, discard, ~(uint32_t)0);
+}
+
+/* Only the i-mode counters: the a-mode ones need no sample for a take. */
+int pmuvirt_collect(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx)
+{
+	if (!pc || !ctx)
+		return -EINVAL;
+	if (!ctx->running_on)
+		return 0;
+	if (ctx->running_on != pc || pc->running != ctx)
+		return -EBUSY;
+	return pc->paused ? 0 : sample_counters(pc, false, ctx->imode_mask);
 }
 
 int pmuvirt_pause(struct pmuvirt_pcpu *pc)

@@ -234,6 +234,50 @@ static void test_imode_two_levels(void **state)
 	world_free(w);
 }
 
+/*
+ * pmuvirt_collect() on a stacked instance: with the VIRQ held back, a take
+ * right after it has every boundary the thread's count passed; the late
+ * VIRQ adds none and re-arms below at the next one.
+ */
+static void test_collect_stacked(void **state)
+{
+	struct world *w = world_new(7);
+	struct pmuvirt_control ctl;
+	uint64_t per[1] = { 100 };
+	uint32_t counts[1], mask;
+
+	make_control(&ctl, 1, ev_ic, per);
+	assert_int_equal(pmuvirt_set_control(NULL, w->t[0], &ctl, NULL), 0);
+	schedule(w, 0);
+	assert_int_equal(pmuvirt_switch(&w->v[0].gpc, w->t[0]), 0);
+	w->hw.last_ovf = 0;
+	mock_run(&w->hw, PMUVIRT_EV_INSTRUCTIONS, 250);
+	assert_int_not_equal(w->hw.last_ovf, 0);	/* the VIRQ is due, not delivered */
+	assert_int_equal(pmuvirt_take_overflows(w->t[0], counts), 0);
+	assert_int_equal(pmuvirt_collect(&w->v[0].gpc, w->t[0]), 0);
+	assert_int_equal(pmuvirt_take_overflows(w->t[0], counts), 1);
+	assert_int_equal(counts[0], 2);
+	assert_int_equal(pmuvirt_collect(&w->v[0].gpc, w->t[0]), 0);
+	assert_int_equal(pmuvirt_take_overflows(w->t[0], counts), 0);
+	/* the late VIRQ */
+	pmuvirt_take_overflows(w->v[0].ctx, NULL);
+	assert_int_equal(pmuvirt_pmi(&w->v[0].gpc, &mask), 0);
+	assert_int_equal(mask, 0);
+	w->hw.last_ovf = 0;
+	mock_run(&w->hw, PMUVIRT_EV_INSTRUCTIONS, 49);
+	assert_int_equal(w->hw.last_ovf, 0);
+	mock_run(&w->hw, PMUVIRT_EV_INSTRUCTIONS, 1);
+	assert_int_not_equal(w->hw.last_ovf, 0);
+	pmuvirt_take_overflows(w->v[0].ctx, NULL);
+	assert_int_equal(pmuvirt_pmi(&w->v[0].gpc, &mask), 0);
+	assert_int_equal(mask, 1);
+	assert_int_equal(pmuvirt_take_overflows(w->t[0], counts), 1);
+	assert_int_equal(counts[0], 1);
+	assert_int_equal(rig_val(w->t[0], 0), 300);
+	assert_int_equal(pmuvirt_switch(&w->v[0].gpc, NULL), 0);
+	world_free(w);
+}
+
 static void stacked_fill(void *arg, const struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *ctx,
 			 struct pmuvirt_sample *s)
 {
@@ -517,6 +561,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compensation_and_hypercalls),
 		cmocka_unit_test(test_imode_two_levels),
+		cmocka_unit_test(test_collect_stacked),
 		cmocka_unit_test(test_sample_stacked),
 		cmocka_unit_test(test_idle_vcpu_quiet),
 		cmocka_unit_test(test_user_read_injection),
