@@ -236,24 +236,36 @@ static void switch_warn(unsigned int cpu, int err)
 	irq_work_queue(&switch_warn_work);
 }
 
+/* A core call on this CPU starts: a PMI meanwhile waits for lx_end().  Interrupts off. */
+static inline void lx_begin(struct pmuvirt_lx_cpu *lc)
+{
+	lc->busy = true;
+	barrier();
+}
+
+/* The core call is over: the PMI that waited for it is handled now. */
+static void lx_end(struct pmuvirt_lx_cpu *lc)
+{
+	barrier();
+	lc->busy = false;
+	if (unlikely(lc->pmi_deferred)) {
+		lc->pmi_deferred = false;
+		pmuvirt_lx_pmi(lc);
+	}
+}
+
 /* Switch this CPU to @next (NULL: stop).  Interrupts off. */
 static void lx_switch(struct pmuvirt_lx_cpu *lc, struct pmuvirt_thread *next)
 {
 	struct pmuvirt_ctx *ctx = next ? next->ctx : NULL;
 	int ret;
 
-	lc->busy = true;
-	barrier();
+	lx_begin(lc);
 	ret = pmuvirt_switch(&lc->pc, ctx);
 	lc->cur = (ctx && lc->pc.running == ctx) ? next : NULL;
-	barrier();
-	lc->busy = false;
 	if (unlikely(ret))
 		switch_warn(lc->pc.cpu, ret);
-	if (unlikely(lc->pmi_deferred)) {
-		lc->pmi_deferred = false;
-		pmuvirt_lx_pmi(lc);
-	}
+	lx_end(lc);
 }
 
 /* Read @thr's values on this CPU.  Interrupts off. */
@@ -261,15 +273,9 @@ static int lx_read(struct pmuvirt_lx_cpu *lc, struct pmuvirt_thread *thr, u64 *v
 {
 	int ret;
 
-	lc->busy = true;
-	barrier();
+	lx_begin(lc);
 	ret = pmuvirt_read(thr->ctx, vals);
-	barrier();
-	lc->busy = false;
-	if (unlikely(lc->pmi_deferred)) {
-		lc->pmi_deferred = false;
-		pmuvirt_lx_pmi(lc);
-	}
+	lx_end(lc);
 	return ret;
 }
 
@@ -460,8 +466,8 @@ static void samples_put(struct pmuvirt_thread *thr)
 /*
  * The host's part of a sample record, in the PMI: the IP and mode of the
  * context the interrupt (NMI, the emulated PMU's timer, the Xen VIRQ)
- * interrupted; for a PMI handled after a switch or read it deferred, where
- * the thread entered the kernel.  That thread is current, or the one a
+ * interrupted; for a PMI handled after a switch, read or RESUME it
+ * deferred, where the thread entered the kernel.  That thread is current, or the one a
  * switch is bringing in (not running, not exiting: its stack is there).
  */
 static void lx_sample_fill(void *arg, const struct pmuvirt_pcpu *pc,
@@ -928,6 +934,7 @@ static int ioc_resume(unsigned long uarg)
 	struct pmuvirt_counts c;
 	struct pmuvirt_thread *thr = counts_in(&c, uarg);
 	u32 counts[PMUVIRT_MAX_COUNTERS];
+	struct pmuvirt_lx_cpu *lc;
 	unsigned long flags;
 	unsigned int i;
 
@@ -936,6 +943,14 @@ static int ioc_resume(unsigned long uarg)
 	/* against the irq_work on this CPU, which tests and clears sig_armed */
 	preempt_disable();
 	local_irq_save(flags);
+	lc = this_cpu_ptr(&pmuvirt_lx_cpu);
+	/* every boundary the count has passed, also those whose PMI waits (max_pmi_rate) */
+	if (lc->cur == thr) {
+		lx_begin(lc);
+		if (pmuvirt_collect(&lc->pc, thr->ctx))
+			c.flags |= PMUVIRT_COUNTS_FAULTED;
+		lx_end(lc);
+	}
 	c.ovf_mask = pmuvirt_take_overflows(thr->ctx, counts);
 	for (i = 0; i < c.nr_counters; i++)
 		c.value[i] = counts[i];

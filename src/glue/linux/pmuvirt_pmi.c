@@ -44,7 +44,7 @@ static atomic_long_t nr_pmis_deferred = ATOMIC_LONG_INIT(0);
 static atomic_long_t nr_pmis_idle = ATOMIC_LONG_INIT(0);
 
 module_param_cb(pmis_deferred, &pmuvirt_lx_atomic_long_ops, &nr_pmis_deferred, 0444);
-MODULE_PARM_DESC(pmis_deferred, "PMIs that arrived during a switch or read and were handled after it (read-only)");
+MODULE_PARM_DESC(pmis_deferred, "PMIs that arrived during a switch, read or RESUME and were handled after it (read-only)");
 module_param_cb(pmis_idle, &pmuvirt_lx_atomic_long_ops, &nr_pmis_idle, 0444);
 MODULE_PARM_DESC(pmis_idle, "PMIs that found no context on the counters and cleared a stale overflow (read-only)");
 
@@ -70,7 +70,7 @@ bool pmuvirt_lx_pmi_irq(struct pmuvirt_lx_cpu *lc)
 
 	pmuvirt_lx_pmi_unmask();
 	if (lc->busy) {
-		/* the switch or read in progress saves the counters; redo after it */
+		/* the switch, read or RESUME in progress samples the counters; redo after it */
 		lc->pmi_deferred = true;
 		atomic_long_inc(&nr_pmis_deferred);
 	} else if (lc->pc.running) {
