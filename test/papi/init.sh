@@ -15,7 +15,7 @@ mkdir -p /tmp && mount -t tmpfs tmp /tmp
 up() { echo "vm: uptime $(cut -d' ' -f1 /proc/uptime) s: $*"; }
 echo "vm: kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo) CPUs"
 modargs=emulate_pmu=1 excluded=/papi-excluded.txt
-grep -q pmuvirt_papi_xen /proc/cmdline && modargs= excluded=/papi-excluded-xen.txt
+grep -q pmuvirt_papi_xen /proc/cmdline && modargs='' excluded=/papi-excluded-xen.txt
 # shellcheck disable=SC2086
 if insmod /pmuvirt.ko $modargs; then
 	dmesg | grep 'pmuvirt: emulate_pmu\|pmuvirt: backend' | tail -1 | sed 's/^[^]]*\] /vm: dmesg: /'

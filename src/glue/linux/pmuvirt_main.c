@@ -333,6 +333,25 @@ static int lx_read(struct pmuvirt_lx_cpu *lc, struct pmuvirt_thread *thr, u64 *v
 	return ret;
 }
 
+/*
+ * Take current's @thr off this CPU's counters for good; its values into
+ * @vals.  Preemption off.  Return: PMUVIRT_COUNTS_FAULTED or 0.
+ */
+static u32 lx_stop(struct pmuvirt_thread *thr, u64 *vals)
+{
+	struct pmuvirt_lx_cpu *lc;
+	unsigned long flags;
+	int ret;
+
+	local_irq_save(flags);
+	lc = this_cpu_ptr(&pmuvirt_lx_cpu);
+	if (lc->cur == thr)
+		lx_switch(lc, NULL);
+	ret = lx_read(lc, thr, vals);
+	local_irq_restore(flags);
+	return ret ? PMUVIRT_COUNTS_FAULTED : 0;
+}
+
 /* irq_work on the CPU that took the PMI: signal the thread on the counters. */
 static void sig_work_fn(struct irq_work *iw)
 {
@@ -777,8 +796,6 @@ static void pmuvirt_exec_probe(void *data, struct task_struct *p, pid_t old_pid,
 			       struct linux_binprm *bprm)
 {
 	struct pmuvirt_thread *thr;
-	struct pmuvirt_lx_cpu *lc;
-	unsigned long flags;
 
 	if (p != current)
 		return;
@@ -786,12 +803,7 @@ static void pmuvirt_exec_probe(void *data, struct task_struct *p, pid_t old_pid,
 	if (!thr || (current->mm && get_dumpable(current->mm) == SUID_DUMP_USER &&
 		     pmuvirt_lx_may_signal(&thr->sigcred)))
 		return;
-	local_irq_save(flags);
-	lc = this_cpu_ptr(&pmuvirt_lx_cpu);
-	if (lc->cur == thr)
-		lx_switch(lc, NULL);
-	thr->final_flags = lx_read(lc, thr, thr->final) ? PMUVIRT_COUNTS_FAULTED : 0;
-	local_irq_restore(flags);
+	thr->final_flags = lx_stop(thr, thr->final);
 	preempt_notifier_unregister(&thr->pn);
 	sum_add(thr, thr->final, thr->final_flags);
 	thr->how = PMUVIRT_REPORT_EXEC;
@@ -811,20 +823,13 @@ static void pmuvirt_exec_probe(void *data, struct task_struct *p, pid_t old_pid,
 static void pmuvirt_exit_probe(void *data, struct task_struct *p)
 {
 	struct pmuvirt_thread *thr;
-	struct pmuvirt_lx_cpu *lc;
-	unsigned long flags;
 
 	if (p != current)
 		return;
 	thr = current_thread();
 	if (!thr || !thr->sum || thr->sum_owner)
 		return;
-	local_irq_save(flags);
-	lc = this_cpu_ptr(&pmuvirt_lx_cpu);
-	if (lc->cur == thr)
-		lx_switch(lc, NULL);
-	thr->final_flags = lx_read(lc, thr, thr->final) ? PMUVIRT_COUNTS_FAULTED : 0;
-	local_irq_restore(flags);
+	thr->final_flags = lx_stop(thr, thr->final);
 	sum_add(thr, thr->final, thr->final_flags);
 }
 
@@ -1019,19 +1024,11 @@ static int ioc_detach(unsigned long uarg)
 {
 	struct pmuvirt_counts c;
 	struct pmuvirt_thread *thr = counts_in(&c, uarg);
-	struct pmuvirt_lx_cpu *lc;
-	unsigned long flags;
 
 	if (IS_ERR(thr))
 		return PTR_ERR(thr);
 	preempt_disable();
-	local_irq_save(flags);
-	lc = this_cpu_ptr(&pmuvirt_lx_cpu);
-	if (lc->cur == thr)
-		lx_switch(lc, NULL);
-	if (lx_read(lc, thr, c.value))
-		c.flags |= PMUVIRT_COUNTS_FAULTED;
-	local_irq_restore(flags);
+	c.flags |= lx_stop(thr, c.value);
 	preempt_notifier_unregister(&thr->pn);
 	preempt_enable();
 
