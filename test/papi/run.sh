@@ -48,19 +48,16 @@ mkdir -p "$root/papi/share"
 cp -a "$prefix/bin" "$prefix/lib" "$root/papi/"
 cp -a "$prefix/share/papi" "$root/papi/share/"
 rm -f "$root/papi/lib/"*.a
-# the programs' shared libraries (libc, libm, libgfortran, ...), where the
-# guest's dynamic loader looks for them
+# the shared libraries (libc, libm, libgfortran, ...) of the programs (the
+# ELF files: the suite has scripts too), where the guest's dynamic loader
+# looks for them; libpapi is the copy in /papi/lib
 LD_LIBRARY_PATH=$prefix/lib
 export LD_LIBRARY_PATH
-find "$root/papi" -type f -perm -u+x | while read -r f; do
-	ldd "$f" 2>/dev/null | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'
-done | sort -u | while read -r lib; do
-	case $lib in "$prefix"/*) continue ;; esac
-	mkdir -p "$root$(dirname "$lib")"
-	cp -L "$lib" "$root$lib"
-done
+# shellcheck disable=SC2046
+vm_libs $(find "$root/papi" -type f -perm -u+x -exec sh -c \
+	'for f; do [ "$(head -c 4 "$f")" = "$(printf "\177ELF")" ] && echo "$f"; done' sh {} +)
 unset LD_LIBRARY_PATH
-[ -e "$root/lib64/ld-linux-x86-64.so.2" ] || die "no dynamic loader found for the guest"
+rm -rf "${root:?}$prefix"
 # ctests/shlib opens libcrypt.so by that name (libcrypt-dev's link)
 crypt=/usr/lib/x86_64-linux-gnu/libcrypt.so
 [ -e "$crypt" ] && mkdir -p "$root/usr/lib/x86_64-linux-gnu" && cp -L "$crypt" "$root$crypt"
