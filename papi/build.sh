@@ -6,9 +6,10 @@
 #
 # usage: papi/build.sh [BUILD_DIR [PREFIX]]
 #   BUILD_DIR defaults to <source>/build-papi; PREFIX to BUILD_DIR/install.
-#   The Debian source is fetched once into BUILD_DIR/cache; the tree in
-#   BUILD_DIR/tree is rebuilt only when the component, the patch or this
-#   script change.  Nothing in the source tree is modified.
+#   The Debian source is fetched once into BUILD_DIR/cache.  The tree in
+#   BUILD_DIR/tree is built again when a patch, the presets or this script
+#   change, and only libpapi.so when the component's sources change.
+#   Nothing in the source tree is modified.
 # Prints the install prefix last.  After the install, PREFIX/share/papi
 # holds PAPI's run_tests.sh with the ctests, ftests and validation tests.
 #
@@ -22,6 +23,7 @@ build=${1:-$srcroot/build-papi}
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
 prefix=${2:-$build/install}
+case $prefix in /*) ;; *) prefix=$PWD/$prefix ;; esac
 cache=$build/cache
 jobs=${PMUVIRT_PAPI_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
@@ -38,45 +40,79 @@ done
 # shellcheck disable=SC2086
 apt_private_source "$cache/apt" papi "$cache/papi-src" ${PMUVIRT_PAPI_VERSION:-} || die "no papi source"
 
-# What the built tree depends on: rebuild when any of it changes.
-inputs="$srcroot/papi/pmuvirt.c $srcroot/papi/Rules.pmuvirt $srcroot/papi/papi_events.csv
- $srcroot/papi/papi-init-cpu-component.patch $srcroot/papi/build.sh
- $srcroot/tools/pmuvirt-stat/libpmuvirt-user.c $srcroot/tools/pmuvirt-stat/libpmuvirt-user.h
- $srcroot/include/pmuvirt/abi.h $srcroot/include/pmuvirt/linux.h
+# The tree (PAPI's source, the patches, the presets, the build fragment,
+# this script) is configured and built whole when one of them changes; the
+# component's own sources only rebuild libpapi.so, which the installed
+# tools and tests load at run time.
+tree_inputs="$srcroot/papi/Rules.pmuvirt $srcroot/papi/papi_events.csv
+ $srcroot/papi/*.patch $srcroot/papi/build.sh"
+comp_files="$srcroot/papi/pmuvirt.c
+ $srcroot/tools/pmuvirt-stat/libpmuvirt-user.c $srcroot/tools/pmuvirt-stat/libpmuvirt-user.h"
+comp_headers="$srcroot/include/pmuvirt/abi.h $srcroot/include/pmuvirt/linux.h
  $srcroot/include/pmuvirt/types.h $srcroot/include/pmuvirt/user.h"
-sum=$( (cat "$cache/papi-src.stamp"; echo "$prefix"; cat $inputs) | sha256sum | cut -d' ' -f1)
-if [ "$(cat "$build/tree.stamp" 2>/dev/null)" = "$sum" ] && [ -x "$prefix/bin/papi_avail" ]; then
-	log "PAPI with pmuvirt is up to date in $prefix"
+# shellcheck disable=SC2086
+tree_sum=$( (cat "$cache/papi-src.stamp"; echo "$prefix"; cat $tree_inputs) | sha256sum | cut -d' ' -f1)
+# shellcheck disable=SC2086
+comp_sum=$(cat $comp_files $comp_headers | sha256sum | cut -d' ' -f1)
+s=$build/tree/src
+c=$s/components/pmuvirt
+lib=libpapi.so.7.0.0.0
+
+# The component's files into the tree.
+copy_component() {
+	mkdir -p "$c/include/pmuvirt"
+	# shellcheck disable=SC2086
+	cp $comp_files "$c/"
+	# shellcheck disable=SC2086
+	cp $comp_headers "$c/include/pmuvirt/"
+}
+
+if [ "$(cat "$build/tree.stamp" 2>/dev/null)" = "$tree_sum" ] && [ -x "$prefix/bin/papi_avail" ] &&
+	[ -f "$prefix/lib/$lib" ]; then
+	if [ "$(cat "$build/component.stamp" 2>/dev/null)" = "$comp_sum" ]; then
+		log "PAPI with pmuvirt is up to date in $prefix"
+		echo "$prefix"
+		exit 0
+	fi
+	log "rebuilding libpapi.so with the changed component (log in $build/make.log)"
+	rm -f "$build/component.stamp"
+	copy_component
+	rm -f "$s/$lib"		# it depends on PAPI's headers, not on pmuvirt's
+	make -C "$s" "$lib" >"$build/make.log" 2>&1 || { tail -30 "$build/make.log"; die "build failed"; }
+	cp "$s/$lib" "$prefix/lib/$lib.new"
+	mv "$prefix/lib/$lib.new" "$prefix/lib/$lib"
+	echo "$comp_sum" >"$build/component.stamp"
 	echo "$prefix"
 	exit 0
 fi
 
 log "preparing the tree"
-rm -rf "$build/tree" "$build/tree.stamp"
+rm -rf "$build/tree" "$build/tree.stamp" "$build/component.stamp"
 cp -a "$cache/papi-src" "$build/tree"
-s=$build/tree/src
-patch -s -d "$build/tree" -p1 <"$srcroot/papi/papi-init-cpu-component.patch"
+for p in "$srcroot"/papi/*.patch; do
+	patch -s -d "$build/tree" -p1 <"$p" || die "$(basename "$p") does not apply"
+done
 grep -v '^# SPDX' "$srcroot/papi/papi_events.csv" >>"$s/papi_events.csv"
-c=$s/components/pmuvirt
-mkdir -p "$c/include/pmuvirt"
-cp "$srcroot/papi/pmuvirt.c" "$srcroot/papi/Rules.pmuvirt" "$c/"
-cp "$srcroot/tools/pmuvirt-stat/libpmuvirt-user.c" "$srcroot/tools/pmuvirt-stat/libpmuvirt-user.h" "$c/"
-cp "$srcroot"/include/pmuvirt/abi.h "$srcroot"/include/pmuvirt/linux.h \
-	"$srcroot"/include/pmuvirt/types.h "$srcroot"/include/pmuvirt/user.h "$c/include/pmuvirt/"
+copy_component
+cp "$srcroot/papi/Rules.pmuvirt" "$c/"
 
 # linux-generic, not perf_event: no libpfm4, and pmuvirt is component 0.
+# Only what the tools and the tests use: the shared library (no static
+# one, no libsde), the utilities and the tests.
 log "configuring (log in $build/configure.log)"
 tests="ctests"
 command -v gfortran >/dev/null 2>&1 && tests="ctests ftests"
 (cd "$s" && ac_cv_file__proc_sys_kernel_perf_event_paranoid=no ./configure \
 	--prefix="$prefix" --with-components=pmuvirt --with-tests="$tests" \
-	--with-static-lib=yes --with-shared-lib=yes --with-shlib-tools) \
+	--with-static-lib=no --with-shared-lib=yes --with-shlib-tools) \
 	>"$build/configure.log" 2>&1 || { tail -20 "$build/configure.log"; die "configure failed"; }
 grep -q '^CPUCOMPONENT_NAME = linux-generic' "$s/Makefile" ||
 	die "configure did not choose the linux-generic platform"
 log "building (log in $build/make.log)"
-make -C "$s" -j"$jobs" >"$build/make.log" 2>&1 || { tail -30 "$build/make.log"; die "build failed"; }
+make -C "$s" -j"$jobs" "$lib" utils tests >"$build/make.log" 2>&1 ||
+	{ tail -30 "$build/make.log"; die "build failed"; }
 rm -rf "$prefix"
 make -C "$s" install-all >"$build/install.log" 2>&1 || { tail -20 "$build/install.log"; die "install failed"; }
-echo "$sum" >"$build/tree.stamp"
+echo "$tree_sum" >"$build/tree.stamp"
+echo "$comp_sum" >"$build/component.stamp"
 echo "$prefix"

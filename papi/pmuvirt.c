@@ -13,10 +13,12 @@
  *
  * Native events are the portable ones (instructions, cycles, branches,
  * branch-misses, tsc) and raw codes written "rHEX" (x86: the event select
- * bits, see include/pmuvirt/abi.h).  Counting is per thread only: attach
- * to another thread, system-wide (CPU) granularity and PAPI_INHERIT are
- * refused with PAPI's error codes, and so is an overflow threshold on the
- * TSC, which cannot interrupt (PAPI_ECMP).
+ * bits, see include/pmuvirt/abi.h).  PAPI_INHERIT is the module's summed
+ * inheritance (PMUVIRT_ATTACH_INHERIT | PMUVIRT_ATTACH_SUM): reads then go
+ * through the read ioctl, which adds the ended descendants' counts.
+ * Counting is per thread only: attach to another thread and system-wide
+ * (CPU) granularity are refused with PAPI's error codes, and so is an
+ * overflow threshold on the TSC, which cannot interrupt (PAPI_ECMP).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -79,6 +81,7 @@ struct pv_context {
  * struct pv_control - one event set
  * @nr:		counters in use.
  * @domain:	PAPI_DOM_* of the event set.
+ * @inherit:	PAPI_INHERIT: new tasks count too, summed into the reads.
  * @code:	native code of each counter.
  * @period:	overflow threshold of each counter (0: none).
  * @base:	subtracted from the logical value (PAPI_reset, PAPI_write).
@@ -88,6 +91,7 @@ struct pv_context {
 struct pv_control {
 	unsigned int nr;
 	int domain;
+	bool inherit;
 	unsigned int code[PMUVIRT_MAX_COUNTERS];
 	uint64_t period[PMUVIRT_MAX_COUNTERS];
 	uint64_t base[PMUVIRT_MAX_COUNTERS];
@@ -162,11 +166,17 @@ static int pv_build(const struct pv_control *c, struct pmuvirt_control *ctl)
 	return PAPI_OK;
 }
 
+static uint32_t pv_attach_flags(const struct pv_control *c)
+{
+	return c->inherit ? PMUVIRT_ATTACH_INHERIT | PMUVIRT_ATTACH_SUM : 0;
+}
+
 /*
  * Whether the module takes @c: a trial attach and detach of the calling
  * thread, so that an event set that cannot be counted fails when the event
  * is added (PAPI_ECNFLCT lets PAPI's multiplexer split it), not at start.
- * A thread that counts already (EBUSY) is checked at start instead.
+ * A thread that counts already (EBUSY) is checked at start instead.  An
+ * empty set is tried as one TSC counter, for its attach flags.
  */
 static int pv_try(const struct pv_control *c)
 {
@@ -174,14 +184,21 @@ static int pv_try(const struct pv_control *c)
 	struct pmuvirt_counts n;
 	int ret;
 
-	if (!c->nr)
-		return PAPI_OK;
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.version = PMUVIRT_LINUX_VERSION;
-	ret = pv_build(c, &a.control);
-	if (ret != PAPI_OK)
-		return ret;
+	a.flags = pv_attach_flags(c);
+	if (c->nr) {
+		ret = pv_build(c, &a.control);
+		if (ret != PAPI_OK)
+			return ret;
+	} else if (a.flags) {
+		a.control.version = PMUVIRT_ABI_VERSION;
+		a.control.nr_counters = 1;
+		a.control.counter[0].event = PMUVIRT_EV_TSC;
+	} else {
+		return PAPI_OK;
+	}
 	a.signo = _pmuvirt_vector.cmp_info.hardware_intr_sig;
 	if (ioctl(pv_fd, PMUVIRT_IOC_ATTACH, &a)) {
 		if (errno == EBUSY)
@@ -308,7 +325,8 @@ static int pv_start(hwd_context_t *hctx, hwd_control_state_t *hctl)
 	ret = pv_build(c, &ctl);
 	if (ret != PAPI_OK)
 		return ret;
-	if (pmuvirt_user_attach(&ctx->u, pv_fd, &ctl, 0, _pmuvirt_vector.cmp_info.hardware_intr_sig))
+	if (pmuvirt_user_attach(&ctx->u, pv_fd, &ctl, pv_attach_flags(c),
+				_pmuvirt_vector.cmp_info.hardware_intr_sig))
 		return pv_errno_to_papi(errno);
 	for (i = 0; i < c->nr; i++)
 		c->base[i] = c->last[i] = 0;
@@ -318,11 +336,16 @@ static int pv_start(hwd_context_t *hctx, hwd_control_state_t *hctl)
 
 static int pv_read_raw(struct pv_context *ctx, struct pv_control *c)
 {
+	int ret;
+
 	if (ctx->running != c)
 		return PAPI_OK;		/* stopped: the final values are in @last */
-	if (pmuvirt_user_read(&ctx->u, c->last))
-		return PAPI_ESYS;
-	return PAPI_OK;
+	/* the mapped record holds the thread's own counts, the ioctl adds the sum */
+	if (c->inherit)
+		ret = pmuvirt_user_read_ioctl(&ctx->u, c->last);
+	else
+		ret = pmuvirt_user_read(&ctx->u, c->last);
+	return ret ? PAPI_ESYS : PAPI_OK;
 }
 
 static int pv_read(hwd_context_t *hctx, hwd_control_state_t *hctl, long long **events, int flags)
@@ -393,10 +416,26 @@ static int pv_set_domain(hwd_control_state_t *hctl, int domain)
 	return PAPI_OK;
 }
 
+/* PAPI_INHERIT on a stopped event set: refused if the module cannot sum. */
+static int pv_set_inherit(struct pv_control *c, int inherit)
+{
+	bool old = c->inherit;
+
+	c->inherit = inherit != PAPI_INHERIT_NONE;
+	if (pv_try(c) != PAPI_OK) {
+		c->inherit = old;
+		return PAPI_ECMP;
+	}
+	return PAPI_OK;
+}
+
 static int pv_ctl(hwd_context_t *hctx, int code, _papi_int_option_t *option)
 {
 	(void)hctx;
 	switch (code) {
+	case PAPI_INHERIT:
+		return pv_set_inherit((struct pv_control *)option->inherit.ESI->ctl_state,
+				      option->inherit.inherit);
 	case PAPI_DOMAIN:
 		return pv_set_domain(option->domain.ESI->ctl_state, option->domain.domain);
 	case PAPI_GRANUL:
@@ -410,7 +449,6 @@ static int pv_ctl(hwd_context_t *hctx, int code, _papi_int_option_t *option)
 	case PAPI_ATTACH:
 	case PAPI_DETACH:
 	case PAPI_CPU_ATTACH:
-	case PAPI_INHERIT:
 	default:
 		return PAPI_ECMP;
 	}
@@ -591,7 +629,7 @@ papi_vector_t _pmuvirt_vector = {
 		.kernel_multiplex = 0,
 		.attach = 0,
 		.cpu = 0,
-		.inherit = 0,
+		.inherit = 1,
 		.fast_counter_read = 0,
 	},
 	.size = {

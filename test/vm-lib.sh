@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 # Sourced by the scripts that boot a Linux guest (test/vm-linux/run.sh,
-# test/vm-ppc/run.sh, test/papi/run.sh, bench/vm-compare.sh): the steps they
-# share.  The caller sets `vm_name` (the prefix of every message) first.
+# test/vm-ppc/run.sh, test/vm-xen/run.sh, test/papi/run.sh,
+# bench/vm-compare.sh): the steps they share.  The caller sets `vm_name` (the prefix of every message) first.
 #
 #   vm_dirs SRC OUT           sets src and out (absolute; OUT/cache made)
 #   skip MSG, die MSG         "NAME: SKIP: MSG" exit 77, "NAME: FAIL: MSG" exit 1
@@ -21,6 +21,13 @@
 #                             LOG; says how long QEMU ran; never fails
 #   $vm_icount                QEMU arguments of the exact guests: one
 #                             instruction is one nanosecond and one TSC tick
+#   vm_xen BUILD              the hypervisor with pmuvirt, built by
+#                             tools/xen/fetch-build.sh in BUILD (sets xen)
+#   vm_qemu_xen LOG SECS XEN_APPEND DOM0_APPEND INITRD
+#                             Xen ($xen) under qemu-system-x86_64 (-cpu Nehalem,
+#                             one physical CPU, $vm_icount) with Debian's kernel
+#                             $vmlinuz as PV dom0 on INITRD, Xen's and dom0's
+#                             consoles in LOG; says how long QEMU ran; never fails
 #   vm_console LOG            the log without carriage returns
 
 vm_dirs() {
@@ -97,6 +104,25 @@ vm_qemu_x86() {
 		-kernel "$vmlinuz" -initrd "$out/initramfs.cpio.gz" \
 		-append "console=ttyS0 panic=-1 quiet nokaslr edd=off mitigations=off tsc=reliable clocksource=tsc $_append" \
 		</dev/null >"$_log" 2>&1 || true
+	echo "$vm_name: QEMU ran $(($(date +%s) - _start)) s"
+}
+
+vm_xen() {
+	xen=$(sh "$src/tools/xen/fetch-build.sh" "$1" | tail -n 1)
+	[ -f "$xen" ] || die "no hypervisor"
+}
+
+# Nehalem: no SMAP (which crashes dom0 here) and an Intel vendor.  A comma
+# inside the dom0 command line would end QEMU's module list.
+vm_qemu_xen() {
+	_log=$1 _secs=$2
+	_start=$(date +%s)
+	# shellcheck disable=SC2086
+	timeout "$_secs" qemu-system-x86_64 -M pc -cpu Nehalem -m 1024 -smp 1 \
+		$vm_icount -display none -monitor none \
+		-serial "file:$_log" -no-reboot -kernel "$xen" \
+		-append "console=com1 com1=115200,8n1 dom0_mem=512M,max:512M loglvl=all guest_loglvl=all $3" \
+		-initrd "$vmlinuz console=hvc0 panic=-1 quiet $4,$5" </dev/null || true
 	echo "$vm_name: QEMU ran $(($(date +%s) - _start)) s"
 }
 

@@ -63,7 +63,16 @@
  * notifications stay pending for PMUVIRT_IOC_RESUME.
  */
 #define PMUVIRT_ATTACH_SAMPLE_FILE	0x4u
-#define PMUVIRT_ATTACH_FLAGS	0x7u
+/*
+ * With PMUVIRT_ATTACH_INHERIT only: the final counts of every task that
+ * inherits the context (descendants of descendants too) are added up when
+ * its counting ends (exit, detach, or the exec of a program that is not
+ * dumpable), for a process before its parent's wait() returns.  The
+ * attaching thread's PMUVIRT_IOC_READ and PMUVIRT_IOC_DETACH return its own
+ * counts plus that sum; its mapped record and reports hold its own counts.
+ */
+#define PMUVIRT_ATTACH_SUM	0x8u
+#define PMUVIRT_ATTACH_FLAGS	0xfu
 
 /* struct pmuvirt_attach.caps (filled by the module) */
 #define PMUVIRT_UREAD_TSC	0x1u	/* user mode may read the TSC (rdtsc) */

@@ -28,6 +28,8 @@ int pmuvirt_linux_check_attach(const struct pmuvirt_attach *a)
 	if ((a->flags & PMUVIRT_ATTACH_SAMPLE_FILE) &&
 	    (!(a->flags & PMUVIRT_ATTACH_REPORT) || a->signo))
 		return -EINVAL;
+	if ((a->flags & PMUVIRT_ATTACH_SUM) && !(a->flags & PMUVIRT_ATTACH_INHERIT))
+		return -EINVAL;
 	if (a->reserved[0] || a->reserved[1])
 		return -EINVAL;
 	if (a->signo > PMUVIRT_LINUX_SIGNO_MAX)

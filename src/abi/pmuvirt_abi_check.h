@@ -131,7 +131,8 @@ int pmuvirt_linux_check_hdr(const uint32_t hdr[2], size_t size);
  * Size and version, flags within PMUVIRT_ATTACH_FLAGS, @caps (an output)
  * and the reserved words zero, @signo at most PMUVIRT_LINUX_SIGNO_MAX,
  * @sample_pages 0 or a power of two from 2 to PMUVIRT_SAMPLE_PAGES_MAX,
- * PMUVIRT_ATTACH_SAMPLE_FILE only with PMUVIRT_ATTACH_REPORT and @signo 0.
+ * PMUVIRT_ATTACH_SAMPLE_FILE only with PMUVIRT_ATTACH_REPORT and @signo 0,
+ * PMUVIRT_ATTACH_SUM only with PMUVIRT_ATTACH_INHERIT.
  * The control is not looked at (pmuvirt_validate() and
  * pmuvirt_linux_check_sample_pages() check it).
  *

@@ -10,11 +10,11 @@
  * Checked for every ioctl: the header check of the first fetch and the
  * check of the whole copy agree with each other and with the ABI (an
  * accepted argument has the right size and version, only flags of
- * PMUVIRT_ATTACH_FLAGS (SAMPLE_FILE only with REPORT and no signal), zero
- * caps and reserved words, a signal of at most 64); a refused argument changes
- * nothing; an accepted attach is refused or programmed exactly as
- * pmuvirt_validate() says; and after every call and every step the fake
- * has refused no register access.
+ * PMUVIRT_ATTACH_FLAGS (SAMPLE_FILE only with REPORT and no signal, SUM
+ * only with INHERIT), zero caps and reserved words, a signal of at most
+ * 64); a refused argument changes nothing; an accepted attach is refused
+ * or programmed exactly as pmuvirt_validate() says; and after every call
+ * and every step the fake has refused no register access.
  *
  * Input: config byte, mode byte, then records: op (bits 0-1: 0 ioctl, else
  * a step); for an ioctl bits 2-3 the request (attach, read, detach,
@@ -41,6 +41,7 @@ static bool attach_ok(const struct pmuvirt_attach *a)
 	       !(a->flags & ~PMUVIRT_ATTACH_FLAGS) && !a->caps && !a->reserved[0] &&
 	       (!(a->flags & PMUVIRT_ATTACH_SAMPLE_FILE) ||
 		((a->flags & PMUVIRT_ATTACH_REPORT) && !a->signo)) &&
+	       (!(a->flags & PMUVIRT_ATTACH_SUM) || (a->flags & PMUVIRT_ATTACH_INHERIT)) &&
 	       !a->reserved[1] && a->signo <= 64 &&
 	       (!a->sample_pages || (a->sample_pages >= 2 && a->sample_pages <= 256 &&
 				     !(a->sample_pages & (a->sample_pages - 1))));

@@ -1,18 +1,27 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 # PAPI's own test suite on pmuvirt: build PAPI with the pmuvirt component
-# (papi/build.sh, Debian's source cached in BUILD_DIR), boot Debian's kernel
-# under QEMU with pmuvirt.ko on its emulated PMU, run PAPI's run_tests.sh
-# inside and judge it against docs/papi.md: every test that does not pass
-# must be listed there with its reason, and at least the documented number
-# must pass.
-# usage: run.sh SOURCE_DIR BUILD_DIR       exit 0 pass, 1 fail, 77 skipped
+# (papi/build.sh, Debian's source cached in BUILD_DIR) and Xen with pmuvirt
+# (tools/xen/fetch-build.sh in XEN_BUILD_DIR), and boot one guest image
+# twice at once, each under QEMU with -icount shift=0 on one CPU:
+#   native  Debian's kernel, pmuvirt.ko on its own emulated PMU;
+#   xen     the same kernel as Xen's PV dom0 on Xen's emulated PMU
+#           (pmuvirt-emulate): pmuvirt.ko stacks on Xen's per-VCPU counters.
+# Each runs PAPI's run_tests.sh and is judged against docs/papi.md: every
+# test that does not pass or skip must be listed there with its reason,
+# and at least the documented number must pass.
+# usage: run.sh SOURCE_DIR BUILD_DIR [XEN_BUILD_DIR]
+#   XEN_BUILD_DIR defaults to BUILD_DIR/xen (the vm-xen job's build
+#   directory shares the hypervisor build).   exit 0 pass, 1 fail, 77 skipped
+# Environment: PMUVIRT_PAPI_TEST_LIMIT (seconds of guest time per test,
+#              default 5), PMUVIRT_VM_TIMEOUT (seconds per boot, default 1500)
 set -eu
 vm_name=papi
 . "$(dirname "$0")/../vm-lib.sh"
 vm_dirs "$1" "$2"
+xen_build=${3:-$out/xen}
 
-vm_deps vm-linux papi
+vm_deps vm-linux vm-xen papi
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing"
 
 . "$src/test/vm-linux/kernel-image.sh"
@@ -28,25 +37,27 @@ prefix=$(sh "$src/papi/build.sh" "$out/papi-build" "$out/papi-build/install") ||
 	die "PAPI build (logs in $out/papi-build)"
 echo "papi: PAPI ready in $(($(date +%s) - start)) s"
 
+echo "papi: building Xen with pmuvirt"
+start=$(date +%s)
+vm_xen "$xen_build"
+echo "papi: Xen ready in $(($(date +%s) - start)) s"
+
 echo "papi: building the guest image"
 vm_root "$src/test/papi/init.sh" /bin/busybox
 mkdir -p "$root/papi/share"
 cp -a "$prefix/bin" "$prefix/lib" "$root/papi/"
 cp -a "$prefix/share/papi" "$root/papi/share/"
 rm -f "$root/papi/lib/"*.a
-# the programs' shared libraries (libc, libm, libgfortran, ...), where the
-# guest's dynamic loader looks for them
+# the shared libraries (libc, libm, libgfortran, ...) of the programs (the
+# ELF files: the suite has scripts too), where the guest's dynamic loader
+# looks for them; libpapi is the copy in /papi/lib
 LD_LIBRARY_PATH=$prefix/lib
 export LD_LIBRARY_PATH
-find "$root/papi" -type f -perm -u+x | while read -r f; do
-	ldd "$f" 2>/dev/null | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'
-done | sort -u | while read -r lib; do
-	case $lib in "$prefix"/*) continue ;; esac
-	mkdir -p "$root$(dirname "$lib")"
-	cp -L "$lib" "$root$lib"
-done
+# shellcheck disable=SC2046
+vm_libs $(find "$root/papi" -type f -perm -u+x -exec sh -c \
+	'for f; do [ "$(head -c 4 "$f")" = "$(printf "\177ELF")" ] && echo "$f"; done' sh {} +)
 unset LD_LIBRARY_PATH
-[ -e "$root/lib64/ld-linux-x86-64.so.2" ] || die "no dynamic loader found for the guest"
+rm -rf "${root:?}$prefix"
 # ctests/shlib opens libcrypt.so by that name (libcrypt-dev's link)
 crypt=/usr/lib/x86_64-linux-gnu/libcrypt.so
 [ -e "$crypt" ] && mkdir -p "$root/usr/lib/x86_64-linux-gnu" && cp -L "$crypt" "$root$crypt"
@@ -58,46 +69,75 @@ doc=$src/docs/papi.md
 doc_list() {
 	sed -n "/^<!-- $1-begin -->/,/^<!-- $1-end -->/p" "$doc" | sed -n 's/^| `\([^`]*\)` |.*/\1/p' | sort -u
 }
+# "LABEL N" in docs/papi.md: the documented minimum of passing tests
+doc_min() {
+	sed -n "s/^$1 \([0-9]*\).*/\1/p" "$doc"
+}
 doc_list papi-excluded >"$root/papi-excluded.txt"
+{ doc_list papi-excluded; doc_list papi-xen-excluded; } | sort -u >"$root/papi-excluded-xen.txt"
 echo "${PMUVIRT_PAPI_TEST_LIMIT:-5}" >"$root/papi-limit.txt"
 vm_pack
 
-# One CPU under -icount shift=0: one instruction is one TSC tick, so the
-# emulated PMU's counts are deterministic.
-log=$out/console.log
-echo "papi: booting the guest"
+# Both boots at once, each on one CPU under -icount shift=0: one
+# instruction is one TSC tick, so the emulated PMUs' counts are
+# deterministic and each test's time limit is in instructions, whatever
+# the host's load.
+secs=${PMUVIRT_VM_TIMEOUT:-1500}
+echo "papi: booting the native guest and Xen's dom0"
 # shellcheck disable=SC2086
-vm_qemu_x86 "$log" "${PMUVIRT_VM_TIMEOUT:-600}" 1024 "" -smp 1 $vm_icount
-# printable text only: a test's output may hold control bytes
-vm_console "$log" | tr -cd '\11\12\40-\176' >"$out/console.txt"
-grep '^vm: ' "$out/console.txt" || true
-grep -q '^PAPI-VM-DONE' "$out/console.txt" || { cat "$out/console.txt"; die "the guest did not finish"; }
-sed -n '/^PAPI-OUTPUT-BEGIN: papi_command_line/,/^PAPI-OUTPUT-END/p' "$out/console.txt"
+vm_qemu_x86 "$out/console.log" "$secs" 1024 "" -smp 1 $vm_icount >"$out/qemu-native.txt" &
+native=$!
+vm_qemu_xen "$out/console-xen.log" "$secs" "dom0_max_vcpus=1 pmuvirt-emulate" "pmuvirt_papi_xen" \
+	"$out/initramfs.cpio.gz" >"$out/qemu-xen.txt" &
+xenboot=$!
+wait $native || true
+wait $xenboot || true
+sed 's/QEMU ran/QEMU (native) ran/' "$out/qemu-native.txt"
+sed 's/QEMU ran/QEMU (Xen) ran/' "$out/qemu-xen.txt"
 
-sed -n '/^PAPI-RUN-TESTS-BEGIN/,/^PAPI-RUN-TESTS-END/p' "$out/console.txt" |
-	awk -f "$src/test/papi/results.awk" >"$out/results.txt"
-
-# docs/papi.md: the known failures with their reasons, and "Passing
-# tests: at least N".
-doc_list papi-known-failures >"$out/known.txt"
-min=$(sed -n 's/^Passing tests: at least \([0-9]*\).*/\1/p' "$doc")
-[ -n "$min" ] || die "docs/papi.md has no 'Passing tests: at least N' line"
-
-pass=$(awk '$2 == "PASSED"' "$out/results.txt" | wc -l)
-total=$(wc -l <"$out/results.txt")
-echo "papi: $pass of $total tests passed (documented minimum $min)"
-awk '$2 != "PASSED" && $2 != "SKIPPED" { print $1 }' "$out/results.txt" | sort -u >"$out/notpassed.txt"
+# judge NAME LOG KNOWN MIN_LABEL: one boot's console against the doc's
+# known failures (list KNOWN) and minimum ("MIN_LABEL N"); sets result=1
+# on a failure.  Files NAME-console.txt, NAME-results.txt in OUT.
 result=0
-for t in $(comm -23 "$out/notpassed.txt" "$out/known.txt"); do
-	echo "papi: $t: $(awk -v t="$t" '$1 == t { print $2 }' "$out/results.txt"), not listed in docs/papi.md"
-	result=1
-done
-for t in $(comm -13 "$out/notpassed.txt" "$out/known.txt"); do
-	echo "papi: $t is listed in docs/papi.md but passed or skipped"
-done
-[ "$pass" -ge "$min" ] || { echo "papi: fewer than $min tests passed"; result=1; }
-grep -q '^vm: kernel: ' "$out/console.txt" && { echo "papi: kernel warnings"; result=1; }
-grep -q '^vm: contexts left attached: 0' "$out/console.txt" || { echo "papi: contexts left attached"; result=1; }
-grep -q '^vm: rmmod ok' "$out/console.txt" || { echo "papi: rmmod failed"; result=1; }
-[ $result = 0 ] || die "see $out/console.txt and $out/results.txt"
+judge() {
+	_c=$out/$1-console.txt _r=$out/$1-results.txt
+	# printable text only: a test's output may hold control bytes
+	vm_console "$2" | tr -cd '\11\12\40-\176' >"$_c"
+	grep '^vm: ' "$_c" || true
+	if ! grep -q '^PAPI-VM-DONE' "$_c"; then
+		tail -n 40 "$_c"
+		echo "papi: $1: the guest did not finish"
+		result=1
+		return
+	fi
+	sed -n '/^PAPI-OUTPUT-BEGIN: papi_command_line/,/^PAPI-OUTPUT-END/p' "$_c"
+	sed -n '/^PAPI-RUN-TESTS-BEGIN/,/^PAPI-RUN-TESTS-END/p' "$_c" |
+		awk -f "$src/test/papi/results.awk" >"$_r"
+	doc_list "$3" >"$out/$1-known.txt"
+	_min=$(doc_min "$4")
+	[ -n "$_min" ] || die "docs/papi.md has no '$4 N' line"
+	_pass=$(awk '$2 == "PASSED"' "$_r" | wc -l)
+	echo "papi: $1: $_pass of $(wc -l <"$_r") tests passed (documented minimum $_min)"
+	awk '$2 != "PASSED" && $2 != "SKIPPED" { print $1 }' "$_r" | sort -u >"$out/$1-notpassed.txt"
+	for _t in $(comm -23 "$out/$1-notpassed.txt" "$out/$1-known.txt"); do
+		echo "papi: $1: $_t: $(awk -v t="$_t" '$1 == t { print $2 }' "$_r"), not listed in docs/papi.md"
+		result=1
+	done
+	for _t in $(comm -13 "$out/$1-notpassed.txt" "$out/$1-known.txt"); do
+		echo "papi: $1: $_t is listed in docs/papi.md but passed or skipped"
+	done
+	[ "$_pass" -ge "$_min" ] || { echo "papi: $1: fewer than $_min tests passed"; result=1; }
+	grep -q '^vm: kernel: ' "$_c" && { echo "papi: $1: kernel warnings"; result=1; }
+	grep -q '^vm: contexts left attached: 0' "$_c" || { echo "papi: $1: contexts left attached"; result=1; }
+	grep -q '^vm: rmmod ok' "$_c" || { echo "papi: $1: rmmod failed"; result=1; }
+}
+
+judge native "$out/console.log" papi-known-failures "Passing tests: at least"
+judge xen "$out/console-xen.log" papi-xen-known-failures "Passing tests in Xen's dom0: at least"
+# dom0's module must sit on Xen's emulated PMU, not on the (absent) hardware
+grep -q '^(XEN) pmuvirt: pmuvirt-emulate: an EMULATED PMU' "$out/xen-console.txt" ||
+	{ echo "papi: xen: Xen did not start its emulated PMU"; result=1; }
+grep -q "^vm: dmesg: pmuvirt: backend: Xen PV .* on Xen's Intel arch perfmon" "$out/xen-console.txt" ||
+	{ echo "papi: xen: pmuvirt.ko is not on Xen's counters"; result=1; }
+[ $result = 0 ] || die "see $out/native-console.txt, $out/xen-console.txt and their results"
 echo "papi: PASS"

@@ -562,7 +562,12 @@ static void test_linux_sample_pages(void **state)
 	assert_int_equal(pmuvirt_linux_check_sample_tail(&t), -EINVAL);
 }
 
-/* Each flag bit: accepted exactly when PMUVIRT_ATTACH_FLAGS has it. */
+/*
+ * Each flag bit: accepted exactly when PMUVIRT_ATTACH_FLAGS has it, with
+ * PMUVIRT_ATTACH_SAMPLE_FILE only beside PMUVIRT_ATTACH_REPORT and
+ * PMUVIRT_ATTACH_SUM only beside PMUVIRT_ATTACH_INHERIT (summed
+ * inheritance without inheritance has nothing to sum).
+ */
 static void test_linux_attach_flags(void **state)
 {
 	struct pmuvirt_attach a;
@@ -575,11 +580,15 @@ static void test_linux_attach_flags(void **state)
 		a.size = sizeof(a);
 		a.version = PMUVIRT_LINUX_VERSION;
 		a.flags = 1u << bit;
-		/* the rings go to the report file: SAMPLE_FILE alone is refused */
+		/*
+		 * the rings go to the report file: SAMPLE_FILE alone is refused;
+		 * summed inheritance needs inheritance: so is SUM alone
+		 */
 		assert_int_equal(pmuvirt_linux_check_attach(&a),
 				 (PMUVIRT_ATTACH_FLAGS & (1u << bit)) &&
-				 a.flags != PMUVIRT_ATTACH_SAMPLE_FILE ? 0 : -EINVAL);
-		a.flags |= PMUVIRT_ATTACH_REPORT;
+				 a.flags != PMUVIRT_ATTACH_SAMPLE_FILE &&
+				 a.flags != PMUVIRT_ATTACH_SUM ? 0 : -EINVAL);
+		a.flags |= PMUVIRT_ATTACH_REPORT | PMUVIRT_ATTACH_INHERIT;
 		assert_int_equal(pmuvirt_linux_check_attach(&a),
 				 (PMUVIRT_ATTACH_FLAGS & (1u << bit)) ? 0 : -EINVAL);
 		/* a recorder's threads get no overflow signal */
@@ -588,6 +597,13 @@ static void test_linux_attach_flags(void **state)
 				 (PMUVIRT_ATTACH_FLAGS & (1u << bit)) &&
 				 !(a.flags & PMUVIRT_ATTACH_SAMPLE_FILE) ? 0 : -EINVAL);
 	}
+	/* SUM beside every other flag but INHERIT is refused; all flags together are not */
+	assert_int_not_equal(PMUVIRT_ATTACH_FLAGS & PMUVIRT_ATTACH_SUM, 0);
+	a.signo = 0;
+	a.flags = PMUVIRT_ATTACH_FLAGS & ~PMUVIRT_ATTACH_INHERIT;
+	assert_int_equal(pmuvirt_linux_check_attach(&a), -EINVAL);
+	a.flags = PMUVIRT_ATTACH_FLAGS;
+	assert_int_equal(pmuvirt_linux_check_attach(&a), 0);
 }
 
 static void test_linux_sample_open(void **state)

@@ -4,7 +4,7 @@
  * where one instruction is one TSC tick: a loop of n iterations of
  * "dec; jnz" is 2n ticks of the thread's own time.
  *
- * usage: vmtest probe|accuracy|migrate|fork|inherit|imode [BOUND]|pmistorm|hotplug|isolation|
+ * usage: vmtest probe|accuracy|migrate|fork|inherit|sum|imode [BOUND]|pmistorm|hotplug|isolation|
  *               throttle|exec|malformed|policy|evpolicy|suid|sigperm|hold|
  *               perfopen ok|busy|perfhold|exact (POWER)|sample|profile ROUNDS|
  *               spin N|threads K N [schedstat]
@@ -662,6 +662,117 @@ static void t_inherit(void)
 		CHECK(known, "unexpected report tid %u how %u", r->tid, r->how);
 	}
 	CHECK(seen_child == 1, "no report of the child process");
+	close(fd);
+	CHECK(wait_attached(0) == 0, "contexts left: %d", attached_count());
+}
+
+/* ---- sum: summed inheritance (PMUVIRT_ATTACH_SUM) ---- */
+
+/*
+ * A process that counts for a summing attacher: at depth 1 it forks a
+ * child of its own and waits for it; then LOOPS of its own work.  The
+ * deepest one detaches itself (its count is summed at the detach), the
+ * other exits attached (summed at its exit).  Each writes its last own
+ * count to @out; its final count is at least that.
+ */
+static int sum_child(int fd, int out, int depth)
+{
+	struct pmuvirt_user u;
+	uint64_t v;
+	pid_t pid;
+	int status;
+
+	if (pmuvirt_user_adopt(&u, fd))
+		return 50;
+	if (depth < 2) {
+		pid = fork();
+		if (!pid)
+			_exit(sum_child(fd, out, depth + 1));
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+			return 51;
+	}
+	spin(LOOPS / 2);
+	if (depth == 2 ? pmuvirt_user_detach(&u, &v) : pmuvirt_user_read(&u, &v))
+		return 52;
+	if (write(out, &v, sizeof(v)) != (ssize_t)sizeof(v))
+		return 53;
+	return 0;
+}
+
+/*
+ * Attach with @flags, run a child and a grandchild (LOOPS of work each),
+ * wait for the child and read at once.  Returns the read ioctl's value less
+ * the thread's own count (its mapped record); @ended: the sum of the two
+ * processes' last own counts.
+ */
+static uint64_t sum_round(int fd, uint32_t flags, uint64_t *ended)
+{
+	struct pmuvirt_control ctl;
+	struct pmuvirt_user u;
+	uint64_t own = 0, total = 0, fin = 0, v;
+	int p[2], status, n = 0;
+	pid_t pid;
+
+	*ended = 0;
+	work_control(&ctl);
+	if (pmuvirt_user_attach(&u, fd, &ctl, flags, 0)) {
+		CHECK(0, "attach %#x: %s", flags, strerror(errno));
+		return 0;
+	}
+	CHECK(!pipe(p), "pipe: %s", strerror(errno));
+	pid = fork();
+	if (!pid) {
+		close(p[0]);
+		_exit(sum_child(fd, p[1], 1));
+	}
+	close(p[1]);
+	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status),
+	      "child status %#x", status);
+	/* right after the wait: no sleep, no retry */
+	CHECK(!pmuvirt_user_read(&u, &own), "read: %s", strerror(errno));
+	CHECK(!pmuvirt_user_read_ioctl(&u, &total), "read ioctl: %s", strerror(errno));
+	while (read(p[0], &v, sizeof(v)) == (ssize_t)sizeof(v)) {
+		*ended += v;
+		n++;
+	}
+	close(p[0]);
+	CHECK(n == 2, "%d processes reported their counts", n);
+	CHECK(!pmuvirt_user_detach(&u, &fin), "detach: %s", strerror(errno));
+	CHECK(fin >= total, "detach %llu below the last read %llu", (unsigned long long)fin,
+	      (unsigned long long)total);
+	printf("vm: sum: flags %#x: own %llu, read ioctl %llu, detach %llu, the processes' last own counts %llu\n",
+	       flags, (unsigned long long)own, (unsigned long long)total, (unsigned long long)fin,
+	       (unsigned long long)*ended);
+	return total - own;
+}
+
+static void t_sum(void)
+{
+	struct pmuvirt_control ctl;
+	struct pmuvirt_user u;
+	uint64_t ended, sum;
+	int fd = pmuvirt_user_open(0);
+
+	CHECK(fd >= 0, "open %s: %s", PMUVIRT_DEVICE, strerror(errno));
+	work_control(&ctl);
+	/* nothing to sum without inheritance */
+	errno = 0;
+	CHECK(pmuvirt_user_attach(&u, fd, &ctl, PMUVIRT_ATTACH_SUM, 0) && errno == EINVAL,
+	      "PMUVIRT_ATTACH_SUM without PMUVIRT_ATTACH_INHERIT: %s", strerror(errno));
+
+	sum = sum_round(fd, PMUVIRT_ATTACH_INHERIT | PMUVIRT_ATTACH_SUM, &ended);
+	/* each final count is at least the last one the process read, under any load */
+	CHECK(sum >= ended, "sum %llu below the processes' own counts %llu",
+	      (unsigned long long)sum, (unsigned long long)ended);
+	CHECK(by_schedstat || rel_err((double)sum, 2.0 * LOOPS) < MAX_ERR,
+	      "sum %llu for two processes of %llu each", (unsigned long long)sum,
+	      (unsigned long long)LOOPS);
+
+	/* inheritance alone: each count is its own, the attacher's holds none of theirs */
+	sum = sum_round(fd, PMUVIRT_ATTACH_INHERIT, &ended);
+	CHECK(by_schedstat ? sum < ended : sum < LOOPS / 10,
+	      "without PMUVIRT_ATTACH_SUM the attacher's read has %llu more than its record",
+	      (unsigned long long)sum);
 	close(fd);
 	CHECK(wait_attached(0) == 0, "contexts left: %d", attached_count());
 }
@@ -2623,11 +2734,12 @@ static const struct {
 	void (*run)(void);
 } checks[] = {
 	{ "probe", t_probe },		{ "accuracy", t_accuracy },	{ "migrate", t_migrate },
-	{ "fork", t_fork },		{ "inherit", t_inherit },	{ "pmistorm", t_pmistorm },
-	{ "latepmi", t_latepmi },	{ "hotplug", t_hotplug },	{ "throttle", t_throttle },
-	{ "policy", t_policy },		{ "evpolicy", t_evpolicy },	{ "suid", t_suid },
-	{ "sigperm", t_sigperm },	{ "isolation", t_isolation },	{ "exec", t_exec },
-	{ "malformed", t_malformed },	{ "hold", t_hold },		{ "perfhold", t_perfhold },
+	{ "fork", t_fork },		{ "inherit", t_inherit },	{ "sum", t_sum },
+	{ "pmistorm", t_pmistorm },	{ "latepmi", t_latepmi },	{ "hotplug", t_hotplug },
+	{ "throttle", t_throttle },	{ "policy", t_policy },		{ "evpolicy", t_evpolicy },
+	{ "suid", t_suid },		{ "sigperm", t_sigperm },	{ "isolation", t_isolation },
+	{ "exec", t_exec },		{ "malformed", t_malformed },	{ "hold", t_hold },
+	{ "perfhold", t_perfhold },
 #ifdef __powerpc64__
 	{ "exact", t_exact },
 #endif
@@ -2681,7 +2793,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(what, "perfopen") && argc > 2)
 		t_perfopen(argv[2]);
 	else if (!run_named(what)) {
-		fprintf(stderr, "usage: vmtest probe|accuracy|migrate|fork|inherit|imode|pmistorm|latepmi|hotplug|isolation|throttle|exec|malformed|policy|evpolicy|suid|sigperm|hold|perfopen ok|busy|perfhold|exact (POWER)|sample (x86)|profile ROUNDS (x86)|spin N|threads K N\n");
+		fprintf(stderr, "usage: vmtest probe|accuracy|migrate|fork|inherit|sum|imode|pmistorm|latepmi|hotplug|isolation|throttle|exec|malformed|policy|evpolicy|suid|sigperm|hold|perfopen ok|busy|perfhold|exact (POWER)|sample (x86)|profile ROUNDS (x86)|spin N|threads K N\n");
 		return 2;
 	}
 	printf("vm: %s %s\n", what, failed ? "FAIL" : "ok");

@@ -54,8 +54,7 @@ case "$(file -b "$busybox" 2>/dev/null || echo static)" in
 esac
 
 # 1. The hypervisor with pmuvirt.
-xen=$("$srcroot/tools/xen/fetch-build.sh" "$build" | tail -n 1)
-[ -f "$xen" ] || { log "FAIL: no hypervisor"; exit 1; }
+vm_xen "$build"
 
 # 2. Debian's kernel, the version of the installed linux-headers-amd64 (the
 # module is built against those headers), unpacked without install scripts.
@@ -302,13 +301,7 @@ chmod +x "$work/root/init"
 boot() {
 	console=$work/console-$1.log
 	log "booting Xen ($1; log: $console)"
-	start=$(date +%s)
-	timeout "$timeout_s" qemu-system-x86_64 -M pc -cpu Nehalem -m 1024 -smp 1 \
-		-icount shift=0,sleep=off -rtc clock=vm -display none -monitor none \
-		-serial "file:$console" -no-reboot -kernel "$xen" \
-		-append "console=com1 com1=115200,8n1 dom0_mem=512M,max:512M loglvl=all guest_loglvl=all $2" \
-		-initrd "$vmlinuz console=hvc0 panic=-1 quiet $3,$work/initrd.cpio.gz" </dev/null || true
-	log "QEMU ran $(( $(date +%s) - start )) s"
+	vm_qemu_xen "$console" "$timeout_s" "$2" "$3" "$work/initrd.cpio.gz" >&2
 	grep -a "pmuvirt\|PMUVIRT-XEN\|PMUVIRT-DOM\|^vm: \|: vm: " "$console" | sed 's/^(XEN) //' >&2 || true
 }
 

@@ -16,7 +16,9 @@
  * Inheritance: a probe on the sched_process_fork tracepoint gives a new task
  * of an inheriting thread its own context before the task first runs (the
  * tracepoint fires before wake_up_new_task(), so nothing else walks the new
- * task's notifier list yet).
+ * task's notifier list yet).  Summed inheritance: a probe on
+ * sched_process_exit adds an exiting task's final counts to its attacher's
+ * sum before exit_notify() lets a parent's wait() return.
  */
 #define pr_fmt(fmt) "pmuvirt: " fmt
 
@@ -62,6 +64,7 @@ static atomic_t nr_inherit_failed = ATOMIC_INIT(0);
 static atomic_t nr_inherit_refused = ATOMIC_INIT(0);
 static struct tracepoint *fork_tp;
 static struct tracepoint *exec_tp;
+static struct tracepoint *exit_tp;
 
 /* Reports of one open file, and the sample rings queued on it. */
 struct pmuvirt_file {
@@ -105,6 +108,21 @@ struct pmuvirt_report_node {
 };
 
 /**
+ * struct pmuvirt_sum - counts of the ended descendants of a thread attached
+ *			with PMUVIRT_ATTACH_SUM
+ * @ref:	the attacher and every task that inherited its context.
+ * @lock:	protects @value and @flags.
+ * @value:	summed final values, one per counter of the control.
+ * @flags:	PMUVIRT_COUNTS_FAULTED when a summed value was.
+ */
+struct pmuvirt_sum {
+	struct kref ref;
+	spinlock_t lock;
+	u64 value[PMUVIRT_MAX_COUNTERS];
+	u32 flags;
+};
+
+/**
  * struct pmuvirt_thread - one attached thread
  * @pn:		preempt notifier registered on @task.
  * @task:	the thread (a reference is held).
@@ -129,6 +147,9 @@ struct pmuvirt_report_node {
  * @exempt:	the attacher was privileged (pmuvirt_lx_policy_exempt()):
  *		user_event_policy does not bind the tasks that inherit @ctl.
  * @how:	PMUVIRT_REPORT_* of the final report when it is not an exit.
+ * @sum:	with PMUVIRT_ATTACH_SUM: the attacher's sum (a reference), or NULL.
+ * @sum_owner:	this thread attached with PMUVIRT_ATTACH_SUM: its reads
+ *		add @sum; the others' final counts go into it.
  */
 struct pmuvirt_thread {
 	struct preempt_notifier pn;
@@ -150,6 +171,8 @@ struct pmuvirt_thread {
 	bool exempt;
 	u32 how;
 	bool in_syscall;
+	struct pmuvirt_sum *sum;
+	bool sum_owner;
 };
 
 static LLIST_HEAD(dead_threads);
@@ -195,6 +218,43 @@ static void ring_put(struct pmuvirt_ring *ring)
 {
 	if (ring)
 		kref_put(&ring->ref, ring_release);
+}
+
+static void sum_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct pmuvirt_sum, ref));
+}
+
+/* @thr's counting ended with @vals: add them to its attacher's sum. */
+static void sum_add(struct pmuvirt_thread *thr, const u64 *vals, u32 flags)
+{
+	struct pmuvirt_sum *sum = thr->sum;
+	unsigned long irqflags;
+	unsigned int i;
+
+	if (!sum || thr->sum_owner)
+		return;
+	spin_lock_irqsave(&sum->lock, irqflags);
+	for (i = 0; i < thr->ctx->nr_counters; i++)
+		sum->value[i] += vals[i];
+	sum->flags |= flags;
+	spin_unlock_irqrestore(&sum->lock, irqflags);
+}
+
+/* The attacher's reads: its own values plus the sum of its ended descendants. */
+static void sum_read(struct pmuvirt_thread *thr, u64 *vals, u32 *flags)
+{
+	struct pmuvirt_sum *sum = thr->sum;
+	unsigned long irqflags;
+	unsigned int i;
+
+	if (!sum || !thr->sum_owner)
+		return;
+	spin_lock_irqsave(&sum->lock, irqflags);
+	for (i = 0; i < thr->ctx->nr_counters; i++)
+		vals[i] += sum->value[i];
+	*flags |= sum->flags;
+	spin_unlock_irqrestore(&sum->lock, irqflags);
 }
 
 static void pmuvirt_file_release(struct kref *ref)
@@ -277,6 +337,25 @@ static int lx_read(struct pmuvirt_lx_cpu *lc, struct pmuvirt_thread *thr, u64 *v
 	ret = pmuvirt_read(thr->ctx, vals);
 	lx_end(lc);
 	return ret;
+}
+
+/*
+ * Take current's @thr off this CPU's counters for good; its values into
+ * @vals.  Preemption off.  Return: PMUVIRT_COUNTS_FAULTED or 0.
+ */
+static u32 lx_stop(struct pmuvirt_thread *thr, u64 *vals)
+{
+	struct pmuvirt_lx_cpu *lc;
+	unsigned long flags;
+	int ret;
+
+	local_irq_save(flags);
+	lc = this_cpu_ptr(&pmuvirt_lx_cpu);
+	if (lc->cur == thr)
+		lx_switch(lc, NULL);
+	ret = lx_read(lc, thr, vals);
+	local_irq_restore(flags);
+	return ret ? PMUVIRT_COUNTS_FAULTED : 0;
 }
 
 /* irq_work on the CPU that took the PMI: signal the thread on the counters. */
@@ -564,6 +643,8 @@ static void free_thread(struct pmuvirt_thread *thr)
 	proc_put(thr->proc);
 	pmuvirt_lx_signal_cred_put(&thr->sigcred);
 	put_task_struct(thr->task);
+	if (thr->sum)
+		kref_put(&thr->sum->ref, sum_release);
 	kfree(thr);
 	atomic_dec(&nr_attached);
 	module_put(THIS_MODULE);
@@ -698,6 +779,10 @@ static void pmuvirt_fork_probe(void *data, struct task_struct *parent,
 		return;
 	}
 	thread_bind(thr, child, pthr->flags, pthr->signo, pthr->file, &pthr->ctl);
+	if (pthr->sum) {
+		kref_get(&pthr->sum->ref);
+		thr->sum = pthr->sum;
+	}
 	pmuvirt_lx_signal_cred_copy(&thr->sigcred, &pthr->sigcred);
 	thr->exempt = pthr->exempt;
 	/* what preempt_notifier_register() does for current; @child is not running */
@@ -717,8 +802,6 @@ static void pmuvirt_exec_probe(void *data, struct task_struct *p, pid_t old_pid,
 			       struct linux_binprm *bprm)
 {
 	struct pmuvirt_thread *thr;
-	struct pmuvirt_lx_cpu *lc;
-	unsigned long flags;
 
 	if (p != current)
 		return;
@@ -726,16 +809,34 @@ static void pmuvirt_exec_probe(void *data, struct task_struct *p, pid_t old_pid,
 	if (!thr || (current->mm && get_dumpable(current->mm) == SUID_DUMP_USER &&
 		     pmuvirt_lx_may_signal(&thr->sigcred)))
 		return;
-	local_irq_save(flags);
-	lc = this_cpu_ptr(&pmuvirt_lx_cpu);
-	if (lc->cur == thr)
-		lx_switch(lc, NULL);
-	thr->final_flags = lx_read(lc, thr, thr->final) ? PMUVIRT_COUNTS_FAULTED : 0;
-	local_irq_restore(flags);
+	thr->final_flags = lx_stop(thr, thr->final);
 	preempt_notifier_unregister(&thr->pn);
+	sum_add(thr, thr->final, thr->final_flags);
 	thr->how = PMUVIRT_REPORT_EXEC;
 	llist_add(&thr->dead, &dead_threads);
 	irq_work_queue(&dead_irq_work);
+}
+
+/*
+ * sched_process_exit: current is exiting (PF_EXITING: it is switched in no
+ * more) and its parent cannot see it exit yet.  A task that counts for a
+ * summing attacher stops counting here, and its final values go into the
+ * sum, so that the attacher's read after wait() has them.  (A thread's
+ * pthread_join() may return a moment earlier: the kernel wakes it when the
+ * thread's memory is released, before this tracepoint, as for perf's
+ * inherited counters.)  The probe runs with preemption off.
+ */
+static void pmuvirt_exit_probe(void *data, struct task_struct *p)
+{
+	struct pmuvirt_thread *thr;
+
+	if (p != current)
+		return;
+	thr = current_thread();
+	if (!thr || !thr->sum || thr->sum_owner)
+		return;
+	thr->final_flags = lx_stop(thr, thr->final);
+	sum_add(thr, thr->final, thr->final_flags);
 }
 
 /* Copy in a versioned argument struct whose first words are size, version. */
@@ -761,6 +862,7 @@ static int get_arg(void *karg, size_t size, unsigned long uarg)
 static int ioc_attach(struct pmuvirt_file *pf, unsigned long uarg)
 {
 	struct pmuvirt_attach *a;
+	struct pmuvirt_sum *sum = NULL;
 	struct pmuvirt_thread *thr = NULL;
 	struct pmuvirt_error err = { -1, NULL };
 	struct pmuvirt_lx_cpu *lc;
@@ -825,6 +927,21 @@ static int ioc_attach(struct pmuvirt_file *pf, unsigned long uarg)
 		ret = -EOPNOTSUPP;
 		goto out;
 	}
+	if ((a->flags & PMUVIRT_ATTACH_SUM) && !exit_tp) {
+		pr_notice_ratelimited("%s[%d]: attach: summed inheritance needs the sched_process_exit tracepoint, which this kernel lacks\n",
+				      current->comm, task_pid_nr(current));
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	if (a->flags & PMUVIRT_ATTACH_SUM) {
+		sum = kzalloc(sizeof(*sum), GFP_KERNEL_ACCOUNT);
+		if (!sum) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		kref_init(&sum->ref);
+		spin_lock_init(&sum->lock);
+	}
 	a->caps = pmuvirt_lx_uread_caps(slots, a->control.nr_counters);
 
 	thr = thread_alloc(&a->control, a->sample_pages, GFP_KERNEL_ACCOUNT, &err, current, NULL);
@@ -840,6 +957,9 @@ static int ioc_attach(struct pmuvirt_file *pf, unsigned long uarg)
 		goto out;
 	}
 	thread_bind(thr, current, a->flags, a->signo ? a->signo : SIGIO, pf, &a->control);
+	thr->sum = sum;
+	thr->sum_owner = sum != NULL;
+	sum = NULL;
 	pmuvirt_lx_signal_cred(&thr->sigcred);
 	thr->exempt = exempt;
 
@@ -852,6 +972,7 @@ static int ioc_attach(struct pmuvirt_file *pf, unsigned long uarg)
 	preempt_enable();
 	ret = 0;
 out:
+	kfree(sum);
 	kfree(a);
 	return ret;
 }
@@ -901,6 +1022,7 @@ static int ioc_read(unsigned long uarg)
 		c.flags |= PMUVIRT_COUNTS_FAULTED;
 	local_irq_restore(flags);
 	preempt_enable();
+	sum_read(thr, c.value, &c.flags);
 	return counts_out(&c, uarg);
 }
 
@@ -908,23 +1030,17 @@ static int ioc_detach(unsigned long uarg)
 {
 	struct pmuvirt_counts c;
 	struct pmuvirt_thread *thr = counts_in(&c, uarg);
-	struct pmuvirt_lx_cpu *lc;
-	unsigned long flags;
 
 	if (IS_ERR(thr))
 		return PTR_ERR(thr);
 	preempt_disable();
-	local_irq_save(flags);
-	lc = this_cpu_ptr(&pmuvirt_lx_cpu);
-	if (lc->cur == thr)
-		lx_switch(lc, NULL);
-	if (lx_read(lc, thr, c.value))
-		c.flags |= PMUVIRT_COUNTS_FAULTED;
-	local_irq_restore(flags);
+	c.flags |= lx_stop(thr, c.value);
 	preempt_notifier_unregister(&thr->pn);
 	preempt_enable();
 
 	queue_report(thr, c.value, c.flags, PMUVIRT_REPORT_DETACH);
+	sum_add(thr, c.value, c.flags);
+	sum_read(thr, c.value, &c.flags);
 	free_thread(thr);
 	return counts_out(&c, uarg);
 }
@@ -1375,19 +1491,34 @@ static void pmuvirt_sys_exit_probe(void *data, struct pt_regs *regs, long ret)
 	pmuvirt_lx_emu_set_mode(true);
 }
 
-static void find_sys_tps(struct tracepoint *tp, void *priv)
+struct tp_find {
+	const char *name;
+	struct tracepoint *tp;
+};
+
+static void find_tp(struct tracepoint *tp, void *priv)
 {
-	if (!strcmp(tp->name, "sys_enter"))
-		sys_enter_tp = tp;
-	else if (!strcmp(tp->name, "sys_exit"))
-		sys_exit_tp = tp;
+	struct tp_find *f = priv;
+
+	if (!strcmp(tp->name, f->name))
+		f->tp = tp;
+}
+
+/* The kernel's tracepoint @name, or NULL. */
+static struct tracepoint *kernel_tracepoint(const char *name)
+{
+	struct tp_find f = { name, NULL };
+
+	for_each_kernel_tracepoint(find_tp, &f);
+	return f.tp;
 }
 
 static void emu_mode_init(void)
 {
 	if (!pmuvirt_lx_emulate)
 		return;
-	for_each_kernel_tracepoint(find_sys_tps, NULL);
+	sys_enter_tp = kernel_tracepoint("sys_enter");
+	sys_exit_tp = kernel_tracepoint("sys_exit");
 	if (sys_enter_tp && sys_exit_tp &&
 	    !tracepoint_probe_register(sys_enter_tp, pmuvirt_sys_enter_probe, NULL)) {
 		if (!tracepoint_probe_register(sys_exit_tp, pmuvirt_sys_exit_probe, NULL))
@@ -1405,18 +1536,6 @@ static void emu_mode_exit(void)
 	tracepoint_probe_unregister(sys_enter_tp, pmuvirt_sys_enter_probe, NULL);
 	tracepoint_probe_unregister(sys_exit_tp, pmuvirt_sys_exit_probe, NULL);
 	sys_enter_tp = sys_exit_tp = NULL;
-}
-
-static void find_fork_tp(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "sched_process_fork"))
-		*(struct tracepoint **)priv = tp;
-}
-
-static void find_exec_tp(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "sched_process_exec"))
-		*(struct tracepoint **)priv = tp;
 }
 
 static int __init pmuvirt_init(void)
@@ -1437,7 +1556,7 @@ static int __init pmuvirt_init(void)
 		init_irq_work(&lc->sig_work, sig_work_fn);
 	}
 	/* without the exec hook a setuid program would stay counted: no module */
-	for_each_kernel_tracepoint(find_exec_tp, &exec_tp);
+	exec_tp = kernel_tracepoint("sched_process_exec");
 	if (!exec_tp || tracepoint_probe_register(exec_tp, pmuvirt_exec_probe, NULL)) {
 		pr_err("no sched_process_exec tracepoint: cannot stop counting at exec of a privileged program\n");
 		ret = -EOPNOTSUPP;
@@ -1455,15 +1574,22 @@ static int __init pmuvirt_init(void)
 	cpuhp_state = ret;
 	register_syscore_ops(&pmuvirt_syscore_ops);
 	preempt_notifier_inc();
-	for_each_kernel_tracepoint(find_fork_tp, &fork_tp);
+	fork_tp = kernel_tracepoint("sched_process_fork");
 	if (fork_tp && tracepoint_probe_register(fork_tp, pmuvirt_fork_probe, NULL)) {
 		pr_notice("no fork hook: PMUVIRT_ATTACH_INHERIT is refused\n");
 		fork_tp = NULL;
+	}
+	exit_tp = kernel_tracepoint("sched_process_exit");
+	if (exit_tp && tracepoint_probe_register(exit_tp, pmuvirt_exit_probe, NULL)) {
+		pr_notice("no exit hook: PMUVIRT_ATTACH_SUM is refused\n");
+		exit_tp = NULL;
 	}
 	emu_mode_init();
 	ret = misc_register(&pmuvirt_dev);
 	if (ret) {
 		emu_mode_exit();
+		if (exit_tp)
+			tracepoint_probe_unregister(exit_tp, pmuvirt_exit_probe, NULL);
 		if (fork_tp)
 			tracepoint_probe_unregister(fork_tp, pmuvirt_fork_probe, NULL);
 		tracepoint_probe_unregister(exec_tp, pmuvirt_exec_probe, NULL);
@@ -1487,6 +1613,8 @@ static void __exit pmuvirt_exit(void)
 
 	misc_deregister(&pmuvirt_dev);
 	emu_mode_exit();
+	if (exit_tp)
+		tracepoint_probe_unregister(exit_tp, pmuvirt_exit_probe, NULL);
 	if (fork_tp)
 		tracepoint_probe_unregister(fork_tp, pmuvirt_fork_probe, NULL);
 	tracepoint_probe_unregister(exec_tp, pmuvirt_exec_probe, NULL);
