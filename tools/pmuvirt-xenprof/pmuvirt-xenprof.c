@@ -37,7 +37,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: pmuvirt-xenprof record [-e events] [-c period] [-d domid]... [-o file]\n"
 		"                              [--values] [--pages n] [--high-water pct]\n"
-		"                              [--drain-ms ms] [--seconds s | -- command [args]]\n"
+		"                              [--drain-ms ms] [--no-virq]\n"
+		"                              [--seconds s | -- command [args]]\n"
 		"       pmuvirt-xenprof report [-i file] [--xen-syms file] [--map domid=file]...\n"
 		"                              [--exe domid=file]... [--top n]\n"
 		"       pmuvirt-xenprof stop\n"
@@ -103,6 +104,7 @@ struct rec_opts {
 	struct pmuvirt_xen_prof_start start;
 	const char *out;
 	unsigned int drain_ms;
+	int no_virq;
 	double seconds;
 	char **cmd;
 };
@@ -128,8 +130,8 @@ static int record(struct rec_opts *o)
 	unsigned long *frames;
 	uint64_t *mfn64;
 	unsigned int i, virqs = 0, drains = 0;
-	int *ferr, evtchn, port = -1, status = 0;
-	double t0, deadline;
+	int *ferr, evtchn, port = -1, status = 0, reaped = 0;
+	double t0, deadline, next_drain;
 	pid_t child = -1;
 	void *mem;
 	FILE *out;
@@ -179,10 +181,10 @@ static int record(struct rec_opts *o)
 		rc = -errno;
 		goto fail_stop;
 	}
-	evtchn = open("/dev/xen/evtchn", O_RDWR | O_CLOEXEC);
+	evtchn = o->no_virq ? -1 : open("/dev/xen/evtchn", O_RDWR | O_CLOEXEC);
 	if (evtchn >= 0)
 		port = ioctl(evtchn, IOCTL_EVTCHN_BIND_VIRQ, &bv);
-	if (port < 0)
+	if (port < 0 && !o->no_virq)
 		fprintf(stderr, "pmuvirt-xenprof: no VIRQ %u (%s): draining every %u ms\n",
 			PMUVIRT_XEN_PROF_VIRQ, strerror(errno), o->drain_ms);
 
@@ -202,30 +204,40 @@ static int record(struct rec_opts *o)
 	}
 	t0 = now_s();
 	deadline = o->seconds > 0 ? t0 + o->seconds : 0;
+	next_drain = t0 + o->drain_ms / 1000.0;
 	while (!stop_now) {
 		struct pollfd pfd = { .fd = evtchn, .events = POLLIN };
+		double left = next_drain - now_s();
+		int slice = left <= 0 ? 0 : left >= 0.1 ? 100 : (int)(left * 1000) + 1;
+		int virq = 0;
 		uint32_t p;
 
-		if (port >= 0 && poll(&pfd, 1, (int)o->drain_ms) == 1 &&
-		    read(evtchn, &p, sizeof(p)) == sizeof(p)) {
-			virqs++;
-			/* unmask the port for the next one */
-			if (write(evtchn, &p, sizeof(p)) != sizeof(p))
-				port = -1;
-		} else if (port < 0) {
-			usleep(o->drain_ms * 1000);
+		/* wake at the VIRQ, or every 100 ms to see whether the command ended */
+		if (port >= 0) {
+			if (poll(&pfd, 1, slice) == 1 && read(evtchn, &p, sizeof(p)) == sizeof(p)) {
+				virq = 1;
+				virqs++;
+				/* unmask the port for the next one */
+				if (write(evtchn, &p, sizeof(p)) != sizeof(p))
+					port = -1;
+			}
+		} else if (slice) {
+			usleep((useconds_t)slice * 1000);
 		}
-		if (xp_drain_all(&d) < 0)
-			die(o->out, errno);
-		drains++;
-		rc = give_tails(&d);
-		if (rc)
-			die("giving the rings back (PROF_TAIL)", rc);
-		if (child > 0 && waitpid(child, &status, WNOHANG) == child)
+		if (virq || now_s() >= next_drain) {
+			if (xp_drain_all(&d) < 0)
+				die(o->out, errno);
+			drains++;
+			rc = give_tails(&d);
+			if (rc)
+				die("giving the rings back (PROF_TAIL)", rc);
+			next_drain = now_s() + o->drain_ms / 1000.0;
+		}
+		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
+			reaped = 1;
 			break;
+		}
 		if (deadline && now_s() >= deadline)
-			break;
-		if (!o->cmd && !deadline && stop_now)
 			break;
 	}
 	rc = prof_simple(PMUVIRT_XEN_PROF_STOP);
@@ -254,7 +266,7 @@ static int record(struct rec_opts *o)
 			(unsigned long long)skipped, o->out);
 	}
 	xp_drain_free(&d);
-	if (child > 0 && child != waitpid(child, &status, WNOHANG) && waitpid(child, &status, 0) < 0)
+	if (child > 0 && !reaped && waitpid(child, &status, 0) < 0)
 		return 1;
 	if (child > 0)
 		return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -460,7 +472,7 @@ static int report(int argc, char **argv)
 	for (i = 0; i < fh.nr_rings; i++) {
 		char dn[16];
 
-		if (!re[i].lost && !re[i].skipped)
+		if (!re[i].read && !re[i].lost && !re[i].skipped)
 			continue;
 		dom_name(dn, sizeof(dn), desc[i].domain);
 		printf("#   ring %u (%s %s %u): %llu read, %llu lost, %llu skipped\n", i, dn,
@@ -574,6 +586,8 @@ int main(int argc, char **argv)
 			o.out = argv[++a];
 		} else if (!strcmp(argv[a], "--values")) {
 			values = 1;
+		} else if (!strcmp(argv[a], "--no-virq")) {
+			o.no_virq = 1;
 		} else if (!strcmp(argv[a], "--pages") && a + 1 < argc) {
 			o.start.ring_pages = (uint32_t)strtoul(argv[++a], NULL, 0);
 		} else if (!strcmp(argv[a], "--high-water") && a + 1 < argc) {
