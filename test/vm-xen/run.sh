@@ -319,6 +319,8 @@ else
 	echo "PMUVIRT-XEN-DOMAINS-EXIT=\$?"
 	/xen_policy_test
 	echo "PMUVIRT-XEN-POLICY-EXIT=\$?"
+	# No profiling session on a PMU that is the TSC alone.
+	/xen_prof_test nopmu
 	# The guest level.  After the direct hypercall test: the module owns the
 	# VCPUs' counters from here on.
 	insmod /lib/modules/pmuvirt.ko && echo "PMUVIRT-XEN-GUEST-LOADED"
@@ -389,7 +391,8 @@ require "PMUVIRT-XEN-PASSED" "PMUVIRT-XEN-TEST-EXIT=0" \
 	"pmuvirt: backend: Xen PV" "PMUVIRT-XEN-GUEST-UNLOADED" \
 	"PMUVIRT-XEN-GUEST-KERNEL-WARNINGS=0" "PMUVIRT-XEN-EMPTY-OK" \
 	"PMUVIRT-XEN-DOMAINS-PASSED" "PMUVIRT-XEN-DOMAINS-EXIT=0" \
-	"PMUVIRT-XEN-POLICY-PASSED" "PMUVIRT-XEN-POLICY-EXIT=0"
+	"PMUVIRT-XEN-POLICY-PASSED" "PMUVIRT-XEN-POLICY-EXIT=0" \
+	"PMUVIRT-XEN-PROF-NOPMU-PASSED"
 fi
 # Xen's emulated PMU (a test instrument): PMC counting and the PMI -> VIRQ path.
 if want emulated; then

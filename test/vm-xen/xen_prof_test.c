@@ -13,6 +13,9 @@
  * own counts go on through the session's start and stop, and it sees its
  * own counters only.
  *
+ * "xen_prof_test nopmu", on a PMU that is the TSC alone: no session can start
+ * (-ENODEV), and none exists.
+ *
  * "xen_prof_test hot ROUNDS": the profiled program: a thread alone on VCPU 0
  * (the highest real-time priority) runs hot_a (3/4 of its instructions) and
  * hot_b (1/4) in turns; prints the instructions of each, and its VCPU's time
@@ -68,7 +71,7 @@ static long simple(unsigned int cmd, uint32_t reserved)
 	return hc(cmd, &op);
 }
 
-/* This VCPU's own control: @n counters of @ev (a-mode, user and kernel). */
+/* This VCPU's own control: @n counters of @ev (a-mode, user and kernel but the TSC). */
 static long set_own(unsigned int n, const unsigned int *ev)
 {
 	struct pmuvirt_xen_set_control sc;
@@ -80,7 +83,7 @@ static long set_own(unsigned int n, const unsigned int *ev)
 	sc.ctl.nr_counters = n;
 	for (i = 0; i < n; i++) {
 		sc.ctl.counter[i].event = ev[i];
-		sc.ctl.counter[i].flags = U | K;
+		sc.ctl.counter[i].flags = ev[i] == PMUVIRT_EV_TSC ? 0 : U | K;
 	}
 	return hc(PMUVIRT_XEN_SET_CONTROL, &sc);
 }
@@ -395,9 +398,25 @@ static int domus(const char *path, const char *a, const char *b)
 	return bad ? 1 : 0;
 }
 
+static int nopmu(void)
+{
+	struct pmuvirt_xen_prof_start op;
+
+	start_op(&op, PMUVIRT_EV_CYCLES);
+	expect("START on the TSC alone", hc(PMUVIRT_XEN_PROF_START, &op), -ENODEV);
+	expect("  no session", simple(PMUVIRT_XEN_PROF_STOP, 0), -ENOENT);
+	printf("PMUVIRT-XEN-PROF-NOPMU-%s\n", failures ? "FAILED" : "PASSED");
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 2 && !strcmp(argv[1], "nopmu")) {
+		if (open_privcmd() < 0)
+			return 1;
+		return nopmu();
+	}
 	if (argc == 2 && !strcmp(argv[1], "rules")) {
 		if (open_privcmd() < 0) {
 			printf("PMUVIRT-XEN-PROF-FAIL no privcmd: %s\n", strerror(errno));
@@ -416,7 +435,7 @@ int main(int argc, char **argv)
 			     strtod(argv[5], NULL), argc == 7);
 	if (argc == 5 && !strcmp(argv[1], "domus"))
 		return domus(argv[2], argv[3], argv[4]);
-	fprintf(stderr, "usage: xen_prof_test rules | hot ROUNDS | check REPORT PERIOD WORK_A "
+	fprintf(stderr, "usage: xen_prof_test rules | nopmu | hot ROUNDS | check REPORT PERIOD WORK_A "
 		"WORK_B [lossy] | domus REPORT DOMA DOMB\n");
 	return 2;
 }
