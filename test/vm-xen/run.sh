@@ -286,7 +286,8 @@ elif grep -q pmuvirt_emulated_boot /proc/cmdline; then
 	echo -1 >/proc/sys/kernel/sched_rt_runtime_us
 	# Its VCPU's time without a session, for the session's cost.
 	/xen_prof_test hot $prof_rounds
-	/pmuvirt-xenprof record -c $prof_period -o /tmp/hot.data -- /xen_prof_test hot $prof_rounds
+	# The drainer on VCPU 1: the loop owns VCPU 0.
+	/pmuvirt-xenprof record -c $prof_period --cpu 1 -o /tmp/hot.data -- /xen_prof_test hot $prof_rounds
 	echo "PMUVIRT-XEN-PROF-RECORD-EXIT=\$?"
 	/pmuvirt-xenprof report -i /tmp/hot.data --xen-syms /xen-syms --map 0=/tmp/kallsyms \
 		--exe 0=/xen_prof_test --top 100000 >/tmp/hot.txt

@@ -15,8 +15,10 @@
  * Every record the rings had no room for is counted (each ring's "lost"),
  * and so is every record the reader had to skip: the report prints both.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -37,7 +39,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: pmuvirt-xenprof record [-e events] [-c period] [-d domid]... [-o file]\n"
 		"                              [--values] [--pages n] [--high-water pct]\n"
-		"                              [--drain-ms ms] [--no-virq]\n"
+		"                              [--drain-ms ms] [--no-virq] [--cpu n]\n"
 		"                              [--seconds s | -- command [args]]\n"
 		"       pmuvirt-xenprof report [-i file] [--xen-syms file] [--map domid=file]...\n"
 		"                              [--exe domid=file]... [--top n]\n"
@@ -105,6 +107,7 @@ struct rec_opts {
 	const char *out;
 	unsigned int drain_ms;
 	int no_virq;
+	int cpu;		/* the drainer's CPU, -1 any */
 	double seconds;
 	char **cmd;
 };
@@ -201,6 +204,15 @@ static int record(struct rec_opts *o)
 			fprintf(stderr, "pmuvirt-xenprof: %s: %s\n", o->cmd[0], strerror(errno));
 			_exit(127);
 		}
+	}
+	/* Off the CPUs being measured: a busy command there must not starve the drain. */
+	if (o->cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(o->cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			fprintf(stderr, "pmuvirt-xenprof: --cpu %d: %s\n", o->cpu, strerror(errno));
 	}
 	t0 = now_s();
 	deadline = o->seconds > 0 ? t0 + o->seconds : 0;
@@ -564,6 +576,7 @@ int main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.out = "pmuvirt-xenprof.data";
 	o.drain_ms = 100;
+	o.cpu = -1;
 	o.start.ring_pages = 16;
 	o.start.high_water_pct = 50;
 	for (a = 2; a < argc; a++) {
@@ -588,6 +601,8 @@ int main(int argc, char **argv)
 			values = 1;
 		} else if (!strcmp(argv[a], "--no-virq")) {
 			o.no_virq = 1;
+		} else if (!strcmp(argv[a], "--cpu") && a + 1 < argc) {
+			o.cpu = (int)strtol(argv[++a], NULL, 0);
 		} else if (!strcmp(argv[a], "--pages") && a + 1 < argc) {
 			o.start.ring_pages = (uint32_t)strtoul(argv[++a], NULL, 0);
 		} else if (!strcmp(argv[a], "--high-water") && a + 1 < argc) {
