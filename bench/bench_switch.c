@@ -17,12 +17,20 @@
  * and "pmi1" call pmuvirt_pmi() with one counter past its threshold in a
  * context of 7 counters or of 1, "pmii" likewise with that one counter an
  * i-mode counter that crosses a period boundary at every PMI, "pmis" with
- * it also sampling, so each PMI appends a sample record.
+ * it also sampling, so each PMI appends a sample record, "pmip" the same
+ * counter as a system-wide session's, joined to a context that counts
+ * three counters of its own (pmuvirt_ctx_join()), with Xen's part of the
+ * record (pmuvirt_xen_prof_record(): domain, VCPU, mode).
+ *
+ * --drain N (where pmuvirt-xenprof is built): records per second that
+ * pmuvirt-xenprof's drain reads from eight rings the library's writer
+ * fills and writes to /dev/null, the tails given back after each pass.
  *
  * The seven counters: instructions, cycles, branches, branch-misses on the
  * fixed and general counters (all six in use) plus the TSC.
  *
- * usage: pmuvirt-bench [--switches N] [--null-only [--what a|i|pmi7|pmi1|pmii|pmis]]
+ * usage: pmuvirt-bench [--switches N] [--null-only [--what a|i|pmi7|pmi1|pmii|pmis|pmip]]
+ *        pmuvirt-bench --drain N
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -32,7 +40,11 @@
 
 #include "fakehw.h"
 #include "pmuvirt_arch.h"
+#include "pmuvirt_abi_check.h"
 #include "x86/pmuvirt_x86.h"
+#ifdef PMUVIRT_BENCH_DRAIN
+#include "drain.h"
+#endif
 
 static const unsigned int seven[] = {
 	PMUVIRT_EV_INSTRUCTIONS, PMUVIRT_EV_CYCLES, PMUVIRT_EV_BRANCHES,
@@ -158,6 +170,79 @@ static void null_sample_fill(void *arg, const struct pmuvirt_pcpu *pc,
 	r->tail = r->head;
 }
 
+/* Xen's part of a session's record: a 64-bit PV guest's kernel, domain 1, VCPU 0. */
+static void null_prof_fill(void *arg, const struct pmuvirt_pcpu *pc,
+			   const struct pmuvirt_ctx *ctx, struct pmuvirt_sample *s)
+{
+	static const struct pmuvirt_xen_prof_where w = {
+		.ip = 0xffffffff81000000ull, .cs = 0xe033, .guest = true, .kernel = true };
+	struct pmuvirt_sample_ring *r = arg;
+
+	pmuvirt_xen_prof_record(s, &w, 1, 0, true, null_regs[15]);
+	r->tail = r->head;
+}
+
+#ifdef PMUVIRT_BENCH_DRAIN
+/* Records per second of pmuvirt-xenprof's drain: 8 rings of 16 pages, best of 5 runs. */
+static int bench_drain(unsigned long want)
+{
+	enum { RINGS = 8, PAGES = 16, NR = 256 };
+	struct pmuvirt_xen_prof_ring desc[RINGS];
+	struct pmuvirt_sample_writer w[RINGS];
+	struct pmuvirt_sample s = { .ip = 0xffff82d040200000ull, .weight = 1 };
+	char *mem = aligned_alloc(4096, (size_t)RINGS * PAGES * 4096);
+	FILE *out = fopen("/dev/null", "wb");
+	double best = 0;
+	struct xp_drain d;
+	unsigned int i, rep;
+
+	if (!mem || !out)
+		return 1;
+	for (i = 0; i < RINGS; i++) {
+		if (pmuvirt_sample_init(&w[i], mem + (size_t)i * PAGES * 4096, PAGES * 4096, NR, 128))
+			return 1;
+		desc[i] = (struct pmuvirt_xen_prof_ring){ .domain = i, .frame = i * PAGES };
+	}
+	if (xp_drain_init(&d, mem, desc, RINGS, PAGES, out))
+		return 1;
+	for (rep = 0; rep < 5; rep++) {
+		unsigned long got = 0;
+		uint64_t dt = 0;
+
+		while (got < want) {
+			unsigned int k;
+			uint64_t t0;
+			long n;
+
+			for (i = 0; i < RINGS; i++)
+				for (k = 0; k < NR; k++) {
+					s.time = k;
+					pmuvirt_sample_write(&w[i], &s);
+				}
+			/* the drain alone is timed, not the writer */
+			t0 = now_ns();
+			n = xp_drain_all(&d);
+			dt += now_ns() - t0;
+			if (n <= 0)
+				return 1;
+			got += (unsigned long)n;
+			for (i = 0; i < RINGS; i++)	/* PROF_TAIL */
+				w[i].ring->tail = d.tails[i];
+		}
+		if ((double)got * 1e9 / (double)dt > best)
+			best = (double)got * 1e9 / (double)dt;
+	}
+	printf("pmuvirt-xenprof drain: %.2f million records/s (%.0f MB/s), %d rings of %d "
+	       "records, written by the library and refilled after each pass, best of 5 runs "
+	       "of %lu records\n", best / 1e6, best * sizeof(struct pmuvirt_sample) / 1e6, RINGS,
+	       NR, want);
+	xp_drain_free(&d);
+	fclose(out);
+	free(mem);
+	return 0;
+}
+#endif
+
 /* Each PMI finds the counter read through null_regs[@reg] past its threshold. */
 __attribute__((noinline)) void bench_pmi_loop(struct pmuvirt_pcpu *pc, unsigned int reg,
 					      unsigned long n)
@@ -196,9 +281,13 @@ int main(int argc, char **argv)
 			null_only = true;
 		else if (!strcmp(argv[i], "--what") && i + 1 < argc)
 			what = argv[++i];
+#ifdef PMUVIRT_BENCH_DRAIN
+		else if (!strcmp(argv[i], "--drain") && i + 1 < argc)
+			return bench_drain(strtoul(argv[++i], NULL, 0));
+#endif
 		else {
 			fprintf(stderr, "usage: pmuvirt-bench [--switches N] "
-				"[--null-only [--what a|i|pmi7|pmi1|pmii|pmis]]\n");
+				"[--null-only [--what a|i|pmi7|pmi1|pmii|pmis|pmip]] | --drain N\n");
 			return 2;
 		}
 	}
@@ -264,7 +353,8 @@ int main(int argc, char **argv)
 	pmuvirt_pcpu_init(&pc, &pmu, &null_hw, NULL, 0);
 	if (null_only && !strncmp(what, "pmi", 3)) {
 		static const unsigned int one_ev[] = { PMUVIRT_EV_BRANCHES };
-		bool seven_ctr = !strcmp(what, "pmi7"), sampling = !strcmp(what, "pmis");
+		bool seven_ctr = !strcmp(what, "pmi7"), session = !strcmp(what, "pmip");
+		bool sampling = session || !strcmp(what, "pmis");
 		bool imode = sampling || !strcmp(what, "pmii");
 		static const uint64_t one_period[] = { 1000 };
 		static uint64_t ring[(128 + 64 * sizeof(struct pmuvirt_sample)) / 8];
@@ -278,8 +368,33 @@ int main(int argc, char **argv)
 			ctl1.counter[0].flags |= PMUVIRT_CTR_SAMPLE;
 		c[0] = ctx_new(&pmu, seven_ctr ? &ctl : &ctl1, 1);
 		c[1] = NULL;
-		if (sampling && (pmuvirt_sample_init(&sw, ring, sizeof(ring), 64, 128) ||
-				 pmuvirt_ctx_attach_samples(c[0], &sw, null_sample_fill, ring))) {
+		if (session) {
+			/*
+			 * The context's own three a-mode counters on general counters
+			 * 0-2, the session's after them on general counter 3 (the null
+			 * accessors read fixed counter i where they read general one i).
+			 */
+			static struct pmuvirt_saved_ctx scratch;
+			struct pmuvirt_control own, merged;
+
+			control(&own, 3, NULL);
+			own.counter[0].event = PMUVIRT_EV_BRANCHES;
+			own.counter[1].event = PMUVIRT_EV_BRANCH_MISSES;
+			own.counter[2].event = PMUVIRT_EV_BRANCHES;
+			free(c[0]);
+			c[0] = malloc(pmuvirt_ctx_size(4));
+			if (!c[0] || pmuvirt_ctx_init(c[0], pmuvirt_ctx_size(4), &pmu) ||
+			    pmuvirt_set_control(NULL, c[0], &own, NULL) ||
+			    pmuvirt_session_merge(&own, &ctl1, &merged) ||
+			    pmuvirt_sample_init(&sw, ring, sizeof(ring), 64, 128) ||
+			    pmuvirt_ctx_join(c[0], &own, &merged, &sw, null_prof_fill, ring, &scratch,
+					     NULL)) {
+				fprintf(stderr, "pmuvirt-bench: cannot join the session\n");
+				return 1;
+			}
+		} else if (sampling && (pmuvirt_sample_init(&sw, ring, sizeof(ring), 64, 128) ||
+					pmuvirt_ctx_attach_samples(c[0], &sw, null_sample_fill,
+								   ring))) {
 			fprintf(stderr, "pmuvirt-bench: cannot set up a sample ring\n");
 			return 1;
 		}
@@ -287,8 +402,12 @@ int main(int argc, char **argv)
 		/* every counter half a range before its threshold */
 		for (r = 0; r < 12; r++)
 			null_regs[r] = (uint64_t)1 << 47;
-		/* general counter 3 (7 counters) or 0 (1 counter) crosses */
-		bench_pmi_loop(&pc, seven_ctr ? 3 : 0, switches);
+		/* general counter 3 (7 counters, the session) or 0 (1 counter) crosses */
+		bench_pmi_loop(&pc, seven_ctr || session ? 3 : 0, switches);
+		if (session && (c[0]->counter[3].slot != 3 || c[0]->nr_shared != 3)) {
+			fprintf(stderr, "pmuvirt-bench: the session's counter is not on general counter 3\n");
+			return 1;
+		}
 		if (sampling && (sw.head != (uint32_t)switches || sw.lost)) {
 			fprintf(stderr, "pmuvirt-bench: %u records for %lu PMIs\n", sw.head, switches);
 			return 1;

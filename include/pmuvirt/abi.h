@@ -242,15 +242,21 @@ struct pmuvirt_saved_ctx {
  * @lost), never write outside the records.
  */
 #define PMUVIRT_SAMPLE_MAGIC		0x504d5352u	/* "PMSR" */
-#define PMUVIRT_SAMPLE_VERSION		1
+#define PMUVIRT_SAMPLE_VERSION		2
 #define PMUVIRT_SAMPLE_MAX_RECORDS	(1u << 20)
 
-/* pmuvirt_sample.flags */
+/*
+ * pmuvirt_sample.flags.  The mode of @ip: USER, HYPERVISOR, or neither
+ * (the kernel; under a hypervisor, the guest's kernel).
+ */
 #define PMUVIRT_SAMPLE_USER		0x1u	/* @ip is a user-mode address */
 #define PMUVIRT_SAMPLE_VALUES		0x2u	/* @value holds @nr_values counter values */
+#define PMUVIRT_SAMPLE_HYPERVISOR	0x4u	/* @ip is the hypervisor's */
+#define PMUVIRT_SAMPLE_NO_IP		0x8u	/* @ip withheld (0): a domain the session does not profile */
+#define PMUVIRT_SAMPLE_FLAGS_ALL	0xfu
 
 /**
- * struct pmuvirt_sample - one record of a sample ring (160 bytes)
+ * struct pmuvirt_sample - one record of a sample ring (168 bytes, version 2)
  * @ip:		instruction pointer of the interrupted context.
  * @time:	the host's clock when the record was made (Linux: local_clock()
  *		in nanoseconds; the fakes: the fake TSC).
@@ -261,6 +267,10 @@ struct pmuvirt_saved_ctx {
  * @nr_values:	valid entries of @value (0 without PMUVIRT_SAMPLE_VALUES).
  * @weight:	period boundaries this record stands for: 1, more when one
  *		interrupt found several (saturates at 0xffffffff).
+ * @domain:	the domain the context belongs to (Xen: its domain id, the
+ *		idle domain's for samples of an idle PCPU); 0 on a host
+ *		without domains.
+ * @reserved:	zero.
  * @value:	with PMUVIRT_SAMPLE_VALUES, the logical value of each of the
  *		context's counters at the interrupt, in control order.
  */
@@ -273,6 +283,8 @@ struct pmuvirt_sample {
 	uint8_t counter;
 	uint8_t nr_values;
 	uint32_t weight;
+	uint32_t domain;
+	uint32_t reserved;
 	uint64_t value[PMUVIRT_MAX_COUNTERS];
 };
 

@@ -270,6 +270,8 @@ struct pmuvirt_ctx {
 	struct pmuvirt_shared_ctx *shared;
 	uint16_t nr_counters;
 	uint16_t max_counters;
+	uint16_t nr_shared;	/* counters the shared record shows; see pmuvirt_ctx_join() */
+	uint16_t reserved16;
 	uint32_t flags;
 	uint32_t imode_mask;
 	int32_t fault;
@@ -739,5 +741,84 @@ int pmuvirt_sample_write(struct pmuvirt_sample_writer *w, const struct pmuvirt_s
  */
 int pmuvirt_ctx_attach_samples(struct pmuvirt_ctx *ctx, struct pmuvirt_sample_writer *w,
 			       pmuvirt_sample_fill_fn fill, void *arg);
+
+/*
+ * A system-wide session (a hypervisor's profiler) samples on every CPU
+ * whatever runs there.  Its counters are added after a context's own
+ * counters (pmuvirt_ctx_join()) and taken away again (pmuvirt_ctx_leave()),
+ * the own counters' logical counts, periods and notifications going on
+ * unchanged; the shared record shows only the own counters.  The two share
+ * the PMU only when it has counters for both (pmuvirt_session_fits()).
+ */
+
+/**
+ * pmuvirt_session_merge() - a context's own control followed by a session's counters
+ * @own:	the control the context's owner set, or NULL for none.
+ * @session:	the session's counters.
+ * @out:	@own's counters (without PMUVIRT_CTR_SAMPLE and _SAMPLE_VALUES:
+ *		the session's ring takes only the session's records), then
+ *		@session's.
+ *
+ * Return: 0; -EBUSY when together they are more than PMUVIRT_MAX_COUNTERS.
+ */
+int pmuvirt_session_merge(const struct pmuvirt_control *own, const struct pmuvirt_control *session,
+			  struct pmuvirt_control *out);
+
+/**
+ * pmuvirt_session_fits() - the arbitration rule: may both count at once
+ * @pmu:	the PMU.
+ * @own:	a context's control (valid on its own), or NULL.
+ * @session:	the session's counters (valid on their own).
+ * @max_counters: capacity of the context.
+ * @err:	if not NULL, the reason on failure.
+ *
+ * Return: 0 when the PMU (and the context) has counters for both; -EBUSY
+ * when not, so whichever of the two asks second is refused; other errors
+ * of pmuvirt_validate() on the merged control.
+ */
+int pmuvirt_session_fits(const struct pmuvirt_pmu *pmu, const struct pmuvirt_control *own,
+			 const struct pmuvirt_control *session, unsigned int max_counters,
+			 struct pmuvirt_error *err);
+
+/**
+ * pmuvirt_ctx_join() - add a session's counters to a suspended context
+ * @ctx:	the context, not running.
+ * @own:	the control @ctx counts (the host keeps it), or NULL if none.
+ * @merged:	pmuvirt_session_merge() of @own and the session.
+ * @w, @fill, @arg: where the session counters' records go (as
+ *		pmuvirt_ctx_attach_samples()); @w may be NULL.
+ * @scratch:	room for a saved blob (not on a small stack).
+ * @err:	if not NULL, the reason on failure.
+ *
+ * @ctx's own counters keep their logical counts, periods and pending
+ * notifications (a faulted context, whose counts are unknown, starts
+ * again); the session's start at zero.  pmuvirt_read() returns all
+ * counters, the shared record shows the own ones (ctx->nr_shared), and a
+ * record's @counter and values are relative to its group.
+ *
+ * Return: 0; -EBUSY when @ctx runs; -EINVAL for bad arguments or an @own
+ * @ctx does not count; the errors of pmuvirt_validate() for @merged.  On
+ * error @ctx is unchanged.
+ */
+int pmuvirt_ctx_join(struct pmuvirt_ctx *ctx, const struct pmuvirt_control *own,
+		     const struct pmuvirt_control *merged, struct pmuvirt_sample_writer *w,
+		     pmuvirt_sample_fill_fn fill, void *arg, struct pmuvirt_saved_ctx *scratch,
+		     struct pmuvirt_error *err);
+
+/**
+ * pmuvirt_ctx_leave() - take a session's counters away from a suspended context
+ * @ctx:	the context, not running, joined with @merged.
+ * @own:	the context's own control.
+ * @merged:	what it counts now.
+ * @scratch:	room for a saved blob.
+ * @err:	if not NULL, the reason on failure.
+ *
+ * The own counters go on as they were; no ring is attached afterwards.
+ *
+ * Return: as pmuvirt_ctx_join().
+ */
+int pmuvirt_ctx_leave(struct pmuvirt_ctx *ctx, const struct pmuvirt_control *own,
+		      const struct pmuvirt_control *merged, struct pmuvirt_saved_ctx *scratch,
+		      struct pmuvirt_error *err);
 
 #endif /* PMUVIRT_PMUVIRT_H */

@@ -250,6 +250,8 @@ static inline int pmuvirt_sample_read(struct pmuvirt_sample_reader *r, struct pm
 		d->counter = src->counter;
 		d->nr_values = src->nr_values;
 		d->weight = src->weight;
+		d->domain = src->domain;
+		d->reserved = src->reserved;
 		for (k = 0; k < PMUVIRT_MAX_COUNTERS; k++)
 			d->value[k] = src->value[k];
 		if (d->nr_values > PMUVIRT_MAX_COUNTERS)

@@ -18,7 +18,8 @@
  * command when pmuvirt refused to start because another user of the PMU
  * (Xen's vPMU, the NMI watchdog, xenoprof) was there first.  SET_CONTROL
  * adds the errors of pmuvirt_validate_policy() (-EPERM: an event the
- * domain's policy does not permit).
+ * domain's policy does not permit), and -EBUSY when a system-wide
+ * profiling session holds the counters the control would need.
  *
  * Layout rules as in abi.h: fixed-width fields, explicit padding, guest
  * addresses as uint64_t, every struct a multiple of 8 bytes.
@@ -257,6 +258,177 @@ struct pmuvirt_xen_vcpu_set_control {
 	int32_t err_counter;
 	uint32_t reserved;
 	struct pmuvirt_control ctl;
+};
+
+/*
+ * System-wide profiling (commands 16 to 20).  The control domain starts one
+ * session for the whole machine: sampling counters on every PCPU that
+ * append records (struct pmuvirt_sample, abi.h) to rings Xen shares
+ * read-only with that domain (the controller): one ring per VCPU of each
+ * domain the session names, one per PCPU for the idle VCPU and for the
+ * domains it does not name (their guest IPs withheld, PMUVIRT_SAMPLE_NO_IP).
+ * A record names the domain, the VCPU (@tid), the PCPU (@cpu) and the mode
+ * (Xen: PMUVIRT_SAMPLE_HYPERVISOR; guest user: PMUVIRT_SAMPLE_USER; guest
+ * kernel: neither).  The controller's VCPU 0 gets PMUVIRT_XEN_PROF_VIRQ
+ * when a ring holds @high_water_pct percent of its records unread; it
+ * reads the rings and gives the room back with PROF_TAIL.
+ *
+ * The session's counters sit next to each VCPU's own counters: a control
+ * and the session may be in force together when the PMU has counters for
+ * both, otherwise whichever comes second gets -EBUSY (PROF_START when a
+ * VCPU's control leaves too few counters, SET_CONTROL and VCPU_SET_CONTROL
+ * while the session holds them).
+ */
+#define PMUVIRT_XEN_PROF_START		16	/* struct pmuvirt_xen_prof_start */
+#define PMUVIRT_XEN_PROF_STOP		17	/* struct pmuvirt_xen_prof_stop */
+#define PMUVIRT_XEN_PROF_MAP		18	/* struct pmuvirt_xen_prof_map */
+#define PMUVIRT_XEN_PROF_TAIL		19	/* struct pmuvirt_xen_prof_tail */
+#define PMUVIRT_XEN_PROF_RELEASE	20	/* struct pmuvirt_xen_prof_release */
+
+/* VIRQ_ARCH_2, per VCPU: a ring of the session passed its high-water mark. */
+#define PMUVIRT_XEN_PROF_VIRQ		18
+#define PMUVIRT_XEN_PROF_MAX_DOMAINS	32
+#define PMUVIRT_XEN_PROF_MAX_COUNTERS	8	/* sampling counters of a session */
+#define PMUVIRT_XEN_PROF_MIN_PAGES	2	/* pages per ring */
+#define PMUVIRT_XEN_PROF_MAX_PAGES	256
+#define PMUVIRT_XEN_PROF_MAX_FRAMES	65536	/* pages of all rings together */
+/* Where a ring's records start: right after its 128-byte header. */
+#define PMUVIRT_XEN_PROF_DATA_OFFSET	128
+/* pmuvirt_sample.domain of an idle PCPU's samples (Xen's DOMID_IDLE). */
+#define PMUVIRT_XEN_DOMID_IDLE		0x7fffu
+
+/**
+ * struct pmuvirt_xen_prof_start - start the system-wide session
+ * @flags:	zero (reserved).
+ * @nr_domains:	entries of @domains (0 to PMUVIRT_XEN_PROF_MAX_DOMAINS).
+ * @ring_pages:	pages per ring, a power of two from PMUVIRT_XEN_PROF_MIN_PAGES
+ *		to PMUVIRT_XEN_PROF_MAX_PAGES; a ring holds the largest power of
+ *		two of records that fits after its header.
+ * @high_water_pct: 1 to 100: the VIRQ goes out when a ring holds this
+ *		share of its records unread.
+ * @nr_rings:	out: rings of the session (see PROF_MAP).
+ * @nr_records:	out: records per ring.
+ * @err_counter: out: the counter of @ctl a refusal refers to, -1 otherwise.
+ * @reserved:	zero.
+ * @domains:	the domains whose VCPUs get rings of their own, each once,
+ *		each existing and below 0x7ff0 (Xen's DOMID_FIRST_RESERVED);
+ *		entries from @nr_domains on are zero.
+ * @ctl:	the sampling counters: 1 to PMUVIRT_XEN_PROF_MAX_COUNTERS, each i-mode with
+ *		PMUVIRT_CTR_SAMPLE (PMUVIRT_CTR_SAMPLE_VALUES for records that
+ *		carry every session counter's value), no TSC.  The mode flags
+ *		say what is sampled: PMUVIRT_CTR_KERNEL Xen (ring 0),
+ *		PMUVIRT_CTR_USER the PV guests (their kernel and user mode).
+ *
+ * Only the control domain may start a session, and only on domains it may
+ * manage (the XSM check of XEN_DOMCTL_getvcpucontext): -EPERM otherwise.
+ * -EBUSY: a session exists (started, or stopped and not released), or a
+ * VCPU's control and the session do not fit on the PMU together; -ESRCH:
+ * a listed domain does not exist; -ENODEV: the PMU cannot sample;
+ * -ENOMEM; -EINVAL: a malformed argument or control (@err_counter).
+ */
+struct pmuvirt_xen_prof_start {
+	struct pmuvirt_xen_hdr hdr;
+	uint32_t flags;
+	uint32_t nr_domains;
+	uint32_t ring_pages;
+	uint32_t high_water_pct;
+	uint32_t nr_rings;
+	uint32_t nr_records;
+	int32_t err_counter;
+	uint32_t reserved;
+	uint16_t domains[PMUVIRT_XEN_PROF_MAX_DOMAINS];
+	struct pmuvirt_control ctl;
+};
+
+/**
+ * struct pmuvirt_xen_prof_stop - stop sampling
+ * @flags:	zero (reserved).
+ * @reserved:	zero.
+ *
+ * When it returns no session counter counts anywhere and no record is
+ * written; the rings stay mapped and readable until PROF_RELEASE.  Only
+ * the controller; -ENOENT without a running session.
+ */
+struct pmuvirt_xen_prof_stop {
+	struct pmuvirt_xen_hdr hdr;
+	uint32_t flags;
+	uint32_t reserved;
+};
+
+/* pmuvirt_xen_prof_ring.flags */
+#define PMUVIRT_XEN_PROF_RING_PCPU	0x1u	/* a PCPU's ring: @id is the PCPU */
+
+/**
+ * struct pmuvirt_xen_prof_ring - one ring of the session
+ * @domain:	the domain whose VCPU writes it, or PMUVIRT_XEN_DOMID_IDLE
+ *		for a PCPU's ring.
+ * @id:		the VCPU, or with PMUVIRT_XEN_PROF_RING_PCPU the PCPU.
+ * @frame:	index of its first frame in PROF_MAP's frame list; the ring
+ *		is @ring_pages frames from there, mapped in that order.
+ * @flags:	PMUVIRT_XEN_PROF_RING_*.
+ */
+struct pmuvirt_xen_prof_ring {
+	uint32_t domain;
+	uint32_t id;
+	uint32_t frame;
+	uint32_t flags;
+};
+
+/**
+ * struct pmuvirt_xen_prof_map - the session's rings and their frames
+ * @nr_rings:	in: capacity of @rings; out: rings of the session.
+ * @nr_frames:	in: capacity of @frames; out: frames of all rings.
+ * @ring_pages:	out: frames per ring.
+ * @nr_records:	out: records per ring.
+ * @rings:	guest address of struct pmuvirt_xen_prof_ring[@nr_rings].
+ * @frames:	guest address of uint64_t[@nr_frames]: machine frames, owned
+ *		by the controller, to map read-only (privcmd, DOMID_SELF).
+ *
+ * Only the controller; -ENOENT without a session; -ENOSPC (counts set)
+ * when an array is too small.
+ */
+struct pmuvirt_xen_prof_map {
+	struct pmuvirt_xen_hdr hdr;
+	uint32_t nr_rings;
+	uint32_t nr_frames;
+	uint32_t ring_pages;
+	uint32_t nr_records;
+	uint64_t rings;
+	uint64_t frames;
+};
+
+/**
+ * struct pmuvirt_xen_prof_tail - give read records back to the writers
+ * @nr_rings:	entries at @tails: the session's ring count.
+ * @reserved:	zero.
+ * @tails:	guest address of uint32_t[@nr_rings]: each ring's new tail
+ *		(records read since the ring was made, mod 2^32), at most its
+ *		head and at most a ring behind it.
+ *
+ * Every tail is checked before any is stored: -EINVAL and nothing changed
+ * for a bad one.  Only the controller; -ENOENT without a session.
+ */
+struct pmuvirt_xen_prof_tail {
+	struct pmuvirt_xen_hdr hdr;
+	uint32_t nr_rings;
+	uint32_t reserved;
+	uint64_t tails;
+};
+
+/**
+ * struct pmuvirt_xen_prof_release - free a stopped session's rings
+ * @flags:	zero (reserved).
+ * @reserved:	zero.
+ *
+ * -EBUSY while the session runs or while the controller still maps a ring
+ * frame (unmap first; nothing is freed then); -ENOENT without a session.
+ * Only the controller.  A controller that goes away stops and frees its
+ * session.
+ */
+struct pmuvirt_xen_prof_release {
+	struct pmuvirt_xen_hdr hdr;
+	uint32_t flags;
+	uint32_t reserved;
 };
 
 #endif /* PMUVIRT_XEN_H */

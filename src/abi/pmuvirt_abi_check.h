@@ -44,6 +44,11 @@ union pmuvirt_xen_any_arg {
 	struct pmuvirt_xen_set_policy set_policy;
 	struct pmuvirt_xen_vcpu_read vcpu_read;
 	struct pmuvirt_xen_vcpu_set_control vcpu_set_control;
+	struct pmuvirt_xen_prof_start prof_start;
+	struct pmuvirt_xen_prof_stop prof_stop;
+	struct pmuvirt_xen_prof_map prof_map;
+	struct pmuvirt_xen_prof_tail prof_tail;
+	struct pmuvirt_xen_prof_release prof_release;
 };
 
 /**
@@ -86,10 +91,12 @@ int pmuvirt_xen_check_arg(unsigned int cmd, const void *arg, size_t len);
  * @ctx:	the calling VCPU's context.
  *
  * The same argument checks, in the same order and with the same errors, as
- * pmuvirt_arm_counters() makes before it changes anything.
+ * pmuvirt_arm_counters() makes before it changes anything, on the counters
+ * the guest set (ctx->nr_shared: a profiling session's counters, which
+ * come after them, are not the guest's to arm).
  *
- * Return: 0; -EINVAL when @mask is empty, names a counter the control does
- * not have or one that is not i-mode, or a named counter has a zero
+ * Return: 0; -EINVAL when @mask is empty, names a counter the guest's
+ * control does not have or one that is not i-mode, or a named counter has a zero
  * remaining count or period; -ERANGE when a period exceeds
  * PMUVIRT_PERIOD_MAX, or a remaining count exceeds PMUVIRT_ARM_REMAINING_MAX or
  * takes the counter's logical count past 2^64 - 1.
@@ -114,6 +121,76 @@ int pmuvirt_xen_check_arm(const struct pmuvirt_xen_arm *op, const struct pmuvirt
  * Return: 0; -EOPNOTSUPP for kernel-mode counting by an HVM guest.
  */
 int pmuvirt_xen_guest_privilege(struct pmuvirt_control *ctl, bool pv, struct pmuvirt_error *err);
+
+/**
+ * pmuvirt_xen_check_prof_start() - check a PROF_START argument
+ * @op:		the argument (already accepted by pmuvirt_xen_check_arg()).
+ * @err:	on failure, which counter of @op->ctl (or -1) and why.
+ *
+ * What can be checked without Xen: the domain list (at most
+ * PMUVIRT_XEN_PROF_MAX_DOMAINS, each below 0x7ff0 and listed once, zero
+ * past the count), the ring size (a power of two of pages in range), the
+ * high-water mark (1 to 100 percent) and the shape of the control (its
+ * version; 1 to PMUVIRT_XEN_PROF_MAX_COUNTERS counters, each an i-mode
+ * sampling counter, none the TSC).  The control then goes to
+ * pmuvirt_validate() with the PMU, the domains to Xen.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int pmuvirt_xen_check_prof_start(const struct pmuvirt_xen_prof_start *op,
+				 struct pmuvirt_error *err);
+
+/**
+ * pmuvirt_xen_prof_records() - records per ring of a session
+ * @ring_pages:	pages per ring (accepted by pmuvirt_xen_check_prof_start()).
+ *
+ * Return: the largest power of two of records that fits in @ring_pages
+ * pages after the ring's header.
+ */
+uint32_t pmuvirt_xen_prof_records(uint32_t ring_pages);
+
+/**
+ * struct pmuvirt_xen_prof_where - where a counter interrupt found the CPU
+ * @ip:		the interrupted instruction pointer.
+ * @cs:		the interrupted code segment selector (its low two bits: the ring).
+ * @guest:	the interrupted frame is a guest's (Xen: guest_mode(regs));
+ *		otherwise Xen itself was interrupted.
+ * @hvm:	the VCPU is an HVM or PVH one.
+ * @pv32:	the VCPU is a 32-bit PV one (its kernel runs in ring 1).
+ * @kernel:	a 64-bit PV VCPU is in its kernel (Xen's TF_kernel_mode): the
+ *		kernel runs in ring 3 like user code there.
+ */
+struct pmuvirt_xen_prof_where {
+	uint64_t ip;
+	uint32_t cs;
+	bool guest;
+	bool hvm;
+	bool pv32;
+	bool kernel;
+};
+
+/**
+ * pmuvirt_xen_prof_mode() - Xen, guest kernel or guest user
+ * @w:		the interrupted state.
+ *
+ * Return: PMUVIRT_SAMPLE_HYPERVISOR (Xen), PMUVIRT_SAMPLE_USER (guest
+ * user mode) or 0 (the guest's kernel).
+ */
+uint32_t pmuvirt_xen_prof_mode(const struct pmuvirt_xen_prof_where *w);
+
+/**
+ * pmuvirt_xen_prof_record() - the host's part of a session's sample record
+ * @s:		the record the core made (counter, CPU, weight, values set).
+ * @w:		the interrupted state.
+ * @domain:	the running VCPU's domain (PMUVIRT_XEN_DOMID_IDLE when idle).
+ * @vcpu:	its VCPU id.
+ * @profiled:	the session names the domain: a guest-mode IP is recorded;
+ *		otherwise it is withheld (0, PMUVIRT_SAMPLE_NO_IP) and only
+ *		the domain and mode are.  Xen's own IPs are always recorded.
+ * @time:	the host's clock.
+ */
+void pmuvirt_xen_prof_record(struct pmuvirt_sample *s, const struct pmuvirt_xen_prof_where *w,
+			     uint32_t domain, uint32_t vcpu, bool profiled, uint64_t time);
 
 /**
  * pmuvirt_linux_check_hdr() - check the first two words of an ioctl argument

@@ -29,6 +29,16 @@ uint32_t pmuvirt_xen_arg_size(unsigned int cmd)
 		return sizeof(struct pmuvirt_xen_vcpu_read);
 	case PMUVIRT_XEN_VCPU_SET_CONTROL:
 		return sizeof(struct pmuvirt_xen_vcpu_set_control);
+	case PMUVIRT_XEN_PROF_START:
+		return sizeof(struct pmuvirt_xen_prof_start);
+	case PMUVIRT_XEN_PROF_STOP:
+		return sizeof(struct pmuvirt_xen_prof_stop);
+	case PMUVIRT_XEN_PROF_MAP:
+		return sizeof(struct pmuvirt_xen_prof_map);
+	case PMUVIRT_XEN_PROF_TAIL:
+		return sizeof(struct pmuvirt_xen_prof_tail);
+	case PMUVIRT_XEN_PROF_RELEASE:
+		return sizeof(struct pmuvirt_xen_prof_release);
 	default:
 		return 0;
 	}
@@ -85,8 +95,24 @@ int pmuvirt_xen_check_arg(unsigned int cmd, const void *arg, size_t len)
 		if (((const struct pmuvirt_xen_vcpu_set_control *)arg)->domid > 0xffff)
 			return -EINVAL;
 		break;
+	case PMUVIRT_XEN_PROF_START:
+		/* the rest: pmuvirt_xen_check_prof_start() */
+		reserved = ((const struct pmuvirt_xen_prof_start *)arg)->reserved |
+			   ((const struct pmuvirt_xen_prof_start *)arg)->flags;
+		break;
+	case PMUVIRT_XEN_PROF_STOP:
+		reserved = ((const struct pmuvirt_xen_prof_stop *)arg)->reserved |
+			   ((const struct pmuvirt_xen_prof_stop *)arg)->flags;
+		break;
+	case PMUVIRT_XEN_PROF_TAIL:
+		reserved = ((const struct pmuvirt_xen_prof_tail *)arg)->reserved;
+		break;
+	case PMUVIRT_XEN_PROF_RELEASE:
+		reserved = ((const struct pmuvirt_xen_prof_release *)arg)->reserved |
+			   ((const struct pmuvirt_xen_prof_release *)arg)->flags;
+		break;
 	default:
-		/* QUERY is all output; MAP_SHARED's inputs may hold any value. */
+		/* QUERY is all output; MAP_SHARED's and PROF_MAP's inputs may hold any value. */
 		reserved = 0;
 		break;
 	}
@@ -95,7 +121,8 @@ int pmuvirt_xen_check_arg(unsigned int cmd, const void *arg, size_t len)
 
 int pmuvirt_xen_check_arm(const struct pmuvirt_xen_arm *op, const struct pmuvirt_ctx *ctx)
 {
-	unsigned int i, n = ctx->nr_counters;
+	/* The guest's counters: a profiling session's come after them. */
+	unsigned int i, n = ctx->nr_shared;
 
 	if (!op->mask || (n < 32 && (op->mask >> n)))
 		return -EINVAL;

@@ -81,9 +81,10 @@ static void publish_rec(struct pmuvirt_ctx *ctx)
 	PMUVIRT_WRITE_ONCE32(&rec->seq, seq + 1);
 	pmuvirt_smp_wmb();
 	rec->version = PMUVIRT_ABI_VERSION;
-	rec->nr_counters = ctx->nr_counters;
+	/* A session's counters (pmuvirt_ctx_join()) are not the owner's to see. */
+	rec->nr_counters = ctx->nr_shared;
 	rec->below = pc ? pc->cpu : PMUVIRT_SHARED_NONE;
-	for (i = 0; i < ctx->nr_counters; i++) {
+	for (i = 0; i < ctx->nr_shared; i++) {
 		const struct pmuvirt_slot *s = slot_of(ctx, i);
 
 		PMUVIRT_WRITE_ONCE64(&rec->counter[i].count, ctx->counter[i].count);
@@ -791,6 +792,7 @@ int pmuvirt_set_control(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx,
 	}
 	ctx->img = img;
 	ctx->nr_counters = (uint16_t)ctl->nr_counters;
+	ctx->nr_shared = ctx->nr_counters;
 	ctx->imode_mask = 0;
 	ctx->sample_mask = 0;
 	ctx->values_mask = 0;
@@ -933,11 +935,14 @@ static __attribute__((__noinline__)) int emit_samples(struct pmuvirt_pcpu *pc,
 		return 0;
 	for (i = 0; i < ctx->nr_counters; i++) {
 		struct pmuvirt_sample s = { 0 };
+		/* A record speaks of its own group: the context's counters or a session's. */
+		unsigned int first = i < ctx->nr_shared ? 0 : ctx->nr_shared;
+		unsigned int end = i < ctx->nr_shared ? ctx->nr_shared : ctx->nr_counters;
 
 		if (!(which & (1u << i)))
 			continue;
 		s.cpu = pc->cpu;
-		s.counter = (uint8_t)i;
+		s.counter = (uint8_t)(i - first);
 		s.weight = hits[i] > 0xffffffffu ? 0xffffffffu : (uint32_t)hits[i];
 		if (ctx->values_mask & (1u << i)) {
 			if (!have_vals) {
@@ -952,12 +957,12 @@ static __attribute__((__noinline__)) int emit_samples(struct pmuvirt_pcpu *pc,
 				have_vals = true;
 			}
 			s.flags = PMUVIRT_SAMPLE_VALUES;
-			s.nr_values = (uint8_t)ctx->nr_counters;
-			for (k = 0; k < ctx->nr_counters; k++)
-				s.value[k] = vals[k];
+			s.nr_values = (uint8_t)(end - first);
+			for (k = first; k < end; k++)
+				s.value[k - first] = vals[k];
 		}
 		ctx->sample_fill(ctx->sample_arg, pc, ctx, &s);
-		s.flags &= PMUVIRT_SAMPLE_USER | PMUVIRT_SAMPLE_VALUES;
+		s.flags &= PMUVIRT_SAMPLE_FLAGS_ALL;
 		(void)pmuvirt_sample_write(ctx->samples, &s);	/* full: counted as lost */
 	}
 	return 0;

@@ -17,7 +17,12 @@
  * the rules of abi.h; SET_CONTROL under the last accepted policy refuses
  * with -EPERM exactly the first counter the policy does not permit (by the
  * matching rule written again here), and otherwise gives
- * pmuvirt_validate()'s result; and after every accepted call and every
+ * pmuvirt_validate()'s result; PROF_START's description is accepted exactly
+ * when it keeps the rules of xen.h, and an accepted one that the PMU can
+ * count joins the context a exactly when pmuvirt_session_fits() says both
+ * fit (the merged control valid on the PMU), keeping a's own counts across
+ * the join, events and PMIs in the session, and the leave, its records
+ * naming only session counters; and after every accepted call and every
  * step the fake has refused no register access.
  *
  * Input: config byte, mode byte, the initial control of a, then records:
@@ -50,6 +55,10 @@ static uint32_t *reserved_of(union xen_arg *u, unsigned int cmd)
 	case PMUVIRT_XEN_SET_POLICY: return &u->a.set_policy.reserved;
 	case PMUVIRT_XEN_VCPU_READ: return &u->a.vcpu_read.reserved;
 	case PMUVIRT_XEN_VCPU_SET_CONTROL: return &u->a.vcpu_set_control.reserved;
+	case PMUVIRT_XEN_PROF_START: return &u->a.prof_start.reserved;
+	case PMUVIRT_XEN_PROF_STOP: return &u->a.prof_stop.reserved;
+	case PMUVIRT_XEN_PROF_TAIL: return &u->a.prof_tail.reserved;
+	case PMUVIRT_XEN_PROF_RELEASE: return &u->a.prof_release.reserved;
 	default: return NULL;
 	}
 }
@@ -116,6 +125,117 @@ static bool policy_allows(const struct pmuvirt_policy *p, const struct pmuvirt_c
 	return p->action == PMUVIRT_POLICY_ALLOW ? listed : !listed;
 }
 
+static uint32_t *flags_of(union xen_arg *u, unsigned int cmd)
+{
+	switch (cmd) {
+	case PMUVIRT_XEN_PROF_START: return &u->a.prof_start.flags;
+	case PMUVIRT_XEN_PROF_STOP: return &u->a.prof_stop.flags;
+	case PMUVIRT_XEN_PROF_RELEASE: return &u->a.prof_release.flags;
+	default: return NULL;
+	}
+}
+
+/* The rules of a session's description (xen.h), written again. */
+static bool prof_start_ok(const struct pmuvirt_xen_prof_start *op)
+{
+	const struct pmuvirt_control *c = &op->ctl;
+	unsigned int i, j;
+
+	if (op->nr_domains > 32 || op->ring_pages < 2 || op->ring_pages > 256 ||
+	    (op->ring_pages & (op->ring_pages - 1)) || op->high_water_pct < 1 ||
+	    op->high_water_pct > 100 || c->version != PMUVIRT_ABI_VERSION || c->nr_counters < 1 ||
+	    c->nr_counters > 8)
+		return false;
+	for (i = 0; i < 32; i++) {
+		if (i >= op->nr_domains ? op->domains[i] != 0 : op->domains[i] >= 0x7ff0)
+			return false;
+		for (j = 0; j < i && i < op->nr_domains; j++)
+			if (op->domains[j] == op->domains[i])
+				return false;
+	}
+	for (i = 0; i < c->nr_counters; i++)
+		if (!c->counter[i].period || !(c->counter[i].flags & PMUVIRT_CTR_SAMPLE) ||
+		    (c->counter[i].event == PMUVIRT_EV_TSC && !(c->counter[i].flags & PMUVIRT_CTR_RAW)))
+			return false;
+	return true;
+}
+
+/* What a counts: the last control set on it (has_own false: none yet). */
+static struct pmuvirt_control own_a;
+static bool has_own;
+
+static void no_fill(void *arg, const struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *ctx,
+		    struct pmuvirt_sample *s)
+{
+}
+
+/*
+ * The glue's use of an accepted session: a joins it when both fit, counts
+ * in it, leaves it, and its own counts are the same before and after each.
+ */
+static void session(struct rig *r, const struct pmuvirt_control *sess)
+{
+	static struct pmuvirt_saved_ctx scratch;
+	static uint64_t ring[(128 + 64 * sizeof(struct pmuvirt_sample)) / 8];
+	const struct pmuvirt_control *own = has_own ? &own_a : NULL;
+	uint64_t before[PMUVIRT_MAX_COUNTERS], after[PMUVIRT_MAX_COUNTERS];
+	struct pmuvirt_control merged;
+	struct pmuvirt_sample_writer w;
+	struct pmuvirt_sample *rec = (struct pmuvirt_sample *)((char *)ring + 128);
+	bool running = r->pc.running == r->a, faulted = r->a->flags & PMUVIRT_CTX_FAULTED;
+	unsigned int n = own ? own->nr_counters : 0, i;
+	int f, m, v;
+
+	f = pmuvirt_session_fits(&r->pmu, own, sess, r->a->max_counters, NULL);
+	m = pmuvirt_session_merge(own, sess, &merged);
+	if (m) {
+		if (f != -EBUSY)
+			abort();
+		return;
+	}
+	v = pmuvirt_validate(&r->pmu, &merged, r->a->max_counters, NULL, NULL, NULL);
+	if (f != (v == -ENOSPC ? -EBUSY : v))
+		abort();
+	if (f)
+		return;
+	if (running && pmuvirt_switch(&r->pc, NULL))
+		return;	/* a fault: nothing to compare */
+	pmuvirt_read(r->a, before);
+	if (pmuvirt_sample_init(&w, ring, sizeof(ring), 64, 128) ||
+	    pmuvirt_ctx_join(r->a, own, &merged, &w, no_fill, NULL, &scratch, NULL))
+		abort();
+	pmuvirt_read(r->a, after);
+	if (r->a->nr_shared != n || r->a->nr_counters != merged.nr_counters ||
+	    (!faulted && memcmp(before, after, n * sizeof(before[0]))))
+		abort();
+	for (i = 0; i < sess->nr_counters; i++)
+		if (after[n + i])
+			abort();
+	/* events and PMIs in the session */
+	if (pmuvirt_switch(&r->pc, r->a) == 0) {
+		fakehw_run(r->hw, FAKEHW_INSTRUCTIONS, 1u << 16, false);
+		fakehw_run(r->hw, FAKEHW_CYCLES, 1u << 16, true);
+		fakehw_run(r->hw, FAKEHW_BRANCHES, 1u << 16, false);
+		pmuvirt_switch(&r->pc, NULL);
+	}
+	rig_check(r);
+	for (i = 0; i < w.head && i < 64; i++)
+		if (rec[i].counter >= sess->nr_counters || rec[i].nr_values > sess->nr_counters)
+			abort();
+	faulted = r->a->flags & PMUVIRT_CTX_FAULTED;
+	pmuvirt_read(r->a, before);
+	if (pmuvirt_ctx_leave(r->a, own ? own : &(struct pmuvirt_control){
+				.version = PMUVIRT_ABI_VERSION }, &merged, &scratch, NULL))
+		abort();
+	pmuvirt_read(r->a, after);
+	if (r->a->nr_counters != n || r->a->nr_shared != n || r->a->samples ||
+	    (!faulted && memcmp(before, after, n * sizeof(before[0]))))
+		abort();
+	if (running)
+		pmuvirt_switch(&r->pc, r->a);
+	rig_check(r);
+}
+
 /* The last policy SET_POLICY accepted, NULL before. */
 static struct pmuvirt_policy cur_policy;
 static const struct pmuvirt_policy *policy;
@@ -155,7 +275,8 @@ static void hypercall(struct rig *r, unsigned int cmd, union xen_arg *u, size_t 
 		abort();
 	if (!hret && len != size && ret != -EINVAL)
 		abort();
-	if (!ret && reserved_of(u, cmd) && *reserved_of(u, cmd))
+	if (!ret && ((reserved_of(u, cmd) && *reserved_of(u, cmd)) ||
+		     (flags_of(u, cmd) && *flags_of(u, cmd))))
 		abort();
 	/* a named domain is 16 bits */
 	if (!ret && ((cmd == PMUVIRT_XEN_VCPU_READ && u->a.vcpu_read.domid > 0xffff) ||
@@ -215,6 +336,10 @@ static void hypercall(struct rig *r, unsigned int cmd, union xen_arg *u, size_t 
 			abort();
 		if (ret && memcmp(snap, r->a, r->csize))
 			abort();	/* a refused control changes nothing */
+		if (!ret) {
+			own_a = ctl;
+			has_own = true;
+		}
 		break;
 	}
 	case PMUVIRT_XEN_ARM: {
@@ -256,8 +381,21 @@ static void hypercall(struct rig *r, unsigned int cmd, union xen_arg *u, size_t 
 			policy = &cur_policy;
 		}
 		break;
+	case PMUVIRT_XEN_PROF_START: {
+		const struct pmuvirt_xen_prof_start *op = &u->a.prof_start;
+
+		ret = pmuvirt_xen_check_prof_start(op, &err);
+		if ((ret == 0) != prof_start_ok(op) || (ret && ret != -EINVAL))
+			abort();
+		if (memcmp(snap, r->a, r->csize))
+			abort();
+		if (!ret && !pmuvirt_validate(&r->pmu, &op->ctl, PMUVIRT_XEN_PROF_MAX_COUNTERS, NULL,
+					      NULL, NULL))
+			session(r, &op->ctl);
+		break;
+	}
 	default:
-		/* QUERY and MAP_SHARED touch no context: nothing to apply */
+		/* QUERY, MAP_SHARED and the other PROF_* touch no context: nothing to apply */
 		break;
 	}
 	free(snap);
@@ -273,6 +411,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned int k;
 
 	policy = NULL;
+	has_own = false;
 	take(&data, &size, &sel, 1);
 	take(&data, &size, &mode, 1);
 	take(&data, &size, &ctl, sizeof(ctl));
@@ -280,7 +419,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rig_init(&r, sel);
 	if (mode & 1)
 		pmuvirt_switch_in(&r.pc, r.a);
-	pmuvirt_set_control(pc_of(&r), r.a, &ctl, NULL);
+	if (!pmuvirt_set_control(pc_of(&r), r.a, &ctl, NULL)) {
+		own_a = ctl;
+		has_own = true;
+	}
 	rig_check(&r);
 
 	for (k = 0; k < MAX_RECORDS && size; k++) {
@@ -301,7 +443,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			take(&data, &size, &raw, sizeof(raw));
 			cmd = raw;
 		} else {
-			cmd = b & 15;
+			cmd = b & 31;
 		}
 		len = pmuvirt_xen_arg_size(cmd);
 		if ((op & 4) || !len) {
@@ -318,6 +460,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if ((op & 0x10) && reserved_of(&u, cmd))
 			*reserved_of(&u, cmd) = 0;
+		if ((op & 0x10) && flags_of(&u, cmd))
+			*flags_of(&u, cmd) = 0;
+		if ((op & 0x20) && cmd == PMUVIRT_XEN_PROF_START) {
+			/* a description that is well formed more often than not */
+			struct pmuvirt_xen_prof_start *p = &u.a.prof_start;
+			unsigned int i;
+
+			p->nr_domains %= 4;
+			for (i = p->nr_domains; i < PMUVIRT_XEN_PROF_MAX_DOMAINS; i++)
+				p->domains[i] = 0;
+			p->ring_pages = 1u << (1 + p->ring_pages % 8);
+			p->high_water_pct = 1 + p->high_water_pct % 100;
+			rig_tame(&p->ctl, false);
+			p->ctl.nr_counters = 1 + p->ctl.nr_counters % 3;
+			for (i = 0; i < p->ctl.nr_counters; i++) {
+				p->ctl.counter[i].flags |= PMUVIRT_CTR_SAMPLE;
+				p->ctl.counter[i].period |= 0x100;
+			}
+		}
 		if (op & 0x40) {
 			if (cmd == PMUVIRT_XEN_VCPU_READ)
 				u.a.vcpu_read.domid &= 0xffff;

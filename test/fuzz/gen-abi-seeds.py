@@ -79,6 +79,28 @@ def set_ctl(counters):
 RAW_POLICY = set_policy(0, 1 << EV_TSC, [(0xc0, 0xff, 0), (0x1c0, 0xffff, 1)])
 
 
+SAMPLE = 0x8
+KERNEL = 0x2
+EV_BRANCHES = 3
+
+
+def prof_start(counters, domains=(0,), pages=16, high_water=50, flags=0, reserved=0):
+    """PROF_START: counters are (event, period, flags); domains at most 32."""
+    doms = list(domains) + [0] * (32 - len(domains))
+    return hcall(16, struct.pack('<6IiI', flags, len(domains), pages, high_water, 0, 0, -1,
+                                 reserved) + struct.pack('<32H', *doms) + control(counters))
+
+
+def prof_simple(cmd, flags=0, reserved=0):
+    """PROF_STOP (17) and PROF_RELEASE (20)."""
+    return hcall(cmd, struct.pack('<II', flags, reserved))
+
+
+PROF_MAP = hcall(18, struct.pack('<4IQQ', 8, 128, 0, 0, 0x1000, 0x2000))
+PROF_TAIL = hcall(19, struct.pack('<IIQ', 8, 0, 0x3000))
+SESSION = prof_start([(EV_BRANCHES, 5000, USER | KERNEL | SAMPLE)], domains=(0, 3))
+
+
 def xen_seed(sel, running, records):
     return bytes([sel, 1 if running else 0]) + CTL + b''.join(records)
 
@@ -106,6 +128,17 @@ XEN = {
                                      set_policy(0, 0, [(0x1c0, 0xff, 0)]), SET]),
     'bad-command': xen_seed(2, True, [bytes([0x04, 0x80]) + struct.pack('<IH', 9, 16) +
                                       struct.pack('<II', 1, 16) + bytes(8)]),
+    'prof-session': xen_seed(2, True, [EVENTS, SESSION, PROF_MAP, PROF_TAIL, CYCLES, READ,
+                                       prof_simple(17), prof_simple(20), TAKE]),
+    'prof-busy': xen_seed(3, True, [set_ctl([(EV_BRANCHES, 0, USER)] * 4), SESSION,
+                                    set_ctl([(EV_INSTRUCTIONS, 0, USER)]), SESSION]),
+    'prof-bad': xen_seed(2, True, [prof_start([(EV_CYCLES, 0, USER | SAMPLE)]),
+                                   prof_start([(EV_TSC, 100, SAMPLE)]),
+                                   prof_start([(EV_CYCLES, 100, USER | SAMPLE)], pages=3),
+                                   prof_start([(EV_CYCLES, 100, USER | SAMPLE)], domains=(1, 1)),
+                                   prof_start([(EV_CYCLES, 100, USER | SAMPLE)], high_water=0),
+                                   prof_start([(EV_CYCLES, 100, USER | SAMPLE)], flags=1),
+                                   prof_simple(17, reserved=1), prof_simple(20, flags=2)]),
 }
 
 

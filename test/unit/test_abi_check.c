@@ -30,6 +30,7 @@ enum xen_bad {
 	XB_OUTPUTS,	/* garbage in output-only fields and inputs of any value */
 	XB_DOMID,	/* a domid past 16 bits */
 	XB_DOMID_MAX,	/* domid 0xffff, the largest that fits */
+	XB_FLAGS,	/* a flags field that must be zero */
 };
 
 struct xen_case {
@@ -90,6 +91,31 @@ static const struct xen_case xen_cases[] = {
 	{ PMUVIRT_XEN_VCPU_SET_CONTROL, XB_VERSION2, -EINVAL },
 	{ PMUVIRT_XEN_VCPU_SET_CONTROL, XB_LEN_SHORT, -EINVAL },
 	{ PMUVIRT_XEN_VCPU_SET_CONTROL, XB_RESERVED, -EINVAL },
+	{ PMUVIRT_XEN_PROF_START, XB_NONE, 0 },
+	{ PMUVIRT_XEN_PROF_START, XB_OUTPUTS, 0 },
+	{ PMUVIRT_XEN_PROF_START, XB_VERSION0, -EINVAL },
+	{ PMUVIRT_XEN_PROF_START, XB_SIZE_SHORT, -EINVAL },
+	{ PMUVIRT_XEN_PROF_START, XB_LEN_LONG, -EINVAL },
+	{ PMUVIRT_XEN_PROF_START, XB_RESERVED, -EINVAL },
+	{ PMUVIRT_XEN_PROF_START, XB_FLAGS, -EINVAL },
+	{ PMUVIRT_XEN_PROF_STOP, XB_NONE, 0 },
+	{ PMUVIRT_XEN_PROF_STOP, XB_VERSION2, -EINVAL },
+	{ PMUVIRT_XEN_PROF_STOP, XB_SIZE_LONG, -EINVAL },
+	{ PMUVIRT_XEN_PROF_STOP, XB_RESERVED, -EINVAL },
+	{ PMUVIRT_XEN_PROF_STOP, XB_FLAGS, -EINVAL },
+	{ PMUVIRT_XEN_PROF_MAP, XB_NONE, 0 },
+	{ PMUVIRT_XEN_PROF_MAP, XB_OUTPUTS, 0 },
+	{ PMUVIRT_XEN_PROF_MAP, XB_VERSION0, -EINVAL },
+	{ PMUVIRT_XEN_PROF_MAP, XB_LEN_SHORT, -EINVAL },
+	{ PMUVIRT_XEN_PROF_TAIL, XB_NONE, 0 },
+	{ PMUVIRT_XEN_PROF_TAIL, XB_OUTPUTS, 0 },
+	{ PMUVIRT_XEN_PROF_TAIL, XB_SIZE_ZERO, -EINVAL },
+	{ PMUVIRT_XEN_PROF_TAIL, XB_RESERVED, -EINVAL },
+	{ PMUVIRT_XEN_PROF_RELEASE, XB_NONE, 0 },
+	{ PMUVIRT_XEN_PROF_RELEASE, XB_VERSION2, -EINVAL },
+	{ PMUVIRT_XEN_PROF_RELEASE, XB_RESERVED, -EINVAL },
+	{ PMUVIRT_XEN_PROF_RELEASE, XB_FLAGS, -EINVAL },
+	{ 21, XB_NONE, -EOPNOTSUPP },
 };
 
 /* Sizes from include/pmuvirt/xen.h and docs/xen.md, not from the checker. */
@@ -105,6 +131,11 @@ static uint32_t doc_size(unsigned int cmd)
 	case PMUVIRT_XEN_SET_POLICY: return 808;
 	case PMUVIRT_XEN_VCPU_READ: return 152;
 	case PMUVIRT_XEN_VCPU_SET_CONTROL: return 424;
+	case PMUVIRT_XEN_PROF_START: return 504;
+	case PMUVIRT_XEN_PROF_STOP: return 16;
+	case PMUVIRT_XEN_PROF_MAP: return 40;
+	case PMUVIRT_XEN_PROF_TAIL: return 24;
+	case PMUVIRT_XEN_PROF_RELEASE: return 16;
 	default: return 0;
 	}
 }
@@ -119,6 +150,10 @@ static void set_reserved(union pmuvirt_xen_any_arg *u, unsigned int cmd, uint32_
 	case PMUVIRT_XEN_SET_POLICY: u->set_policy.reserved = v; break;
 	case PMUVIRT_XEN_VCPU_READ: u->vcpu_read.reserved = v; break;
 	case PMUVIRT_XEN_VCPU_SET_CONTROL: u->vcpu_set_control.reserved = v; break;
+	case PMUVIRT_XEN_PROF_START: u->prof_start.reserved = v; break;
+	case PMUVIRT_XEN_PROF_STOP: u->prof_stop.reserved = v; break;
+	case PMUVIRT_XEN_PROF_TAIL: u->prof_tail.reserved = v; break;
+	case PMUVIRT_XEN_PROF_RELEASE: u->prof_release.reserved = v; break;
 	default: fail_msg("command %u has no reserved field", cmd);
 	}
 }
@@ -165,6 +200,32 @@ static void fill_outputs(union pmuvirt_xen_any_arg *u, unsigned int cmd)
 		u->vcpu_set_control.err_counter = 12345;
 		memset(&u->vcpu_set_control.ctl, 0xff, sizeof(u->vcpu_set_control.ctl));
 		break;
+	case PMUVIRT_XEN_PROF_START:
+		/* the description is pmuvirt_xen_check_prof_start()'s business */
+		u->prof_start.nr_rings = ~0u;
+		u->prof_start.nr_records = ~0u;
+		u->prof_start.err_counter = 12345;
+		u->prof_start.nr_domains = ~0u;
+		memset(&u->prof_start.ctl, 0xff, sizeof(u->prof_start.ctl));
+		break;
+	case PMUVIRT_XEN_PROF_MAP:
+		memset((char *)u + sizeof(u->hdr), 0xa5, sizeof(u->prof_map) - sizeof(u->hdr));
+		break;
+	case PMUVIRT_XEN_PROF_TAIL:
+		/* the tails are checked against the rings by the glue */
+		u->prof_tail.nr_rings = ~0u;
+		u->prof_tail.tails = ~0ull;
+		break;
+	}
+}
+
+static void set_flags(union pmuvirt_xen_any_arg *u, unsigned int cmd, uint32_t v)
+{
+	switch (cmd) {
+	case PMUVIRT_XEN_PROF_START: u->prof_start.flags = v; break;
+	case PMUVIRT_XEN_PROF_STOP: u->prof_stop.flags = v; break;
+	case PMUVIRT_XEN_PROF_RELEASE: u->prof_release.flags = v; break;
+	default: fail_msg("command %u has no flags field", cmd);
 	}
 }
 
@@ -182,7 +243,7 @@ static void test_xen_arg_size(void **state)
 	unsigned int cmd;
 
 	(void)state;
-	for (cmd = 0; cmd < 16; cmd++)
+	for (cmd = 0; cmd < 64; cmd++)
 		assert_int_equal(pmuvirt_xen_arg_size(cmd), doc_size(cmd));
 	assert_int_equal(pmuvirt_xen_arg_size(0x80000001u), 0);
 }
@@ -214,6 +275,7 @@ static void test_xen_cases(void **state)
 		case XB_OUTPUTS: fill_outputs(&u, c->cmd); break;
 		case XB_DOMID: set_domid(&u, c->cmd, 0x10000u); break;
 		case XB_DOMID_MAX: set_domid(&u, c->cmd, 0xffffu); break;
+		case XB_FLAGS: set_flags(&u, c->cmd, 1); break;
 		}
 		before = u;
 		ret = pmuvirt_xen_check_arg(c->cmd, &u, len);
@@ -225,7 +287,7 @@ static void test_xen_cases(void **state)
 		ret = pmuvirt_xen_check_hdr(c->cmd, &u.hdr);
 		if (c->bad == XB_NONE || c->bad == XB_OUTPUTS || c->bad == XB_RESERVED ||
 		    c->bad == XB_LEN_SHORT || c->bad == XB_LEN_LONG || c->bad == XB_DOMID ||
-		    c->bad == XB_DOMID_MAX)
+		    c->bad == XB_DOMID_MAX || c->bad == XB_FLAGS)
 			assert_int_equal(ret, doc_size(c->cmd) ? 0 : -EOPNOTSUPP);
 		else
 			assert_int_equal(ret, c->expect);
@@ -239,10 +301,14 @@ static void test_xen_hdr_cross(void **state)
 	unsigned int a, b;
 
 	(void)state;
-	for (a = PMUVIRT_XEN_QUERY; a <= PMUVIRT_XEN_VCPU_SET_CONTROL; a++)
-		for (b = PMUVIRT_XEN_QUERY; b <= PMUVIRT_XEN_VCPU_SET_CONTROL; b++) {
+	for (a = PMUVIRT_XEN_QUERY; a <= PMUVIRT_XEN_PROF_RELEASE; a++)
+		for (b = PMUVIRT_XEN_QUERY; b <= PMUVIRT_XEN_PROF_RELEASE; b++) {
+			if (!doc_size(a) || !doc_size(b))
+				continue;
 			h.size = doc_size(b);
-			assert_int_equal(pmuvirt_xen_check_hdr(a, &h), a == b ? 0 : -EINVAL);
+			/* STOP and RELEASE have one size: the command tells them apart */
+			assert_int_equal(pmuvirt_xen_check_hdr(a, &h),
+					 doc_size(a) == doc_size(b) ? 0 : -EINVAL);
 		}
 }
 

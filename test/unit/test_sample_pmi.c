@@ -70,7 +70,8 @@ struct ring {
 static void ring_new(struct ring *g, uint32_t nr)
 {
 	g->size = pmuvirt_sample_ring_bytes(nr, 128);
-	g->mem = aligned_alloc(64, g->size);
+	/* aligned_alloc() wants a multiple of the alignment */
+	g->mem = aligned_alloc(64, (g->size + 63) & ~(size_t)63);
 	assert_non_null(g->mem);
 	assert_int_equal(pmuvirt_sample_init(&g->w, g->mem, g->size, nr, 128), 0);
 	assert_int_equal(pmuvirt_sample_reader_init(&g->r, g->mem, g->size), 0);

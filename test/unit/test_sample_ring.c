@@ -81,15 +81,17 @@ static void test_geometry(void **state)
 	static uint64_t buf[1024];
 	struct pmuvirt_sample_ring *h = (struct pmuvirt_sample_ring *)buf;
 
-	assert_int_equal(sizeof(struct pmuvirt_sample), 160);
+	assert_int_equal(sizeof(struct pmuvirt_sample), 168);
+	assert_int_equal(__builtin_offsetof(struct pmuvirt_sample, domain), 32);
+	assert_int_equal(__builtin_offsetof(struct pmuvirt_sample, value), 40);
 	assert_int_equal(sizeof(struct pmuvirt_sample_ring), 128);
 	assert_int_equal(pmuvirt_sample_ring_bytes(0, OFF), 0);
 	assert_int_equal(pmuvirt_sample_ring_bytes(3, OFF), 0);
 	assert_int_equal(pmuvirt_sample_ring_bytes(PMUVIRT_SAMPLE_MAX_RECORDS * 2, OFF), 0);
 	assert_int_equal(pmuvirt_sample_ring_bytes(4, 64), 0);
 	assert_int_equal(pmuvirt_sample_ring_bytes(4, OFF + 4), 0);
-	assert_int_equal(pmuvirt_sample_ring_bytes(4, OFF), OFF + 4 * 160);
-	assert_int_equal(pmuvirt_sample_init(&w, buf, OFF + 4 * 160 - 1, 4, OFF), -EINVAL);
+	assert_int_equal(pmuvirt_sample_ring_bytes(4, OFF), OFF + 4 * 168);
+	assert_int_equal(pmuvirt_sample_init(&w, buf, OFF + 4 * 168 - 1, 4, OFF), -EINVAL);
 	assert_int_equal(pmuvirt_sample_init(&w, (uint8_t *)buf + 4, sizeof(buf) - 4, 4, OFF),
 			 -EINVAL);
 	assert_int_equal(pmuvirt_sample_init(&w, buf, sizeof(buf), 4, OFF), 0);
@@ -98,19 +100,19 @@ static void test_geometry(void **state)
 	assert_int_equal(h->tail, 0);
 
 	/* The reader checks the header against what it mapped. */
-	assert_int_equal(pmuvirt_sample_reader_init(&r, buf, OFF + 4 * 160), 0);
-	assert_int_equal(pmuvirt_sample_reader_init(&r, buf, OFF + 4 * 160 - 1),
+	assert_int_equal(pmuvirt_sample_reader_init(&r, buf, OFF + 4 * 168), 0);
+	assert_int_equal(pmuvirt_sample_reader_init(&r, buf, OFF + 4 * 168 - 1),
 			 -PMUVIRT_USER_EINVAL);
 	h->nr_records = 5;
 	assert_int_equal(pmuvirt_sample_reader_init(&r, buf, sizeof(buf)), -PMUVIRT_USER_EINVAL);
 	h->nr_records = 4;
-	h->record_size = 152;
+	h->record_size = 160;	/* version 1's */
 	assert_int_equal(pmuvirt_sample_reader_init(&r, buf, sizeof(buf)), -PMUVIRT_USER_EINVAL);
-	h->record_size = 160;
+	h->record_size = 168;
 	h->data_offset = 0xfffffff8u;
 	assert_int_equal(pmuvirt_sample_reader_init(&r, buf, sizeof(buf)), -PMUVIRT_USER_EINVAL);
 	h->data_offset = OFF;
-	h->version = 2;
+	h->version = 1;
 	assert_int_equal(pmuvirt_sample_reader_init(&r, buf, sizeof(buf)), -PMUVIRT_USER_EINVAL);
 	h->version = PMUVIRT_SAMPLE_VERSION;
 	h->magic = 0;

@@ -25,17 +25,6 @@
 #include <termios.h>
 #include <unistd.h>
 
-struct privcmd_mmapbatch_v2 {
-	unsigned int num;
-	uint16_t dom;
-	uint64_t addr;
-	const unsigned long *arr;
-	int *err;
-};
-
-#define IOCTL_PRIVCMD_MMAPBATCH_V2	_IOC(_IOC_NONE, 'P', 4, sizeof(struct privcmd_mmapbatch_v2))
-#define DOMID_SELF			0x7ff0u
-
 #define NR_THREADS	2
 #define TOLERANCE	0.02
 #define ROUNDS		3
@@ -335,7 +324,6 @@ static int map_records(void)
 {
 	static unsigned long mfn[64];
 	static int err[64];
-	struct privcmd_mmapbatch_v2 batch;
 	unsigned int i;
 	char *map;
 	long rc;
@@ -349,18 +337,8 @@ static int map_records(void)
 		printf("PMUVIRT-XEN-FAIL map_shared rc=%ld records=%u\n", rc, ms.nr_records);
 		return -1;
 	}
-	map = mmap(NULL, ms.nr_frames * 4096ul, PROT_READ, MAP_SHARED, privcmd, 0);
+	map = xen_map_own_frames(privcmd, mfn, ms.nr_frames, err);
 	if (map == MAP_FAILED) {
-		printf("PMUVIRT-XEN-FAIL mmap privcmd: %s\n", strerror(errno));
-		return -1;
-	}
-	memset(&batch, 0, sizeof(batch));
-	batch.num = ms.nr_frames;
-	batch.dom = DOMID_SELF;
-	batch.addr = (uint64_t)(uintptr_t)map;
-	batch.arr = mfn;
-	batch.err = err;
-	if (ioctl(privcmd, IOCTL_PRIVCMD_MMAPBATCH_V2, &batch) < 0 || err[0]) {
 		printf("PMUVIRT-XEN-FAIL mapping the records: %s (frame error %d)\n",
 		       strerror(errno), err[0]);
 		return -1;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
 /*
  * What the dom0 test programs share: Linux's privcmd hypercall ABI
- * (include/uapi/xen/privcmd.h) and pmuvirt's hypercall.  Each program
- * includes it once.
+ * (tools/pmuvirt-xenprof/xen_linux.h) and pmuvirt's hypercall.  Each
+ * program includes it once.
  */
 #ifndef PMUVIRT_TEST_PRIVCMD_H
 #define PMUVIRT_TEST_PRIVCMD_H
@@ -17,13 +17,7 @@
 #include <sys/ioctl.h>
 
 #include <pmuvirt/xen.h>
-
-struct privcmd_hypercall {
-	uint64_t op;
-	uint64_t arg[5];
-};
-
-#define IOCTL_PRIVCMD_HYPERCALL	_IOC(_IOC_NONE, 'P', 0, sizeof(struct privcmd_hypercall))
+#include "../../tools/pmuvirt-xenprof/xen_linux.h"
 
 static int privcmd = -1;
 static int failures __attribute__((unused));	/* cases that went wrong (expect_case()) */
@@ -39,10 +33,7 @@ static inline int open_privcmd(void)
 /* Any hypercall: 0 or more, or a negative errno. */
 static inline long xen_hypercall(unsigned int op, uint64_t arg0, uint64_t arg1)
 {
-	struct privcmd_hypercall h = { .op = op, .arg = { arg0, arg1 } };
-	long ret = ioctl(privcmd, IOCTL_PRIVCMD_HYPERCALL, &h);
-
-	return ret < 0 ? -errno : ret;
+	return xen_privcmd_hypercall(privcmd, op, arg0, arg1);
 }
 
 /* pmuvirt's hypercall with a raw argument address. */

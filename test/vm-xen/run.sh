@@ -34,6 +34,16 @@ work=$build/vm-xen
 iterations=${PMUVIRT_XEN_ITERATIONS:-50000000}
 guest_iterations=${PMUVIRT_XEN_GUEST_ITERATIONS:-50000000}
 timeout_s=${PMUVIRT_XEN_TIMEOUT:-900}
+# System-wide profiling: cycles sampled every prof_period (an odd number, so
+# samples fall all over the hot loop's rounds of 8 * 100003 instructions).
+prof_period=999983
+prof_rounds=2500
+prof_work_a=$((prof_rounds * 6 * 100003))
+prof_work_b=$((prof_rounds * 2 * 100003))
+lossy_rounds=500
+lossy_work_a=$((lossy_rounds * 6 * 100003))
+lossy_work_b=$((lossy_rounds * 2 * 100003))
+domu_prof_period=1999993
 boots=${PMUVIRT_XEN_BOOTS:-real emulated refused domu}
 
 log() { echo "vm-xen: $*" >&2; }
@@ -115,6 +125,15 @@ gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" \
 	-o "$work/root/xen_policy_test" "$srcroot/test/vm-xen/xen_policy_test.c"
 gcc -O2 -Wall -Wextra -Werror -static -I"$srcroot/include" \
 	-o "$work/root/xen_access_test" "$srcroot/test/vm-xen/xen_access_test.c"
+# System-wide profiling: the tool, its test, and the symbols it reads (a
+# static program's own: non-PIE, its file names its functions' addresses).
+gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" \
+	-o "$work/root/xen_prof_test" "$srcroot/test/vm-xen/xen_prof_test.c"
+xp=$srcroot/tools/pmuvirt-xenprof
+gcc -O2 -Wall -Wextra -Werror -static -I"$srcroot/include" -I"$srcroot/tools/pmuvirt-stat" \
+	-o "$work/root/pmuvirt-xenprof" "$xp/pmuvirt-xenprof.c" "$xp/drain.c" "$xp/symtab.c" \
+	"$srcroot/tools/pmuvirt-stat/libpmuvirt-user.c"
+objcopy --strip-debug "$(dirname "$xen")/xen-syms" "$work/root/xen-syms"
 gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/tools/pmuvirt-stat" \
 	-o "$work/root/pmuvirt_xen_guest" "$srcroot/test/vm-xen/pmuvirt_xen_guest.c" \
 	"$srcroot/tools/pmuvirt-stat/libpmuvirt-user.c"
@@ -142,7 +161,7 @@ echo "PMUVIRT-DOMU-UP cpus=\$(grep -c ^processor /proc/cpuinfo)"
 # Its own VCPUs only: dom0's and the other domU's are refused by Xen.
 # (Linux's privcmd passes a domU's hypercalls on only when unrestricted.)
 insmod /xen-privcmd.ko unrestricted=1
-/xen_access_test domu \$(sed -n 's/.*pmuvirt_peer=\([0-9]*\).*/\1/p' /proc/cmdline)
+/xen_access_test domu \$(sed -n 's/.*pmuvirt_peer=\([0-9]*\).*/\1/p' /proc/cmdline) profiled
 echo "PMUVIRT-DOMU-ACCESS-EXIT=\$?"
 insmod /pmuvirt.ko && echo "PMUVIRT-DOMU-LOADED"
 dmesg | grep "pmuvirt:" | sed 's/^\\[[^]]*\\] //'
@@ -198,6 +217,12 @@ insmod /lib/modules/xenfs.ko
 mkdir -p /proc/xen
 mount -t xenfs xenfs /proc/xen
 echo "PMUVIRT-XEN-DOM0-UP cpus=\$(grep -c ^processor /proc/cpuinfo)"
+# The kernel's symbols for profiles, in System.map's format (Debian's
+# System.map is a placeholder); a PV kernel is not relocated, so dom0's
+# addresses are the domUs' too, which run the same image (not their
+# modules': those lines are left out).
+echo 0 >/proc/sys/kernel/kptr_restrict
+grep -v '\[' /proc/kallsyms >/tmp/kallsyms
 if grep -q pmuvirt_domu_boot /proc/cmdline; then
 	# Two PV domUs through Xen's own toolstack, on the one PCPU with
 	# dom0, which spins meanwhile: each domU's threads must count their
@@ -230,17 +255,18 @@ if grep -q pmuvirt_domu_boot /proc/cmdline; then
 	# dom0 manages the (still paused) domUs: it may read and set their VCPUs.
 	/xen_access_test dom0 \$(/usr/bin/xl domid pmuvirt-a) \$(/usr/bin/xl domid pmuvirt-b)
 	echo "PMUVIRT-XEN-ACCESS-DOM0-EXIT=\$?"
-	/usr/bin/xl unpause pmuvirt-a
-	/usr/bin/xl unpause pmuvirt-b
-	sh -c 'while :; do :; done' &
-	spin=\$!
-	i=0
-	while [ \$i -lt 600 ] && /usr/bin/xl list | grep -q pmuvirt-; do
-		sleep 1
-		i=\$((i + 1))
-	done
-	kill \$spin
+	# The domUs run under a system-wide profile that names them (passive:
+	# they run no profiling code of their own).
+	a=\$(/usr/bin/xl domid pmuvirt-a)
+	b=\$(/usr/bin/xl domid pmuvirt-b)
+	/pmuvirt-xenprof record -d 0 -d \$a -d \$b -c $domu_prof_period -o /tmp/domu.data -- sh /domu-run.sh
+	echo "PMUVIRT-XEN-PROF-DOMU-RECORD-EXIT=\$?"
 	echo "PMUVIRT-DOM0-DOMUS-SECONDS \$(( \$(cut -d. -f1 /proc/uptime) - t0 ))"
+	/pmuvirt-xenprof report -i /tmp/domu.data --xen-syms /xen-syms --map 0=/tmp/kallsyms \
+		--map \$a=/tmp/kallsyms --map \$b=/tmp/kallsyms --top 100000 >/tmp/domu.txt
+	echo "PMUVIRT-XEN-PROF-DOMU-REPORT-EXIT=\$?"
+	sed -n '1,40s/^/prof: /p' /tmp/domu.txt
+	/xen_prof_test domus /tmp/domu.txt d\$a d\$b
 	/usr/bin/xl list
 	for d in a b; do
 		sed "s/^/domu-\$d: /" /var/log/xen/console/guest-pmuvirt-\$d.log
@@ -252,6 +278,29 @@ elif grep -q pmuvirt_refused_boot /proc/cmdline; then
 elif grep -q pmuvirt_emulated_boot /proc/cmdline; then
 	/xen_emu_test
 	echo "PMUVIRT-XEN-EMU-EXIT=\$?"
+	# System-wide profiling: the session's rules and arbitration, then a
+	# profile of a program with a known hot function.
+	/xen_prof_test rules
+	echo "PMUVIRT-XEN-PROF-RULES-EXIT=\$?"
+	# The loop below runs alone on VCPU 0 for seconds: no real-time throttling.
+	echo -1 >/proc/sys/kernel/sched_rt_runtime_us
+	# Its VCPU's time without a session, for the session's cost.
+	/xen_prof_test hot $prof_rounds
+	# The drainer on VCPU 1: the loop owns VCPU 0.
+	/pmuvirt-xenprof record -c $prof_period --cpu 1 -o /tmp/hot.data -- /xen_prof_test hot $prof_rounds
+	echo "PMUVIRT-XEN-PROF-RECORD-EXIT=\$?"
+	/pmuvirt-xenprof report -i /tmp/hot.data --xen-syms /xen-syms --map 0=/tmp/kallsyms \
+		--exe 0=/xen_prof_test --top 100000 >/tmp/hot.txt
+	echo "PMUVIRT-XEN-PROF-REPORT-EXIT=\$?"
+	sed -n '1,30s/^/prof: /p' /tmp/hot.txt
+	/xen_prof_test check /tmp/hot.txt $prof_period $prof_work_a $prof_work_b
+	# Rings of 32 records drained only at the end: the loss is counted.
+	/pmuvirt-xenprof record -c $prof_period --pages 2 --no-virq --drain-ms 1000000 \
+		-o /tmp/lossy.data -- /xen_prof_test hot $lossy_rounds
+	echo "PMUVIRT-XEN-PROF-LOSSY-RECORD-EXIT=\$?"
+	/pmuvirt-xenprof report -i /tmp/lossy.data --exe 0=/xen_prof_test --top 100000 >/tmp/lossy.txt
+	sed -n 's/^\(# .*\)/prof-lossy: \1/p' /tmp/lossy.txt
+	/xen_prof_test check /tmp/lossy.txt $prof_period $lossy_work_a $lossy_work_b lossy
 	# Both levels on the emulated PMU: guest threads' i-mode counters
 	# overflow through Xen's PMI, the VIRQ and the module's signal.
 	insmod /lib/modules/pmuvirt.ko && echo "PMUVIRT-XEN-EMU-GUEST-LOADED"
@@ -275,6 +324,8 @@ else
 	echo "PMUVIRT-XEN-DOMAINS-EXIT=\$?"
 	/xen_policy_test
 	echo "PMUVIRT-XEN-POLICY-EXIT=\$?"
+	# No profiling session on a PMU that is the TSC alone.
+	/xen_prof_test nopmu
 	# The guest level.  After the direct hypercall test: the module owns the
 	# VCPUs' counters from here on.
 	insmod /lib/modules/pmuvirt.ko && echo "PMUVIRT-XEN-GUEST-LOADED"
@@ -294,6 +345,19 @@ cat /proc/interrupts
 reboot -f
 INIT
 chmod +x "$work/root/init"
+# The domu boot's profiled command: run both domUs, dom0 spinning meanwhile.
+cat >"$work/root/domu-run.sh" <<'RUN'
+/usr/bin/xl unpause pmuvirt-a
+/usr/bin/xl unpause pmuvirt-b
+sh -c 'while :; do :; done' &
+spin=$!
+i=0
+while [ $i -lt 600 ] && /usr/bin/xl list | grep -q pmuvirt-; do
+	sleep 1
+	i=$((i + 1))
+done
+kill $spin
+RUN
 (cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.cpio.gz"
 
 # 4. Boot: one physical CPU, TSC = executed instructions.
@@ -302,7 +366,7 @@ boot() {
 	console=$work/console-$1.log
 	log "booting Xen ($1; log: $console)"
 	vm_qemu_xen "$console" "$timeout_s" "$2" "$3" "$work/initrd.cpio.gz" >&2
-	grep -a "pmuvirt\|PMUVIRT-XEN\|PMUVIRT-DOM\|^vm: \|: vm: " "$console" | sed 's/^(XEN) //' >&2 || true
+	grep -a "pmuvirt\|PMUVIRT-XEN\|PMUVIRT-DOM\|^vm: \|: vm: \|^prof" "$console" | sed 's/^(XEN) //' >&2 || true
 }
 
 # require MARKER...: every marker is on the console of the last boot, or FAIL.
@@ -326,12 +390,17 @@ require "PMUVIRT-XEN-PASSED" "PMUVIRT-XEN-TEST-EXIT=0" \
 	"pmuvirt: backend: Xen PV" "PMUVIRT-XEN-GUEST-UNLOADED" \
 	"PMUVIRT-XEN-GUEST-KERNEL-WARNINGS=0" "PMUVIRT-XEN-EMPTY-OK" \
 	"PMUVIRT-XEN-DOMAINS-PASSED" "PMUVIRT-XEN-DOMAINS-EXIT=0" \
-	"PMUVIRT-XEN-POLICY-PASSED" "PMUVIRT-XEN-POLICY-EXIT=0"
+	"PMUVIRT-XEN-POLICY-PASSED" "PMUVIRT-XEN-POLICY-EXIT=0" \
+	"PMUVIRT-XEN-PROF-NOPMU-PASSED"
 fi
 # Xen's emulated PMU (a test instrument): PMC counting and the PMI -> VIRQ path.
 if want emulated; then
 boot emulated "dom0_max_vcpus=2 pmuvirt-emulate ${PMUVIRT_XEN_EMU_ARGS:-}" "pmuvirt_emulated_boot"
 require "PMUVIRT-XEN-EMU-PASSED" "PMUVIRT-XEN-EMU-EXIT=0" \
+	"PMUVIRT-XEN-PROF-RULES-PASSED" "PMUVIRT-XEN-PROF-RULES-EXIT=0" \
+	"PMUVIRT-XEN-PROF-RECORD-EXIT=0" "PMUVIRT-XEN-PROF-REPORT-EXIT=0" \
+	"PMUVIRT-XEN-PROF-SHARE-PASSED" "PMUVIRT-XEN-PROF-LOSSY-RECORD-EXIT=0" \
+	"PMUVIRT-XEN-PROF-LOSSY-PASSED" \
 	"PMUVIRT-XEN-EMU-GUEST-EXIT=0" "PMUVIRT-XEN-EMU-SAMPLE-EXIT=0" "PMUVIRT-XEN-EMU-GUEST-UNLOADED" \
 	"PMUVIRT-XEN-EMU-GUEST-KERNEL-WARNINGS=0"
 fi
@@ -348,7 +417,9 @@ if want domu; then
 boot domu "dom0_max_vcpus=1 pmuvirt-emulate sched=credit" "pmuvirt_domu_boot"
 require "PMUVIRT-DOM0-XENSTORED" "PMUVIRT-DOM0-INIT-DOM0" "PMUVIRT-DOM0-XENCONSOLED" \
 	"PMUVIRT-DOM0-CREATED a" "PMUVIRT-DOM0-CREATED b" "PMUVIRT-DOM0-DOMIDS 1 2" \
-	"PMUVIRT-XEN-ACCESS-DOM0-PASSED" "PMUVIRT-XEN-ACCESS-DOM0-EXIT=0"
+	"PMUVIRT-XEN-ACCESS-DOM0-PASSED" "PMUVIRT-XEN-ACCESS-DOM0-EXIT=0" \
+	"PMUVIRT-XEN-PROF-DOMU-RECORD-EXIT=0" "PMUVIRT-XEN-PROF-DOMU-REPORT-EXIT=0" \
+	"PMUVIRT-XEN-PROF-DOMUS-PASSED"
 for d in a b; do
 	require "domu-$d: PMUVIRT-DOMU-UP cpus=2" "domu-$d: pmuvirt: backend: Xen PV" \
 		"domu-$d: PMUVIRT-XEN-ACCESS-DOMU-PASSED" "domu-$d: PMUVIRT-DOMU-ACCESS-EXIT=0" \

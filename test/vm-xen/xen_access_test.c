@@ -13,7 +13,9 @@
  * "xen_access_test domu PEER", in a domU: it reads its own calling VCPU,
  * and is refused its other VCPU (-EDEADLK: it would pause itself), any
  * VCPU of dom0 or of domU PEER, and every SET_POLICY, its own included
- * (-EPERM), before anything of them is read.
+ * (-EPERM), before anything of them is read.  With "profiled" (dom0 runs a
+ * profiling session): it may not start one of its own, nor stop, map,
+ * give back or free dom0's (-EPERM).
  *
  * Prints PMUVIRT-XEN-ACCESS-* markers.
  */
@@ -95,7 +97,48 @@ static void dom0(uint32_t a, uint32_t b)
 	printf("PMUVIRT-XEN-ACCESS-DOM0-%s\n", failures ? "FAILED" : "PASSED");
 }
 
-static void domu(uint32_t peer)
+static long prof_simple(unsigned int cmd)
+{
+	struct pmuvirt_xen_prof_stop op;
+
+	memset(&op, 0, sizeof(op));
+	hdr(&op.hdr, sizeof(op));
+	return hc(cmd, &op);
+}
+
+/* dom0's session runs: a domU may do nothing with it, nor start one. */
+static void domu_prof(void)
+{
+	struct pmuvirt_xen_prof_start st;
+	struct pmuvirt_xen_prof_map map;
+	struct pmuvirt_xen_prof_tail tail;
+	uint32_t tails[8] = { 0 };
+
+	memset(&st, 0, sizeof(st));
+	hdr(&st.hdr, sizeof(st));
+	st.nr_domains = 1;
+	st.domains[0] = 0;
+	st.ring_pages = 2;
+	st.high_water_pct = 50;
+	st.ctl.version = PMUVIRT_ABI_VERSION;
+	st.ctl.nr_counters = 1;
+	st.ctl.counter[0].event = PMUVIRT_EV_CYCLES;
+	st.ctl.counter[0].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_SAMPLE;
+	st.ctl.counter[0].period = 1000000;
+	expect("PROF_START of its own (profiling dom0)", hc(PMUVIRT_XEN_PROF_START, &st), -EPERM);
+	expect("PROF_STOP of dom0's session", prof_simple(PMUVIRT_XEN_PROF_STOP), -EPERM);
+	memset(&map, 0, sizeof(map));
+	hdr(&map.hdr, sizeof(map));
+	expect("PROF_MAP of dom0's session", hc(PMUVIRT_XEN_PROF_MAP, &map), -EPERM);
+	memset(&tail, 0, sizeof(tail));
+	hdr(&tail.hdr, sizeof(tail));
+	tail.nr_rings = 8;
+	tail.tails = (uint64_t)(uintptr_t)tails;
+	expect("PROF_TAIL of dom0's session", hc(PMUVIRT_XEN_PROF_TAIL, &tail), -EPERM);
+	expect("PROF_RELEASE of dom0's session", prof_simple(PMUVIRT_XEN_PROF_RELEASE), -EPERM);
+}
+
+static void domu(uint32_t peer, int profiled)
 {
 	struct pmuvirt_xen_vcpu_read r;
 	int vcpu;
@@ -115,6 +158,8 @@ static void domu(uint32_t peer)
 	expect("SET_POLICY of dom0", set_policy(0), -EPERM);
 	expect("SET_POLICY of the other domU", set_policy(peer), -EPERM);
 	expect("SET_POLICY of its own domain", set_policy(PMUVIRT_XEN_DOMID_SELF), -EPERM);
+	if (profiled)
+		domu_prof();
 	printf("PMUVIRT-XEN-ACCESS-DOMU-%s\n", failures ? "FAILED" : "PASSED");
 }
 
@@ -127,10 +172,11 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && !strcmp(argv[1], "dom0")) {
 		dom0((uint32_t)strtoul(argv[2], NULL, 0), (uint32_t)strtoul(argv[3], NULL, 0));
-	} else if (argc == 3 && !strcmp(argv[1], "domu")) {
-		domu((uint32_t)strtoul(argv[2], NULL, 0));
+	} else if ((argc == 3 || (argc == 4 && !strcmp(argv[3], "profiled"))) &&
+		   !strcmp(argv[1], "domu")) {
+		domu((uint32_t)strtoul(argv[2], NULL, 0), argc == 4);
 	} else {
-		fprintf(stderr, "usage: xen_access_test dom0 DOMID_A DOMID_B | domu PEER\n");
+		fprintf(stderr, "usage: xen_access_test dom0 DOMID_A DOMID_B | domu PEER [profiled]\n");
 		return 2;
 	}
 	return failures ? 1 : 0;

@@ -26,13 +26,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* Linux evtchn ABI (include/uapi/xen/evtchn.h). */
-struct ioctl_evtchn_bind_virq {
-	unsigned int virq;
-};
-
-#define IOCTL_EVTCHN_BIND_VIRQ	_IOC(_IOC_NONE, 'E', 0, sizeof(struct ioctl_evtchn_bind_virq))
-
 #define NR_THREADS	2
 #define PERIOD		10000000ull
 #define TOLERANCE	0.02

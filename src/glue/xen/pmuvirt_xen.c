@@ -409,6 +409,7 @@ void pmuvirt_xen_domain_destroy(struct domain *d)
 	struct pmuvirt_xen_domain *dd = d->arch.pmuvirt;
 	unsigned int i;
 
+	pmuvirt_xen_prof_domain_destroy(d);
 	if (!dd)
 		return;
 	d->arch.pmuvirt = NULL;
@@ -441,6 +442,7 @@ int pmuvirt_xen_vcpu_create(struct vcpu *v)
 	if (!xv)
 		return -ENOMEM;
 	xv->ctl.version = PMUVIRT_ABI_VERSION;	/* no counters */
+	xv->eff = xv->ctl;
 	xv->policy_gen = v->domain->arch.pmuvirt->policy_gen;
 	ctx = (struct pmuvirt_ctx *)(xv + 1);
 	/* The VCPUs of one domain switch without writes; another domain's re-base. */
@@ -469,6 +471,7 @@ void pmuvirt_xen_vcpu_destroy(struct vcpu *v)
 	struct pmuvirt_ctx *ctx = v->arch.pmuvirt;
 	struct pmuvirt_pcpu *pc;
 
+	pmuvirt_xen_prof_vcpu_destroy(v);
 	if (!ctx)
 		return;
 	v->arch.pmuvirt = NULL;
@@ -489,13 +492,34 @@ void pmuvirt_xen_vcpu_destroy(struct vcpu *v)
 	xfree(pmuvirt_xen_vcpu_of(ctx));
 }
 
+/*
+ * Give @v's context @ctl (checked), next to a profiling session's counters
+ * when one runs.  Interrupts off; the context runs on this PCPU or nowhere.
+ */
+static int pmuvirt_xen_apply(struct vcpu *v, struct pmuvirt_ctx *ctx,
+			     const struct pmuvirt_control *ctl, struct pmuvirt_error *err)
+{
+	struct pmuvirt_pcpu *pc = pmuvirt_xen_this_pcpu();
+	bool running = pc && pc->running == ctx;
+	int rc;
+
+	if (!pc)
+		return -ENODEV;
+	/* Off the PCPU while it changes (a context a failed switch left off stays off). */
+	if (running)
+		pmuvirt_switch_hook(pc, NULL);
+	rc = pmuvirt_xen_prof_set(v, ctx, ctl, err);
+	if (running)
+		pmuvirt_switch_hook(pc, ctx);
+	return rc;
+}
+
 /* Drop @v's control if the domain's policy does not permit it; lock held. */
 static void pmuvirt_xen_enforce_locked(struct vcpu *v, struct pmuvirt_xen_domain *dd,
 				       struct pmuvirt_ctx *ctx)
 {
 	static const struct pmuvirt_control empty = { .version = PMUVIRT_ABI_VERSION };
 	struct pmuvirt_xen_vcpu *xv = pmuvirt_xen_vcpu_of(ctx);
-	struct pmuvirt_pcpu *pc;
 	unsigned int i;
 	int rc;
 
@@ -503,9 +527,7 @@ static void pmuvirt_xen_enforce_locked(struct vcpu *v, struct pmuvirt_xen_domain
 		if (!pmuvirt_policy_permits(&dd->policy, &xv->ctl.counter[i]))
 			break;
 	if (i < xv->ctl.nr_counters && i < PMUVIRT_MAX_COUNTERS) {
-		pc = pmuvirt_xen_this_pcpu();
-		rc = pmuvirt_set_control(pc && pc->running == ctx ? pc : NULL, ctx,
-					 &empty, NULL);
+		rc = pmuvirt_xen_apply(v, ctx, &empty, NULL);
 		printk(XENLOG_G_INFO "pmuvirt: %pv: control dropped, counter %u not permitted by the domain's policy (%d)\n",
 		       v, i, rc);
 		if (rc)
@@ -534,25 +556,24 @@ int pmuvirt_xen_set_vcpu_control(struct vcpu *v, const struct pmuvirt_control *c
 {
 	struct pmuvirt_xen_domain *dd = v->domain->arch.pmuvirt;
 	struct pmuvirt_ctx *ctx = v->arch.pmuvirt;
-	struct pmuvirt_pcpu *pc;
 	unsigned long flags;
 	int rc;
 
 	if (!dd || !ctx)
 		return -ENODEV;
+	/* A profiling session starts before or after the check and the setting. */
+	pmuvirt_xen_prof_read_lock();
 	spin_lock_irqsave(&dd->policy_lock, flags);
 	rc = pmuvirt_validate_policy(&pmuvirt_xen_pmu, ctl, ctx->max_counters, NULL, NULL,
 				     &dd->policy, err);
-	pc = pmuvirt_xen_this_pcpu();
-	/* A context a failed switch left off the hardware is updated suspended. */
 	if (!rc)
-		rc = pc ? pmuvirt_set_control(pc->running == ctx ? pc : NULL, ctx, ctl,
-					      err) : -ENODEV;
-	if (!rc) {
-		pmuvirt_xen_vcpu_of(ctx)->ctl = *ctl;
+		rc = pmuvirt_xen_prof_fits(ctl, ctx->max_counters, err);
+	if (!rc)
+		rc = pmuvirt_xen_apply(v, ctx, ctl, err);
+	if (!rc)
 		pmuvirt_xen_vcpu_of(ctx)->policy_gen = dd->policy_gen;
-	}
 	spin_unlock_irqrestore(&dd->policy_lock, flags);
+	pmuvirt_xen_prof_read_unlock();
 	return rc;
 }
 
@@ -581,22 +602,26 @@ void pmuvirt_xen_switch(struct vcpu *prev, struct vcpu *next)
 		return;
 	out = pc->running;
 	owner = pc->host;
-	in = is_idle_vcpu(next) ? NULL : next->arch.pmuvirt;
+	/* An idle PCPU runs a profiling session's counters, if one runs. */
+	in = is_idle_vcpu(next) ? pmuvirt_xen_prof_idle(pc->cpu) : next->arch.pmuvirt;
 	if (out == in)
 		return;
-	if (in)
+	if (in && !is_idle_vcpu(next)) {
 		pmuvirt_xen_enforce_policy(next);
+		pmuvirt_xen_prof_switch_in(next, in);
+	}
 	rc = pmuvirt_switch_hook(pc, in);
 	if (unlikely(rc))
 		printk(XENLOG_G_WARNING "pmuvirt: switch to %pv: %s\n", next, pmuvirt_strerror(rc));
 	pc->host = pc->running ? next : NULL;
-	if (out && owner && out->imode_mask && pmuvirt_ctx_pending(out))
+	if (out && owner && (out->imode_mask & pmuvirt_xen_own_mask(out)) &&
+	    (pmuvirt_ctx_pending(out) & pmuvirt_xen_own_mask(out)))
 		send_guest_vcpu_virq(owner, PMUVIRT_XEN_VIRQ);
 }
 
 /**
  * pmuvirt_xen_pmi() - the counter interrupt
- * @regs:	interrupted state (unused).
+ * @regs:	interrupted state (a profiling session's records say where).
  *
  * Return: true when pmuvirt handled it (then Xen's vPMU is not asked).
  */
@@ -604,7 +629,9 @@ bool pmuvirt_xen_pmi(const struct cpu_user_regs *regs)
 {
 	if (!pmuvirt_xen_ready || !pmuvirt_xen_has_pmi() || pmuvirt_xen_emulate)
 		return false;
+	pmuvirt_xen_prof_set_regs(regs);
 	pmuvirt_xen_deliver_pmi();
+	pmuvirt_xen_prof_set_regs(NULL);
 	/* The LVT entry masks itself on delivery (Intel): unmask it. */
 	apic_write(APIC_LVTPC, PMU_APIC_VECTOR);
 	return true;
@@ -619,6 +646,10 @@ void pmuvirt_xen_deliver_pmi(void)
 		return;
 	if (pmuvirt_pmi(pc, &mask))
 		printk(XENLOG_G_WARNING "pmuvirt: PMI on CPU%u: register access failed\n", pc->cpu);
+	/* A profiling session's counters notify no VCPU. */
+	if (pc->running)
+		mask &= pmuvirt_xen_own_mask(pc->running);
 	if (mask && pc->host)
 		send_guest_vcpu_virq(pc->host, PMUVIRT_XEN_VIRQ);
+	pmuvirt_xen_prof_pmi_done(pc->running);
 }

@@ -4,6 +4,7 @@
 #define PMUVIRT_XEN_GLUE_H
 
 #include <xen/spinlock.h>
+#include <xen/guest_access.h>
 #include <pmuvirt/pmuvirt.h>
 #include <pmuvirt/xen.h>
 #include "pmuvirt_x86.h"
@@ -32,11 +33,15 @@ struct pmuvirt_xen_domain {
  * @ctl:	the control the VCPU's context was last given (checked again
  *		when the domain's policy changes).
  * @policy_gen:	the domain's policy_gen @ctl was last checked against.
+ * @prof_gen:	the profiling session the context joined (0: none).
+ * @eff:	what the context counts: @ctl, or with @prof_gen @ctl and
+ *		the session's counters (pmuvirt_session_merge()).
  */
 struct pmuvirt_xen_vcpu {
 	struct pmuvirt_control ctl;
 	unsigned int policy_gen;
-	unsigned int reserved;
+	unsigned int prof_gen;
+	struct pmuvirt_control eff;
 };
 
 static inline struct pmuvirt_xen_vcpu *pmuvirt_xen_vcpu_of(struct pmuvirt_ctx *ctx)
@@ -107,5 +112,40 @@ void pmuvirt_xen_emu_cpu_dead(unsigned int cpu);
  * and its VCPU gets the VIRQ.
  */
 void pmuvirt_xen_deliver_pmi(void);
+
+/*
+ * System-wide profiling (pmuvirt_xen_prof.c).  Interrupts off for all but
+ * pmuvirt_xen_prof_op() and the destroy hooks.
+ */
+/* The hypercall's PROF_* commands. */
+long pmuvirt_xen_prof_op(struct vcpu *v, unsigned int cmd, XEN_GUEST_HANDLE_PARAM(void) arg);
+/* @v's context, not running, follows the session before it is switched in. */
+void pmuvirt_xen_prof_switch_in(struct vcpu *v, struct pmuvirt_ctx *ctx);
+/* The context an idle PCPU runs: the session's counters, or NULL. */
+struct pmuvirt_ctx *pmuvirt_xen_prof_idle(unsigned int cpu);
+/*
+ * Give @v's context (not running) the control @ctl (checked) next to the
+ * session's counters when one runs.  Return: as pmuvirt_set_control().
+ */
+int pmuvirt_xen_prof_set(struct vcpu *v, struct pmuvirt_ctx *ctx, const struct pmuvirt_control *ctl,
+			 struct pmuvirt_error *err);
+/* -EBUSY when @ctl and a session that holds the counters do not fit together. */
+int pmuvirt_xen_prof_fits(const struct pmuvirt_control *ctl, unsigned int max_counters,
+			  struct pmuvirt_error *err);
+/* Around a control's check and its setting: a session starts before or after. */
+void pmuvirt_xen_prof_read_lock(void);
+void pmuvirt_xen_prof_read_unlock(void);
+/* The interrupted state of the PMI about to run (NULL: unknown). */
+void pmuvirt_xen_prof_set_regs(const struct cpu_user_regs *regs);
+/* After a PMI on @ctx: the VIRQ to the controller when its ring passed the mark. */
+void pmuvirt_xen_prof_pmi_done(struct pmuvirt_ctx *ctx);
+void pmuvirt_xen_prof_vcpu_destroy(struct vcpu *v);
+void pmuvirt_xen_prof_domain_destroy(struct domain *d);
+
+/* Counters of @ctx its owner sees (a session's come after them). */
+static inline uint32_t pmuvirt_xen_own_mask(const struct pmuvirt_ctx *ctx)
+{
+	return ctx->nr_shared >= 32 ? ~0u : (1u << ctx->nr_shared) - 1;
+}
 
 #endif /* PMUVIRT_XEN_GLUE_H */

@@ -5,8 +5,11 @@
  * are the host-neutral src/arch/x86/emu.c, one bank per PCPU, counting TSC
  * ticks, and its register adapter src/arch/x86/emu_hw.c; here are the
  * host's callbacks and the PMI: a per-PCPU Xen timer armed for the next
- * wrap of a counter that interrupts, whose handler runs the same PMI path
- * as the counter interrupt (and so sends the VIRQ).  Only the register
+ * wrap of a counter that interrupts.  The local APIC timer interrupt its
+ * deadline raises takes the PMI, with the interrupted registers, on the
+ * same path as the counter interrupt (and so sends the VIRQ and tells a
+ * profiling session where the CPU was); the timer's own handler, a
+ * softirq, takes one the interrupt did not see due.  Only the register
  * accessors differ from a real PMU; nothing here touches it.
  */
 #include <xen/init.h>
@@ -17,6 +20,8 @@
 #include <xen/time.h>
 #include <xen/timer.h>
 #include <asm/msr.h>
+
+#include <asm/pmuvirt.h>
 
 #include "pmuvirt_xen.h"
 #include "pmuvirt_x86_emu.h"
@@ -49,7 +54,12 @@ static void cf_check emu_arm(struct pmuvirt_x86_emu_cpu *c, uint64_t ticks)
 		stop_timer(&e->timer);
 		return;
 	}
-	set_timer(&e->timer, NOW() + (s_time_t)(cpu_khz ? ticks * 1000000ULL / cpu_khz : ticks));
+	/*
+	 * Rounded up and a microsecond late, so the interrupt finds the wrap
+	 * due (the TSC and Xen's clock are scaled apart): a PMI's skid.
+	 */
+	set_timer(&e->timer, NOW() + 1000 +
+		  (s_time_t)(cpu_khz ? (ticks * 1000000ULL + cpu_khz - 1) / cpu_khz : ticks));
 }
 
 static void cf_check emu_pmi(struct pmuvirt_x86_emu_cpu *c, bool at_access)
@@ -73,6 +83,28 @@ static void cf_check emu_timer_fn(void *data)
 	local_irq_save(flags);
 	pmuvirt_x86_emu_timer(&e->emu);
 	local_irq_restore(flags);
+}
+
+/**
+ * pmuvirt_xen_timer_interrupt() - the local APIC timer interrupt
+ * @regs:	the interrupted state.
+ *
+ * Called by apic_timer_interrupt() with interrupts off, before the timer
+ * softirq runs: a PMI of the emulated PMU that is due is taken here, as
+ * the counter interrupt would take it, with @regs.
+ */
+void pmuvirt_xen_timer_interrupt(const struct cpu_user_regs *regs)
+{
+	struct pmuvirt_xen_emu_cpu *e;
+
+	if (!pmuvirt_xen_emulate)
+		return;
+	e = &this_cpu(pmuvirt_xen_emu_cpu);
+	if (!e->ready)
+		return;
+	pmuvirt_xen_prof_set_regs(regs);
+	pmuvirt_x86_emu_timer(&e->emu);
+	pmuvirt_xen_prof_set_regs(NULL);
 }
 
 /**

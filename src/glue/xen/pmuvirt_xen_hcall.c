@@ -25,6 +25,19 @@
 #include "pmuvirt_xen.h"
 #include "pmuvirt_abi_check.h"
 
+/* The counters of @ctx its owner set (not a profiling session's); interrupts off. */
+static int pmuvirt_xen_read_own(struct pmuvirt_ctx *ctx, uint32_t *nr, uint64_t *value)
+{
+	uint64_t all[PMUVIRT_MAX_COUNTERS];
+	unsigned int i;
+	int rc = pmuvirt_read(ctx, all);
+
+	*nr = min_t(uint32_t, ctx->nr_shared, PMUVIRT_MAX_COUNTERS);
+	for (i = 0; i < PMUVIRT_MAX_COUNTERS; i++)
+		value[i] = i < *nr ? all[i] : 0;
+	return rc;
+}
+
 static int hcall_query(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 {
 	const struct pmuvirt_pmu *pmu = &pmuvirt_xen_pmu;
@@ -164,10 +177,8 @@ static int hcall_read(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_READ, &op, sizeof(op));
 	if (rc)
 		return rc;
-	memset(op.value, 0, sizeof(op.value));
 	local_irq_save(flags);
-	op.nr_counters = min_t(uint32_t, ctx->nr_counters, PMUVIRT_MAX_COUNTERS);
-	rc = pmuvirt_read(ctx, op.value);
+	rc = pmuvirt_xen_read_own(ctx, &op.nr_counters, op.value);
 	local_irq_restore(flags);
 	if (copy_to_guest(arg, &op, 1))
 		return -EFAULT;
@@ -178,6 +189,7 @@ static int hcall_take_overflows(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg
 {
 	struct pmuvirt_xen_take_overflows op;
 	unsigned long flags;
+	unsigned int i;
 	int rc;
 
 	if (copy_from_guest(&op, arg, 1))
@@ -187,8 +199,13 @@ static int hcall_take_overflows(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg
 		return rc;
 	memset(op.count, 0, sizeof(op.count));
 	local_irq_save(flags);
-	op.mask = pmuvirt_take_overflows(v->arch.pmuvirt, op.count);
+	op.mask = pmuvirt_take_overflows(v->arch.pmuvirt, op.count) &
+		  pmuvirt_xen_own_mask(v->arch.pmuvirt);
 	local_irq_restore(flags);
+	/* A profiling session's counters are not the guest's to see. */
+	for (i = 0; i < PMUVIRT_MAX_COUNTERS; i++)
+		if (!(op.mask & (1u << i)))
+			op.count[i] = 0;
 	return copy_to_guest(arg, &op, 1) ? -EFAULT : 0;
 }
 
@@ -295,10 +312,8 @@ static int hcall_vcpu_read(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 	if (rc)
 		return rc;
 	ctx = t->arch.pmuvirt;
-	memset(op.value, 0, sizeof(op.value));
 	local_irq_save(flags);
-	op.nr_counters = min_t(uint32_t, ctx->nr_counters, PMUVIRT_MAX_COUNTERS);
-	rc = pmuvirt_read(ctx, op.value);
+	rc = pmuvirt_xen_read_own(ctx, &op.nr_counters, op.value);
 	local_irq_restore(flags);
 	pmuvirt_xen_put_vcpu(v, t);
 	if (copy_to_guest(arg, &op, 1))
@@ -381,6 +396,12 @@ long do_pmuvirt_op(unsigned int cmd, XEN_GUEST_HANDLE_PARAM(void) arg)
 		return hcall_vcpu_read(v, arg);
 	case PMUVIRT_XEN_VCPU_SET_CONTROL:
 		return hcall_vcpu_set_control(v, arg);
+	case PMUVIRT_XEN_PROF_START:
+	case PMUVIRT_XEN_PROF_STOP:
+	case PMUVIRT_XEN_PROF_MAP:
+	case PMUVIRT_XEN_PROF_TAIL:
+	case PMUVIRT_XEN_PROF_RELEASE:
+		return pmuvirt_xen_prof_op(v, cmd, arg);
 	}
 	return -EOPNOTSUPP;
 }

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+/*
+ * System-wide profiling under Xen, the parts that need no Xen: the check
+ * of a session's description (PROF_START), the ring geometry, the mode of
+ * an interrupted context and the host's part of a record.  The glue
+ * (src/glue/xen/pmuvirt_xen_prof.c) calls them; test_xen_prof and
+ * fuzz_xen_hcall call them without Xen.
+ */
+#include "pmuvirt_defaults.h"
+#include "pmuvirt_abi_check.h"
+#include <pmuvirt/xen.h>
+
+/* Xen's DOMID_FIRST_RESERVED: domain ids from here on are not domains. */
+#define DOMID_RESERVED	0x7ff0u
+
+static int refuse(struct pmuvirt_error *err, int counter, const char *reason)
+{
+	if (err) {
+		err->counter = counter;
+		err->reason = reason;
+	}
+	return -EINVAL;
+}
+
+int pmuvirt_xen_check_prof_start(const struct pmuvirt_xen_prof_start *op,
+				 struct pmuvirt_error *err)
+{
+	const struct pmuvirt_control *ctl = &op->ctl;
+	uint32_t p = op->ring_pages;
+	unsigned int i, j;
+
+	if (op->nr_domains > PMUVIRT_XEN_PROF_MAX_DOMAINS)
+		return refuse(err, -1, "too many domains");
+	for (i = 0; i < PMUVIRT_XEN_PROF_MAX_DOMAINS; i++) {
+		if (i >= op->nr_domains) {
+			if (op->domains[i])
+				return refuse(err, -1, "a domain past the count");
+			continue;
+		}
+		if (op->domains[i] >= DOMID_RESERVED)
+			return refuse(err, -1, "not a domain id");
+		for (j = 0; j < i; j++)
+			if (op->domains[j] == op->domains[i])
+				return refuse(err, -1, "a domain listed twice");
+	}
+	if (p < PMUVIRT_XEN_PROF_MIN_PAGES || p > PMUVIRT_XEN_PROF_MAX_PAGES || (p & (p - 1)))
+		return refuse(err, -1, "ring pages: a power of two from 2 to 256");
+	if (!op->high_water_pct || op->high_water_pct > 100)
+		return refuse(err, -1, "high-water mark: 1 to 100 percent");
+	if (ctl->version != PMUVIRT_ABI_VERSION)
+		return refuse(err, -1, "unknown control version");
+	if (!ctl->nr_counters || ctl->nr_counters > PMUVIRT_XEN_PROF_MAX_COUNTERS)
+		return refuse(err, -1, "a session samples with 1 to 8 counters");
+	for (i = 0; i < ctl->nr_counters; i++) {
+		const struct pmuvirt_counter_ctl *c = &ctl->counter[i];
+
+		if (!c->period || !(c->flags & PMUVIRT_CTR_SAMPLE))
+			return refuse(err, (int)i, "a session counter samples (i-mode, SAMPLE)");
+		if (c->event == PMUVIRT_EV_TSC && !(c->flags & PMUVIRT_CTR_RAW))
+			return refuse(err, (int)i, "the TSC cannot sample");
+	}
+	return 0;
+}
+
+uint32_t pmuvirt_xen_prof_records(uint32_t ring_pages)
+{
+	uint64_t fit = ((uint64_t)ring_pages * 4096 - PMUVIRT_XEN_PROF_DATA_OFFSET) /
+		       sizeof(struct pmuvirt_sample);
+	uint32_t n = 1;
+
+	if (!fit)
+		return 0;
+	while ((uint64_t)n * 2 <= fit && n < PMUVIRT_SAMPLE_MAX_RECORDS)
+		n *= 2;
+	return n;
+}
+
+uint32_t pmuvirt_xen_prof_mode(const struct pmuvirt_xen_prof_where *w)
+{
+	if (!w->guest)
+		return PMUVIRT_SAMPLE_HYPERVISOR;
+	/* A 64-bit PV kernel runs in ring 3 like its user code: Xen's flag tells. */
+	if (!w->hvm && !w->pv32)
+		return w->kernel ? 0 : PMUVIRT_SAMPLE_USER;
+	return (w->cs & 3) == 3 ? PMUVIRT_SAMPLE_USER : 0;
+}
+
+void pmuvirt_xen_prof_record(struct pmuvirt_sample *s, const struct pmuvirt_xen_prof_where *w,
+			     uint32_t domain, uint32_t vcpu, bool profiled, uint64_t time)
+{
+	uint32_t mode = pmuvirt_xen_prof_mode(w);
+
+	s->flags = (uint16_t)((s->flags & PMUVIRT_SAMPLE_VALUES) | mode);
+	if (mode == PMUVIRT_SAMPLE_HYPERVISOR || profiled) {
+		s->ip = w->ip;
+	} else {
+		s->ip = 0;
+		s->flags |= PMUVIRT_SAMPLE_NO_IP;
+	}
+	s->domain = domain;
+	s->tid = vcpu;
+	s->time = time;
+}

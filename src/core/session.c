@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/*
+ * A system-wide session's counters next to a context's own: the
+ * arbitration rule (both fit on the PMU, or whoever asks second gets
+ * -EBUSY) and the joining and leaving of a context that keep its own
+ * logical counts, periods and pending notifications (through a saved
+ * blob, save.c).  The session's counters come after the context's own;
+ * the shared record shows only the own ones (ctx->nr_shared).
+ */
+#include "pmuvirt_arch.h"
+
+int pmuvirt_session_merge(const struct pmuvirt_control *own, const struct pmuvirt_control *session,
+			  struct pmuvirt_control *out)
+{
+	unsigned int n = own ? own->nr_counters : 0, m = session->nr_counters, i;
+
+	if (n > PMUVIRT_MAX_COUNTERS || m > PMUVIRT_MAX_COUNTERS || n + m > PMUVIRT_MAX_COUNTERS)
+		return -EBUSY;
+	*out = (struct pmuvirt_control){ 0 };
+	out->version = PMUVIRT_ABI_VERSION;
+	out->nr_counters = n + m;
+	for (i = 0; i < n; i++) {
+		out->counter[i] = own->counter[i];
+		/* The session's records are the only ones its ring takes. */
+		out->counter[i].flags &= ~(PMUVIRT_CTR_SAMPLE | PMUVIRT_CTR_SAMPLE_VALUES);
+	}
+	for (i = 0; i < m; i++)
+		out->counter[n + i] = session->counter[i];
+	return 0;
+}
+
+int pmuvirt_session_fits(const struct pmuvirt_pmu *pmu, const struct pmuvirt_control *own,
+			 const struct pmuvirt_control *session, unsigned int max_counters,
+			 struct pmuvirt_error *err)
+{
+	struct pmuvirt_control merged;
+	int ret = pmuvirt_session_merge(own, session, &merged);
+
+	if (!ret && merged.nr_counters > max_counters)
+		ret = -EBUSY;
+	if (!ret) {
+		ret = pmuvirt_validate(pmu, &merged, max_counters, NULL, NULL, err);
+		if (ret == -ENOSPC)
+			ret = -EBUSY;
+	}
+	if (ret == -EBUSY)
+		return pmuvirt_fail(err, -1,
+				    "the PMU has no counters for both this control and the profiling session",
+				    -EBUSY);
+	return ret;
+}
+
+/* @ctx counts @from; make it count @to, whose first counters are @from's, keeping their state. */
+static int recount(struct pmuvirt_ctx *ctx, const struct pmuvirt_control *from,
+		   const struct pmuvirt_control *to, unsigned int keep,
+		   struct pmuvirt_saved_ctx *blob, struct pmuvirt_error *err)
+{
+	unsigned int i;
+	int ret;
+
+	if (!(ctx->flags & PMUVIRT_CTX_HAS_CONTROL) || !from || !keep)
+		return pmuvirt_set_control(NULL, ctx, to, err);
+	ret = pmuvirt_ctx_save(ctx, from, blob);
+	/* A faulted context's counts are not known: it starts again. */
+	if (ret == -EFAULT)
+		return pmuvirt_set_control(NULL, ctx, to, err);
+	if (ret)
+		return pmuvirt_fail(err, -1, "the context does not count that control", ret);
+	blob->ctl = *to;
+	for (i = keep; i < PMUVIRT_MAX_COUNTERS; i++) {
+		uint64_t period = i < to->nr_counters ? to->counter[i].period : 0;
+
+		blob->count[i] = 0;
+		blob->period[i] = period;
+		blob->next_ovf[i] = period;
+		blob->pending[i] = 0;
+	}
+	blob->check = pmuvirt_saved_check(blob);
+	return pmuvirt_ctx_restore(ctx, blob, err);
+}
+
+int pmuvirt_ctx_join(struct pmuvirt_ctx *ctx, const struct pmuvirt_control *own,
+		     const struct pmuvirt_control *merged, struct pmuvirt_sample_writer *w,
+		     pmuvirt_sample_fill_fn fill, void *arg, struct pmuvirt_saved_ctx *scratch,
+		     struct pmuvirt_error *err)
+{
+	unsigned int n = own ? own->nr_counters : 0;
+	int ret;
+
+	if (!ctx || !merged || !scratch || (w && !fill) || n > merged->nr_counters)
+		return pmuvirt_fail(err, -1, "bad arguments", -EINVAL);
+	if (ctx->running_on)
+		return pmuvirt_fail(err, -1, "context runs on a CPU", -EBUSY);
+	ret = recount(ctx, own, merged, n, scratch, err);
+	if (ret)
+		return ret;
+	ctx->nr_shared = (uint16_t)n;
+	pmuvirt_ctx_publish(ctx);
+	return pmuvirt_ctx_attach_samples(ctx, w, fill, arg);
+}
+
+int pmuvirt_ctx_leave(struct pmuvirt_ctx *ctx, const struct pmuvirt_control *own,
+		      const struct pmuvirt_control *merged, struct pmuvirt_saved_ctx *scratch,
+		      struct pmuvirt_error *err)
+{
+	unsigned int n = own->nr_counters;
+	int ret;
+
+	if (!ctx || !own || !merged || !scratch || n > merged->nr_counters)
+		return pmuvirt_fail(err, -1, "bad arguments", -EINVAL);
+	if (ctx->running_on)
+		return pmuvirt_fail(err, -1, "context runs on a CPU", -EBUSY);
+	ret = recount(ctx, merged, own, n, scratch, err);
+	if (ret)
+		return ret;
+	return pmuvirt_ctx_attach_samples(ctx, NULL, NULL, NULL);
+}

@@ -1,0 +1,575 @@
+// SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+/*
+ * System-wide profiling, the host-neutral parts: the check of a session's
+ * description (PROF_START), the ring geometry, the mode of an interrupted
+ * context (Xen, guest kernel, guest user), what a record holds, the
+ * arbitration rule between a session and a context's own counters, and a
+ * context that joins and leaves a session on a strict fake PMU while its
+ * own counts, notifications and shared record go on untouched.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <pmuvirt/xen.h>
+#include <pmuvirt/user.h>
+#include "rig.h"
+#include "pmuvirt_abi_check.h"
+
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+#define U	PMUVIRT_CTR_USER
+#define K	PMUVIRT_CTR_KERNEL
+#define S	PMUVIRT_CTR_SAMPLE
+#define V	PMUVIRT_CTR_SAMPLE_VALUES
+
+static void valid_start(struct pmuvirt_xen_prof_start *op)
+{
+	memset(op, 0, sizeof(*op));
+	op->hdr.version = PMUVIRT_XEN_VERSION;
+	op->hdr.size = sizeof(*op);
+	op->nr_domains = 2;
+	op->domains[0] = 0;
+	op->domains[1] = 7;
+	op->ring_pages = 16;
+	op->high_water_pct = 50;
+	op->ctl.version = PMUVIRT_ABI_VERSION;
+	op->ctl.nr_counters = 1;
+	op->ctl.counter[0].event = PMUVIRT_EV_CYCLES;
+	op->ctl.counter[0].flags = U | K | S;
+	op->ctl.counter[0].period = 100000;
+}
+
+enum start_bad {
+	SB_NONE, SB_DOMAINS33, SB_DOMAINS32, SB_TWICE, SB_DOMID_RESERVED, SB_DOMID_LAST,
+	SB_PAST_COUNT, SB_PAGES1, SB_PAGES3, SB_PAGES512, SB_PAGES256, SB_PAGES2, SB_HW0,
+	SB_HW101, SB_HW100, SB_VERSION, SB_NO_COUNTERS, SB_NINE, SB_EIGHT, SB_AMODE,
+	SB_NO_SAMPLE, SB_TSC, SB_RAW_FE, SB_NO_DOMAINS,
+};
+
+static const struct {
+	enum start_bad bad;
+	int expect;
+	int counter;
+} start_cases[] = {
+	{ SB_NONE, 0, -1 },
+	{ SB_NO_DOMAINS, 0, -1 },
+	{ SB_DOMAINS32, 0, -1 },
+	{ SB_DOMAINS33, -EINVAL, -1 },
+	{ SB_TWICE, -EINVAL, -1 },
+	{ SB_DOMID_RESERVED, -EINVAL, -1 },
+	{ SB_DOMID_LAST, 0, -1 },
+	{ SB_PAST_COUNT, -EINVAL, -1 },
+	{ SB_PAGES1, -EINVAL, -1 },
+	{ SB_PAGES3, -EINVAL, -1 },
+	{ SB_PAGES512, -EINVAL, -1 },
+	{ SB_PAGES256, 0, -1 },
+	{ SB_PAGES2, 0, -1 },
+	{ SB_HW0, -EINVAL, -1 },
+	{ SB_HW101, -EINVAL, -1 },
+	{ SB_HW100, 0, -1 },
+	{ SB_VERSION, -EINVAL, -1 },
+	{ SB_NO_COUNTERS, -EINVAL, -1 },
+	{ SB_NINE, -EINVAL, -1 },
+	{ SB_EIGHT, 0, -1 },
+	{ SB_AMODE, -EINVAL, 1 },
+	{ SB_NO_SAMPLE, -EINVAL, 1 },
+	{ SB_TSC, -EINVAL, 1 },
+	{ SB_RAW_FE, 0, -1 },	/* a raw code, even the TSC's number, is the PMU's to judge */
+};
+
+static void test_start_check(void **state)
+{
+	struct pmuvirt_xen_prof_start op, before;
+	unsigned int i, k;
+
+	(void)state;
+	for (i = 0; i < sizeof(start_cases) / sizeof(start_cases[0]); i++) {
+		struct pmuvirt_error err = { .counter = -7, .reason = NULL };
+		int ret;
+
+		valid_start(&op);
+		op.ctl.nr_counters = 2;
+		op.ctl.counter[1] = op.ctl.counter[0];
+		op.ctl.counter[1].event = PMUVIRT_EV_BRANCHES;
+		switch (start_cases[i].bad) {
+		case SB_NONE: break;
+		case SB_NO_DOMAINS: op.nr_domains = 0; op.domains[0] = op.domains[1] = 0; break;
+		case SB_DOMAINS32:
+		case SB_DOMAINS33:
+			op.nr_domains = start_cases[i].bad == SB_DOMAINS32 ? 32 : 33;
+			for (k = 0; k < 32; k++)
+				op.domains[k] = (uint16_t)(k * 3);
+			break;
+		case SB_TWICE: op.domains[1] = 0; break;
+		case SB_DOMID_RESERVED: op.domains[1] = 0x7ff0; break;
+		case SB_DOMID_LAST: op.domains[1] = 0x7fef; break;
+		case SB_PAST_COUNT: op.domains[5] = 9; break;
+		case SB_PAGES1: op.ring_pages = 1; break;
+		case SB_PAGES3: op.ring_pages = 3; break;
+		case SB_PAGES512: op.ring_pages = 512; break;
+		case SB_PAGES256: op.ring_pages = 256; break;
+		case SB_PAGES2: op.ring_pages = 2; break;
+		case SB_HW0: op.high_water_pct = 0; break;
+		case SB_HW101: op.high_water_pct = 101; break;
+		case SB_HW100: op.high_water_pct = 100; break;
+		case SB_VERSION: op.ctl.version = 2; break;
+		case SB_NO_COUNTERS: op.ctl.nr_counters = 0; break;
+		case SB_NINE:
+		case SB_EIGHT:
+			op.ctl.nr_counters = start_cases[i].bad == SB_NINE ? 9 : 8;
+			for (k = 0; k < op.ctl.nr_counters; k++)
+				op.ctl.counter[k] = op.ctl.counter[0];
+			break;
+		case SB_AMODE: op.ctl.counter[1].period = 0; break;
+		case SB_NO_SAMPLE: op.ctl.counter[1].flags = U | K; break;
+		case SB_TSC: op.ctl.counter[1].event = PMUVIRT_EV_TSC; break;
+		case SB_RAW_FE:
+			op.ctl.counter[1].event = PMUVIRT_EV_TSC;
+			op.ctl.counter[1].flags |= PMUVIRT_CTR_RAW;
+			break;
+		}
+		before = op;
+		assert_int_equal(pmuvirt_xen_check_arg(PMUVIRT_XEN_PROF_START, &op, sizeof(op)), 0);
+		ret = pmuvirt_xen_check_prof_start(&op, &err);
+		if (ret != start_cases[i].expect)
+			fail_msg("case %u (%d): got %d, expected %d", i, start_cases[i].bad, ret,
+				 start_cases[i].expect);
+		assert_memory_equal(&op, &before, sizeof(op));
+		if (ret) {
+			assert_int_equal(err.counter, start_cases[i].counter);
+			assert_non_null(err.reason);
+		}
+	}
+	/* The checker reads nothing but the argument: no error pointer is fine. */
+	valid_start(&op);
+	op.ring_pages = 0;
+	assert_int_equal(pmuvirt_xen_check_prof_start(&op, NULL), -EINVAL);
+}
+
+/* Records per ring: the largest power of two after the header. */
+static void test_ring_geometry(void **state)
+{
+	uint32_t pages;
+
+	(void)state;
+	assert_int_equal(sizeof(struct pmuvirt_sample_ring), PMUVIRT_XEN_PROF_DATA_OFFSET);
+	assert_int_equal(pmuvirt_xen_prof_records(2), 32);
+	assert_int_equal(pmuvirt_xen_prof_records(16), 256);
+	assert_int_equal(pmuvirt_xen_prof_records(256), 4096);
+	for (pages = PMUVIRT_XEN_PROF_MIN_PAGES; pages <= PMUVIRT_XEN_PROF_MAX_PAGES; pages *= 2) {
+		uint32_t n = pmuvirt_xen_prof_records(pages);
+		size_t bytes = pmuvirt_sample_ring_bytes(n, PMUVIRT_XEN_PROF_DATA_OFFSET);
+
+		assert_true(n && !(n & (n - 1)));
+		assert_true(bytes && bytes <= (size_t)pages * 4096);
+		assert_true(pmuvirt_sample_ring_bytes(2 * n, PMUVIRT_XEN_PROF_DATA_OFFSET) >
+			    (size_t)pages * 4096);
+	}
+}
+
+/* Xen's PV ABI: ring 0 is Xen; a 64-bit PV kernel shares ring 3 with its user code. */
+static void test_mode(void **state)
+{
+	static const struct {
+		struct pmuvirt_xen_prof_where w;
+		uint32_t mode;
+	} cases[] = {
+		{ { .ip = 0xffff82d040200000ull, .cs = 0xe008 }, PMUVIRT_SAMPLE_HYPERVISOR },
+		/* not a guest frame: Xen, whatever the VCPU is */
+		{ { .cs = 0xe033, .kernel = true }, PMUVIRT_SAMPLE_HYPERVISOR },
+		{ { .cs = 0xe033, .hvm = true }, PMUVIRT_SAMPLE_HYPERVISOR },
+		{ { .guest = true, .cs = 0xe033, .kernel = true }, 0 },
+		{ { .guest = true, .cs = 0xe033 }, PMUVIRT_SAMPLE_USER },
+		{ { .guest = true, .cs = 0xe02b }, PMUVIRT_SAMPLE_USER },
+		{ { .guest = true, .pv32 = true, .cs = 0xe019 }, 0 },
+		{ { .guest = true, .pv32 = true, .cs = 0xe02b }, PMUVIRT_SAMPLE_USER },
+		/* a 32-bit kernel is in ring 1 whatever a stale flag says */
+		{ { .guest = true, .pv32 = true, .cs = 0xe02b, .kernel = true }, PMUVIRT_SAMPLE_USER },
+		{ { .guest = true, .hvm = true, .cs = 0x10 }, 0 },
+		{ { .guest = true, .hvm = true, .cs = 0x33 }, PMUVIRT_SAMPLE_USER },
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (pmuvirt_xen_prof_mode(&cases[i].w) != cases[i].mode)
+			fail_msg("case %u: mode %#x, expected %#x", i,
+				 pmuvirt_xen_prof_mode(&cases[i].w), cases[i].mode);
+}
+
+/* A record names the domain, the VCPU and the mode; guest IPs only of named domains. */
+static void test_record(void **state)
+{
+	struct pmuvirt_xen_prof_where xen = { .ip = 0xffff82d040312345ull, .cs = 0xe008 };
+	struct pmuvirt_xen_prof_where kern = { .ip = 0xffffffff81234567ull, .cs = 0xe033,
+					       .guest = true, .kernel = true };
+	struct pmuvirt_xen_prof_where user = { .ip = 0x401000, .cs = 0xe033, .guest = true };
+	struct pmuvirt_sample s;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	s.cpu = 1;
+	s.counter = 2;
+	s.weight = 3;
+	s.flags = PMUVIRT_SAMPLE_VALUES | PMUVIRT_SAMPLE_USER;	/* a stale user bit goes */
+	s.nr_values = 1;
+	s.value[0] = 99;
+	pmuvirt_xen_prof_record(&s, &kern, 5, 1, true, 777);
+	assert_int_equal(s.ip, 0xffffffff81234567ull);
+	assert_int_equal(s.flags, PMUVIRT_SAMPLE_VALUES);
+	assert_int_equal(s.domain, 5);
+	assert_int_equal(s.tid, 1);
+	assert_int_equal(s.time, 777);
+	assert_int_equal(s.cpu, 1);
+	assert_int_equal(s.counter, 2);
+	assert_int_equal(s.weight, 3);
+	assert_int_equal(s.value[0], 99);
+
+	pmuvirt_xen_prof_record(&s, &user, 5, 0, true, 778);
+	assert_int_equal(s.ip, 0x401000);
+	assert_int_equal(s.flags, PMUVIRT_SAMPLE_VALUES | PMUVIRT_SAMPLE_USER);
+
+	/* A domain the session does not name: mode and domain, no guest IP. */
+	s.flags = 0;
+	pmuvirt_xen_prof_record(&s, &user, 9, 1, false, 779);
+	assert_int_equal(s.ip, 0);
+	assert_int_equal(s.flags, PMUVIRT_SAMPLE_USER | PMUVIRT_SAMPLE_NO_IP);
+	assert_int_equal(s.domain, 9);
+	pmuvirt_xen_prof_record(&s, &kern, 9, 1, false, 779);
+	assert_int_equal(s.ip, 0);
+	assert_int_equal(s.flags, PMUVIRT_SAMPLE_NO_IP);
+	/* ... but Xen's own work on its behalf is Xen's, named. */
+	pmuvirt_xen_prof_record(&s, &xen, 9, 1, false, 780);
+	assert_int_equal(s.ip, 0xffff82d040312345ull);
+	assert_int_equal(s.flags, PMUVIRT_SAMPLE_HYPERVISOR);
+	pmuvirt_xen_prof_record(&s, &xen, PMUVIRT_XEN_DOMID_IDLE, 0, false, 781);
+	assert_int_equal(s.domain, PMUVIRT_XEN_DOMID_IDLE);
+	assert_int_equal(s.flags, PMUVIRT_SAMPLE_HYPERVISOR);
+}
+
+static void ctl_of(struct pmuvirt_control *ctl, unsigned int n, const struct pmuvirt_counter_ctl *c)
+{
+	rig_control(ctl, n, c);
+}
+
+/* The counters of a fake Intel v4 (4 general, 3 fixed) shared by a session and a context. */
+static void test_fits(void **state)
+{
+	static const struct pmuvirt_counter_ctl gp4[] = {
+		{ .event = PMUVIRT_EV_BRANCHES, .flags = U },
+		{ .event = PMUVIRT_EV_BRANCH_MISSES, .flags = U },
+		{ .event = PMUVIRT_EV_BRANCHES, .flags = U | K },
+		{ .event = PMUVIRT_EV_BRANCH_MISSES, .flags = U | K, .period = 5000 },
+		{ .event = PMUVIRT_EV_INSTRUCTIONS, .flags = U },	/* fixed 0 */
+		{ .event = PMUVIRT_EV_TSC },
+	};
+	static const struct pmuvirt_counter_ctl sess_branches = {
+		.event = PMUVIRT_EV_BRANCHES, .flags = U | K | S, .period = 10000 };
+	static const struct pmuvirt_counter_ctl sess_cycles = {
+		.event = PMUVIRT_EV_CYCLES, .flags = U | K | S, .period = 10000 };
+	struct pmuvirt_control own, sess, merged, bad;
+	struct pmuvirt_error err;
+	struct pmuvirt_pmu pmu;
+	struct fakehw *hw = rig_x86_new(&rig_intel_v4, &pmu);
+	unsigned int i;
+
+	(void)state;
+	ctl_of(&sess, 1, &sess_branches);
+	/* A context holds four general counters: a session that needs one more is refused... */
+	ctl_of(&own, 6, gp4);
+	err.reason = NULL;
+	assert_int_equal(pmuvirt_session_fits(&pmu, &own, &sess, PMUVIRT_MAX_COUNTERS, &err),
+			 -EBUSY);
+	assert_non_null(err.reason);
+	/* ... one that samples cycles takes the free fixed counter. */
+	ctl_of(&sess, 1, &sess_cycles);
+	assert_int_equal(pmuvirt_session_fits(&pmu, &own, &sess, PMUVIRT_MAX_COUNTERS, NULL), 0);
+	/* With three general counters left to the context, both fit. */
+	ctl_of(&sess, 1, &sess_branches);
+	own.counter[2].event = PMUVIRT_EV_CYCLES;	/* fixed 1 */
+	assert_int_equal(pmuvirt_session_fits(&pmu, &own, &sess, PMUVIRT_MAX_COUNTERS, NULL), 0);
+	/* And the other way round: with the session there, the fourth is refused. */
+	ctl_of(&own, 6, gp4);
+	assert_int_equal(pmuvirt_session_fits(&pmu, &own, &sess, PMUVIRT_MAX_COUNTERS, NULL),
+			 -EBUSY);
+	/* No counters at all, or none of the PMU's: always fits. */
+	assert_int_equal(pmuvirt_session_fits(&pmu, NULL, &sess, PMUVIRT_MAX_COUNTERS, NULL), 0);
+	ctl_of(&own, 1, &gp4[5]);
+	assert_int_equal(pmuvirt_session_fits(&pmu, &own, &sess, PMUVIRT_MAX_COUNTERS, NULL), 0);
+	/* A context too small for both is as busy as a PMU too small. */
+	assert_int_equal(pmuvirt_session_fits(&pmu, &own, &sess, 1, NULL), -EBUSY);
+	/* More than 16 counters together. */
+	rig_control(&own, 0, NULL);
+	own.nr_counters = 16;
+	for (i = 0; i < 16; i++)
+		own.counter[i] = gp4[5];
+	assert_int_equal(pmuvirt_session_merge(&own, &sess, &merged), -EBUSY);
+	/* A malformed control stays what it is: -EINVAL, not -EBUSY. */
+	ctl_of(&bad, 1, &gp4[0]);
+	bad.counter[0].flags = 0;
+	assert_int_equal(pmuvirt_session_fits(&pmu, &bad, &sess, PMUVIRT_MAX_COUNTERS, NULL),
+			 -EINVAL);
+
+	/* The merge: own counters first without their sampling flags, then the session's. */
+	ctl_of(&own, 2, gp4);
+	own.counter[1].flags |= S | V;
+	own.counter[1].period = 300;
+	assert_int_equal(pmuvirt_session_merge(&own, &sess, &merged), 0);
+	assert_int_equal(merged.version, PMUVIRT_ABI_VERSION);
+	assert_int_equal(merged.nr_counters, 3);
+	assert_int_equal(merged.counter[0].event, PMUVIRT_EV_BRANCHES);
+	assert_int_equal(merged.counter[1].flags, U);
+	assert_int_equal(merged.counter[1].period, 300);
+	assert_memory_equal(&merged.counter[2], &sess_branches, sizeof(sess_branches));
+	rig_hw_free(hw);
+}
+
+/* The session's view of where the PMI hit, set by the test before it runs events. */
+struct spot {
+	struct pmuvirt_xen_prof_where w;
+	uint32_t domain, vcpu;
+	bool profiled;
+	uint64_t time;
+	unsigned int fills;
+};
+
+static void spot_fill(void *arg, const struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *ctx,
+		      struct pmuvirt_sample *s)
+{
+	struct spot *sp = arg;
+
+	(void)pc;
+	(void)ctx;
+	sp->fills++;
+	pmuvirt_xen_prof_record(s, &sp->w, sp->domain, sp->vcpu, sp->profiled, ++sp->time);
+}
+
+static uint32_t own_taken(struct pmuvirt_ctx *ctx, unsigned int i)
+{
+	uint32_t counts[PMUVIRT_MAX_COUNTERS];
+
+	pmuvirt_take_overflows(ctx, counts);
+	return counts[i];
+}
+
+/*
+ * A VCPU's context counts instructions (a-mode), cycles (i-mode, every 500)
+ * and instructions again with its own sampling flag; it joins a session
+ * that samples branches every 100 (with values) and branch misses every
+ * 1000, and leaves it.  Its own counts and notifications go on exactly;
+ * its record shows its own counters only; the ring gets the session's
+ * records alone, each with the group's counter index and values.
+ */
+static void test_join_leave(void **state)
+{
+	static const struct pmuvirt_counter_ctl own_c[] = {
+		{ .event = PMUVIRT_EV_INSTRUCTIONS, .flags = U | K },
+		{ .event = PMUVIRT_EV_CYCLES, .flags = U | K, .period = 500 },
+		{ .event = PMUVIRT_EV_BRANCHES, .flags = U | K | S, .period = 300 },
+	};
+	static const struct pmuvirt_counter_ctl sess_c[] = {
+		{ .event = PMUVIRT_EV_BRANCHES, .flags = U | K | S | V, .period = 100 },
+		{ .event = PMUVIRT_EV_BRANCH_MISSES, .flags = U | K | S, .period = 1000 },
+	};
+	struct pmuvirt_control own, sess, merged;
+	struct pmuvirt_saved_ctx *scratch = calloc(1, sizeof(*scratch));
+	struct pmuvirt_sample_writer w;
+	struct pmuvirt_sample_reader r = { 0 };
+	struct pmuvirt_sample out[64];
+	struct pmuvirt_shared_ctx rec;
+	struct spot sp = { .domain = 3, .vcpu = 1, .profiled = true };
+	struct rig_cpu c = { 0 };
+	struct pmuvirt_ctx *ctx;
+	struct pmuvirt_xen_arm arm;
+	size_t bytes = pmuvirt_sample_ring_bytes(64, 128);
+	void *mem = aligned_alloc(64, bytes);
+	uint8_t *snap;
+	int n, i;
+
+	(void)state;
+	assert_non_null(mem);
+	assert_non_null(scratch);
+	c.hw = rig_x86_new(&rig_intel_v4, &c.pmu);
+	rig_cpu_start(&c, 2);
+	assert_int_equal(pmuvirt_sample_init(&w, mem, bytes, 64, 128), 0);
+	assert_int_equal(pmuvirt_sample_reader_init(&r, mem, bytes), 0);
+	ctl_of(&own, 3, own_c);
+	ctl_of(&sess, 2, sess_c);
+	assert_int_equal(pmuvirt_session_merge(&own, &sess, &merged), 0);
+	ctx = rig_ctx_new(&c.pmu, &own);
+	memset(&rec, 0, sizeof(rec));
+	pmuvirt_ctx_attach_shared(ctx, &rec);
+
+	/* Before: 1200 instructions and cycles (two notifications pending), 50 branches. */
+	assert_int_equal(pmuvirt_switch_in(&c.pc, ctx), 0);
+	rig_run(c.hw, FAKEHW_INSTRUCTIONS, 1200, false);
+	rig_run(c.hw, FAKEHW_CYCLES, 1200, false);
+	rig_run(c.hw, FAKEHW_BRANCHES, 50, false);
+	/* Joining needs the context off the CPU; refused while it runs, nothing changed. */
+	snap = malloc(pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS));
+	memcpy(snap, ctx, pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS));
+	assert_int_equal(pmuvirt_ctx_join(ctx, &own, &merged, &w, spot_fill, &sp, scratch, NULL),
+			 -EBUSY);
+	assert_memory_equal(snap, ctx, pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS));
+	assert_int_equal(pmuvirt_switch_out(&c.pc), 0);
+	/* A merged control the PMU cannot hold is refused, the context unchanged. */
+	{
+		struct pmuvirt_control big = merged;
+		unsigned int k;
+
+		for (k = 0; k < 4; k++) {
+			big.counter[big.nr_counters] = sess_c[1];
+			big.nr_counters++;
+		}
+		memcpy(snap, ctx, pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS));
+		assert_int_equal(pmuvirt_ctx_join(ctx, &own, &big, &w, spot_fill, &sp, scratch,
+						  NULL), -ENOSPC);
+		assert_memory_equal(snap, ctx, pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS));
+	}
+	assert_int_equal(pmuvirt_ctx_join(ctx, &own, &merged, &w, spot_fill, &sp, scratch, NULL), 0);
+	assert_int_equal(ctx->nr_counters, 5);
+	assert_int_equal(ctx->nr_shared, 3);
+	assert_int_equal(rec.nr_counters, 3);
+	assert_int_equal(rec.counter[0].count, 1200);
+	assert_int_equal(rec.counter[1].count, 1200);
+
+	/* In the session: 800 more, a 64-bit PV guest's kernel, 1050 branches, 2500 misses. */
+	sp.w = (struct pmuvirt_xen_prof_where){ .ip = 0xffffffff81000100ull, .cs = 0xe033,
+						.guest = true, .kernel = true };
+	assert_int_equal(pmuvirt_switch_in(&c.pc, ctx), 0);
+	rig_run(c.hw, FAKEHW_INSTRUCTIONS, 800, false);
+	rig_run(c.hw, FAKEHW_CYCLES, 800, false);
+	rig_run(c.hw, FAKEHW_BRANCHES, 1050, false);
+	rig_run(c.hw, FAKEHW_BRANCH_MISSES, 2500, false);
+	assert_int_equal(rig_val(ctx, 0), 2000);
+	assert_int_equal(rig_val(ctx, 1), 2000);
+	assert_int_equal(rig_val(ctx, 2), 1100);
+	assert_int_equal(rig_val(ctx, 3), 1050);	/* the session's count starts at the join */
+	assert_int_equal(rig_val(ctx, 4), 2500);
+	/* The record still shows the own counters alone, running. */
+	assert_int_equal(rec.nr_counters, 3);
+	n = pmuvirt_sample_read(&r, out, 64);
+	assert_int_equal(n, 10 + 2);
+	assert_int_equal(sp.fills, 12);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(out[i].domain, 3);
+		assert_int_equal(out[i].tid, 1);
+		assert_int_equal(out[i].cpu, 2);
+		assert_int_equal(out[i].ip, 0xffffffff81000100ull);
+		assert_int_equal(out[i].weight, 1);
+		if (out[i].counter == 0) {
+			/* values: the session's two counters, not the context's */
+			assert_int_equal(out[i].flags, PMUVIRT_SAMPLE_VALUES);
+			assert_int_equal(out[i].nr_values, 2);
+			assert_int_equal(out[i].value[0] % 100, 0);
+		} else {
+			assert_int_equal(out[i].counter, 1);
+			assert_int_equal(out[i].flags, 0);
+			assert_int_equal(out[i].nr_values, 0);
+		}
+	}
+	pmuvirt_sample_publish(&r);
+	/* The guest may not arm the session's counters, only its own. */
+	memset(&arm, 0, sizeof(arm));
+	arm.mask = 1u << 3;
+	arm.remaining[3] = arm.period[3] = 100;
+	assert_int_equal(pmuvirt_xen_check_arm(&arm, ctx), -EINVAL);
+	arm.mask = 1u << 1;
+	arm.remaining[1] = arm.period[1] = 500;
+	assert_int_equal(pmuvirt_xen_check_arm(&arm, ctx), 0);
+	/* Its own cycles: floor(2000 / 500) notifications, those before the join kept. */
+	assert_int_equal(own_taken(ctx, 1), 4);
+
+	/* Leave: the own counters go on, the session's records stop. */
+	assert_int_equal(pmuvirt_switch_out(&c.pc), 0);
+	assert_int_equal(pmuvirt_ctx_leave(ctx, &own, &merged, scratch, NULL), 0);
+	assert_int_equal(ctx->nr_counters, 3);
+	assert_int_equal(ctx->nr_shared, 3);
+	assert_null(ctx->samples);
+	assert_int_equal(pmuvirt_switch_in(&c.pc, ctx), 0);
+	rig_run(c.hw, FAKEHW_INSTRUCTIONS, 700, false);
+	rig_run(c.hw, FAKEHW_CYCLES, 700, false);
+	rig_run(c.hw, FAKEHW_BRANCHES, 500, false);
+	assert_int_equal(rig_val(ctx, 0), 2700);
+	assert_int_equal(rig_val(ctx, 1), 2700);
+	assert_int_equal(rig_val(ctx, 2), 1600);
+	assert_int_equal(own_taken(ctx, 1), 1);
+	assert_int_equal(pmuvirt_sample_read(&r, out, 64), 0);
+	assert_int_equal(rec.nr_counters, 3);
+	assert_int_equal(pmuvirt_switch_out(&c.pc), 0);
+	assert_int_equal(pmuvirt_sample_lost(&r), 0);
+	free(snap);
+	free(scratch);
+	free(mem);
+	rig_ctx_free(ctx);
+	rig_cpu_finish(&c);
+}
+
+/*
+ * A context that never had a control (a new VCPU, an idle PCPU's) joins
+ * with the session's counters alone: its record shows nothing, a domain
+ * the session does not name gets no guest IP, Xen's IPs always.
+ */
+static void test_join_fresh(void **state)
+{
+	static const struct pmuvirt_counter_ctl sess_c = {
+		.event = PMUVIRT_EV_CYCLES, .flags = U | K | S, .period = 1000 };
+	struct pmuvirt_control sess;
+	struct pmuvirt_saved_ctx *scratch = calloc(1, sizeof(*scratch));
+	struct pmuvirt_sample_writer w;
+	struct pmuvirt_sample_reader r = { 0 };
+	struct pmuvirt_sample out[16];
+	struct pmuvirt_shared_ctx rec;
+	struct spot sp = { .domain = 4, .vcpu = 0, .profiled = false };
+	struct rig_cpu c = { 0 };
+	struct pmuvirt_ctx *ctx;
+	size_t bytes = pmuvirt_sample_ring_bytes(16, 128);
+	void *mem = aligned_alloc(64, bytes);
+
+	(void)state;
+	c.hw = rig_x86_new(&rig_intel_v4, &c.pmu);
+	rig_cpu_start(&c, 0);
+	assert_int_equal(pmuvirt_sample_init(&w, mem, bytes, 16, 128), 0);
+	assert_int_equal(pmuvirt_sample_reader_init(&r, mem, bytes), 0);
+	ctl_of(&sess, 1, &sess_c);
+	ctx = rig_ctx_alloc(&c.pmu, PMUVIRT_MAX_COUNTERS);
+	memset(&rec, 0xff, sizeof(rec));
+	pmuvirt_ctx_attach_shared(ctx, &rec);
+	assert_int_equal(pmuvirt_ctx_join(ctx, NULL, &sess, &w, spot_fill, &sp, scratch, NULL), 0);
+	assert_int_equal(rec.nr_counters, 0);
+	assert_int_equal(pmuvirt_switch_in(&c.pc, ctx), 0);
+	sp.w = (struct pmuvirt_xen_prof_where){ .ip = 0x7f0000001000ull, .cs = 0xe033, .guest = true };
+	rig_run(c.hw, FAKEHW_CYCLES, 2000, false);
+	sp.w = (struct pmuvirt_xen_prof_where){ .ip = 0xffff82d040200000ull, .cs = 0xe008 };
+	rig_run(c.hw, FAKEHW_CYCLES, 1000, true);
+	assert_int_equal(rec.nr_counters, 0);
+	assert_int_equal(pmuvirt_sample_read(&r, out, 16), 3);
+	assert_int_equal(out[0].ip, 0);
+	assert_int_equal(out[0].flags, PMUVIRT_SAMPLE_USER | PMUVIRT_SAMPLE_NO_IP);
+	assert_int_equal(out[1].flags, PMUVIRT_SAMPLE_USER | PMUVIRT_SAMPLE_NO_IP);
+	assert_int_equal(out[2].ip, 0xffff82d040200000ull);
+	assert_int_equal(out[2].flags, PMUVIRT_SAMPLE_HYPERVISOR);
+	assert_int_equal(out[2].domain, 4);
+	/* No notification reaches the owner: the session's counters are not its. */
+	assert_int_equal(pmuvirt_ctx_pending(ctx) & ((1u << ctx->nr_shared) - 1), 0);
+	assert_int_equal(pmuvirt_switch_out(&c.pc), 0);
+	free(scratch);
+	free(mem);
+	rig_ctx_free(ctx);
+	rig_cpu_finish(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_start_check),
+		cmocka_unit_test(test_ring_geometry),
+		cmocka_unit_test(test_mode),
+		cmocka_unit_test(test_record),
+		cmocka_unit_test(test_fits),
+		cmocka_unit_test(test_join_leave),
+		cmocka_unit_test(test_join_fresh),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
+/*
+ * System-wide profiling under Xen with pmuvirt's emulated PMU (two general
+ * counters, one fixed counter counting instructions), in dom0.
+ *
+ * "xen_prof_test rules": the session's arguments and life (malformed starts,
+ * unknown domains, commands without a session, a tail ahead of the head,
+ * release while running or mapped, a second start), and the arbitration
+ * both ways: a VCPU control on both general counters keeps a session that
+ * samples cycles from starting (-EBUSY); with the VCPU on the fixed counter
+ * they share the PMU, and then a VCPU control that wants both general
+ * counters is refused (-EBUSY) while one that wants one is not; the VCPU's
+ * own counts go on through the session's start and stop, and it sees its
+ * own counters only.
+ *
+ * "xen_prof_test nopmu", on a PMU that is the TSC alone: no session can start
+ * (-ENODEV), and none exists.
+ *
+ * "xen_prof_test hot ROUNDS": the profiled program: a thread alone on VCPU 0
+ * (the highest real-time priority) runs hot_a (3/4 of its instructions) and
+ * hot_b (1/4) in turns; prints the instructions of each, and its VCPU's time
+ * over the loop, read from a TSC counter on its VCPU (which shares the PMU
+ * with a running session): the work plus what Xen and interrupts cost it.
+ *
+ * "xen_prof_test check REPORT PERIOD WORK_A WORK_B [lossy]": reads the
+ * report of pmuvirt-xenprof: dom0's user samples in hot_a and hot_b split
+ * 3:1 (within 3%) and number the work over the period (within 10%); the
+ * idle PCPU's samples resolve to Xen's symbols.  With "lossy": the ring of
+ * dom0's VCPU 0 lost records, reported, and its records read plus lost
+ * number the work over the period.
+ *
+ * "xen_prof_test domus REPORT A B": both passive domUs have kernel samples
+ * resolved from their System.map and user samples.
+ *
+ * Prints PMUVIRT-XEN-PROF-* markers.
+ */
+#include "privcmd.h"
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define U	PMUVIRT_CTR_USER
+#define K	PMUVIRT_CTR_KERNEL
+
+static void expect(const char *what, long got, long want)
+{
+	expect_case("PMUVIRT-XEN-PROF-CASE", 56, what, got, want, 0);
+}
+
+static void start_op(struct pmuvirt_xen_prof_start *op, unsigned int event)
+{
+	memset(op, 0, sizeof(*op));
+	hdr(&op->hdr, sizeof(*op));
+	op->nr_domains = 1;
+	op->ring_pages = 2;
+	op->high_water_pct = 50;
+	op->ctl.version = PMUVIRT_ABI_VERSION;
+	op->ctl.nr_counters = 1;
+	op->ctl.counter[0].event = event;
+	op->ctl.counter[0].flags = U | K | PMUVIRT_CTR_SAMPLE;
+	op->ctl.counter[0].period = 1000000;
+}
+
+static long simple(unsigned int cmd, uint32_t reserved)
+{
+	struct pmuvirt_xen_prof_stop op;
+
+	memset(&op, 0, sizeof(op));
+	hdr(&op.hdr, sizeof(op));
+	op.reserved = reserved;
+	return hc(cmd, &op);
+}
+
+/* This VCPU's own control: @n counters of @ev (a-mode, user and kernel but the TSC). */
+static long set_own(unsigned int n, const unsigned int *ev)
+{
+	struct pmuvirt_xen_set_control sc;
+	unsigned int i;
+
+	memset(&sc, 0, sizeof(sc));
+	hdr(&sc.hdr, sizeof(sc));
+	sc.ctl.version = PMUVIRT_ABI_VERSION;
+	sc.ctl.nr_counters = n;
+	for (i = 0; i < n; i++) {
+		sc.ctl.counter[i].event = ev[i];
+		sc.ctl.counter[i].flags = ev[i] == PMUVIRT_EV_TSC ? 0 : U | K;
+	}
+	return hc(PMUVIRT_XEN_SET_CONTROL, &sc);
+}
+
+static long read_own(struct pmuvirt_xen_read *rd)
+{
+	memset(rd, 0, sizeof(*rd));
+	hdr(&rd->hdr, sizeof(*rd));
+	return hc(PMUVIRT_XEN_READ, rd);
+}
+
+static int rules(void)
+{
+	static const unsigned int two_gp[] = { PMUVIRT_EV_CYCLES, PMUVIRT_EV_BRANCHES };
+	static const unsigned int fixed[] = { PMUVIRT_EV_INSTRUCTIONS };
+	static const unsigned int one_gp[] = { PMUVIRT_EV_BRANCHES };
+	struct pmuvirt_xen_prof_start op;
+	struct pmuvirt_xen_prof_map map;
+	struct pmuvirt_xen_prof_tail tail;
+	struct pmuvirt_xen_prof_ring ring[8];
+	struct pmuvirt_xen_read rd;
+	uint64_t mfn[64];
+	unsigned long frames[64];
+	uint32_t tails[8];
+	int ferr[64], vcpu;
+	unsigned int i;
+	uint64_t before;
+	void *mem;
+
+	expect("pin to VCPU 0", pin_to_vcpu(0, &vcpu), 0);
+	/* Commands without a session. */
+	expect("STOP without a session", simple(PMUVIRT_XEN_PROF_STOP, 0), -ENOENT);
+	expect("RELEASE without a session", simple(PMUVIRT_XEN_PROF_RELEASE, 0), -ENOENT);
+	memset(&map, 0, sizeof(map));
+	hdr(&map.hdr, sizeof(map));
+	expect("MAP without a session", hc(PMUVIRT_XEN_PROF_MAP, &map), -ENOENT);
+	memset(&tail, 0, sizeof(tail));
+	hdr(&tail.hdr, sizeof(tail));
+	expect("TAIL without a session", hc(PMUVIRT_XEN_PROF_TAIL, &tail), -ENOENT);
+
+	/* Malformed starts change nothing (a valid one works afterwards). */
+	start_op(&op, PMUVIRT_EV_CYCLES);
+	op.ctl.counter[0].period = 0;
+	expect("START with an a-mode counter", hc(PMUVIRT_XEN_PROF_START, &op), -EINVAL);
+	expect("  names the counter", op.err_counter, 0);
+	start_op(&op, PMUVIRT_EV_TSC);
+	expect("START sampling the TSC", hc(PMUVIRT_XEN_PROF_START, &op), -EINVAL);
+	start_op(&op, PMUVIRT_EV_CYCLES);
+	op.ring_pages = 3;
+	expect("START with 3 pages a ring", hc(PMUVIRT_XEN_PROF_START, &op), -EINVAL);
+	start_op(&op, PMUVIRT_EV_CYCLES);
+	op.high_water_pct = 101;
+	expect("START with a high-water mark of 101%", hc(PMUVIRT_XEN_PROF_START, &op), -EINVAL);
+	start_op(&op, PMUVIRT_EV_CYCLES);
+	op.reserved = 1;
+	expect("START with a reserved field", hc(PMUVIRT_XEN_PROF_START, &op), -EINVAL);
+	start_op(&op, PMUVIRT_EV_CYCLES);
+	op.nr_domains = 2;
+	expect("START naming domain 0 twice", hc(PMUVIRT_XEN_PROF_START, &op), -EINVAL);
+	op.domains[1] = 1000;
+	expect("START naming domain 1000", hc(PMUVIRT_XEN_PROF_START, &op), -ESRCH);
+	start_op(&op, PMUVIRT_EV_CYCLES);
+	op.ctl.counter[0].flags |= 0x400;
+	expect("START with an unknown counter flag", hc(PMUVIRT_XEN_PROF_START, &op), -EINVAL);
+	expect("START at a bad address", hypercall(PMUVIRT_XEN_PROF_START, 0x10), -EFAULT);
+
+	/* Arbitration: the VCPU first, on both general counters. */
+	expect("VCPU control: cycles, branches", set_own(2, two_gp), 0);
+	start_op(&op, PMUVIRT_EV_CYCLES);
+	expect("START sampling cycles: no general counter left",
+	       hc(PMUVIRT_XEN_PROF_START, &op), -EBUSY);
+	expect("  no session", simple(PMUVIRT_XEN_PROF_STOP, 0), -ENOENT);
+	expect("VCPU control: instructions (fixed)", set_own(1, fixed), 0);
+	expect("read it", read_own(&rd), 0);
+	before = rd.value[0];
+	expect("START sampling cycles: both fit", hc(PMUVIRT_XEN_PROF_START, &op), 0);
+	expect("  rings: a PCPU's and dom0's two VCPUs'", op.nr_rings, 3);
+	expect("  records per 2-page ring", op.nr_records, 32);
+	expect("the VCPU reads its own counter only", read_own(&rd), 0);
+	expect("  one counter", rd.nr_counters, 1);
+	expect("  its count went on", rd.value[0] > before, 1);
+	/* ... and the session first. */
+	expect("VCPU control: cycles, branches: busy", set_own(2, two_gp), -EBUSY);
+	expect("  the old control stays", read_own(&rd), 0);
+	expect("  one counter", rd.nr_counters, 1);
+	expect("VCPU control: branches: fits", set_own(1, one_gp), 0);
+	expect("a second START", hc(PMUVIRT_XEN_PROF_START, &op), -EBUSY);
+
+	/* Its rings, mapped; the tails checked. */
+	memset(&map, 0, sizeof(map));
+	hdr(&map.hdr, sizeof(map));
+	map.nr_rings = 1;
+	map.nr_frames = 64;
+	map.rings = (uint64_t)(uintptr_t)ring;
+	map.frames = (uint64_t)(uintptr_t)mfn;
+	expect("MAP into too small an array", hc(PMUVIRT_XEN_PROF_MAP, &map), -ENOSPC);
+	expect("  says how many", map.nr_rings, 3);
+	map.nr_rings = 8;
+	map.nr_frames = 64;
+	expect("MAP", hc(PMUVIRT_XEN_PROF_MAP, &map), 0);
+	expect("  frames", map.nr_frames, 6);
+	expect("  ring 0: PCPU 0", ring[0].flags == PMUVIRT_XEN_PROF_RING_PCPU && !ring[0].id, 1);
+	expect("  ring 2: dom0 VCPU 1", !ring[2].domain && ring[2].id == 1 && !ring[2].flags, 1);
+	for (i = 0; i < map.nr_frames; i++)
+		frames[i] = (unsigned long)mfn[i];
+	mem = xen_map_own_frames(privcmd, frames, map.nr_frames, ferr);
+	expect("map them read-only", mem == MAP_FAILED ? -errno : 0, 0);
+	memset(&tail, 0, sizeof(tail));
+	hdr(&tail.hdr, sizeof(tail));
+	tail.nr_rings = 2;
+	tail.tails = (uint64_t)(uintptr_t)tails;
+	memset(tails, 0, sizeof(tails));
+	expect("TAIL of 2 rings of 3", hc(PMUVIRT_XEN_PROF_TAIL, &tail), -EINVAL);
+	tail.nr_rings = 3;
+	if (mem != MAP_FAILED)
+		tails[1] = ((const volatile struct pmuvirt_sample_ring *)
+			    ((char *)mem + ring[1].frame * 4096))->head + 1;
+	expect("TAIL ahead of a ring's head", hc(PMUVIRT_XEN_PROF_TAIL, &tail), -EINVAL);
+	tails[1] -= 1;
+	expect("TAIL at the heads", hc(PMUVIRT_XEN_PROF_TAIL, &tail), 0);
+	tail.tails = 0;
+	expect("TAIL from a bad address", hc(PMUVIRT_XEN_PROF_TAIL, &tail), -EFAULT);
+	expect("RELEASE while running", simple(PMUVIRT_XEN_PROF_RELEASE, 0), -EBUSY);
+	expect("STOP with a reserved field", simple(PMUVIRT_XEN_PROF_STOP, 1), -EINVAL);
+	expect("read before the stop", read_own(&rd), 0);
+	before = rd.value[0];
+	expect("STOP", simple(PMUVIRT_XEN_PROF_STOP, 0), 0);
+	expect("  the VCPU's count went on", read_own(&rd) == 0 && rd.value[0] > before, 1);
+	expect("STOP again", simple(PMUVIRT_XEN_PROF_STOP, 0), -ENOENT);
+	expect("START before the release", hc(PMUVIRT_XEN_PROF_START, &op), -EBUSY);
+	expect("RELEASE while mapped", simple(PMUVIRT_XEN_PROF_RELEASE, 0), -EBUSY);
+	if (mem != MAP_FAILED)
+		munmap(mem, (size_t)map.nr_frames * 4096);
+	expect("RELEASE after the unmap", simple(PMUVIRT_XEN_PROF_RELEASE, 0), 0);
+	expect("RELEASE again", simple(PMUVIRT_XEN_PROF_RELEASE, 0), -ENOENT);
+	expect("VCPU control: cycles, branches: free again", set_own(2, two_gp), 0);
+	expect("VCPU control: none", set_own(0, NULL), 0);
+	printf("PMUVIRT-XEN-PROF-RULES-%s\n", failures ? "FAILED" : "PASSED");
+	return failures ? 1 : 0;
+}
+
+/* The hot functions: 2 instructions per iteration, nothing else inside. */
+__attribute__((noinline)) void hot_a(uint64_t n)
+{
+	__asm__ __volatile__("1: dec %0\n\tjnz 1b" : "+r" (n) : : "cc");
+}
+
+__attribute__((noinline)) void hot_b(uint64_t n)
+{
+	__asm__ __volatile__("1: dec %0\n\tjnz 1b" : "+r" (n) : : "cc");
+}
+
+#define HOT_B	100003ull	/* iterations of hot_b a round; hot_a three times that */
+
+static uint64_t rounds, vcpu_time;
+static long hot_rc;
+
+static void *hot_thread(void *arg)
+{
+	static const unsigned int tsc[] = { PMUVIRT_EV_TSC };
+	struct pmuvirt_xen_read before, after;
+	int vcpu;
+	uint64_t r;
+
+	(void)arg;
+	hot_rc = pin_to_vcpu(0, &vcpu);
+	if (!hot_rc)
+		hot_rc = set_own(1, tsc);
+	if (!hot_rc)
+		hot_rc = run_alone();
+	if (!hot_rc)
+		hot_rc = read_own(&before);
+	if (hot_rc)
+		return NULL;
+	for (r = 0; r < rounds; r++) {
+		hot_a(3 * HOT_B);
+		hot_b(HOT_B);
+	}
+	hot_rc = read_own(&after);
+	vcpu_time = after.value[0] - before.value[0];
+	if (!hot_rc)
+		hot_rc = set_own(0, NULL);
+	return NULL;
+}
+
+static int hot(void)
+{
+	double work = (double)(rounds * 8 * HOT_B);
+	pthread_t t;
+
+	pthread_create(&t, NULL, hot_thread, NULL);
+	pthread_join(t, NULL);
+	printf("PMUVIRT-XEN-PROF-HOT rc=%ld work_a=%llu work_b=%llu vcpu_time=%llu (%+.3f%%)\n",
+	       hot_rc, (unsigned long long)(rounds * 6 * HOT_B),
+	       (unsigned long long)(rounds * 2 * HOT_B), (unsigned long long)vcpu_time,
+	       100.0 * ((double)vcpu_time - work) / work);
+	return hot_rc ? 1 : 0;
+}
+
+/* One line of the report's symbol table: weight, domain, mode, symbol. */
+struct line {
+	unsigned long long weight;
+	char domain[16], mode[8], symbol[128];
+};
+
+static int parse(const char *text, struct line *l)
+{
+	double share;
+
+	return sscanf(text, " %lf%% %llu %15s %7s %127s", &share, &l->weight, l->domain, l->mode,
+		      l->symbol) == 5;
+}
+
+/* Sum of the weights of report lines matching domain, mode and symbol (NULL: any). */
+static unsigned long long sum(const char *path, const char *dom, const char *mode,
+			      const char *sym, int unresolved_only)
+{
+	char text[512];
+	unsigned long long s = 0;
+	FILE *f = fopen(path, "r");
+	struct line l;
+
+	if (!f)
+		return 0;
+	while (fgets(text, sizeof(text), f)) {
+		if (text[0] == '#' || !parse(text, &l))
+			continue;
+		if ((dom && strcmp(l.domain, dom)) || (mode && strcmp(l.mode, mode)) ||
+		    (sym && strcmp(l.symbol, sym)))
+			continue;
+		if (unresolved_only && strcmp(l.symbol, "[unknown]"))
+			continue;
+		s += l.weight;
+	}
+	fclose(f);
+	return s;
+}
+
+/* "ring N (d0 vcpu 0): R read, L lost, S skipped" */
+static int ring_line(const char *path, unsigned long long *read, unsigned long long *lost)
+{
+	unsigned long long r, l;
+	char text[512];
+	FILE *f = fopen(path, "r");
+	unsigned int n, id;
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(text, sizeof(text), f))
+		if (sscanf(text, "#   ring %u (d0 vcpu %u): %llu read, %llu lost", &n, &id, &r,
+			   &l) == 4 && id == 0) {
+			*read = r;
+			*lost = l;
+			found = 1;
+		}
+	fclose(f);
+	return found;
+}
+
+static int check(const char *path, double period, double work_a, double work_b, int lossy)
+{
+	unsigned long long a = sum(path, "d0", "user", "hot_a", 0);
+	unsigned long long b = sum(path, "d0", "user", "hot_b", 0);
+	unsigned long long idle = sum(path, "idle", NULL, NULL, 0);
+	unsigned long long idle_unknown = sum(path, "idle", NULL, NULL, 1);
+	double want = (work_a + work_b) / period, share = a + b ? (double)a / (double)(a + b) : 0;
+	double got = (double)(a + b);
+	unsigned long long read = 0, lost = 0;
+	int bad = 0;
+
+	if (lossy) {
+		if (!ring_line(path, &read, &lost))
+			bad++;
+		got = (double)(read + lost);
+		printf("PMUVIRT-XEN-PROF-LOSSY d0 vcpu 0: read %llu lost %llu, expected about %.0f "
+		       "(%+.1f%%)\n", read, lost, want, 100.0 * (got - want) / want);
+		if (!lost || got < 0.9 * want || got > 1.1 * want)
+			bad++;
+	} else {
+		printf("PMUVIRT-XEN-PROF-SHARE hot_a %llu hot_b %llu share %.4f (want 0.75), "
+		       "samples %.0f expected about %.0f (%+.1f%%); idle %llu, %llu unresolved\n",
+		       a, b, share, got, want, 100.0 * (got - want) / want, idle, idle_unknown);
+		if (share < 0.72 || share > 0.78 || got < 0.9 * want || got > 1.1 * want)
+			bad++;
+		/* Xen's own samples resolve from xen-syms */
+		if (!idle || idle_unknown * 10 > idle)
+			bad++;
+	}
+	printf("PMUVIRT-XEN-PROF-%s-%s\n", lossy ? "LOSSY" : "SHARE", bad ? "FAILED" : "PASSED");
+	return bad ? 1 : 0;
+}
+
+/* Each passive domU: kernel samples from its System.map, user samples too. */
+static int domus(const char *path, const char *a, const char *b)
+{
+	const char *d[2] = { a, b };
+	int bad = 0, i;
+
+	for (i = 0; i < 2; i++) {
+		unsigned long long k = sum(path, d[i], "kernel", NULL, 0);
+		unsigned long long ku = sum(path, d[i], "kernel", NULL, 1);
+		unsigned long long u = sum(path, d[i], "user", NULL, 0);
+		unsigned long long x = sum(path, d[i], "xen", NULL, 0);
+
+		printf("PMUVIRT-XEN-PROF-DOMU %s: kernel %llu (%llu unresolved), user %llu, xen %llu\n",
+		       d[i], k, ku, u, x);
+		if (k < 20 || ku * 10 > k || !u)
+			bad++;
+	}
+	printf("PMUVIRT-XEN-PROF-DOMUS-%s\n", bad ? "FAILED" : "PASSED");
+	return bad ? 1 : 0;
+}
+
+static int nopmu(void)
+{
+	struct pmuvirt_xen_prof_start op;
+
+	start_op(&op, PMUVIRT_EV_CYCLES);
+	expect("START on the TSC alone", hc(PMUVIRT_XEN_PROF_START, &op), -ENODEV);
+	expect("  no session", simple(PMUVIRT_XEN_PROF_STOP, 0), -ENOENT);
+	printf("PMUVIRT-XEN-PROF-NOPMU-%s\n", failures ? "FAILED" : "PASSED");
+	return failures ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 2 && !strcmp(argv[1], "nopmu")) {
+		if (open_privcmd() < 0)
+			return 1;
+		return nopmu();
+	}
+	if (argc == 2 && !strcmp(argv[1], "rules")) {
+		if (open_privcmd() < 0) {
+			printf("PMUVIRT-XEN-PROF-FAIL no privcmd: %s\n", strerror(errno));
+			return 1;
+		}
+		return rules();
+	}
+	if (argc == 3 && !strcmp(argv[1], "hot")) {
+		rounds = strtoull(argv[2], NULL, 0);
+		if (open_privcmd() < 0)
+			return 1;
+		return hot();
+	}
+	if ((argc == 6 || argc == 7) && !strcmp(argv[1], "check"))
+		return check(argv[2], strtod(argv[3], NULL), strtod(argv[4], NULL),
+			     strtod(argv[5], NULL), argc == 7);
+	if (argc == 5 && !strcmp(argv[1], "domus"))
+		return domus(argv[2], argv[3], argv[4]);
+	fprintf(stderr, "usage: xen_prof_test rules | nopmu | hot ROUNDS | check REPORT PERIOD WORK_A "
+		"WORK_B [lossy] | domus REPORT DOMA DOMB\n");
+	return 2;
+}

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+/*
+ * pmuvirt-xenprof without Xen.  Its symbol tables: this program's own ELF
+ * file names its functions at their addresses; a System.map gives text
+ * symbols only; damaged files are refused.  Its drain: rings filled by the
+ * library's writer (src/core/sample.c), some past full, come out whole and
+ * in order, every record read or counted lost.  Its report (the program
+ * whose path is argv[1]): a record file with a known profile gives the
+ * shares, domains, modes, symbols and lost count it must.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "pmuvirt_arch.h"
+#include "drain.h"
+#include "symtab.h"
+
+static const char *tool;
+
+/* Functions whose addresses records name; their bodies only give them a size. */
+__attribute__((noinline)) int hot_a(int x)
+{
+	return x * 3 + 1;
+}
+
+__attribute__((noinline)) int hot_b(int x)
+{
+	return x * 5 + 2;
+}
+
+__attribute__((noinline)) int xen_fn(int x)
+{
+	return x ^ 0x55;
+}
+
+static void test_symtab_elf(void **state)
+{
+	struct symtab t;
+	const struct sym *s;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(symtab_load(&t, "/proc/self/exe", err, sizeof(err)), 0);
+	s = symtab_find(&t, (uint64_t)(uintptr_t)hot_a);
+	assert_non_null(s);
+	assert_string_equal(s->name, "hot_a");
+	s = symtab_find(&t, (uint64_t)(uintptr_t)hot_b + 1);
+	assert_non_null(s);
+	assert_string_equal(s->name, "hot_b");
+	assert_null(symtab_find(&t, 0x10));
+	symtab_free(&t);
+}
+
+static char *write_tmp(const char *text, size_t len)
+{
+	char *path = strdup("/tmp/pmuvirt-xenprof-test-XXXXXX");
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	close(fd);
+	return path;
+}
+
+static const char map_text[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000100 t kernel_fn\n"
+	"ffffffff81000200 D some_data\n"
+	"ffffffff81000300 W weak_fn\n"
+	"garbage line\n"
+	"ffffffff81000400 T _etext\n";
+
+static void test_symtab_map(void **state)
+{
+	struct symtab t;
+	const struct sym *s;
+	char err[256], *path = write_tmp(map_text, sizeof(map_text) - 1);
+	FILE *self, *cut;
+	char buf[100], *cpath;
+
+	(void)state;
+	assert_int_equal(symtab_load(&t, path, err, sizeof(err)), 0);
+	s = symtab_find(&t, 0xffffffff81000150ull);
+	assert_string_equal(s->name, "kernel_fn");
+	/* data symbols do not end a text symbol */
+	s = symtab_find(&t, 0xffffffff81000250ull);
+	assert_string_equal(s->name, "kernel_fn");
+	assert_string_equal(symtab_find(&t, 0xffffffff81000300ull)->name, "weak_fn");
+	assert_null(symtab_find(&t, 0xffffffff80ffffffull));
+	symtab_free(&t);
+	unlink(path);
+	free(path);
+
+	/* no text symbol at all; a missing file; an ELF file cut short */
+	path = write_tmp("just text\n", 10);
+	assert_int_equal(symtab_load(&t, path, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "no text symbols"));
+	unlink(path);
+	free(path);
+	assert_int_equal(symtab_load(&t, "/nonexistent/xen-syms", err, sizeof(err)), -1);
+	self = fopen("/proc/self/exe", "rb");
+	assert_int_equal(fread(buf, 1, sizeof(buf), self), sizeof(buf));
+	fclose(self);
+	cpath = write_tmp(buf, sizeof(buf));
+	cut = fopen(cpath, "rb");
+	fclose(cut);
+	assert_int_equal(symtab_load(&t, cpath, err, sizeof(err)), -1);
+	unlink(cpath);
+	free(cpath);
+}
+
+#define PAGES	2
+#define NR	32	/* records in a ring of 2 pages after its 128-byte header */
+
+struct rings {
+	char *mem;
+	struct pmuvirt_sample_writer w[3];
+	struct pmuvirt_xen_prof_ring desc[3];
+};
+
+static void rings_new(struct rings *g)
+{
+	unsigned int i;
+
+	g->mem = aligned_alloc(4096, 3 * PAGES * 4096);
+	assert_non_null(g->mem);
+	memset(g->mem, 0, 3 * PAGES * 4096);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(pmuvirt_sample_init(&g->w[i], g->mem + i * PAGES * 4096,
+						     PAGES * 4096, NR, 128), 0);
+		g->desc[i] = (struct pmuvirt_xen_prof_ring){ .domain = i, .id = 0,
+							     .frame = i * PAGES };
+	}
+}
+
+static void put(struct rings *g, unsigned int ring, uint32_t domain, uint16_t flags, uint64_t ip,
+		uint32_t weight)
+{
+	struct pmuvirt_sample s;
+
+	memset(&s, 0, sizeof(s));
+	s.ip = ip;
+	s.domain = domain;
+	s.flags = flags;
+	s.weight = weight;
+	s.time = g->w[ring].head;
+	pmuvirt_sample_write(&g->w[ring], &s);
+}
+
+/* PROF_TAIL's part: the reader's tails go back to the rings. */
+static void give_back(struct rings *g, const struct xp_drain *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		g->w[i].ring->tail = d->tails[i];
+}
+
+static void test_drain(void **state)
+{
+	struct pmuvirt_control ctl = { .version = PMUVIRT_ABI_VERSION };
+	struct pmuvirt_sample s;
+	struct xp_drain d;
+	struct rings g;
+	FILE *f = tmpfile();
+	uint64_t i, n;
+	long got;
+
+	(void)state;
+	rings_new(&g);
+	assert_int_equal(xp_file_begin(f, &ctl, g.desc, 3, NR), 0);
+	assert_int_equal(xp_drain_init(&d, g.mem, g.desc, 3, PAGES, f), 0);
+	/* ring 0: 20 records; ring 1: 50, 18 of them dropped; ring 2: none */
+	for (i = 0; i < 20; i++)
+		put(&g, 0, 0, 0, 0x1000 + i, 1);
+	for (i = 0; i < 50; i++)
+		put(&g, 1, 1, 0, 0x2000 + i, 1);
+	got = xp_drain_all(&d);
+	assert_int_equal(got, 20 + NR);
+	assert_int_equal(d.tails[0], 20);
+	assert_int_equal(d.tails[1], NR);
+	assert_int_equal(d.tails[2], 0);
+	give_back(&g, &d);
+	/* room again: 10 more in ring 1 */
+	for (i = 0; i < 10; i++)
+		put(&g, 1, 1, 0, 0x3000 + i, 1);
+	assert_int_equal(xp_drain_all(&d), 10);
+	/* a reader-visible head past the ring: skipped, counted */
+	g.w[2].ring->head = 5 * NR;
+	assert_int_equal(xp_drain_all(&d), 0);
+	assert_int_equal(d.ring[2].end.skipped, 5 * NR);
+	assert_int_equal(xp_file_end(&d), 0);
+	assert_int_equal(d.ring[1].end.lost, 18);
+	assert_int_equal(d.ring[0].end.read + d.ring[1].end.read + d.ring[1].end.lost, 20 + 60);
+
+	/* the file: header, rings, then records in the order read */
+	rewind(f);
+	assert_int_equal(fseek(f, sizeof(struct xp_file_hdr) + 3 * sizeof(g.desc[0]), SEEK_SET), 0);
+	for (n = 0; n < 20 + NR + 10; n++) {
+		assert_int_equal(fread(&s, sizeof(s), 1, f), 1);
+		if (n < 20)
+			assert_int_equal(s.ip, 0x1000 + n);
+		else if (n < 20 + NR)
+			assert_int_equal(s.ip, 0x2000 + n - 20);
+		else
+			assert_int_equal(s.ip, 0x3000 + n - 20 - NR);
+	}
+	fclose(f);
+	xp_drain_free(&d);
+
+	/* a ring whose header does not check is refused */
+	g.w[1].ring->record_size = 160;
+	assert_int_equal(xp_drain_init(&d, g.mem, g.desc, 3, PAGES, tmpfile()), -1);
+	free(g.mem);
+}
+
+/*
+ * A known profile: domain 0 user code 300 in hot_a, 100 in hot_b; domain 1
+ * kernel 200 in kernel_fn (System.map); Xen 100 in xen_fn for domain 1 and
+ * 200 for the idle PCPU; domain 5 unprofiled 100; 18 records lost.
+ */
+static void test_report(void **state)
+{
+	struct pmuvirt_control ctl = { .version = PMUVIRT_ABI_VERSION, .nr_counters = 1 };
+	char cmd[1024], line[512], *map = write_tmp(map_text, sizeof(map_text) - 1);
+	char data[] = "/tmp/pmuvirt-xenprof-data-XXXXXX";
+	uint64_t a = (uint64_t)(uintptr_t)hot_a, b = (uint64_t)(uintptr_t)hot_b;
+	uint64_t x = (uint64_t)(uintptr_t)xen_fn;
+	int found = 0, fd = mkstemp(data);
+	struct xp_drain d;
+	struct rings g;
+	unsigned int i;
+	FILE *f, *p;
+
+	(void)state;
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w+b");
+	rings_new(&g);
+	g.desc[2] = (struct pmuvirt_xen_prof_ring){ .domain = PMUVIRT_XEN_DOMID_IDLE, .id = 0,
+						    .frame = 2 * PAGES,
+						    .flags = PMUVIRT_XEN_PROF_RING_PCPU };
+	assert_int_equal(xp_file_begin(f, &ctl, g.desc, 3, NR), 0);
+	assert_int_equal(xp_drain_init(&d, g.mem, g.desc, 3, PAGES, f), 0);
+	for (i = 0; i < 4; i++) {
+		/* weights add up: a record may stand for several periods */
+		put(&g, 0, 0, PMUVIRT_SAMPLE_USER, a + 1, 25);
+		put(&g, 0, 0, PMUVIRT_SAMPLE_USER, a + 2, 50);
+		put(&g, 0, 0, PMUVIRT_SAMPLE_USER, b, 25);
+		put(&g, 1, 1, 0, 0xffffffff81000180ull, 50);
+		put(&g, 1, 1, PMUVIRT_SAMPLE_HYPERVISOR, x, 25);
+		put(&g, 2, PMUVIRT_XEN_DOMID_IDLE, PMUVIRT_SAMPLE_HYPERVISOR, x + 1, 50);
+		put(&g, 2, 5, PMUVIRT_SAMPLE_USER | PMUVIRT_SAMPLE_NO_IP, 0, 25);
+		assert_true(xp_drain_all(&d) > 0);
+		give_back(&g, &d);
+	}
+	for (i = 0; i < NR + 18; i++)
+		put(&g, 1, 1, 0, 0xffffffff81000180ull, 0);	/* weight 0: only the count */
+	assert_int_equal(xp_drain_all(&d), NR);
+	assert_int_equal(xp_file_end(&d), 0);
+	fclose(f);
+	xp_drain_free(&d);
+	free(g.mem);
+
+	snprintf(cmd, sizeof(cmd), "%s report -i %s --xen-syms /proc/%d/exe --map 1=%s "
+		 "--exe 0=/proc/%d/exe", tool, data, (int)getpid(), map, (int)getpid());
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		static const char *const want[] = {
+			"# pmuvirt-xenprof report: 60 records (weight 1000) from 3 rings of 32, 18 lost, 0 skipped",
+			"# 100 without an IP (domains not profiled), 0 not resolved",
+			"  d0              400   40.00%          0          0        400",
+			"  d1              300   30.00%        100        200          0",
+			"  d5              100   10.00%          0          0        100",
+			"  idle            200   20.00%        200          0          0",
+			"    30.00%        300 d0       user    hot_a",
+			"    20.00%        200 d1       kernel  kernel_fn",
+			"    20.00%        200 idle     xen     xen_fn",
+			"    10.00%        100 d0       user    hot_b",
+			"    10.00%        100 d1       xen     xen_fn",
+			"    10.00%        100 d5       user    [not profiled]",
+		};
+
+		line[strcspn(line, "\n")] = 0;
+		for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+			if (!strcmp(line, want[i]))
+				found |= 1 << i;
+		print_message("%s\n", line);
+	}
+	assert_int_equal(pclose(p), 0);
+	assert_int_equal(found, (1 << 12) - 1);
+
+	/* a damaged file is refused */
+	assert_int_equal(truncate(data, 200), 0);
+	snprintf(cmd, sizeof(cmd), "%s report -i %s >/dev/null 2>&1", tool, data);
+	assert_int_not_equal(system(cmd), 0);
+	unlink(data);
+	unlink(map);
+	free(map);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_symtab_elf),
+		cmocka_unit_test(test_symtab_map),
+		cmocka_unit_test(test_drain),
+		cmocka_unit_test(test_report),
+	};
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: test_xenprof_tool PATH-OF-pmuvirt-xenprof\n");
+		return 2;
+	}
+	tool = argv[1];
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
