@@ -99,20 +99,27 @@ int pmuvirt_xen_check_arm(const struct pmuvirt_xen_arm *op, const struct pmuvirt
  * pmuvirt_xen_guest_privilege() - keep Xen's own events out of a guest's control
  * @ctl:	the guest's control (a copy), rewritten in place.
  * @pv:		the guest is paravirtual.
+ * @caps:	the caps of Xen's PMU (PMUVIRT_CAP_GUEST_ONLY: Xen can have
+ *		the hardware leave itself out).
  * @err:	on failure, which counter and why.
  *
  * A PV guest's kernel runs outside ring 0 (ring 3 on 64-bit, ring 1 on
  * 32-bit), where the hardware's user filter counts; ring 0 is Xen.  So for
  * PV every counter that asks for kernel mode counts in user mode instead:
  * it then counts everything the guest runs and nothing of Xen (the hardware
- * cannot tell the guest's kernel from its user mode there).  An HVM guest's
- * kernel shares the supervisor filter with Xen: kernel-mode counting is
- * refused.  The TSC and controls pmuvirt_validate() will refuse anyway are
- * left alone.
+ * cannot tell the guest's kernel from its user mode there).  A PV guest
+ * runs in the host's mode, so guest-only counting is refused for it.  An
+ * HVM or PVH guest's kernel shares the supervisor filter with Xen: its
+ * kernel-mode counters get PMUVIRT_CTR_GUEST, which counts only while the
+ * guest runs, when @caps has PMUVIRT_CAP_GUEST_ONLY, and are refused
+ * otherwise.  The TSC and controls pmuvirt_validate() will refuse anyway
+ * are left alone.
  *
- * Return: 0; -EOPNOTSUPP for kernel-mode counting by an HVM guest.
+ * Return: 0; -EOPNOTSUPP for kernel-mode counting by an HVM guest when Xen
+ * cannot leave itself out, and for guest-only counting by a PV guest.
  */
-int pmuvirt_xen_guest_privilege(struct pmuvirt_control *ctl, bool pv, struct pmuvirt_error *err);
+int pmuvirt_xen_guest_privilege(struct pmuvirt_control *ctl, bool pv, uint32_t caps,
+				struct pmuvirt_error *err);
 
 /**
  * pmuvirt_linux_check_hdr() - check the first two words of an ioctl argument

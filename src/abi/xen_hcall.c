@@ -113,7 +113,18 @@ int pmuvirt_xen_check_arm(const struct pmuvirt_xen_arm *op, const struct pmuvirt
 	return 0;
 }
 
-int pmuvirt_xen_guest_privilege(struct pmuvirt_control *ctl, bool pv, struct pmuvirt_error *err)
+/* -EOPNOTSUPP for counter @i of a control, and why. */
+static int refuse(struct pmuvirt_error *err, unsigned int i, const char *why)
+{
+	if (err) {
+		err->counter = (int)i;
+		err->reason = why;
+	}
+	return -EOPNOTSUPP;
+}
+
+int pmuvirt_xen_guest_privilege(struct pmuvirt_control *ctl, bool pv, uint32_t caps,
+				struct pmuvirt_error *err)
 {
 	unsigned int i, n = ctl->nr_counters;
 
@@ -122,17 +133,18 @@ int pmuvirt_xen_guest_privilege(struct pmuvirt_control *ctl, bool pv, struct pmu
 	for (i = 0; i < n; i++) {
 		struct pmuvirt_counter_ctl *c = &ctl->counter[i];
 
-		if (!(c->flags & PMUVIRT_CTR_KERNEL) ||
-		    (c->event == PMUVIRT_EV_TSC && !(c->flags & PMUVIRT_CTR_RAW)))
+		if (c->event == PMUVIRT_EV_TSC && !(c->flags & PMUVIRT_CTR_RAW))
 			continue;
-		if (!pv) {
-			if (err) {
-				err->counter = (int)i;
-				err->reason = "an HVM guest's kernel mode is Xen's too";
-			}
-			return -EOPNOTSUPP;
-		}
-		c->flags = (c->flags & ~PMUVIRT_CTR_KERNEL) | PMUVIRT_CTR_USER;
+		if (pv && (c->flags & PMUVIRT_CTR_GUEST))
+			return refuse(err, i, "a PV guest runs in the host's mode: guest-only counting counts nothing");
+		if (!(c->flags & PMUVIRT_CTR_KERNEL))
+			continue;
+		if (pv)
+			c->flags = (c->flags & ~PMUVIRT_CTR_KERNEL) | PMUVIRT_CTR_USER;
+		else if (caps & PMUVIRT_CAP_GUEST_ONLY)
+			c->flags |= PMUVIRT_CTR_GUEST;
+		else
+			return refuse(err, i, "an HVM guest's kernel mode is Xen's too, and this PMU cannot leave Xen out");
 	}
 	return 0;
 }

@@ -116,6 +116,56 @@ static bool policy_allows(const struct pmuvirt_policy *p, const struct pmuvirt_c
 	return p->action == PMUVIRT_POLICY_ALLOW ? listed : !listed;
 }
 
+static bool is_tsc(const struct pmuvirt_counter_ctl *c)
+{
+	return !(c->flags & PMUVIRT_CTR_RAW) && c->event == PMUVIRT_EV_TSC;
+}
+
+/*
+ * The privilege rule, as properties of what pmuvirt_xen_guest_privilege()
+ * made of @in (@out, result @ret, counter named @bad): PV kernel mode
+ * becomes user mode and PV guest-only counting is refused; HVM kernel
+ * mode becomes guest-only when @caps allows, else it is refused; the first
+ * counter that breaks the rule is the one named; nothing else changes.
+ */
+static void check_privilege(const struct pmuvirt_control *in, const struct pmuvirt_control *out,
+			    bool pv, uint32_t caps, int ret, int bad)
+{
+	unsigned int i, n = in->nr_counters < PMUVIRT_MAX_COUNTERS ? in->nr_counters :
+			    PMUVIRT_MAX_COUNTERS;
+	bool can = caps & PMUVIRT_CAP_GUEST_ONLY;
+
+	if (memcmp(in, out, offsetof(struct pmuvirt_control, counter)))
+		abort();
+	for (i = 0; i < PMUVIRT_MAX_COUNTERS; i++) {
+		const struct pmuvirt_counter_ctl *a = &in->counter[i], *b = &out->counter[i];
+		uint32_t f = a->flags;
+		bool refused;
+
+		if (a->event != b->event || a->period != b->period || a->reserved != b->reserved)
+			abort();
+		if (i >= n || is_tsc(a)) {
+			if (b->flags != f)
+				abort();
+			continue;
+		}
+		refused = pv ? (f & PMUVIRT_CTR_GUEST) : ((f & PMUVIRT_CTR_KERNEL) && !can);
+		if (refused) {
+			if (ret != -EOPNOTSUPP || bad != (int)i)
+				abort();
+			return;		/* the counters after it are not looked at */
+		}
+		if (pv && (f & PMUVIRT_CTR_KERNEL))
+			f = (f & ~PMUVIRT_CTR_KERNEL) | PMUVIRT_CTR_USER;
+		else if (!pv && (f & PMUVIRT_CTR_KERNEL))
+			f |= PMUVIRT_CTR_GUEST;
+		if (b->flags != f)
+			abort();
+	}
+	if (ret)
+		abort();
+}
+
 /* The last policy SET_POLICY accepted, NULL before. */
 static struct pmuvirt_policy cur_policy;
 static const struct pmuvirt_policy *policy;
@@ -175,17 +225,16 @@ static void hypercall(struct rig *r, unsigned int cmd, union xen_arg *u, size_t 
 	case PMUVIRT_XEN_SET_CONTROL: {
 		struct pmuvirt_control ctl = u->a.set_control.ctl;
 		bool pv = u->a.set_control.ctl.counter[0].event & 1;	/* either kind of guest */
+		/* a Xen whose PMU can leave Xen out, or not */
+		uint32_t caps = (u->a.set_control.ctl.counter[0].event & 2) ? r->pmu.caps : 0;
 		unsigned int i;
 		int v;
 
-		/* as the glue does: Xen's ring never counts for a guest */
-		ret = pmuvirt_xen_guest_privilege(&ctl, pv, &err);
-		for (i = 0; !ret && pv && i < ctl.nr_counters && i < PMUVIRT_MAX_COUNTERS; i++)
-			if ((ctl.counter[i].flags & PMUVIRT_CTR_KERNEL) &&
-			    (ctl.counter[i].event != PMUVIRT_EV_TSC ||
-			     (ctl.counter[i].flags & PMUVIRT_CTR_RAW)))
-				abort();
-		if (ret && (pv || memcmp(snap, r->a, r->csize)))
+		/* as the glue does: Xen's own execution never counts for a guest */
+		err.counter = -2;
+		ret = pmuvirt_xen_guest_privilege(&ctl, pv, caps, &err);
+		check_privilege(&u->a.set_control.ctl, &ctl, pv, caps, ret, err.counter);
+		if (ret && memcmp(snap, r->a, r->csize))
 			abort();
 		if (ret)
 			break;

@@ -413,23 +413,47 @@ static void test_xen_guest_privilege(void **state)
 	c.counter[3].flags = PMUVIRT_CTR_RAW | PMUVIRT_CTR_KERNEL;
 	c.counter[4].event = PMUVIRT_EV_TSC;
 	/* PV: kernel mode becomes the guest's ring (user filter), nothing else changes */
-	assert_int_equal(pmuvirt_xen_guest_privilege(&c, true, &err), 0);
+	assert_int_equal(pmuvirt_xen_guest_privilege(&c, true, PMUVIRT_CAP_GUEST_ONLY, &err), 0);
 	assert_int_equal(c.counter[0].flags, PMUVIRT_CTR_USER);
 	assert_int_equal(c.counter[1].flags, PMUVIRT_CTR_USER);
 	assert_int_equal(c.counter[2].flags, PMUVIRT_CTR_USER);
 	assert_int_equal(c.counter[3].flags, PMUVIRT_CTR_RAW | PMUVIRT_CTR_USER);
 	assert_int_equal(c.counter[3].event, 0xc0);
 	assert_int_equal(c.counter[4].flags, 0);
-	/* HVM: kernel mode is refused with the counter named */
-	c.counter[2].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
-	assert_int_equal(pmuvirt_xen_guest_privilege(&c, false, &err), -EOPNOTSUPP);
+	/* PV never runs in guest mode: guest-only counting is refused, counter named */
+	c.counter[2].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_GUEST;
+	err.counter = -1;
+	assert_int_equal(pmuvirt_xen_guest_privilege(&c, true, PMUVIRT_CAP_GUEST_ONLY, &err),
+			 -EOPNOTSUPP);
 	assert_int_equal(err.counter, 2);
 	assert_non_null(err.reason);
+	/* HVM, Xen cannot leave itself out: kernel mode is refused with the counter named */
+	c.counter[2].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
+	err.counter = -1;
+	assert_int_equal(pmuvirt_xen_guest_privilege(&c, false, PMUVIRT_CAP_GLOBAL_CTRL, &err),
+			 -EOPNOTSUPP);
+	assert_int_equal(err.counter, 2);
+	assert_non_null(err.reason);
+	/* HVM, Xen can: kernel-mode counters count the guest only, the others stay */
+	c.counter[0].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
+	c.counter[1].flags = PMUVIRT_CTR_KERNEL;
+	c.counter[3].flags = PMUVIRT_CTR_RAW | PMUVIRT_CTR_KERNEL;
 	c.counter[2].flags = PMUVIRT_CTR_USER;
-	assert_int_equal(pmuvirt_xen_guest_privilege(&c, false, &err), 0);
+	assert_int_equal(pmuvirt_xen_guest_privilege(&c, false, PMUVIRT_CAP_GUEST_ONLY, &err), 0);
+	assert_int_equal(c.counter[0].flags,
+			 PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL | PMUVIRT_CTR_GUEST);
+	assert_int_equal(c.counter[1].flags, PMUVIRT_CTR_KERNEL | PMUVIRT_CTR_GUEST);
+	assert_int_equal(c.counter[2].flags, PMUVIRT_CTR_USER);
+	assert_int_equal(c.counter[3].flags,
+			 PMUVIRT_CTR_RAW | PMUVIRT_CTR_KERNEL | PMUVIRT_CTR_GUEST);
+	assert_int_equal(c.counter[4].flags, 0);
+	/* HVM user mode alone needs nothing of Xen */
+	c.counter[0].flags = c.counter[1].flags = c.counter[3].flags = PMUVIRT_CTR_USER;
+	assert_int_equal(pmuvirt_xen_guest_privilege(&c, false, 0, &err), 0);
+	assert_int_equal(c.counter[1].flags, PMUVIRT_CTR_USER);
 	/* an oversized counter count is left for pmuvirt_validate() */
 	c.nr_counters = 0xffffffffu;
-	assert_int_equal(pmuvirt_xen_guest_privilege(&c, true, &err), 0);
+	assert_int_equal(pmuvirt_xen_guest_privilege(&c, true, 0, &err), 0);
 }
 
 static void test_linux_hdr(void **state)

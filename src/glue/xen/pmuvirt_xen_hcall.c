@@ -38,7 +38,8 @@ static int hcall_query(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 	q.abi_version = PMUVIRT_ABI_VERSION;
 	q.arch = pmu->arch;
 	q.model = pmu->model;
-	q.caps = pmu->caps;
+	/* Xen sets PMUVIRT_CTR_GUEST itself (pmuvirt_xen_guest_privilege()). */
+	q.caps = pmu->caps & ~PMUVIRT_CAP_GUEST_ONLY;
 	q.nr_slots = min_t(uint32_t, pmu->nr_slots, PMUVIRT_MAX_SLOTS);
 	q.nr_gp = pmu->nr_gp;
 	q.nr_fixed = pmu->nr_fixed;
@@ -76,7 +77,7 @@ static int hcall_set_control(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 		return rc;
 	/* Xen's own events never count for a guest; the guest sees its flags back. */
 	ctl = op.ctl;
-	rc = pmuvirt_xen_guest_privilege(&ctl, is_pv_domain(v->domain), &err);
+	rc = pmuvirt_xen_guest_privilege(&ctl, is_pv_domain(v->domain), pmuvirt_xen_pmu.caps, &err);
 	/* pmuvirt_validate_policy() checks version, counter count, reserved bits, policy. */
 	local_irq_save(flags);
 	if (!rc)
@@ -325,7 +326,7 @@ static int hcall_vcpu_set_control(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) a
 		return rc;
 	/* As SET_CONTROL, with the target domain's privilege mode and policy. */
 	ctl = op.ctl;
-	rc = pmuvirt_xen_guest_privilege(&ctl, is_pv_domain(t->domain), &err);
+	rc = pmuvirt_xen_guest_privilege(&ctl, is_pv_domain(t->domain), pmuvirt_xen_pmu.caps, &err);
 	local_irq_save(flags);
 	if (!rc)
 		rc = pmuvirt_xen_set_vcpu_control(t, &ctl, &err);
