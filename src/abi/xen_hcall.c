@@ -29,6 +29,10 @@ uint32_t pmuvirt_xen_arg_size(unsigned int cmd)
 		return sizeof(struct pmuvirt_xen_vcpu_read);
 	case PMUVIRT_XEN_VCPU_SET_CONTROL:
 		return sizeof(struct pmuvirt_xen_vcpu_set_control);
+	case PMUVIRT_XEN_MAP_PHYS:
+		return sizeof(struct pmuvirt_xen_map_phys);
+	case PMUVIRT_XEN_UNMAP_PHYS:
+		return sizeof(struct pmuvirt_xen_unmap_phys);
 	default:
 		return 0;
 	}
@@ -85,6 +89,13 @@ int pmuvirt_xen_check_arg(unsigned int cmd, const void *arg, size_t len)
 		if (((const struct pmuvirt_xen_vcpu_set_control *)arg)->domid > 0xffff)
 			return -EINVAL;
 		break;
+	case PMUVIRT_XEN_MAP_PHYS:
+		reserved = ((const struct pmuvirt_xen_map_phys *)arg)->reserved |
+			   ((const struct pmuvirt_xen_map_phys *)arg)->flags;
+		break;
+	case PMUVIRT_XEN_UNMAP_PHYS:
+		reserved = ((const struct pmuvirt_xen_unmap_phys *)arg)->reserved;
+		break;
 	default:
 		/* QUERY is all output; MAP_SHARED's inputs may hold any value. */
 		reserved = 0;
@@ -109,6 +120,25 @@ int pmuvirt_xen_check_arm(const struct pmuvirt_xen_arm *op, const struct pmuvirt
 		if (op->remaining[i] > PMUVIRT_ARM_REMAINING_MAX ||
 		    ctx->counter[i].count + op->remaining[i] < op->remaining[i])
 			return -ERANGE;
+	}
+	return 0;
+}
+
+int pmuvirt_xen_check_map_phys(const struct pmuvirt_xen_map_phys *op, uint32_t nr_frames)
+{
+	return op->nr_frames == nr_frames && nr_frames ? 0 : -EINVAL;
+}
+
+int pmuvirt_xen_check_gfns(const uint64_t *gfns, unsigned int n, uint64_t limit)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++) {
+		if (gfns[i] >= limit)
+			return -EINVAL;
+		for (j = 0; j < i; j++)
+			if (gfns[j] == gfns[i])
+				return -EINVAL;
 	}
 	return 0;
 }
@@ -145,6 +175,29 @@ int pmuvirt_xen_guest_privilege(struct pmuvirt_control *ctl, bool pv, uint32_t c
 			c->flags |= PMUVIRT_CTR_GUEST;
 		else
 			return refuse(err, i, "an HVM guest's kernel mode is Xen's too, and this PMU cannot leave Xen out");
+	}
+	return 0;
+}
+
+int pmuvirt_xen_check_saved(const struct pmuvirt_saved_ctx *in, bool pv, uint32_t caps,
+			    struct pmuvirt_error *err)
+{
+	struct pmuvirt_control ctl = in->ctl;
+	unsigned int i;
+	int ret;
+
+	ret = pmuvirt_xen_guest_privilege(&ctl, pv, caps, err);
+	if (ret)
+		return ret;
+	/* the rule rewrites flags only */
+	for (i = 0; i < PMUVIRT_MAX_COUNTERS; i++) {
+		if (ctl.counter[i].flags == in->ctl.counter[i].flags)
+			continue;
+		if (err) {
+			err->counter = (int)i;
+			err->reason = "the saved control breaks the privilege rule";
+		}
+		return -EINVAL;
 	}
 	return 0;
 }

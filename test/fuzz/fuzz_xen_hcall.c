@@ -17,15 +17,21 @@
  * the rules of abi.h; SET_CONTROL under the last accepted policy refuses
  * with -EPERM exactly the first counter the policy does not permit (by the
  * matching rule written again here), and otherwise gives
- * pmuvirt_validate()'s result; and after every accepted call and every
- * step the fake has refused no register access.
+ * pmuvirt_validate()'s result; SET_CONTROL's privilege rule (PV kernel
+ * mode to user mode, HVM kernel mode guest-only or refused) holds with
+ * and without a PMU that can leave Xen out; MAP_PHYS's count and guest
+ * frames are accepted exactly when the count is the domain's and every
+ * frame is below the guest's limit and named once; and after every
+ * accepted call and every step the fake has refused no register access.
  *
  * Input: config byte, mode byte, the initial control of a, then records:
  * op (bits 0-1: 0 hypercall, else a step), and for a hypercall a command
  * byte (bit 7: four raw command bytes follow), with op bit 2 a two-byte
  * length (else the command's size), then the argument bytes; op bit 3
  * sets a valid header, bit 4 clears the reserved field, bit 5 makes a
- * SET_POLICY's policy well formed more often than not.
+ * SET_POLICY's policy well formed more often than not; a MAP_PHYS record
+ * ends with one byte (the domain's frame count, low 3 bits, and the
+ * guest's physical address width) and up to 8 guest frames of 8 bytes.
  */
 #include "fuzz_rig.h"
 #include <pmuvirt/xen.h>
@@ -50,6 +56,8 @@ static uint32_t *reserved_of(union xen_arg *u, unsigned int cmd)
 	case PMUVIRT_XEN_SET_POLICY: return &u->a.set_policy.reserved;
 	case PMUVIRT_XEN_VCPU_READ: return &u->a.vcpu_read.reserved;
 	case PMUVIRT_XEN_VCPU_SET_CONTROL: return &u->a.vcpu_set_control.reserved;
+	case PMUVIRT_XEN_MAP_PHYS: return &u->a.map_phys.reserved;
+	case PMUVIRT_XEN_UNMAP_PHYS: return &u->a.unmap_phys.reserved;
 	default: return NULL;
 	}
 }
@@ -163,6 +171,35 @@ static void check_privilege(const struct pmuvirt_control *in, const struct pmuvi
 			abort();
 	}
 	if (ret)
+		abort();
+}
+
+/* MAP_PHYS: the domain's record frames, the guest's frame limit, the frames named. */
+#define MAX_GFNS	8
+static unsigned int dom_frames;
+static uint64_t gfn_limit;
+static uint64_t gfns[MAX_GFNS];
+
+static void map_phys(const struct pmuvirt_xen_map_phys *op)
+{
+	bool count_ok = op->nr_frames == dom_frames && dom_frames;
+	uint64_t copy[MAX_GFNS];
+	unsigned int i, j;
+	bool ok = true;
+
+	if ((pmuvirt_xen_check_map_phys(op, dom_frames) == 0) != count_ok)
+		abort();
+	if (!count_ok)
+		return;		/* Xen copies no frame */
+	memcpy(copy, gfns, sizeof(copy));
+	for (i = 0; i < dom_frames; i++) {
+		ok = ok && gfns[i] < gfn_limit;
+		for (j = i + 1; j < dom_frames; j++)
+			ok = ok && gfns[i] != gfns[j];
+	}
+	if ((pmuvirt_xen_check_gfns(gfns, dom_frames, gfn_limit) == 0) != ok)
+		abort();
+	if (memcmp(copy, gfns, sizeof(copy)))
 		abort();
 }
 
@@ -305,8 +342,13 @@ static void hypercall(struct rig *r, unsigned int cmd, union xen_arg *u, size_t 
 			policy = &cur_policy;
 		}
 		break;
+	case PMUVIRT_XEN_MAP_PHYS:
+		if (u->a.map_phys.flags)
+			abort();
+		map_phys(&u->a.map_phys);
+		break;
 	default:
-		/* QUERY and MAP_SHARED touch no context: nothing to apply */
+		/* QUERY, MAP_SHARED and UNMAP_PHYS touch no context: nothing to apply */
 		break;
 	}
 	free(snap);
@@ -387,6 +429,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				p->raw[i].flags &= 1;
 				p->raw[i].match &= p->raw[i].mask;
 			}
+		}
+		if (cmd == PMUVIRT_XEN_MAP_PHYS) {
+			take(&data, &size, &b, 1);
+			dom_frames = (b & 7) + 1;
+			gfn_limit = (uint64_t)1 << (20 + (b >> 3));	/* 32- to 63-bit addresses */
+			take(&data, &size, gfns, sizeof(gfns[0]) * dom_frames);
 		}
 		hypercall(&r, cmd, &u, len);
 	}

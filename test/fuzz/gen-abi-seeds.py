@@ -75,6 +75,16 @@ def set_ctl(counters):
     return hcall(2, struct.pack('<iI', -1, 0) + control(counters))
 
 
+def map_phys(nr_frames, dom_frames, width, gfns, flags=0, reserved=0):
+    """MAP_PHYS, then the domain's frame count and address width, then the guest frames."""
+    return hcall(10, struct.pack('<4IQ2I', 0, 0, 0, nr_frames, 0x2000, flags, reserved)) + \
+        bytes([(dom_frames - 1) | ((width - 32) << 3)]) + \
+        b''.join(struct.pack('<Q', g) for g in gfns)
+
+
+UNMAP_PHYS = hcall(11, struct.pack('<II', 0, 0))
+
+
 # allow the TSC and raw event 0xc0 with any unit mask but 0x01
 RAW_POLICY = set_policy(0, 1 << EV_TSC, [(0xc0, 0xff, 0), (0x1c0, 0xffff, 1)])
 
@@ -104,6 +114,13 @@ XEN = {
                                       set_ctl([(0x3c, 0, USER | RAW)]), EVENTS, READ]),
     'bad-policy': xen_seed(2, True, [set_policy(2, 0), set_policy(0, 1),
                                      set_policy(0, 0, [(0x1c0, 0xff, 0)]), SET]),
+    'map-phys': xen_seed(2, True, [map_phys(2, 2, 36, [0x1000, 0x1001]), UNMAP_PHYS,
+                                   map_phys(1, 1, 48, [0xfffffffff]), READ]),
+    'bad-map-phys': xen_seed(2, True, [map_phys(2, 2, 36, [0x1000, 0x1000]),
+                                       map_phys(2, 2, 36, [0x1000, 1 << 24]),
+                                       map_phys(3, 2, 36, [1, 2]),
+                                       map_phys(1, 1, 36, [1], flags=1),
+                                       map_phys(1, 1, 36, [1], reserved=1)]),
     'bad-command': xen_seed(2, True, [bytes([0x04, 0x80]) + struct.pack('<IH', 9, 16) +
                                       struct.pack('<II', 1, 16) + bytes(8)]),
 }

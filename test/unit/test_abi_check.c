@@ -30,6 +30,7 @@ enum xen_bad {
 	XB_OUTPUTS,	/* garbage in output-only fields and inputs of any value */
 	XB_DOMID,	/* a domid past 16 bits */
 	XB_DOMID_MAX,	/* domid 0xffff, the largest that fits */
+	XB_FLAGS,	/* a flag no command defines */
 };
 
 struct xen_case {
@@ -40,7 +41,7 @@ struct xen_case {
 
 static const struct xen_case xen_cases[] = {
 	{ 0, XB_NONE, -EOPNOTSUPP },
-	{ 10, XB_NONE, -EOPNOTSUPP },
+	{ 12, XB_NONE, -EOPNOTSUPP },
 	{ 0xffffffffu, XB_NONE, -EOPNOTSUPP },
 	{ PMUVIRT_XEN_QUERY, XB_NONE, 0 },
 	{ PMUVIRT_XEN_QUERY, XB_OUTPUTS, 0 },
@@ -90,6 +91,19 @@ static const struct xen_case xen_cases[] = {
 	{ PMUVIRT_XEN_VCPU_SET_CONTROL, XB_VERSION2, -EINVAL },
 	{ PMUVIRT_XEN_VCPU_SET_CONTROL, XB_LEN_SHORT, -EINVAL },
 	{ PMUVIRT_XEN_VCPU_SET_CONTROL, XB_RESERVED, -EINVAL },
+	{ PMUVIRT_XEN_MAP_PHYS, XB_NONE, 0 },
+	{ PMUVIRT_XEN_MAP_PHYS, XB_OUTPUTS, 0 },
+	{ PMUVIRT_XEN_MAP_PHYS, XB_VERSION0, -EINVAL },
+	{ PMUVIRT_XEN_MAP_PHYS, XB_SIZE_LONG, -EINVAL },
+	{ PMUVIRT_XEN_MAP_PHYS, XB_LEN_SHORT, -EINVAL },
+	{ PMUVIRT_XEN_MAP_PHYS, XB_RESERVED, -EINVAL },
+	{ PMUVIRT_XEN_MAP_PHYS, XB_FLAGS, -EINVAL },
+	{ PMUVIRT_XEN_UNMAP_PHYS, XB_NONE, 0 },
+	{ PMUVIRT_XEN_UNMAP_PHYS, XB_OUTPUTS, 0 },
+	{ PMUVIRT_XEN_UNMAP_PHYS, XB_VERSION2, -EINVAL },
+	{ PMUVIRT_XEN_UNMAP_PHYS, XB_SIZE_ZERO, -EINVAL },
+	{ PMUVIRT_XEN_UNMAP_PHYS, XB_LEN_LONG, -EINVAL },
+	{ PMUVIRT_XEN_UNMAP_PHYS, XB_RESERVED, -EINVAL },
 };
 
 /* Sizes from include/pmuvirt/xen.h and docs/xen.md, not from the checker. */
@@ -105,6 +119,8 @@ static uint32_t doc_size(unsigned int cmd)
 	case PMUVIRT_XEN_SET_POLICY: return 808;
 	case PMUVIRT_XEN_VCPU_READ: return 152;
 	case PMUVIRT_XEN_VCPU_SET_CONTROL: return 424;
+	case PMUVIRT_XEN_MAP_PHYS: return 40;
+	case PMUVIRT_XEN_UNMAP_PHYS: return 16;
 	default: return 0;
 	}
 }
@@ -119,6 +135,8 @@ static void set_reserved(union pmuvirt_xen_any_arg *u, unsigned int cmd, uint32_
 	case PMUVIRT_XEN_SET_POLICY: u->set_policy.reserved = v; break;
 	case PMUVIRT_XEN_VCPU_READ: u->vcpu_read.reserved = v; break;
 	case PMUVIRT_XEN_VCPU_SET_CONTROL: u->vcpu_set_control.reserved = v; break;
+	case PMUVIRT_XEN_MAP_PHYS: u->map_phys.reserved = v; break;
+	case PMUVIRT_XEN_UNMAP_PHYS: u->unmap_phys.reserved = v; break;
 	default: fail_msg("command %u has no reserved field", cmd);
 	}
 }
@@ -164,6 +182,17 @@ static void fill_outputs(union pmuvirt_xen_any_arg *u, unsigned int cmd)
 		u->vcpu_set_control.vcpu = ~0u;
 		u->vcpu_set_control.err_counter = 12345;
 		memset(&u->vcpu_set_control.ctl, 0xff, sizeof(u->vcpu_set_control.ctl));
+		break;
+	case PMUVIRT_XEN_MAP_PHYS:
+		/* the count is checked against the domain, the frames once copied */
+		u->map_phys.nr_records = ~0u;
+		u->map_phys.record_size = ~0u;
+		u->map_phys.per_frame = ~0u;
+		u->map_phys.nr_frames = ~0u;
+		u->map_phys.gfns = ~0ull;
+		break;
+	case PMUVIRT_XEN_UNMAP_PHYS:
+		u->unmap_phys.nr_frames = ~0u;
 		break;
 	}
 }
@@ -214,6 +243,7 @@ static void test_xen_cases(void **state)
 		case XB_OUTPUTS: fill_outputs(&u, c->cmd); break;
 		case XB_DOMID: set_domid(&u, c->cmd, 0x10000u); break;
 		case XB_DOMID_MAX: set_domid(&u, c->cmd, 0xffffu); break;
+		case XB_FLAGS: u.map_phys.flags = 1; break;
 		}
 		before = u;
 		ret = pmuvirt_xen_check_arg(c->cmd, &u, len);
@@ -225,7 +255,7 @@ static void test_xen_cases(void **state)
 		ret = pmuvirt_xen_check_hdr(c->cmd, &u.hdr);
 		if (c->bad == XB_NONE || c->bad == XB_OUTPUTS || c->bad == XB_RESERVED ||
 		    c->bad == XB_LEN_SHORT || c->bad == XB_LEN_LONG || c->bad == XB_DOMID ||
-		    c->bad == XB_DOMID_MAX)
+		    c->bad == XB_DOMID_MAX || c->bad == XB_FLAGS)
 			assert_int_equal(ret, doc_size(c->cmd) ? 0 : -EOPNOTSUPP);
 		else
 			assert_int_equal(ret, c->expect);
@@ -239,8 +269,8 @@ static void test_xen_hdr_cross(void **state)
 	unsigned int a, b;
 
 	(void)state;
-	for (a = PMUVIRT_XEN_QUERY; a <= PMUVIRT_XEN_VCPU_SET_CONTROL; a++)
-		for (b = PMUVIRT_XEN_QUERY; b <= PMUVIRT_XEN_VCPU_SET_CONTROL; b++) {
+	for (a = PMUVIRT_XEN_QUERY; a <= PMUVIRT_XEN_UNMAP_PHYS; a++)
+		for (b = PMUVIRT_XEN_QUERY; b <= PMUVIRT_XEN_UNMAP_PHYS; b++) {
 			h.size = doc_size(b);
 			assert_int_equal(pmuvirt_xen_check_hdr(a, &h), a == b ? 0 : -EINVAL);
 		}
@@ -390,6 +420,82 @@ static void test_xen_arm_wrap(void **state)
 		free(snap);
 		arm_rig_free(r);
 	}
+}
+
+/* A restored VCPU's control must keep the privilege rule of the domain it lands in. */
+static void test_xen_check_saved(void **state)
+{
+	struct pmuvirt_error err = { -1, NULL };
+	struct pmuvirt_saved_ctx s;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	s.ctl.version = PMUVIRT_ABI_VERSION;
+	s.ctl.nr_counters = 3;
+	s.ctl.counter[0].event = PMUVIRT_EV_TSC;
+	s.ctl.counter[1].event = PMUVIRT_EV_INSTRUCTIONS;
+	s.ctl.counter[1].flags = PMUVIRT_CTR_USER;
+	s.ctl.counter[2].event = PMUVIRT_EV_CYCLES;
+	s.ctl.counter[2].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL | PMUVIRT_CTR_GUEST;
+	/* what Xen saves for an HVM guest comes back to one */
+	assert_int_equal(pmuvirt_xen_check_saved(&s, false, PMUVIRT_CAP_GUEST_ONLY, &err), 0);
+	/* ... not to a Xen that cannot leave itself out, nor to a PV domain */
+	assert_int_equal(pmuvirt_xen_check_saved(&s, false, 0, &err), -EOPNOTSUPP);
+	assert_int_equal(err.counter, 2);
+	err.counter = -1;
+	assert_int_equal(pmuvirt_xen_check_saved(&s, true, PMUVIRT_CAP_GUEST_ONLY, &err),
+			 -EOPNOTSUPP);
+	assert_int_equal(err.counter, 2);
+	/* a kernel-mode counter without the flag was never saved by Xen */
+	s.ctl.counter[2].flags = PMUVIRT_CTR_KERNEL;
+	err.counter = -1;
+	err.reason = NULL;
+	assert_int_equal(pmuvirt_xen_check_saved(&s, false, PMUVIRT_CAP_GUEST_ONLY, &err), -EINVAL);
+	assert_int_equal(err.counter, 2);
+	assert_non_null(err.reason);
+	assert_int_equal(pmuvirt_xen_check_saved(&s, true, 0, &err), -EINVAL);
+	/* PV: user mode only */
+	s.ctl.counter[2].flags = PMUVIRT_CTR_USER;
+	assert_int_equal(pmuvirt_xen_check_saved(&s, true, 0, &err), 0);
+	assert_int_equal(s.ctl.counter[2].flags, PMUVIRT_CTR_USER);	/* only read */
+	/* flags past the counters are the blob's check's business, not the rule's */
+	s.ctl.nr_counters = 1;
+	assert_int_equal(pmuvirt_xen_check_saved(&s, true, 0, &err), 0);
+}
+
+/* MAP_PHYS: the count against the domain, then the guest frames themselves. */
+static void test_xen_map_phys(void **state)
+{
+	struct pmuvirt_xen_map_phys op = { .nr_frames = 3 };
+	const uint64_t limit = 1ull << 36;	/* 48-bit guest physical addresses */
+	uint64_t g[4] = { 0x1000, 0, limit - 1, 0x1001 }, copy[4];
+
+	(void)state;
+	assert_int_equal(pmuvirt_xen_check_map_phys(&op, 3), 0);
+	assert_int_equal(pmuvirt_xen_check_map_phys(&op, 2), -EINVAL);
+	assert_int_equal(pmuvirt_xen_check_map_phys(&op, 4), -EINVAL);
+	op.nr_frames = 0;
+	assert_int_equal(pmuvirt_xen_check_map_phys(&op, 0), -EINVAL);	/* no records */
+	op.nr_frames = ~0u;
+	assert_int_equal(pmuvirt_xen_check_map_phys(&op, 1), -EINVAL);
+
+	memcpy(copy, g, sizeof(g));
+	assert_int_equal(pmuvirt_xen_check_gfns(g, 4, limit), 0);
+	assert_memory_equal(g, copy, sizeof(g));
+	assert_int_equal(pmuvirt_xen_check_gfns(g, 0, limit), 0);
+	/* beyond the guest's physical address width */
+	g[2] = limit;
+	assert_int_equal(pmuvirt_xen_check_gfns(g, 4, limit), -EINVAL);
+	g[2] = ~0ull;	/* INVALID_GFN */
+	assert_int_equal(pmuvirt_xen_check_gfns(g, 4, limit), -EINVAL);
+	assert_int_equal(pmuvirt_xen_check_gfns(g, 2, limit), 0);	/* not looked at */
+	/* one guest frame for two record frames */
+	g[2] = 7;
+	g[3] = 0x1000;
+	assert_int_equal(pmuvirt_xen_check_gfns(g, 4, limit), -EINVAL);
+	assert_int_equal(pmuvirt_xen_check_gfns(g, 3, limit), 0);
+	g[3] = 0;
+	assert_int_equal(pmuvirt_xen_check_gfns(g, 4, limit), -EINVAL);
 }
 
 /* Linux: the header words, then the whole structs. */
@@ -632,6 +738,8 @@ int main(void)
 		cmocka_unit_test(test_xen_arm),
 		cmocka_unit_test(test_xen_arm_wrap),
 		cmocka_unit_test(test_xen_guest_privilege),
+		cmocka_unit_test(test_xen_map_phys),
+		cmocka_unit_test(test_xen_check_saved),
 		cmocka_unit_test(test_linux_hdr),
 		cmocka_unit_test(test_linux_attach),
 		cmocka_unit_test(test_linux_attach_flags),

@@ -7,10 +7,11 @@
 # per-thread counts on top of the VCPUs'.  With Xen's emulated PMU
 # (pmuvirt-emulate): xen_emu_test checks PMC counting per VCPU and the
 # PMI -> VIRQ path.  With vpmu=1: pmuvirt refuses to start, and its
-# hypercall answers -EBUSY.  With one dom0 VCPU and the emulated PMU:
-# Debian's toolstack (xl) creates two PV domUs from domu.cfg that run
-# pmuvirt_xen_guest, vmtest imode and xen_access_test at once while dom0
-# spins, and report on their consoles.
+# hypercall answers -EBUSY.  With one dom0 VCPU and the emulated PMU, on
+# an AMD CPU model with SVM: Debian's toolstack (xl) creates a PV and a
+# PVH domU from domu.cfg that run pmuvirt_xen_guest, vmtest imode and
+# xen_access_test at once while dom0 spins, then xen_save_guest while dom0
+# saves and restores each of them, and report on their consoles.
 # Judged by console markers, not by QEMU's exit status.
 #
 # usage: test/vm-xen/run.sh [BUILD_DIR]     (default <source>/build-xen)
@@ -99,7 +100,7 @@ rm -rf "$work"
 mkdir -p "$work/root/bin" "$work/root/lib/modules" "$work/root/proc" "$work/root/sys" \
 	"$work/root/dev" "$work/root/tmp"
 cp "$busybox" "$work/root/bin/busybox"
-for a in sh mount mkdir insmod rmmod cat grep echo reboot sleep dmesg tail cut sed kill ln; do
+for a in sh mount mkdir insmod rmmod cat grep echo reboot sleep dmesg tail cut sed kill ln du rm; do
 	ln -s busybox "$work/root/bin/$a"
 done
 for m in xen-privcmd.ko xen-evtchn.ko xenfs/xenfs.ko; do
@@ -121,6 +122,11 @@ gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/
 gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/tools/pmuvirt-stat" \
 	-o "$work/root/vmtest" "$srcroot/test/vm-linux/vmtest.c" \
 	"$srcroot/tools/pmuvirt-stat/libpmuvirt-user.c"
+gcc -O2 -Wall -Wextra -Werror -static -o "$work/root/xs_rendezvous" \
+	"$srcroot/test/vm-xen/xs_rendezvous.c"
+gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/tools/pmuvirt-stat" \
+	-o "$work/root/xen_save_guest" "$srcroot/test/vm-xen/xen_save_guest.c" \
+	"$srcroot/tools/pmuvirt-stat/libpmuvirt-user.c"
 cp "$build/module/pmuvirt.ko" "$work/root/lib/modules/"
 
 # The domU's initramfs (inside dom0's): busybox, pmuvirt.ko and the guest
@@ -132,7 +138,8 @@ for a in sh mount insmod rmmod cat grep echo poweroff sleep dmesg sed; do
 	ln -s busybox "$droot/bin/$a"
 done
 cp "$build/module/pmuvirt.ko" "$work/root/pmuvirt_xen_guest" "$work/root/vmtest" \
-	"$work/root/xen_access_test" "$kmods/xen-privcmd.ko" "$droot/"
+	"$work/root/xen_access_test" "$work/root/xen_save_guest" "$work/root/xs_rendezvous" \
+	"$kmods/xen-privcmd.ko" "$droot/"
 cat >"$droot/init" <<INIT
 #!/bin/sh
 mount -t proc proc /proc
@@ -146,11 +153,17 @@ insmod /xen-privcmd.ko unrestricted=1
 echo "PMUVIRT-DOMU-ACCESS-EXIT=\$?"
 insmod /pmuvirt.ko && echo "PMUVIRT-DOMU-LOADED"
 dmesg | grep "pmuvirt:" | sed 's/^\\[[^]]*\\] //'
+# Both domUs start here together: dom0 writes the key once both are loaded.
+/xs_rendezvous wait data/pmuvirt-go 300 || echo "PMUVIRT-DOMU-NO-GO"
 /pmuvirt_xen_guest $guest_iterations emulated
 echo "PMUVIRT-DOMU-GUEST-EXIT=\$?"
 # i-mode counters on Xen's emulated PMU: overflow -> PMI -> VIRQ -> signal.
 /vmtest imode 0.04
 echo "PMUVIRT-DOMU-IMODE-EXIT=\$?"
+# dom0 saves and restores the domain in the middle of these loops.
+mode=; dmesg | grep -q "backend: Xen PVH" && mode=guest-only
+/xen_save_guest \$mode
+echo "PMUVIRT-DOMU-SAVE-EXIT=\$?"
 echo "PMUVIRT-DOMU-HYPERCALLS \$(cat /sys/module/pmuvirt/parameters/xen_hypercalls)"
 rmmod pmuvirt && echo "PMUVIRT-DOMU-UNLOADED"
 echo "PMUVIRT-DOMU-KERNEL-WARNINGS=\$(dmesg | grep -c 'pmuvirt: VCPU\|pmuvirt: cannot\|WARNING:\|BUG:')"
@@ -164,14 +177,21 @@ cp "$vmlinuz" "$work/root/domu/vmlinuz"
 cp "$srcroot/test/vm-xen/domu.cfg" "$work/root/etc/xen/"
 : >"$work/root/etc/xen/xl.conf"
 
-# dom0's toolstack: xl, the C xenstored, xenconsoled, xen-init-dom0, the
-# libraries they link (ldd, the unpacked ones first) and libgcc_s, which
-# glibc loads at run time for thread cancellation (xl aborts without it).
+# dom0's toolstack: xl, the C xenstored, xenconsoled, xen-init-dom0,
+# libxl-save-helper, the libraries they link (ldd, the unpacked ones
+# first) and libgcc_s, which glibc loads at run time for thread
+# cancellation (xl aborts without it).
 tbin=$tdir/root/usr/lib/xen-4.17/bin
 tlib=$tdir/root/usr/lib/x86_64-linux-gnu
-mkdir -p "$work/root/usr/bin" "$work/root/lib/x86_64-linux-gnu" "$work/root/lib64"
-for b in xl xenstored xenconsoled xen-init-dom0; do
-	cp "$tbin/$b" "$work/root/usr/bin/" || { log "FAIL: $b not in the toolstack"; exit 1; }
+mkdir -p "$work/root/usr/bin" "$work/root/lib/x86_64-linux-gnu" "$work/root/lib64" \
+	"$work/root/usr/lib/xen-4.17/bin"
+# xl save and restore run libxl-save-helper from where Debian installs it.
+for b in xl xenstored xenconsoled xen-init-dom0 libxl-save-helper; do
+	case $b in
+	libxl-save-helper) to=$work/root/usr/lib/xen-4.17/bin ;;
+	*) to=$work/root/usr/bin ;;
+	esac
+	cp "$tbin/$b" "$to/" || { log "FAIL: $b not in the toolstack"; exit 1; }
 	LD_LIBRARY_PATH=$tlib ldd "$tbin/$b" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'
 done | sort -u | while read -r l; do
 	case $l in
@@ -199,9 +219,10 @@ mkdir -p /proc/xen
 mount -t xenfs xenfs /proc/xen
 echo "PMUVIRT-XEN-DOM0-UP cpus=\$(grep -c ^processor /proc/cpuinfo)"
 if grep -q pmuvirt_domu_boot /proc/cmdline; then
-	# Two PV domUs through Xen's own toolstack, on the one PCPU with
-	# dom0, which spins meanwhile: each domU's threads must count their
-	# own work only.
+	# A PV and a PVH domU through Xen's own toolstack, on the one PCPU
+	# with dom0, which spins meanwhile: each domU's threads must count
+	# their own work only.  Then dom0 saves and restores each domU in the
+	# middle of its last loops.
 	for m in xen-gntdev xen-gntalloc; do insmod /lib/modules/\$m.ko; done
 	mkdir -p /run /var/lib /var/log/xen/console /var/lock
 	mount -t tmpfs tmpfs /run
@@ -219,10 +240,11 @@ if grep -q pmuvirt_domu_boot /proc/cmdline; then
 	t0=\$(cut -d. -f1 /proc/uptime)
 	# Xen numbers a fresh boot's domains from 1: each domU is told the
 	# other's domid (and the boot script checks that they got 1 and 2).
-	for d in a:2 b:1; do
-		/usr/bin/xl create -p /etc/xen/domu.cfg "name=\"pmuvirt-\${d%:*}\"" \
-			"extra=\"console=hvc0 panic=-1 quiet pmuvirt_peer=\${d#*:}\"" &&
-			echo "PMUVIRT-DOM0-CREATED \${d%:*}"
+	for d in a:2:pv b:1:pvh; do
+		n=\${d%%:*} t=\${d##*:} p=\${d#*:}
+		/usr/bin/xl create -p /etc/xen/domu.cfg "name=\"pmuvirt-\$n\"" "type=\"\$t\"" \
+			"extra=\"console=hvc0 panic=-1 quiet pmuvirt_peer=\${p%:*}\"" &&
+			echo "PMUVIRT-DOM0-CREATED \$n \$t"
 	done
 	echo "PMUVIRT-DOM0-CREATE-SECONDS \$(( \$(cut -d. -f1 /proc/uptime) - t0 ))"
 	/usr/bin/xl list
@@ -230,20 +252,48 @@ if grep -q pmuvirt_domu_boot /proc/cmdline; then
 	# dom0 manages the (still paused) domUs: it may read and set their VCPUs.
 	/xen_access_test dom0 \$(/usr/bin/xl domid pmuvirt-a) \$(/usr/bin/xl domid pmuvirt-b)
 	echo "PMUVIRT-XEN-ACCESS-DOM0-EXIT=\$?"
+	log=/var/log/xen/console/guest-pmuvirt
 	/usr/bin/xl unpause pmuvirt-a
 	/usr/bin/xl unpause pmuvirt-b
 	sh -c 'while :; do :; done' &
 	spin=\$!
+	# The PVH domU boots in a fraction of the PV one's time: both wait with
+	# the module loaded until dom0 writes their go key, so their loops run
+	# at once.
 	i=0
-	while [ \$i -lt 600 ] && /usr/bin/xl list | grep -q pmuvirt-; do
+	while [ \$i -lt 300 ] && ! { grep -q PMUVIRT-DOMU-LOADED \$log-a.log &&
+		grep -q PMUVIRT-DOMU-LOADED \$log-b.log; } 2>/dev/null; do
 		sleep 1
 		i=\$((i + 1))
 	done
-	kill \$spin
+	for d in a b; do
+		/xs_rendezvous write /local/domain/\$(/usr/bin/xl domid pmuvirt-\$d)/data/pmuvirt-go 1 &&
+			echo "PMUVIRT-DOM0-GO \$d"
+	done
+	saved=
+	i=0
+	while [ \$i -lt 600 ] && /usr/bin/xl list | grep -q pmuvirt-; do
+		for d in a b; do
+			case " \$saved " in *" \$d "*) continue ;; esac
+			grep -q PMUVIRT-SAVE-READY \$log-\$d.log 2>/dev/null || continue
+			# save and restore in the middle of its loops; xl is slow enough without the spinner
+			[ -n "\$spin" ] && kill \$spin && spin=
+			s0=\$(cut -d. -f1 /proc/uptime)
+			/usr/bin/xl save pmuvirt-\$d /var/lib/xen/\$d.save && echo "PMUVIRT-DOM0-SAVED \$d"
+			s1=\$(cut -d. -f1 /proc/uptime)
+			/usr/bin/xl restore /var/lib/xen/\$d.save && echo "PMUVIRT-DOM0-RESTORED \$d"
+			echo "PMUVIRT-DOM0-SAVE-SECONDS \$d save \$((s1 - s0)) restore \$(( \$(cut -d. -f1 /proc/uptime) - s1 )) image \$(du -m /var/lib/xen/\$d.save | cut -f1) MiB"
+			rm -f /var/lib/xen/\$d.save
+			saved="\$saved \$d"
+		done
+		sleep 1
+		i=\$((i + 1))
+	done
+	[ -n "\$spin" ] && kill \$spin
 	echo "PMUVIRT-DOM0-DOMUS-SECONDS \$(( \$(cut -d. -f1 /proc/uptime) - t0 ))"
 	/usr/bin/xl list
 	for d in a b; do
-		sed "s/^/domu-\$d: /" /var/log/xen/console/guest-pmuvirt-\$d.log
+		sed "s/^/domu-\$d: /" \$log-\$d.log
 	done
 elif grep -q pmuvirt_refused_boot /proc/cmdline; then
 	# Xen's vPMU was asked for: pmuvirt refused to start.
@@ -293,12 +343,12 @@ chmod +x "$work/root/init"
 (cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.cpio.gz"
 
 # 4. Boot: one physical CPU, TSC = executed instructions.
-# boot NAME XEN_OPTIONS DOM0_OPTIONS: one run, console in $work/console-NAME.log
+# boot NAME XEN_OPTIONS DOM0_OPTIONS [CPU]: one run, console in $work/console-NAME.log
 boot() {
 	console=$work/console-$1.log
 	log "booting Xen ($1; log: $console)"
 	start=$(date +%s)
-	timeout "$timeout_s" qemu-system-x86_64 -M pc -cpu Nehalem -m 1024 -smp 1 \
+	timeout "$timeout_s" qemu-system-x86_64 -M pc -cpu "${4:-Nehalem}" -m 1024 -smp 1 \
 		-icount shift=0,sleep=off -rtc clock=vm -display none -monitor none \
 		-serial "file:$console" -no-reboot -kernel "$xen" \
 		-append "console=com1 com1=115200,8n1 dom0_mem=512M,max:512M loglvl=all guest_loglvl=all $2" \
@@ -344,30 +394,38 @@ boot refused "dom0_max_vcpus=2 vpmu=1" "pmuvirt_refused_boot"
 require "pmuvirt: disabled: Xen's vPMU was asked for (vpmu=1)" \
 	"PMUVIRT-XEN-REFUSED-OK" "PMUVIRT-XEN-REFUSED-EXIT=0"
 fi
-# Two PV domUs made by xl, on Xen's emulated PMU, with a dom0 of one VCPU
-# (two dom0 VCPUs on the one PCPU make every insmod in dom0 take seconds).
+# A PV and a PVH domU made by xl, on Xen's emulated PMU, with a dom0 of one
+# VCPU (two dom0 VCPUs on the one PCPU make every insmod in dom0 take
+# seconds); PVH needs hardware virtualization, which QEMU's TCG offers as
+# AMD's SVM, so the CPU model is an AMD one with SVM and nested paging.
 if want domu; then
-boot domu "dom0_max_vcpus=1 pmuvirt-emulate sched=credit" "pmuvirt_domu_boot"
+boot domu "dom0_max_vcpus=1 pmuvirt-emulate sched=credit" "pmuvirt_domu_boot" \
+	"Nehalem,vendor=AuthenticAMD,+svm,+npt"
 require "PMUVIRT-DOM0-XENSTORED" "PMUVIRT-DOM0-INIT-DOM0" "PMUVIRT-DOM0-XENCONSOLED" \
-	"PMUVIRT-DOM0-CREATED a" "PMUVIRT-DOM0-CREATED b" "PMUVIRT-DOM0-DOMIDS 1 2" \
-	"PMUVIRT-XEN-ACCESS-DOM0-PASSED" "PMUVIRT-XEN-ACCESS-DOM0-EXIT=0"
-for d in a b; do
-	require "domu-$d: PMUVIRT-DOMU-UP cpus=2" "domu-$d: pmuvirt: backend: Xen PV" \
+	"PMUVIRT-DOM0-CREATED a pv" "PMUVIRT-DOM0-CREATED b pvh" "PMUVIRT-DOM0-DOMIDS 1 2" \
+	"PMUVIRT-XEN-ACCESS-DOM0-PASSED" "PMUVIRT-XEN-ACCESS-DOM0-EXIT=0" \
+	"PMUVIRT-DOM0-GO a" "PMUVIRT-DOM0-GO b" "HVM: SVM enabled" "pmuvirt: HVM and PVH kernel mode: counted in SVM guest mode only" \
+	"PMUVIRT-DOM0-SAVED a" "PMUVIRT-DOM0-RESTORED a" \
+	"PMUVIRT-DOM0-SAVED b" "PMUVIRT-DOM0-RESTORED b"
+for d in a:PV b:PVH; do
+	k=${d#*:} d=${d%:*}
+	require "domu-$d: PMUVIRT-DOMU-UP cpus=2" "domu-$d: pmuvirt: backend: Xen $k (" \
 		"domu-$d: PMUVIRT-XEN-ACCESS-DOMU-PASSED" "domu-$d: PMUVIRT-DOMU-ACCESS-EXIT=0" \
 		"domu-$d: PMUVIRT-XEN-GUEST-VTSC-OK" "domu-$d: PMUVIRT-XEN-GUEST-MIGRATE-OK" \
 		"domu-$d: PMUVIRT-XEN-GUEST-NOSYSCALL-OK" "domu-$d: PMUVIRT-XEN-GUEST-PASSED" \
 		"domu-$d: PMUVIRT-DOMU-GUEST-EXIT=0" "domu-$d: PMUVIRT-DOMU-IMODE-EXIT=0" \
+		"domu-$d: PMUVIRT-SAVE-PASSED" "domu-$d: PMUVIRT-DOMU-SAVE-EXIT=0" \
 		"domu-$d: PMUVIRT-DOMU-UNLOADED" "domu-$d: PMUVIRT-DOMU-KERNEL-WARNINGS=0" \
 		"domu-$d: PMUVIRT-DOMU-DONE"
 done
-# The two domains' loops ran at once (the TSC is the host's: tsc_mode=native).
+# The two domains' loops ran at once (Xen's wall clock, which both read).
 set -- $(sed -n 's/.*domu-[ab]: PMUVIRT-XEN-GUEST-WINDOW \([0-9]*\) \([0-9]*\).*/\1 \2/p' "$console" | tr -d '\r')
 if [ $# -ne 4 ] || ! awk -v a0="$1" -v a1="$2" -v b0="$3" -v b1="$4" \
 	'BEGIN { lo = a0 > b0 ? a0 : b0; hi = a1 < b1 ? a1 : b1; exit !(lo < hi) }'; then
-	log "FAIL: the two domUs' loops did not run at once (TSC windows: $*)"
+	log "FAIL: the two domUs' loops did not run at once (wall clock windows: $*)"
 	exit 1
 fi
-log "domU loop windows (TSC): $1-$2 and $3-$4"
+log "domU loop windows (wall clock, ns): $1-$2 and $3-$4"
 fi
 for b in real emulated refused domu; do
 	want "$b" || { log "FAIL: boot $b not run (PMUVIRT_XEN_BOOTS=$boots)"; exit 1; }

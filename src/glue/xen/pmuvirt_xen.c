@@ -22,6 +22,7 @@
 #include <asm/apic.h>
 #include <asm/msr-index.h>
 #include <asm/hvm/hvm.h>
+#include <asm/p2m.h>
 #include <asm/pmuvirt.h>
 #include <irq_vectors.h>
 
@@ -414,9 +415,13 @@ int pmuvirt_xen_domain_create(struct domain *d)
 	dd->nr_records = d->max_vcpus;
 	dd->per_frame = PAGE_SIZE / sizeof(struct pmuvirt_shared_ctx);
 	dd->nr_frames = DIV_ROUND_UP(dd->nr_records, dd->per_frame);
+	spin_lock_init(&dd->map_lock);
 	dd->frames = xzalloc_array(void *, dd->nr_frames);
-	if (!dd->frames)
+	dd->gfns = xmalloc_array(uint64_t, dd->nr_frames);
+	if (!dd->frames || !dd->gfns)
 		goto fail;
+	for (i = 0; i < dd->nr_frames; i++)
+		dd->gfns[i] = INVALID_GFN_RAW;
 	for (i = 0; i < dd->nr_frames; i++) {
 		dd->frames[i] = alloc_xenheap_page();
 		if (!dd->frames[i])
@@ -432,6 +437,7 @@ fail:
 		if (dd->frames[i])
 			free_xenheap_page(dd->frames[i]);
 	xfree(dd->frames);
+	xfree(dd->gfns);
 	xfree(dd);
 	return -ENOMEM;
 }
@@ -448,10 +454,86 @@ void pmuvirt_xen_domain_destroy(struct domain *d)
 	if (!dd)
 		return;
 	d->arch.pmuvirt = NULL;
+	/* As shared_info: the dead domain's p2m goes with it. */
 	for (i = 0; i < dd->nr_frames; i++)
 		free_xenheap_page(dd->frames[i]);
 	xfree(dd->frames);
+	xfree(dd->gfns);
 	xfree(dd);
+}
+
+/* Take frame @i out of the physical map, if it is placed.  map_lock held. */
+static bool pmuvirt_xen_unplace_one(struct domain *d, struct pmuvirt_xen_domain *dd,
+				    unsigned int i)
+{
+	int rc;
+
+	if (dd->gfns[i] == INVALID_GFN_RAW)
+		return false;
+	rc = p2m_remove_page(d, _gfn(dd->gfns[i]), virt_to_mfn(dd->frames[i]), PAGE_ORDER_4K);
+	/* The guest gave the frame away itself (decrease_reservation): nothing mapped. */
+	if (rc)
+		gdprintk(XENLOG_INFO, "pmuvirt: record frame %u at gfn %#"PRIx64": %d\n", i,
+			 dd->gfns[i], rc);
+	dd->gfns[i] = INVALID_GFN_RAW;
+	return true;
+}
+
+unsigned int pmuvirt_xen_unplace(struct domain *d)
+{
+	struct pmuvirt_xen_domain *dd = d->arch.pmuvirt;
+	unsigned int i, n = 0;
+
+	spin_lock(&dd->map_lock);
+	for (i = 0; i < dd->nr_frames; i++)
+		n += pmuvirt_xen_unplace_one(d, dd, i);
+	spin_unlock(&dd->map_lock);
+	return n;
+}
+
+/*
+ * Put frame @i at @gfn read-only, as XENMEM_add_to_physmap puts
+ * shared_info (whatever the guest had there goes: its RAM is freed, a
+ * special page unhooked), but refusing what Xen must not take over.  The
+ * gfn lock, which locks the whole p2m, is held throughout.  map_lock held.
+ */
+static int pmuvirt_xen_place_one(struct domain *d, struct pmuvirt_xen_domain *dd,
+				 unsigned int i, uint64_t gfn)
+{
+	mfn_t mfn = virt_to_mfn(dd->frames[i]), prev;
+	p2m_type_t t;
+	int rc = 0;
+
+	prev = get_gfn(d, gfn, &t);
+	if (p2m_is_special(t) || p2m_is_shared(t) || p2m_is_paging(t) || t == p2m_ioreq_server)
+		rc = -EBUSY;
+	else if (mfn_valid(prev) && !mfn_eq(prev, mfn)) {
+		if (is_special_page(mfn_to_page(prev)))
+			rc = p2m_remove_page(d, _gfn(gfn), prev, PAGE_ORDER_4K);
+		else
+			rc = guest_remove_page(d, gfn);
+	}
+	if (!rc)
+		rc = p2m_add_page(d, _gfn(gfn), mfn, PAGE_ORDER_4K, p2m_ram_ro);
+	if (!rc)
+		dd->gfns[i] = gfn;
+	put_gfn(d, gfn);
+	return rc;
+}
+
+int pmuvirt_xen_place(struct domain *d, const uint64_t *gfns)
+{
+	struct pmuvirt_xen_domain *dd = d->arch.pmuvirt;
+	unsigned int i;
+	int rc = 0;
+
+	spin_lock(&dd->map_lock);
+	for (i = 0; i < dd->nr_frames; i++)
+		pmuvirt_xen_unplace_one(d, dd, i);
+	for (i = 0; i < dd->nr_frames && !rc; i++)
+		rc = pmuvirt_xen_place_one(d, dd, i, gfns[i]);
+	spin_unlock(&dd->map_lock);
+	return rc;
 }
 
 /**

@@ -21,6 +21,7 @@
 #include <xsm/xsm.h>
 #include <public/domctl.h>
 #include <asm/page.h>
+#include <asm/paging.h>
 
 #include "pmuvirt_xen.h"
 #include "pmuvirt_abi_check.h"
@@ -151,6 +152,71 @@ static int hcall_map_shared(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 			return -EFAULT;
 	}
 	return 0;
+}
+
+/* MAP_PHYS and UNMAP_PHYS: for a domain with records whose p2m Xen translates. */
+static int phys_domain(const struct domain *d)
+{
+	/* PV guests map machine frames (MAP_SHARED). */
+	if (!is_hvm_domain(d) || !paging_mode_translate(d))
+		return -EOPNOTSUPP;
+	return d->arch.pmuvirt ? 0 : -ENODEV;
+}
+
+static int hcall_map_phys(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+{
+	struct domain *d = v->domain;
+	const struct pmuvirt_xen_domain *dd = d->arch.pmuvirt;
+	XEN_GUEST_HANDLE_PARAM(uint64_t) handle;
+	struct pmuvirt_xen_map_phys op;
+	uint64_t *gfns;
+	int rc;
+
+	if (copy_from_guest(&op, arg, 1))
+		return -EFAULT;
+	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_MAP_PHYS, &op, sizeof(op));
+	if (!rc)
+		rc = phys_domain(d);
+	if (rc)
+		return rc;
+	rc = pmuvirt_xen_check_map_phys(&op, dd->nr_frames);
+	op.nr_records = dd->nr_records;
+	op.record_size = sizeof(struct pmuvirt_shared_ctx);
+	op.per_frame = dd->per_frame;
+	op.nr_frames = dd->nr_frames;
+	if (copy_to_guest(arg, &op, 1))
+		return -EFAULT;
+	if (rc)
+		return rc;
+	gfns = xmalloc_array(uint64_t, dd->nr_frames);
+	if (!gfns)
+		return -ENOMEM;
+	handle = guest_handle_from_ptr((uintptr_t)op.gfns, uint64_t);
+	rc = copy_from_guest(gfns, handle, dd->nr_frames) ? -EFAULT : 0;
+	if (!rc)
+		rc = pmuvirt_xen_check_gfns(gfns, dd->nr_frames,
+					    1ull << (d->arch.cpuid->extd.maxphysaddr - PAGE_SHIFT));
+	if (!rc)
+		rc = pmuvirt_xen_place(d, gfns);
+	xfree(gfns);
+	return rc;
+}
+
+static int hcall_unmap_phys(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+{
+	struct domain *d = v->domain;
+	struct pmuvirt_xen_unmap_phys op;
+	int rc;
+
+	if (copy_from_guest(&op, arg, 1))
+		return -EFAULT;
+	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_UNMAP_PHYS, &op, sizeof(op));
+	if (!rc)
+		rc = phys_domain(d);
+	if (rc)
+		return rc;
+	op.nr_frames = pmuvirt_xen_unplace(d);
+	return copy_to_guest(arg, &op, 1) ? -EFAULT : 0;
 }
 
 static int hcall_read(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
@@ -382,6 +448,10 @@ long do_pmuvirt_op(unsigned int cmd, XEN_GUEST_HANDLE_PARAM(void) arg)
 		return hcall_vcpu_read(v, arg);
 	case PMUVIRT_XEN_VCPU_SET_CONTROL:
 		return hcall_vcpu_set_control(v, arg);
+	case PMUVIRT_XEN_MAP_PHYS:
+		return hcall_map_phys(v, arg);
+	case PMUVIRT_XEN_UNMAP_PHYS:
+		return hcall_unmap_phys(v, arg);
 	}
 	return -EOPNOTSUPP;
 }
