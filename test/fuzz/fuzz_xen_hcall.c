@@ -21,8 +21,12 @@
  * mode to user mode, HVM kernel mode guest-only or refused) holds with
  * and without a PMU that can leave Xen out; MAP_PHYS's count and guest
  * frames are accepted exactly when the count is the domain's and every
- * frame is below the guest's limit and named once; and after every
- * accepted call and every step the fake has refused no register access.
+ * frame is below the guest's limit and named once; a blob of the save
+ * stream (the pseudo-command FUZZ_RESTORE) comes back into a fresh VCPU
+ * context exactly when pmuvirt_ctx_restore() and the privilege rule
+ * accept it, then saves to the same state, and a refusal leaves the
+ * context as it was; and after every accepted call and every step the
+ * fake has refused no register access.
  *
  * Input: config byte, mode byte, the initial control of a, then records:
  * op (bits 0-1: 0 hypercall, else a step), and for a hypercall a command
@@ -201,6 +205,51 @@ static void map_phys(const struct pmuvirt_xen_map_phys *op)
 		abort();
 	if (memcmp(copy, gfns, sizeof(copy)))
 		abort();
+}
+
+/* Not a command: its argument is a saved VCPU context Xen restores. */
+#define FUZZ_RESTORE	0x52455354u
+
+static void restore(struct rig *r, const union xen_arg *u)
+{
+	const struct pmuvirt_saved_ctx *in = (const struct pmuvirt_saved_ctx *)u->bytes;
+	bool pv = in->ctl.counter[0].event & 1;
+	struct pmuvirt_ctx *ctx = calloc(1, r->csize), *fresh = calloc(1, r->csize);
+	struct pmuvirt_saved_ctx out;
+	struct pmuvirt_control ctl;
+	struct pmuvirt_error err;
+	unsigned int i, n;
+	int priv, ret, rule;
+
+	if (!ctx || !fresh || pmuvirt_ctx_init(ctx, r->csize, &r->pmu))
+		abort();
+	memcpy(fresh, ctx, r->csize);
+	/* as Xen restores it: the blob, then the rule of the domain it lands in */
+	ret = pmuvirt_ctx_restore(ctx, in, &err);
+	priv = pmuvirt_xen_check_saved(in, pv, r->pmu.caps, &err);
+	/* refused as the rule refuses, or because the rule would rewrite it */
+	ctl = in->ctl;
+	err.counter = -2;
+	rule = pmuvirt_xen_guest_privilege(&ctl, pv, r->pmu.caps, &err);
+	check_privilege(&in->ctl, &ctl, pv, r->pmu.caps, rule, err.counter);
+	if (rule ? priv != rule : priv != (memcmp(&ctl, &in->ctl, sizeof(ctl)) ? -EINVAL : 0))
+		abort();
+	if (ret) {
+		if (memcmp(ctx, fresh, r->csize))
+			abort();	/* a refused blob changes nothing */
+	} else if (!priv) {
+		/* it came back as it was saved */
+		n = in->ctl.nr_counters;
+		if (ctx->nr_counters != n || pmuvirt_ctx_save(ctx, &in->ctl, &out))
+			abort();
+		for (i = 0; i < n; i++)
+			if (out.count[i] != in->count[i] || out.period[i] != in->period[i] ||
+			    out.next_ovf[i] != in->next_ovf[i] || out.pending[i] != in->pending[i] ||
+			    memcmp(&out.ctl.counter[i], &in->ctl.counter[i], sizeof(out.ctl.counter[i])))
+				abort();
+	}
+	free(ctx);
+	free(fresh);
 }
 
 /* The last policy SET_POLICY accepted, NULL before. */
@@ -437,6 +486,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			take(&data, &size, gfns, sizeof(gfns[0]) * dom_frames);
 		}
 		hypercall(&r, cmd, &u, len);
+		if (cmd == FUZZ_RESTORE)
+			restore(&r, &u);
 	}
 	rig_free(&r);
 	return 0;

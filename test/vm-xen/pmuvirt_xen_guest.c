@@ -22,6 +22,9 @@
  * kills it at any system call but write and exit.  (Strict seccomp mode
  * cannot be used: it disables rdtsc in user mode.)
  *
+ * With PMUVIRT_XEN_GUEST_GO set, part 2 waits until that command (run by
+ * the shell) succeeds, so the loops of two domains can start together.
+ *
  * Prints PMUVIRT-XEN-GUEST-* markers; the boot script judges by them.
  */
 #define _GNU_SOURCE
@@ -634,6 +637,14 @@ int main(int argc, char **argv)
 	}
 	ret = part1(fd);
 	close(fd);
+	/* Another domain's threads may be meant to run at once: wait for them. */
+	if (!ret && getenv("PMUVIRT_XEN_GUEST_GO")) {
+		printf("PMUVIRT-XEN-GUEST-WAITING\n");
+		if (system(getenv("PMUVIRT_XEN_GUEST_GO"))) {
+			printf("PMUVIRT-XEN-GUEST-FAIL no go (%s)\n", getenv("PMUVIRT_XEN_GUEST_GO"));
+			ret = -1;
+		}
+	}
 	if (!ret)
 		ret = part2();
 	if (!ret)

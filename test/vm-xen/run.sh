@@ -100,7 +100,7 @@ rm -rf "$work"
 mkdir -p "$work/root/bin" "$work/root/lib/modules" "$work/root/proc" "$work/root/sys" \
 	"$work/root/dev" "$work/root/tmp"
 cp "$busybox" "$work/root/bin/busybox"
-for a in sh mount mkdir insmod rmmod cat grep echo reboot sleep dmesg tail cut sed kill ln du rm; do
+for a in sh mount mkdir insmod rmmod cat grep echo reboot sleep dmesg tail cut sed kill ln du rm date; do
 	ln -s busybox "$work/root/bin/$a"
 done
 for m in xen-privcmd.ko xen-evtchn.ko xenfs/xenfs.ko; do
@@ -153,9 +153,9 @@ insmod /xen-privcmd.ko unrestricted=1
 echo "PMUVIRT-DOMU-ACCESS-EXIT=\$?"
 insmod /pmuvirt.ko && echo "PMUVIRT-DOMU-LOADED"
 dmesg | grep "pmuvirt:" | sed 's/^\\[[^]]*\\] //'
-# Both domUs start here together: dom0 writes the key once both are loaded.
-/xs_rendezvous wait data/pmuvirt-go 300 || echo "PMUVIRT-DOMU-NO-GO"
-/pmuvirt_xen_guest $guest_iterations emulated
+# The loops of both domUs start together: dom0 writes the key once both wait.
+PMUVIRT_XEN_GUEST_GO="/xs_rendezvous wait data/pmuvirt-go 300" \
+	/pmuvirt_xen_guest $guest_iterations emulated
 echo "PMUVIRT-DOMU-GUEST-EXIT=\$?"
 # i-mode counters on Xen's emulated PMU: overflow -> PMI -> VIRQ -> signal.
 /vmtest imode 0.04
@@ -257,18 +257,20 @@ if grep -q pmuvirt_domu_boot /proc/cmdline; then
 	/usr/bin/xl unpause pmuvirt-b
 	sh -c 'while :; do :; done' &
 	spin=\$!
-	# The PVH domU boots in a fraction of the PV one's time: both wait with
-	# the module loaded until dom0 writes their go key, so their loops run
+	# The PVH domU boots in a fraction of the PV one's time: both wait
+	# before their loops until dom0 writes their go key, so the loops run
 	# at once.
 	i=0
-	while [ \$i -lt 300 ] && ! { grep -q PMUVIRT-DOMU-LOADED \$log-a.log &&
-		grep -q PMUVIRT-DOMU-LOADED \$log-b.log; } 2>/dev/null; do
+	while [ \$i -lt 300 ] && ! { grep -q PMUVIRT-XEN-GUEST-WAITING \$log-a.log &&
+		grep -q PMUVIRT-XEN-GUEST-WAITING \$log-b.log; } 2>/dev/null; do
 		sleep 1
 		i=\$((i + 1))
 	done
+	# a start time on Xen's wall clock: each domU reads its key when it can
+	go=\$(( \$(date +%s) + 3 ))
 	for d in a b; do
-		/xs_rendezvous write /local/domain/\$(/usr/bin/xl domid pmuvirt-\$d)/data/pmuvirt-go 1 &&
-			echo "PMUVIRT-DOM0-GO \$d"
+		/xs_rendezvous write /local/domain/\$(/usr/bin/xl domid pmuvirt-\$d)/data/pmuvirt-go \$go &&
+			echo "PMUVIRT-DOM0-GO \$d \$go"
 	done
 	saved=
 	i=0

@@ -122,9 +122,11 @@ static void save_stream(uint32_t a)
 	expect("  of one TSC counter", blob.ctl.nr_counters == 1 &&
 	       blob.ctl.counter[0].event == PMUVIRT_EV_TSC, 1);
 
+	/* a refused list comes back with its count cut: give each call its own */
 	memcpy(bad, m, sizeof(bad));
 	bad[first + 4].value ^= 1;	/* a count */
-	expect("restore: a corrupted word", vcpu_msrs(DOMCTL_SET_VCPU_MSRS, a, 1, bad, &n), -EINVAL);
+	i = n;
+	expect("restore: a corrupted word", vcpu_msrs(DOMCTL_SET_VCPU_MSRS, a, 1, bad, &i), -EINVAL);
 	expect("  the VCPU counts nothing", vcpu_read(a, 1, &r) || r.nr_counters, 0);
 	i = n - 9;
 	expect("restore: words missing", vcpu_msrs(DOMCTL_SET_VCPU_MSRS, a, 1, m, &i), -EINVAL);
@@ -135,9 +137,11 @@ static void save_stream(uint32_t a)
 	memcpy(bad, m, sizeof(bad));
 	for (i = 0; i < PMUVIRT_XEN_SAVE_MSRS; i++)
 		memcpy(&bad[first + i].value, (char *)&blob + 8 * i, 8);
-	expect("restore: a kernel-mode counter for PV", vcpu_msrs(DOMCTL_SET_VCPU_MSRS, a, 1, bad, &n),
+	i = n;
+	expect("restore: a kernel-mode counter for PV", vcpu_msrs(DOMCTL_SET_VCPU_MSRS, a, 1, bad, &i),
 	       -EINVAL);
-	expect("restore: the words as saved", vcpu_msrs(DOMCTL_SET_VCPU_MSRS, a, 1, m, &n), 0);
+	i = n;
+	expect("restore: the words as saved", vcpu_msrs(DOMCTL_SET_VCPU_MSRS, a, 1, m, &i), 0);
 	expect("  read it back", vcpu_read(a, 1, &r), 0);
 	expect("  one counter", r.nr_counters, 1);
 }

@@ -2,13 +2,17 @@
 /*
  * A rendezvous between dom0 and its domUs through XenStore, with no
  * XenStore tools in the images: dom0 writes a key of a domU, the domU
- * waits until it exists.  The wire protocol is Xen's (public/io/xs_wire.h):
+ * waits until it exists.  A key whose value is a time (seconds of Xen's
+ * wall clock, which every domain reads) also makes the domU wait until
+ * then, so domUs that read their keys at different moments go on at
+ * once.  The wire protocol is Xen's (public/io/xs_wire.h):
  * a header {type, request id, transaction id, payload length}, then the
  * payload; an error reply has type XS_ERROR and its name as payload.
  *
  * usage: xs_rendezvous write PATH VALUE   (dom0: xenstored's socket)
  *        xs_rendezvous wait PATH [SECONDS] (a domU: /dev/xen/xenbus;
- *                                          PATH relative to its home)
+ *                                          PATH relative to its home;
+ *                                          SECONDS: give up after)
  * Exit: 0 done, 1 failed or timed out.
  */
 #include <errno.h>
@@ -87,8 +91,13 @@ int main(int argc, char **argv)
 		while (time(NULL) < end) {
 			int t = xs_call(fd, XS_READ, argv[2], NULL, &r);
 
-			if (t == XS_READ)
+			if (t == XS_READ) {
+				struct timespec at = { .tv_sec = atol(r.body) };
+
+				while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &at, NULL) == EINTR)
+					;
 				return 0;
+			}
 			if (t != XS_ERROR || strcmp(r.body, "ENOENT")) {
 				fprintf(stderr, "xs_rendezvous: read %s: %s\n", argv[2],
 					t < 0 ? strerror(errno) : r.body);
