@@ -47,7 +47,14 @@ enum pmuvirt_event {
 #define PMUVIRT_CTR_RAW		0x4u	/* .event is a raw architecture code */
 #define PMUVIRT_CTR_SAMPLE	0x8u	/* i-mode only: each overflow appends a sample record */
 #define PMUVIRT_CTR_SAMPLE_VALUES 0x10u	/* with SAMPLE: records carry every counter's value */
-#define PMUVIRT_CTR_FLAGS_ALL	0x1fu
+/*
+ * Count only while the CPU runs a hardware-virtualized guest (VMX non-root,
+ * SVM guest mode): the hypervisor's own execution is left out by the
+ * hardware.  Needs PMUVIRT_CAP_GUEST_ONLY; a hypervisor sets it on the
+ * kernel-mode counters of its HVM and PVH guests.
+ */
+#define PMUVIRT_CTR_GUEST	0x20u
+#define PMUVIRT_CTR_FLAGS_ALL	0x3fu
 
 /**
  * struct pmuvirt_counter_ctl - one counter of a control
@@ -62,7 +69,8 @@ enum pmuvirt_event {
  *		PMUVIRT_PERIOD_MAX (2^62) on any counter width.
  * @flags:	PMUVIRT_CTR_*; at least one of USER and KERNEL unless the
  *		event is PMUVIRT_EV_TSC.  SAMPLE only with a period (never
- *		on the TSC), SAMPLE_VALUES only with SAMPLE.
+ *		on the TSC), SAMPLE_VALUES only with SAMPLE, GUEST never on
+ *		the TSC.
  * @reserved:	must be zero.
  */
 struct pmuvirt_counter_ctl {

@@ -52,6 +52,8 @@ enum pmuvirt_arch {
 #define PMUVIRT_CAP_GLOBAL_CTRL		0x2u	/* one register starts/stops all */
 #define PMUVIRT_CAP_FW_WRITE		0x4u	/* full-width counter writes */
 #define PMUVIRT_CAP_FREEZE_ON_PMI	0x8u	/* hardware stops counting on a PMI */
+/* Counters can leave the host out and count a guest only (PMUVIRT_CTR_GUEST). */
+#define PMUVIRT_CAP_GUEST_ONLY		0x10u
 
 /**
  * struct pmuvirt_slot - one physical counter

@@ -46,6 +46,23 @@
 #define PMUVIRT_XEN_SET_POLICY		7	/* struct pmuvirt_xen_set_policy */
 #define PMUVIRT_XEN_VCPU_READ		8	/* struct pmuvirt_xen_vcpu_read */
 #define PMUVIRT_XEN_VCPU_SET_CONTROL	9	/* struct pmuvirt_xen_vcpu_set_control */
+#define PMUVIRT_XEN_MAP_PHYS		10	/* struct pmuvirt_xen_map_phys */
+#define PMUVIRT_XEN_UNMAP_PHYS		11	/* struct pmuvirt_xen_unmap_phys */
+
+/*
+ * The save stream (xl save, migration) carries each counting VCPU's
+ * struct pmuvirt_saved_ctx (abi.h): for an HVM or PVH domain as an HVM
+ * context record of type PMUVIRT_XEN_HVM_SAVE_CODE; for a PV domain as
+ * PMUVIRT_XEN_SAVE_MSRS 64-bit words in the VCPU's MSR list of
+ * XEN_DOMCTL_get_vcpu_msrs/set_vcpu_msrs, word k at index
+ * PMUVIRT_XEN_SAVE_MSR + k.  No guest can reach these indexes with
+ * rdmsr/wrmsr: only the toolstack moves them.  Xen checks every restored
+ * word as untrusted input (pmuvirt_ctx_restore(), the privilege rule, the
+ * domain's event policy).
+ */
+#define PMUVIRT_XEN_HVM_SAVE_CODE	21
+#define PMUVIRT_XEN_SAVE_MSR		0x504d0000u
+#define PMUVIRT_XEN_SAVE_MSRS		109
 
 /* pmuvirt_xen_set_policy.domid: the caller's own domain (Xen's DOMID_SELF). */
 #define PMUVIRT_XEN_DOMID_SELF		0x7ff0u
@@ -153,8 +170,7 @@ struct pmuvirt_xen_arm {
  *
  * Record i is at byte (i % per_frame) * record_size of frame
  * i / per_frame.  -ENOSPC (with @nr_frames set) when the array is too
- * small; -EOPNOTSUPP for HVM guests (they need the frames placed in their
- * physical map first).
+ * small; -EOPNOTSUPP for HVM and PVH guests (they use MAP_PHYS).
  */
 struct pmuvirt_xen_map_shared {
 	struct pmuvirt_xen_hdr hdr;
@@ -428,6 +444,56 @@ struct pmuvirt_xen_prof_tail {
 struct pmuvirt_xen_prof_release {
 	struct pmuvirt_xen_hdr hdr;
 	uint32_t flags;
+	uint32_t reserved;
+};
+
+/**
+ * struct pmuvirt_xen_map_phys - place the records in the guest's physical map
+ * @nr_records:	out: as MAP_SHARED.
+ * @record_size: out: as MAP_SHARED.
+ * @per_frame:	out: as MAP_SHARED.
+ * @nr_frames:	in: entries of @gfns, which must be the domain's frame
+ *		count (QUERY's @nr_frames); out: that count.
+ * @gfns:	in: guest address of a uint64_t array: record frame i appears
+ *		at guest frame @gfns[i], read-only (the guest's writes are
+ *		discarded).
+ * @flags:	must be zero.
+ * @reserved:	must be zero.
+ *
+ * MAP_SHARED for HVM and PVH guests, whose page tables hold guest frames:
+ * the same layout, but the guest names the frames (PV guests: -EOPNOTSUPP,
+ * they map the machine frames of MAP_SHARED).  Frames placed before are
+ * taken from their old guest frames first, so a guest places them again
+ * after a restore or to move them.  A guest frame that holds the guest's
+ * RAM has it freed, as XENMEM_add_to_physmap does for shared_info; give a
+ * frame without memory (a ballooned one) to keep the RAM.  -EINVAL
+ * (with the layout written back): another count, a guest frame beyond the
+ * guest's physical address width, one named twice, a flag or reserved
+ * field set; -EBUSY: a guest frame
+ * holding MMIO, a grant, another domain's page or one Xen is paging; the
+ * frames before that one are placed.
+ */
+struct pmuvirt_xen_map_phys {
+	struct pmuvirt_xen_hdr hdr;
+	uint32_t nr_records;
+	uint32_t record_size;
+	uint32_t per_frame;
+	uint32_t nr_frames;
+	uint64_t gfns;
+	uint32_t flags;
+	uint32_t reserved;
+};
+
+/**
+ * struct pmuvirt_xen_unmap_phys - take the records out of the physical map
+ * @nr_frames:	out: frames taken out (0: none were placed).
+ * @reserved:	must be zero.
+ *
+ * HVM and PVH guests only.  The guest frames are left empty.
+ */
+struct pmuvirt_xen_unmap_phys {
+	struct pmuvirt_xen_hdr hdr;
+	uint32_t nr_frames;
 	uint32_t reserved;
 };
 

@@ -49,6 +49,8 @@ union pmuvirt_xen_any_arg {
 	struct pmuvirt_xen_prof_map prof_map;
 	struct pmuvirt_xen_prof_tail prof_tail;
 	struct pmuvirt_xen_prof_release prof_release;
+	struct pmuvirt_xen_map_phys map_phys;
+	struct pmuvirt_xen_unmap_phys unmap_phys;
 };
 
 /**
@@ -104,23 +106,72 @@ int pmuvirt_xen_check_arg(unsigned int cmd, const void *arg, size_t len);
 int pmuvirt_xen_check_arm(const struct pmuvirt_xen_arm *op, const struct pmuvirt_ctx *ctx);
 
 /**
+ * pmuvirt_xen_check_map_phys() - check a MAP_PHYS argument against the domain
+ * @op:		the argument (already accepted by pmuvirt_xen_check_arg()).
+ * @nr_frames:	the domain's record frames (QUERY's nr_frames).
+ *
+ * The glue copies @op->nr_frames guest frame numbers only after this.
+ *
+ * Return: 0; -EINVAL when the count is not @nr_frames (or the domain has
+ * no frames).
+ */
+int pmuvirt_xen_check_map_phys(const struct pmuvirt_xen_map_phys *op, uint32_t nr_frames);
+
+/**
+ * pmuvirt_xen_check_gfns() - check the guest frames MAP_PHYS names
+ * @gfns:	the array, copied from the guest.
+ * @n:		its entries.
+ * @limit:	first guest frame beyond the guest's physical address width.
+ *
+ * Return: 0; -EINVAL for a frame at or above @limit or one named twice.
+ */
+int pmuvirt_xen_check_gfns(const uint64_t *gfns, unsigned int n, uint64_t limit);
+
+/**
  * pmuvirt_xen_guest_privilege() - keep Xen's own events out of a guest's control
  * @ctl:	the guest's control (a copy), rewritten in place.
  * @pv:		the guest is paravirtual.
+ * @caps:	the caps of Xen's PMU (PMUVIRT_CAP_GUEST_ONLY: Xen can have
+ *		the hardware leave itself out).
  * @err:	on failure, which counter and why.
  *
  * A PV guest's kernel runs outside ring 0 (ring 3 on 64-bit, ring 1 on
  * 32-bit), where the hardware's user filter counts; ring 0 is Xen.  So for
  * PV every counter that asks for kernel mode counts in user mode instead:
  * it then counts everything the guest runs and nothing of Xen (the hardware
- * cannot tell the guest's kernel from its user mode there).  An HVM guest's
- * kernel shares the supervisor filter with Xen: kernel-mode counting is
- * refused.  The TSC and controls pmuvirt_validate() will refuse anyway are
- * left alone.
+ * cannot tell the guest's kernel from its user mode there).  A PV guest
+ * runs in the host's mode, so guest-only counting is refused for it.  An
+ * HVM or PVH guest's kernel shares the supervisor filter with Xen: its
+ * kernel-mode counters get PMUVIRT_CTR_GUEST, which counts only while the
+ * guest runs, when @caps has PMUVIRT_CAP_GUEST_ONLY, and are refused
+ * otherwise.  The TSC and controls pmuvirt_validate() will refuse anyway
+ * are left alone.
  *
- * Return: 0; -EOPNOTSUPP for kernel-mode counting by an HVM guest.
+ * Return: 0; -EOPNOTSUPP for kernel-mode counting by an HVM guest when Xen
+ * cannot leave itself out, and for guest-only counting by a PV guest.
  */
-int pmuvirt_xen_guest_privilege(struct pmuvirt_control *ctl, bool pv, struct pmuvirt_error *err);
+int pmuvirt_xen_guest_privilege(struct pmuvirt_control *ctl, bool pv, uint32_t caps,
+				struct pmuvirt_error *err);
+
+/**
+ * pmuvirt_xen_check_saved() - may a saved VCPU's control come back
+ * @in:		a blob from the save stream (pmuvirt_ctx_restore() checks
+ *		the rest of it).
+ * @pv:		the restored domain is paravirtual.
+ * @caps:	the caps of Xen's PMU.
+ * @err:	on failure, which counter and why.
+ *
+ * A control Xen saved keeps pmuvirt_xen_guest_privilege()'s rule:
+ * applying it again changes nothing.  One that would be rewritten, or
+ * refused, did not come from a Xen with the same rules (a PV blob given
+ * to an HVM domain, a guest-only counter where Xen cannot leave itself
+ * out, a kernel-mode counter added in transit).
+ *
+ * Return: 0; -EOPNOTSUPP as pmuvirt_xen_guest_privilege(); -EINVAL when
+ * the rule would rewrite a counter.
+ */
+int pmuvirt_xen_check_saved(const struct pmuvirt_saved_ctx *in, bool pv, uint32_t caps,
+			    struct pmuvirt_error *err);
 
 /**
  * pmuvirt_xen_check_prof_start() - check a PROF_START argument

@@ -39,6 +39,10 @@ uint32_t pmuvirt_xen_arg_size(unsigned int cmd)
 		return sizeof(struct pmuvirt_xen_prof_tail);
 	case PMUVIRT_XEN_PROF_RELEASE:
 		return sizeof(struct pmuvirt_xen_prof_release);
+	case PMUVIRT_XEN_MAP_PHYS:
+		return sizeof(struct pmuvirt_xen_map_phys);
+	case PMUVIRT_XEN_UNMAP_PHYS:
+		return sizeof(struct pmuvirt_xen_unmap_phys);
 	default:
 		return 0;
 	}
@@ -111,6 +115,13 @@ int pmuvirt_xen_check_arg(unsigned int cmd, const void *arg, size_t len)
 		reserved = ((const struct pmuvirt_xen_prof_release *)arg)->reserved |
 			   ((const struct pmuvirt_xen_prof_release *)arg)->flags;
 		break;
+	case PMUVIRT_XEN_MAP_PHYS:
+		reserved = ((const struct pmuvirt_xen_map_phys *)arg)->reserved |
+			   ((const struct pmuvirt_xen_map_phys *)arg)->flags;
+		break;
+	case PMUVIRT_XEN_UNMAP_PHYS:
+		reserved = ((const struct pmuvirt_xen_unmap_phys *)arg)->reserved;
+		break;
 	default:
 		/* QUERY is all output; MAP_SHARED's and PROF_MAP's inputs may hold any value. */
 		reserved = 0;
@@ -140,7 +151,37 @@ int pmuvirt_xen_check_arm(const struct pmuvirt_xen_arm *op, const struct pmuvirt
 	return 0;
 }
 
-int pmuvirt_xen_guest_privilege(struct pmuvirt_control *ctl, bool pv, struct pmuvirt_error *err)
+int pmuvirt_xen_check_map_phys(const struct pmuvirt_xen_map_phys *op, uint32_t nr_frames)
+{
+	return op->nr_frames == nr_frames && nr_frames ? 0 : -EINVAL;
+}
+
+int pmuvirt_xen_check_gfns(const uint64_t *gfns, unsigned int n, uint64_t limit)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++) {
+		if (gfns[i] >= limit)
+			return -EINVAL;
+		for (j = 0; j < i; j++)
+			if (gfns[j] == gfns[i])
+				return -EINVAL;
+	}
+	return 0;
+}
+
+/* -EOPNOTSUPP for counter @i of a control, and why. */
+static int refuse(struct pmuvirt_error *err, unsigned int i, const char *why)
+{
+	if (err) {
+		err->counter = (int)i;
+		err->reason = why;
+	}
+	return -EOPNOTSUPP;
+}
+
+int pmuvirt_xen_guest_privilege(struct pmuvirt_control *ctl, bool pv, uint32_t caps,
+				struct pmuvirt_error *err)
 {
 	unsigned int i, n = ctl->nr_counters;
 
@@ -149,17 +190,41 @@ int pmuvirt_xen_guest_privilege(struct pmuvirt_control *ctl, bool pv, struct pmu
 	for (i = 0; i < n; i++) {
 		struct pmuvirt_counter_ctl *c = &ctl->counter[i];
 
-		if (!(c->flags & PMUVIRT_CTR_KERNEL) ||
-		    (c->event == PMUVIRT_EV_TSC && !(c->flags & PMUVIRT_CTR_RAW)))
+		if (c->event == PMUVIRT_EV_TSC && !(c->flags & PMUVIRT_CTR_RAW))
 			continue;
-		if (!pv) {
-			if (err) {
-				err->counter = (int)i;
-				err->reason = "an HVM guest's kernel mode is Xen's too";
-			}
-			return -EOPNOTSUPP;
+		if (pv && (c->flags & PMUVIRT_CTR_GUEST))
+			return refuse(err, i, "a PV guest runs in the host's mode: guest-only counting counts nothing");
+		if (!(c->flags & PMUVIRT_CTR_KERNEL))
+			continue;
+		if (pv)
+			c->flags = (c->flags & ~PMUVIRT_CTR_KERNEL) | PMUVIRT_CTR_USER;
+		else if (caps & PMUVIRT_CAP_GUEST_ONLY)
+			c->flags |= PMUVIRT_CTR_GUEST;
+		else
+			return refuse(err, i, "an HVM guest's kernel mode is Xen's too, and this PMU cannot leave Xen out");
+	}
+	return 0;
+}
+
+int pmuvirt_xen_check_saved(const struct pmuvirt_saved_ctx *in, bool pv, uint32_t caps,
+			    struct pmuvirt_error *err)
+{
+	struct pmuvirt_control ctl = in->ctl;
+	unsigned int i;
+	int ret;
+
+	ret = pmuvirt_xen_guest_privilege(&ctl, pv, caps, err);
+	if (ret)
+		return ret;
+	/* the rule rewrites flags only */
+	for (i = 0; i < PMUVIRT_MAX_COUNTERS; i++) {
+		if (ctl.counter[i].flags == in->ctl.counter[i].flags)
+			continue;
+		if (err) {
+			err->counter = (int)i;
+			err->reason = "the saved control breaks the privilege rule";
 		}
-		c->flags = (c->flags & ~PMUVIRT_CTR_KERNEL) | PMUVIRT_CTR_USER;
+		return -EINVAL;
 	}
 	return 0;
 }

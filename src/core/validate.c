@@ -213,13 +213,16 @@ int pmuvirt_validate_policy(const struct pmuvirt_pmu *pmu, const struct pmuvirt_
 				return pmuvirt_fail(err, (int)i, "the TSC counts in a-mode only", -EINVAL);
 			if (c->flags & (PMUVIRT_CTR_SAMPLE | PMUVIRT_CTR_SAMPLE_VALUES))
 				return pmuvirt_fail(err, (int)i, "the TSC cannot sample", -EINVAL);
-			if (c->flags & (PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL))
-				return pmuvirt_fail(err, (int)i, "the TSC takes no user/kernel filter",
+			if (c->flags & (PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL | PMUVIRT_CTR_GUEST))
+				return pmuvirt_fail(err, (int)i, "the TSC takes no user/kernel/guest filter",
 						    -EINVAL);
 			continue;
 		}
 		if (!(c->flags & (PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL)))
 			return pmuvirt_fail(err, (int)i, "counts neither user nor kernel mode", -EINVAL);
+		if ((c->flags & PMUVIRT_CTR_GUEST) && !(pmu->caps & PMUVIRT_CAP_GUEST_ONLY))
+			return pmuvirt_fail(err, (int)i, "this PMU cannot leave the host out (guest-only counting)",
+					    -EOPNOTSUPP);
 		if ((c->flags & PMUVIRT_CTR_SAMPLE) && !c->period)
 			return pmuvirt_fail(err, (int)i, "sampling needs an i-mode period", -EINVAL);
 		if ((c->flags & PMUVIRT_CTR_SAMPLE_VALUES) && !(c->flags & PMUVIRT_CTR_SAMPLE))

@@ -17,10 +17,18 @@
  * the rules of abi.h; SET_CONTROL under the last accepted policy refuses
  * with -EPERM exactly the first counter the policy does not permit (by the
  * matching rule written again here), and otherwise gives
- * pmuvirt_validate()'s result; PROF_START's description is accepted exactly
- * when it keeps the rules of xen.h, and an accepted one that the PMU can
- * count joins the context a exactly when pmuvirt_session_fits() says both
- * fit (the merged control valid on the PMU), keeping a's own counts across
+ * pmuvirt_validate()'s result; SET_CONTROL's privilege rule (PV kernel
+ * mode to user mode, HVM kernel mode guest-only or refused) holds with
+ * and without a PMU that can leave Xen out; MAP_PHYS's count and guest
+ * frames are accepted exactly when the count is the domain's and every
+ * frame is below the guest's limit and named once; a blob of the save
+ * stream (the pseudo-command FUZZ_RESTORE) comes back into a fresh VCPU
+ * context exactly when pmuvirt_ctx_restore() and the privilege rule
+ * accept it, then saves to the same state, and a refusal leaves the
+ * context as it was; PROF_START's description is accepted exactly when it
+ * keeps the rules of xen.h, and an accepted one that the PMU can count
+ * joins the context a exactly when pmuvirt_session_fits() says both fit
+ * (the merged control valid on the PMU), keeping a's own counts across
  * the join, events and PMIs in the session, and the leave, its records
  * naming only session counters; and after every accepted call and every
  * step the fake has refused no register access.
@@ -30,7 +38,9 @@
  * byte (bit 7: four raw command bytes follow), with op bit 2 a two-byte
  * length (else the command's size), then the argument bytes; op bit 3
  * sets a valid header, bit 4 clears the reserved field, bit 5 makes a
- * SET_POLICY's policy well formed more often than not.
+ * SET_POLICY's policy well formed more often than not; a MAP_PHYS record
+ * ends with one byte (the domain's frame count, low 3 bits, and the
+ * guest's physical address width) and up to 8 guest frames of 8 bytes.
  */
 #include "fuzz_rig.h"
 #include <pmuvirt/xen.h>
@@ -59,6 +69,8 @@ static uint32_t *reserved_of(union xen_arg *u, unsigned int cmd)
 	case PMUVIRT_XEN_PROF_STOP: return &u->a.prof_stop.reserved;
 	case PMUVIRT_XEN_PROF_TAIL: return &u->a.prof_tail.reserved;
 	case PMUVIRT_XEN_PROF_RELEASE: return &u->a.prof_release.reserved;
+	case PMUVIRT_XEN_MAP_PHYS: return &u->a.map_phys.reserved;
+	case PMUVIRT_XEN_UNMAP_PHYS: return &u->a.unmap_phys.reserved;
 	default: return NULL;
 	}
 }
@@ -236,6 +248,130 @@ static void session(struct rig *r, const struct pmuvirt_control *sess)
 	rig_check(r);
 }
 
+static bool is_tsc(const struct pmuvirt_counter_ctl *c)
+{
+	return !(c->flags & PMUVIRT_CTR_RAW) && c->event == PMUVIRT_EV_TSC;
+}
+
+/*
+ * The privilege rule, as properties of what pmuvirt_xen_guest_privilege()
+ * made of @in (@out, result @ret, counter named @bad): PV kernel mode
+ * becomes user mode and PV guest-only counting is refused; HVM kernel
+ * mode becomes guest-only when @caps allows, else it is refused; the first
+ * counter that breaks the rule is the one named; nothing else changes.
+ */
+static void check_privilege(const struct pmuvirt_control *in, const struct pmuvirt_control *out,
+			    bool pv, uint32_t caps, int ret, int bad)
+{
+	unsigned int i, n = in->nr_counters < PMUVIRT_MAX_COUNTERS ? in->nr_counters :
+			    PMUVIRT_MAX_COUNTERS;
+	bool can = caps & PMUVIRT_CAP_GUEST_ONLY;
+
+	if (memcmp(in, out, offsetof(struct pmuvirt_control, counter)))
+		abort();
+	for (i = 0; i < PMUVIRT_MAX_COUNTERS; i++) {
+		const struct pmuvirt_counter_ctl *a = &in->counter[i], *b = &out->counter[i];
+		uint32_t f = a->flags;
+		bool refused;
+
+		if (a->event != b->event || a->period != b->period || a->reserved != b->reserved)
+			abort();
+		if (i >= n || is_tsc(a)) {
+			if (b->flags != f)
+				abort();
+			continue;
+		}
+		refused = pv ? (f & PMUVIRT_CTR_GUEST) : ((f & PMUVIRT_CTR_KERNEL) && !can);
+		if (refused) {
+			if (ret != -EOPNOTSUPP || bad != (int)i)
+				abort();
+			return;		/* the counters after it are not looked at */
+		}
+		if (pv && (f & PMUVIRT_CTR_KERNEL))
+			f = (f & ~PMUVIRT_CTR_KERNEL) | PMUVIRT_CTR_USER;
+		else if (!pv && (f & PMUVIRT_CTR_KERNEL))
+			f |= PMUVIRT_CTR_GUEST;
+		if (b->flags != f)
+			abort();
+	}
+	if (ret)
+		abort();
+}
+
+/* MAP_PHYS: the domain's record frames, the guest's frame limit, the frames named. */
+#define MAX_GFNS	8
+static unsigned int dom_frames;
+static uint64_t gfn_limit;
+static uint64_t gfns[MAX_GFNS];
+
+static void map_phys(const struct pmuvirt_xen_map_phys *op)
+{
+	bool count_ok = op->nr_frames == dom_frames && dom_frames;
+	uint64_t copy[MAX_GFNS];
+	unsigned int i, j;
+	bool ok = true;
+
+	if ((pmuvirt_xen_check_map_phys(op, dom_frames) == 0) != count_ok)
+		abort();
+	if (!count_ok)
+		return;		/* Xen copies no frame */
+	memcpy(copy, gfns, sizeof(copy));
+	for (i = 0; i < dom_frames; i++) {
+		ok = ok && gfns[i] < gfn_limit;
+		for (j = i + 1; j < dom_frames; j++)
+			ok = ok && gfns[i] != gfns[j];
+	}
+	if ((pmuvirt_xen_check_gfns(gfns, dom_frames, gfn_limit) == 0) != ok)
+		abort();
+	if (memcmp(copy, gfns, sizeof(copy)))
+		abort();
+}
+
+/* Not a command: its argument is a saved VCPU context Xen restores. */
+#define FUZZ_RESTORE	0x52455354u
+
+static void restore(struct rig *r, const union xen_arg *u)
+{
+	const struct pmuvirt_saved_ctx *in = (const struct pmuvirt_saved_ctx *)u->bytes;
+	bool pv = in->ctl.counter[0].event & 1;
+	struct pmuvirt_ctx *ctx = calloc(1, r->csize), *fresh = calloc(1, r->csize);
+	struct pmuvirt_saved_ctx out;
+	struct pmuvirt_control ctl;
+	struct pmuvirt_error err;
+	unsigned int i, n;
+	int priv, ret, rule;
+
+	if (!ctx || !fresh || pmuvirt_ctx_init(ctx, r->csize, &r->pmu))
+		abort();
+	memcpy(fresh, ctx, r->csize);
+	/* as Xen restores it: the blob, then the rule of the domain it lands in */
+	ret = pmuvirt_ctx_restore(ctx, in, &err);
+	priv = pmuvirt_xen_check_saved(in, pv, r->pmu.caps, &err);
+	/* refused as the rule refuses, or because the rule would rewrite it */
+	ctl = in->ctl;
+	err.counter = -2;
+	rule = pmuvirt_xen_guest_privilege(&ctl, pv, r->pmu.caps, &err);
+	check_privilege(&in->ctl, &ctl, pv, r->pmu.caps, rule, err.counter);
+	if (rule ? priv != rule : priv != (memcmp(&ctl, &in->ctl, sizeof(ctl)) ? -EINVAL : 0))
+		abort();
+	if (ret) {
+		if (memcmp(ctx, fresh, r->csize))
+			abort();	/* a refused blob changes nothing */
+	} else if (!priv) {
+		/* it came back as it was saved */
+		n = in->ctl.nr_counters;
+		if (ctx->nr_counters != n || pmuvirt_ctx_save(ctx, &in->ctl, &out))
+			abort();
+		for (i = 0; i < n; i++)
+			if (out.count[i] != in->count[i] || out.period[i] != in->period[i] ||
+			    out.next_ovf[i] != in->next_ovf[i] || out.pending[i] != in->pending[i] ||
+			    memcmp(&out.ctl.counter[i], &in->ctl.counter[i], sizeof(out.ctl.counter[i])))
+				abort();
+	}
+	free(ctx);
+	free(fresh);
+}
+
 /* The last policy SET_POLICY accepted, NULL before. */
 static struct pmuvirt_policy cur_policy;
 static const struct pmuvirt_policy *policy;
@@ -296,17 +432,16 @@ static void hypercall(struct rig *r, unsigned int cmd, union xen_arg *u, size_t 
 	case PMUVIRT_XEN_SET_CONTROL: {
 		struct pmuvirt_control ctl = u->a.set_control.ctl;
 		bool pv = u->a.set_control.ctl.counter[0].event & 1;	/* either kind of guest */
+		/* a Xen whose PMU can leave Xen out, or not */
+		uint32_t caps = (u->a.set_control.ctl.counter[0].event & 2) ? r->pmu.caps : 0;
 		unsigned int i;
 		int v;
 
-		/* as the glue does: Xen's ring never counts for a guest */
-		ret = pmuvirt_xen_guest_privilege(&ctl, pv, &err);
-		for (i = 0; !ret && pv && i < ctl.nr_counters && i < PMUVIRT_MAX_COUNTERS; i++)
-			if ((ctl.counter[i].flags & PMUVIRT_CTR_KERNEL) &&
-			    (ctl.counter[i].event != PMUVIRT_EV_TSC ||
-			     (ctl.counter[i].flags & PMUVIRT_CTR_RAW)))
-				abort();
-		if (ret && (pv || memcmp(snap, r->a, r->csize)))
+		/* as the glue does: Xen's own execution never counts for a guest */
+		err.counter = -2;
+		ret = pmuvirt_xen_guest_privilege(&ctl, pv, caps, &err);
+		check_privilege(&u->a.set_control.ctl, &ctl, pv, caps, ret, err.counter);
+		if (ret && memcmp(snap, r->a, r->csize))
 			abort();
 		if (ret)
 			break;
@@ -394,8 +529,13 @@ static void hypercall(struct rig *r, unsigned int cmd, union xen_arg *u, size_t 
 			session(r, &op->ctl);
 		break;
 	}
+	case PMUVIRT_XEN_MAP_PHYS:
+		if (u->a.map_phys.flags)
+			abort();
+		map_phys(&u->a.map_phys);
+		break;
 	default:
-		/* QUERY, MAP_SHARED and the other PROF_* touch no context: nothing to apply */
+		/* QUERY, MAP_SHARED, UNMAP_PHYS and the other PROF_* touch no context: nothing to apply */
 		break;
 	}
 	free(snap);
@@ -500,7 +640,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				p->raw[i].match &= p->raw[i].mask;
 			}
 		}
+		if (cmd == PMUVIRT_XEN_MAP_PHYS) {
+			take(&data, &size, &b, 1);
+			dom_frames = (b & 7) + 1;
+			gfn_limit = (uint64_t)1 << (20 + (b >> 3));	/* 32- to 63-bit addresses */
+			take(&data, &size, gfns, sizeof(gfns[0]) * dom_frames);
+		}
 		hypercall(&r, cmd, &u, len);
+		if (cmd == FUZZ_RESTORE)
+			restore(&r, &u);
 	}
 	rig_free(&r);
 	return 0;

@@ -75,6 +75,33 @@ def set_ctl(counters):
     return hcall(2, struct.pack('<iI', -1, 0) + control(counters))
 
 
+def map_phys(nr_frames, dom_frames, width, gfns, flags=0, reserved=0):
+    """MAP_PHYS, then the domain's frame count and address width, then the guest frames."""
+    return hcall(10, struct.pack('<4IQ2I', 0, 0, 0, nr_frames, 0x2000, flags, reserved)) + \
+        bytes([(dom_frames - 1) | ((width - 32) << 3)]) + \
+        b''.join(struct.pack('<Q', g) for g in gfns)
+
+
+UNMAP_PHYS = hcall(11, struct.pack('<II', 0, 0))
+
+
+def fnv1a(b):
+    h = 0x811c9dc5
+    for x in b:
+        h = ((h ^ x) * 0x01000193) & 0xffffffff
+    return h
+
+
+def restore(counters, counts, periods=(), next_ovf=(), pending=()):
+    """The pseudo-command FUZZ_RESTORE: a struct pmuvirt_saved_ctx."""
+    def arr(fmt, vals):
+        return b''.join(struct.pack(fmt, vals[i] if i < len(vals) else 0) for i in range(MAX))
+    blob = struct.pack('<4I', 0x504d5653, 1, 872, 0) + control(counters) + arr('<Q', counts) + \
+        arr('<Q', periods) + arr('<Q', next_ovf) + arr('<I', pending) + struct.pack('<I', 0)
+    blob += struct.pack('<I', fnv1a(blob))
+    return bytes([0x04, 0x80]) + struct.pack('<IH', 0x52455354, len(blob)) + blob
+
+
 # allow the TSC and raw event 0xc0 with any unit mask but 0x01
 RAW_POLICY = set_policy(0, 1 << EV_TSC, [(0xc0, 0xff, 0), (0x1c0, 0xffff, 1)])
 
@@ -126,6 +153,19 @@ XEN = {
                                       set_ctl([(0x3c, 0, USER | RAW)]), EVENTS, READ]),
     'bad-policy': xen_seed(2, True, [set_policy(2, 0), set_policy(0, 1),
                                      set_policy(0, 0, [(0x1c0, 0xff, 0)]), SET]),
+    'map-phys': xen_seed(2, True, [map_phys(2, 2, 36, [0x1000, 0x1001]), UNMAP_PHYS,
+                                   map_phys(1, 1, 48, [0xfffffffff]), READ]),
+    'bad-map-phys': xen_seed(2, True, [map_phys(2, 2, 36, [0x1000, 0x1000]),
+                                       map_phys(2, 2, 36, [0x1000, 1 << 24]),
+                                       map_phys(3, 2, 36, [1, 2]),
+                                       map_phys(1, 1, 36, [1], flags=1),
+                                       map_phys(1, 1, 36, [1], reserved=1)]),
+    'restore': xen_seed(2, True, [restore([(EV_TSC, 0, 0)], [123456]),
+                                  restore([(EV_CYCLES, 1000, 0x23)], [5000], [1000], [5500], [2]),
+                                  READ]),
+    'bad-restore': xen_seed(2, True, [restore([(EV_INSTRUCTIONS, 0, 0x2)], [99]),
+                                      restore([(EV_CYCLES, 1000, 0x3)], [5000], [1000], [5500]),
+                                      restore([(EV_TSC, 0, 0)], [1], [5])]),
     'bad-command': xen_seed(2, True, [bytes([0x04, 0x80]) + struct.pack('<IH', 9, 16) +
                                       struct.pack('<II', 1, 16) + bytes(8)]),
     'prof-session': xen_seed(2, True, [EVENTS, SESSION, PROF_MAP, PROF_TAIL, CYCLES, READ,

@@ -41,7 +41,7 @@ struct xen_case {
 
 static const struct xen_case xen_cases[] = {
 	{ 0, XB_NONE, -EOPNOTSUPP },
-	{ 10, XB_NONE, -EOPNOTSUPP },
+	{ 12, XB_NONE, -EOPNOTSUPP },
 	{ 0xffffffffu, XB_NONE, -EOPNOTSUPP },
 	{ PMUVIRT_XEN_QUERY, XB_NONE, 0 },
 	{ PMUVIRT_XEN_QUERY, XB_OUTPUTS, 0 },
@@ -116,6 +116,19 @@ static const struct xen_case xen_cases[] = {
 	{ PMUVIRT_XEN_PROF_RELEASE, XB_RESERVED, -EINVAL },
 	{ PMUVIRT_XEN_PROF_RELEASE, XB_FLAGS, -EINVAL },
 	{ 21, XB_NONE, -EOPNOTSUPP },
+	{ PMUVIRT_XEN_MAP_PHYS, XB_NONE, 0 },
+	{ PMUVIRT_XEN_MAP_PHYS, XB_OUTPUTS, 0 },
+	{ PMUVIRT_XEN_MAP_PHYS, XB_VERSION0, -EINVAL },
+	{ PMUVIRT_XEN_MAP_PHYS, XB_SIZE_LONG, -EINVAL },
+	{ PMUVIRT_XEN_MAP_PHYS, XB_LEN_SHORT, -EINVAL },
+	{ PMUVIRT_XEN_MAP_PHYS, XB_RESERVED, -EINVAL },
+	{ PMUVIRT_XEN_MAP_PHYS, XB_FLAGS, -EINVAL },
+	{ PMUVIRT_XEN_UNMAP_PHYS, XB_NONE, 0 },
+	{ PMUVIRT_XEN_UNMAP_PHYS, XB_OUTPUTS, 0 },
+	{ PMUVIRT_XEN_UNMAP_PHYS, XB_VERSION2, -EINVAL },
+	{ PMUVIRT_XEN_UNMAP_PHYS, XB_SIZE_ZERO, -EINVAL },
+	{ PMUVIRT_XEN_UNMAP_PHYS, XB_LEN_LONG, -EINVAL },
+	{ PMUVIRT_XEN_UNMAP_PHYS, XB_RESERVED, -EINVAL },
 };
 
 /* Sizes from include/pmuvirt/xen.h and docs/xen.md, not from the checker. */
@@ -136,6 +149,8 @@ static uint32_t doc_size(unsigned int cmd)
 	case PMUVIRT_XEN_PROF_MAP: return 40;
 	case PMUVIRT_XEN_PROF_TAIL: return 24;
 	case PMUVIRT_XEN_PROF_RELEASE: return 16;
+	case PMUVIRT_XEN_MAP_PHYS: return 40;
+	case PMUVIRT_XEN_UNMAP_PHYS: return 16;
 	default: return 0;
 	}
 }
@@ -154,6 +169,8 @@ static void set_reserved(union pmuvirt_xen_any_arg *u, unsigned int cmd, uint32_
 	case PMUVIRT_XEN_PROF_STOP: u->prof_stop.reserved = v; break;
 	case PMUVIRT_XEN_PROF_TAIL: u->prof_tail.reserved = v; break;
 	case PMUVIRT_XEN_PROF_RELEASE: u->prof_release.reserved = v; break;
+	case PMUVIRT_XEN_MAP_PHYS: u->map_phys.reserved = v; break;
+	case PMUVIRT_XEN_UNMAP_PHYS: u->unmap_phys.reserved = v; break;
 	default: fail_msg("command %u has no reserved field", cmd);
 	}
 }
@@ -216,6 +233,17 @@ static void fill_outputs(union pmuvirt_xen_any_arg *u, unsigned int cmd)
 		u->prof_tail.nr_rings = ~0u;
 		u->prof_tail.tails = ~0ull;
 		break;
+	case PMUVIRT_XEN_MAP_PHYS:
+		/* the count is checked against the domain, the frames once copied */
+		u->map_phys.nr_records = ~0u;
+		u->map_phys.record_size = ~0u;
+		u->map_phys.per_frame = ~0u;
+		u->map_phys.nr_frames = ~0u;
+		u->map_phys.gfns = ~0ull;
+		break;
+	case PMUVIRT_XEN_UNMAP_PHYS:
+		u->unmap_phys.nr_frames = ~0u;
+		break;
 	}
 }
 
@@ -225,6 +253,7 @@ static void set_flags(union pmuvirt_xen_any_arg *u, unsigned int cmd, uint32_t v
 	case PMUVIRT_XEN_PROF_START: u->prof_start.flags = v; break;
 	case PMUVIRT_XEN_PROF_STOP: u->prof_stop.flags = v; break;
 	case PMUVIRT_XEN_PROF_RELEASE: u->prof_release.flags = v; break;
+	case PMUVIRT_XEN_MAP_PHYS: u->map_phys.flags = v; break;
 	default: fail_msg("command %u has no flags field", cmd);
 	}
 }
@@ -458,6 +487,82 @@ static void test_xen_arm_wrap(void **state)
 	}
 }
 
+/* A restored VCPU's control must keep the privilege rule of the domain it lands in. */
+static void test_xen_check_saved(void **state)
+{
+	struct pmuvirt_error err = { -1, NULL };
+	struct pmuvirt_saved_ctx s;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	s.ctl.version = PMUVIRT_ABI_VERSION;
+	s.ctl.nr_counters = 3;
+	s.ctl.counter[0].event = PMUVIRT_EV_TSC;
+	s.ctl.counter[1].event = PMUVIRT_EV_INSTRUCTIONS;
+	s.ctl.counter[1].flags = PMUVIRT_CTR_USER;
+	s.ctl.counter[2].event = PMUVIRT_EV_CYCLES;
+	s.ctl.counter[2].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL | PMUVIRT_CTR_GUEST;
+	/* what Xen saves for an HVM guest comes back to one */
+	assert_int_equal(pmuvirt_xen_check_saved(&s, false, PMUVIRT_CAP_GUEST_ONLY, &err), 0);
+	/* ... not to a Xen that cannot leave itself out, nor to a PV domain */
+	assert_int_equal(pmuvirt_xen_check_saved(&s, false, 0, &err), -EOPNOTSUPP);
+	assert_int_equal(err.counter, 2);
+	err.counter = -1;
+	assert_int_equal(pmuvirt_xen_check_saved(&s, true, PMUVIRT_CAP_GUEST_ONLY, &err),
+			 -EOPNOTSUPP);
+	assert_int_equal(err.counter, 2);
+	/* a kernel-mode counter without the flag was never saved by Xen */
+	s.ctl.counter[2].flags = PMUVIRT_CTR_KERNEL;
+	err.counter = -1;
+	err.reason = NULL;
+	assert_int_equal(pmuvirt_xen_check_saved(&s, false, PMUVIRT_CAP_GUEST_ONLY, &err), -EINVAL);
+	assert_int_equal(err.counter, 2);
+	assert_non_null(err.reason);
+	assert_int_equal(pmuvirt_xen_check_saved(&s, true, 0, &err), -EINVAL);
+	/* PV: user mode only */
+	s.ctl.counter[2].flags = PMUVIRT_CTR_USER;
+	assert_int_equal(pmuvirt_xen_check_saved(&s, true, 0, &err), 0);
+	assert_int_equal(s.ctl.counter[2].flags, PMUVIRT_CTR_USER);	/* only read */
+	/* flags past the counters are the blob's check's business, not the rule's */
+	s.ctl.nr_counters = 1;
+	assert_int_equal(pmuvirt_xen_check_saved(&s, true, 0, &err), 0);
+}
+
+/* MAP_PHYS: the count against the domain, then the guest frames themselves. */
+static void test_xen_map_phys(void **state)
+{
+	struct pmuvirt_xen_map_phys op = { .nr_frames = 3 };
+	const uint64_t limit = 1ull << 36;	/* 48-bit guest physical addresses */
+	uint64_t g[4] = { 0x1000, 0, limit - 1, 0x1001 }, copy[4];
+
+	(void)state;
+	assert_int_equal(pmuvirt_xen_check_map_phys(&op, 3), 0);
+	assert_int_equal(pmuvirt_xen_check_map_phys(&op, 2), -EINVAL);
+	assert_int_equal(pmuvirt_xen_check_map_phys(&op, 4), -EINVAL);
+	op.nr_frames = 0;
+	assert_int_equal(pmuvirt_xen_check_map_phys(&op, 0), -EINVAL);	/* no records */
+	op.nr_frames = ~0u;
+	assert_int_equal(pmuvirt_xen_check_map_phys(&op, 1), -EINVAL);
+
+	memcpy(copy, g, sizeof(g));
+	assert_int_equal(pmuvirt_xen_check_gfns(g, 4, limit), 0);
+	assert_memory_equal(g, copy, sizeof(g));
+	assert_int_equal(pmuvirt_xen_check_gfns(g, 0, limit), 0);
+	/* beyond the guest's physical address width */
+	g[2] = limit;
+	assert_int_equal(pmuvirt_xen_check_gfns(g, 4, limit), -EINVAL);
+	g[2] = ~0ull;	/* INVALID_GFN */
+	assert_int_equal(pmuvirt_xen_check_gfns(g, 4, limit), -EINVAL);
+	assert_int_equal(pmuvirt_xen_check_gfns(g, 2, limit), 0);	/* not looked at */
+	/* one guest frame for two record frames */
+	g[2] = 7;
+	g[3] = 0x1000;
+	assert_int_equal(pmuvirt_xen_check_gfns(g, 4, limit), -EINVAL);
+	assert_int_equal(pmuvirt_xen_check_gfns(g, 3, limit), 0);
+	g[3] = 0;
+	assert_int_equal(pmuvirt_xen_check_gfns(g, 4, limit), -EINVAL);
+}
+
 /* Linux: the header words, then the whole structs. */
 /* Xen's own events never count for a guest (ring 0 is Xen for a PV guest). */
 static void test_xen_guest_privilege(void **state)
@@ -479,23 +584,47 @@ static void test_xen_guest_privilege(void **state)
 	c.counter[3].flags = PMUVIRT_CTR_RAW | PMUVIRT_CTR_KERNEL;
 	c.counter[4].event = PMUVIRT_EV_TSC;
 	/* PV: kernel mode becomes the guest's ring (user filter), nothing else changes */
-	assert_int_equal(pmuvirt_xen_guest_privilege(&c, true, &err), 0);
+	assert_int_equal(pmuvirt_xen_guest_privilege(&c, true, PMUVIRT_CAP_GUEST_ONLY, &err), 0);
 	assert_int_equal(c.counter[0].flags, PMUVIRT_CTR_USER);
 	assert_int_equal(c.counter[1].flags, PMUVIRT_CTR_USER);
 	assert_int_equal(c.counter[2].flags, PMUVIRT_CTR_USER);
 	assert_int_equal(c.counter[3].flags, PMUVIRT_CTR_RAW | PMUVIRT_CTR_USER);
 	assert_int_equal(c.counter[3].event, 0xc0);
 	assert_int_equal(c.counter[4].flags, 0);
-	/* HVM: kernel mode is refused with the counter named */
-	c.counter[2].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
-	assert_int_equal(pmuvirt_xen_guest_privilege(&c, false, &err), -EOPNOTSUPP);
+	/* PV never runs in guest mode: guest-only counting is refused, counter named */
+	c.counter[2].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_GUEST;
+	err.counter = -1;
+	assert_int_equal(pmuvirt_xen_guest_privilege(&c, true, PMUVIRT_CAP_GUEST_ONLY, &err),
+			 -EOPNOTSUPP);
 	assert_int_equal(err.counter, 2);
 	assert_non_null(err.reason);
+	/* HVM, Xen cannot leave itself out: kernel mode is refused with the counter named */
+	c.counter[2].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
+	err.counter = -1;
+	assert_int_equal(pmuvirt_xen_guest_privilege(&c, false, PMUVIRT_CAP_GLOBAL_CTRL, &err),
+			 -EOPNOTSUPP);
+	assert_int_equal(err.counter, 2);
+	assert_non_null(err.reason);
+	/* HVM, Xen can: kernel-mode counters count the guest only, the others stay */
+	c.counter[0].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
+	c.counter[1].flags = PMUVIRT_CTR_KERNEL;
+	c.counter[3].flags = PMUVIRT_CTR_RAW | PMUVIRT_CTR_KERNEL;
 	c.counter[2].flags = PMUVIRT_CTR_USER;
-	assert_int_equal(pmuvirt_xen_guest_privilege(&c, false, &err), 0);
+	assert_int_equal(pmuvirt_xen_guest_privilege(&c, false, PMUVIRT_CAP_GUEST_ONLY, &err), 0);
+	assert_int_equal(c.counter[0].flags,
+			 PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL | PMUVIRT_CTR_GUEST);
+	assert_int_equal(c.counter[1].flags, PMUVIRT_CTR_KERNEL | PMUVIRT_CTR_GUEST);
+	assert_int_equal(c.counter[2].flags, PMUVIRT_CTR_USER);
+	assert_int_equal(c.counter[3].flags,
+			 PMUVIRT_CTR_RAW | PMUVIRT_CTR_KERNEL | PMUVIRT_CTR_GUEST);
+	assert_int_equal(c.counter[4].flags, 0);
+	/* HVM user mode alone needs nothing of Xen */
+	c.counter[0].flags = c.counter[1].flags = c.counter[3].flags = PMUVIRT_CTR_USER;
+	assert_int_equal(pmuvirt_xen_guest_privilege(&c, false, 0, &err), 0);
+	assert_int_equal(c.counter[1].flags, PMUVIRT_CTR_USER);
 	/* an oversized counter count is left for pmuvirt_validate() */
 	c.nr_counters = 0xffffffffu;
-	assert_int_equal(pmuvirt_xen_guest_privilege(&c, true, &err), 0);
+	assert_int_equal(pmuvirt_xen_guest_privilege(&c, true, 0, &err), 0);
 }
 
 static void test_linux_hdr(void **state)
@@ -743,6 +872,8 @@ int main(void)
 		cmocka_unit_test(test_xen_arm),
 		cmocka_unit_test(test_xen_arm_wrap),
 		cmocka_unit_test(test_xen_guest_privilege),
+		cmocka_unit_test(test_xen_map_phys),
+		cmocka_unit_test(test_xen_check_saved),
 		cmocka_unit_test(test_linux_hdr),
 		cmocka_unit_test(test_linux_attach),
 		cmocka_unit_test(test_linux_attach_flags),

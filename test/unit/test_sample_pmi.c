@@ -110,7 +110,7 @@ static void test_flag_validation(void **state)
 	assert_int_equal(validate(&c->r.pmu, (struct pmuvirt_counter_ctl){
 		.event = PMUVIRT_EV_TSC, .flags = S, .period = 1000 }, &why), -EINVAL);
 	assert_int_equal(validate(&c->r.pmu, (struct pmuvirt_counter_ctl){
-		.event = PMUVIRT_EV_INSTRUCTIONS, .flags = U | S | 0x20, .period = 1000 }, &why),
+		.event = PMUVIRT_EV_INSTRUCTIONS, .flags = U | S | 0x40, .period = 1000 }, &why),
 		-EINVAL);
 	assert_string_equal(why, "unknown counter flags");
 	assert_int_equal(validate(&c->r.pmu, (struct pmuvirt_counter_ctl){

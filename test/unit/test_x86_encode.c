@@ -21,6 +21,8 @@
 #define K	PMUVIRT_CTR_KERNEL
 #define R	PMUVIRT_CTR_RAW
 #define UK	(U | K)
+#define GS	PMUVIRT_CTR_GUEST
+#define GO	(1ull << 40)	/* AMD GuestOnly */
 
 enum cpu { V1, V2, V4, V5, K8, ZEN, ZEN4, NR_CPU };
 
@@ -98,6 +100,19 @@ static const struct enc_case cases[] = {
 	  OK },
 	{ "AMD PerfMonV2: global enables", ZEN4, 2,
 	  { { 1, U, 0, 0xc0 | USR | ON }, { 0x1c2, R | U, 0, 0x1c2 | USR | ON } }, OK },
+	/* Guest only: enabled at VM entry alone (Intel), GuestOnly (AMD 10h+). */
+	{ "guest-only kernel instructions on a fixed counter", V4, 2,
+	  { { 1, K | GS, 0, WF(0, 0x9) }, { 3, U, 0, 0xc4 | USR | ON } }, OK },
+	{ "guest-only raw code on v2", V2, 2,
+	  { { 0xc0, R | UK | GS, 0, 0xc0 | USR | OS | ON }, { 2, K | GS, 0, WF(1, 0x9) } }, OK },
+	{ "AMD family 10h: GuestOnly", ZEN, 2,
+	  { { 1, K | GS, 0, 0xc0 | OS | ON | GO }, { 1, K, 0, 0xc0 | OS | ON } }, OK },
+	{ "AMD PerfMonV2: GuestOnly and global enable", ZEN4, 1,
+	  { { 0x1c2, R | UK | GS, 0, 0x1c2 | USR | OS | ON | GO } }, OK },
+	{ "v1: no guest-only counting", V1, 2, { { 1, U }, { 1, K | GS } }, BAD(-EOPNOTSUPP, 1) },
+	{ "K8: no guest-only counting", K8, 1, { { 2, K | GS } }, BAD(-EOPNOTSUPP, 0) },
+	{ "TSC guest-only", V4, 1, { { PMUVIRT_EV_TSC, GS } }, BAD(-EINVAL, 0) },
+	{ "guest only, neither user nor kernel", ZEN, 1, { { 1, GS } }, BAD(-EINVAL, 0) },
 
 	/* Bits pmuvirt owns. */
 	{ "raw USR", V4, 1, { { 0xc0 | USR, R | U } }, BAD(-EINVAL, 0) },
@@ -175,25 +190,28 @@ static void check_image(const struct pmuvirt_pmu *pmu, const struct enc_case *c,
 	uint64_t want[PMUVIRT_HWCTL_REGS] = { 0 };
 	uint32_t used = (1u << pmu->nr_gp) - 1;
 	bool global = pmu->caps & PMUVIRT_CAP_GLOBAL_CTRL;
+	bool intel = cpus[c->cpu].vendor == FAKEHW_INTEL;
 	unsigned int i;
 
 	for (i = 0; i < c->n; i++) {
 		const struct pmuvirt_slot *s = &pmu->slot[slots[i]];
 		uint64_t w = c->c[i].want;
+		/* Intel: a guest-only counter's enable is loaded at VM entry alone */
+		unsigned int g = intel && (c->c[i].flags & GS) ? 10 : 9;
 
 		if (w & WFIXED) {
 			assert_int_equal(s->cls, PMUVIRT_CLASS_FIXED);
 			assert_int_equal(s->index, (w >> 8) & 0xff);
 			want[8] |= FX(s->index, w & 0xf);
 			if (global)
-				want[9] |= GF(s->index);
+				want[g] |= GF(s->index);
 		} else if (w) {
 			assert_int_equal(s->cls, PMUVIRT_CLASS_GP);
 			if (w & (1ull << 33))
 				assert_int_equal(s->index, 2);
 			want[s->index] = w;
 			if (global)
-				want[9] |= G(s->index);
+				want[g] |= G(s->index);
 		} else {
 			assert_int_equal(s->cls, PMUVIRT_CLASS_TSC);
 		}
@@ -209,6 +227,8 @@ static void check_image(const struct pmuvirt_pmu *pmu, const struct enc_case *c,
 		used |= 1u << 8;
 	if (global)
 		used |= 1u << 9;
+	if (global && intel)
+		used |= 1u << 10;
 	assert_int_equal(img->used, used);
 }
 

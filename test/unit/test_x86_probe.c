@@ -15,6 +15,8 @@
 	{ .vendor = FAKEHW_INTEL, .version = (v), .nr_gp = (gp), .nr_fixed = (fixed), \
 	  .width = (w), .fw_write = (fw) }
 #define CAP_GLOBAL (PMUVIRT_CAP_GLOBAL_CTRL | PMUVIRT_CAP_GLOBAL_STATUS)
+/* Intel v2 and later, AMD family 10h and later: counting a guest only */
+#define G PMUVIRT_CAP_GUEST_ONLY
 
 struct probe_case {
 	const char *what;
@@ -26,35 +28,35 @@ static const struct probe_case cases[] = {
 	{ "Intel v1 (Core Duo)", INTEL(1, 2, 0, 40, false),
 	  PMUVIRT_X86_INTEL_V1, 2, 0, 32, 0, 0 },
 	{ "Intel v2 (Core 2)", INTEL(2, 2, 3, 40, false),
-	  PMUVIRT_X86_INTEL_V2, 2, 3, 32, 40, CAP_GLOBAL },
+	  PMUVIRT_X86_INTEL_V2, 2, 3, 32, 40, CAP_GLOBAL | G },
 	{ "Intel v2 32-bit", INTEL(2, 2, 3, 32, false),
-	  PMUVIRT_X86_INTEL_V2, 2, 3, 32, 32, CAP_GLOBAL },
+	  PMUVIRT_X86_INTEL_V2, 2, 3, 32, 32, CAP_GLOBAL | G },
 	{ "Intel v3 legacy writes", INTEL(3, 4, 3, 48, false),
-	  PMUVIRT_X86_INTEL_V3, 4, 3, 32, 48, CAP_GLOBAL },
+	  PMUVIRT_X86_INTEL_V3, 4, 3, 32, 48, CAP_GLOBAL | G },
 	{ "Intel v3 (Haswell)", INTEL(3, 4, 3, 48, true),
-	  PMUVIRT_X86_INTEL_V3, 4, 3, 48, 48, CAP_GLOBAL | PMUVIRT_CAP_FW_WRITE },
+	  PMUVIRT_X86_INTEL_V3, 4, 3, 48, 48, CAP_GLOBAL | PMUVIRT_CAP_FW_WRITE | G },
 	{ "Intel v4 (Skylake)", INTEL(4, 8, 3, 48, true),
-	  PMUVIRT_X86_INTEL_V4, 8, 3, 48, 48, CAP_GLOBAL | PMUVIRT_CAP_FW_WRITE },
+	  PMUVIRT_X86_INTEL_V4, 8, 3, 48, 48, CAP_GLOBAL | PMUVIRT_CAP_FW_WRITE | G },
 	{ "Intel v4 40-bit", INTEL(4, 4, 3, 40, true),
-	  PMUVIRT_X86_INTEL_V4, 4, 3, 40, 40, CAP_GLOBAL | PMUVIRT_CAP_FW_WRITE },
+	  PMUVIRT_X86_INTEL_V4, 4, 3, 40, 40, CAP_GLOBAL | PMUVIRT_CAP_FW_WRITE | G },
 	{ "Intel v5 (Alder Lake)", INTEL(5, 8, 4, 48, true),
-	  PMUVIRT_X86_INTEL_V5, 8, 4, 48, 48, CAP_GLOBAL | PMUVIRT_CAP_FW_WRITE },
+	  PMUVIRT_X86_INTEL_V5, 8, 4, 48, 48, CAP_GLOBAL | PMUVIRT_CAP_FW_WRITE | G },
 	{ "Intel v5, 16 counters", INTEL(5, 16, 8, 48, true),
-	  PMUVIRT_X86_INTEL_V5, 8, 7, 48, 48, CAP_GLOBAL | PMUVIRT_CAP_FW_WRITE },
+	  PMUVIRT_X86_INTEL_V5, 8, 7, 48, 48, CAP_GLOBAL | PMUVIRT_CAP_FW_WRITE | G },
 	{ "AMD K8", { .vendor = FAKEHW_AMD, .amd_family = 0xf },
 	  PMUVIRT_X86_AMD_LEGACY, 4, 0, 48, 0, PMUVIRT_CAP_FW_WRITE },
 	{ "AMD family 10h", { .vendor = FAKEHW_AMD, .amd_family = 0x10 },
-	  PMUVIRT_X86_AMD_LEGACY, 4, 0, 48, 0, PMUVIRT_CAP_FW_WRITE },
+	  PMUVIRT_X86_AMD_LEGACY, 4, 0, 48, 0, PMUVIRT_CAP_FW_WRITE | G },
 	{ "AMD family 15h", { .vendor = FAKEHW_AMD, .amd_family = 0x15, .amd_core_ext = true },
-	  PMUVIRT_X86_AMD_CORE_EXT, 6, 0, 48, 0, PMUVIRT_CAP_FW_WRITE },
+	  PMUVIRT_X86_AMD_CORE_EXT, 6, 0, 48, 0, PMUVIRT_CAP_FW_WRITE | G },
 	{ "AMD Zen (17h)", { .vendor = FAKEHW_AMD, .amd_family = 0x17, .amd_core_ext = true },
-	  PMUVIRT_X86_AMD_CORE_EXT, 6, 0, 48, 0, PMUVIRT_CAP_FW_WRITE },
+	  PMUVIRT_X86_AMD_CORE_EXT, 6, 0, 48, 0, PMUVIRT_CAP_FW_WRITE | G },
 	{ "AMD Zen 4 (19h)", { .vendor = FAKEHW_AMD, .nr_gp = 6, .amd_family = 0x19,
 			       .amd_core_ext = true, .amd_perfmon_v2 = true },
-	  PMUVIRT_X86_AMD_PERFMON_V2, 6, 0, 48, 0, CAP_GLOBAL | PMUVIRT_CAP_FW_WRITE },
+	  PMUVIRT_X86_AMD_PERFMON_V2, 6, 0, 48, 0, CAP_GLOBAL | PMUVIRT_CAP_FW_WRITE | G },
 	{ "AMD PerfMonV2, 4 counters", { .vendor = FAKEHW_AMD, .nr_gp = 4, .amd_family = 0x19,
 					 .amd_core_ext = true, .amd_perfmon_v2 = true },
-	  PMUVIRT_X86_AMD_PERFMON_V2, 4, 0, 48, 0, CAP_GLOBAL | PMUVIRT_CAP_FW_WRITE },
+	  PMUVIRT_X86_AMD_PERFMON_V2, 4, 0, 48, 0, CAP_GLOBAL | PMUVIRT_CAP_FW_WRITE | G },
 };
 
 static void check_slots(const struct pmuvirt_pmu *pmu, const struct probe_case *c)
@@ -229,14 +231,14 @@ static void test_event_mask_and_caps(void **state)
 		assert_int_equal(pmu.slot[i].width, 32);	/* no PDCM: legacy writes */
 	}
 	assert_int_equal(s.reg_reads, 0);
-	assert_int_equal(pmu.caps, CAP_GLOBAL);
+	assert_int_equal(pmu.caps, CAP_GLOBAL | G);
 
 	/* PDCM set: PERF_CAPABILITIES is read once; FW_WRITE gives the full width. */
 	s = intel(0x07300403, 0, 0, 3 | (48 << 5), 1u << 15, 0);
 	s.perf_caps = 1u << 13;
 	assert_int_equal(pmuvirt_x86_probe(&pmu, &syn_ops, &s), 0);
 	assert_int_equal(s.reg_reads, 1);
-	assert_int_equal(pmu.caps, CAP_GLOBAL | PMUVIRT_CAP_FW_WRITE);
+	assert_int_equal(pmu.caps, CAP_GLOBAL | PMUVIRT_CAP_FW_WRITE | G);
 	assert_int_equal(pmu.slot[0].width, 48);
 	assert_int_equal(pmu.slot[0].events & (1u << PMUVIRT_EV_BRANCH_MISSES),
 			 1u << PMUVIRT_EV_BRANCH_MISSES);

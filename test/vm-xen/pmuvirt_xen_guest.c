@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 /*
- * Runs in dom0 or a PV domU under Xen with pmuvirt, with pmuvirt.ko loaded: the guest
+ * Runs in dom0 or a PV or PVH domU under Xen with pmuvirt, with pmuvirt.ko loaded: the guest
  * level of the two-level scheme, per thread on top of Xen's per-VCPU
  * counts.
  *
@@ -22,6 +22,9 @@
  * kills it at any system call but write and exit.  (Strict seccomp mode
  * cannot be used: it disables rdtsc in user mode.)
  *
+ * With PMUVIRT_XEN_GUEST_GO set, part 2 waits until that command (run by
+ * the shell) succeeds, so the loops of two domains can start together.
+ *
  * Prints PMUVIRT-XEN-GUEST-* markers; the boot script judges by them.
  */
 #define _GNU_SOURCE
@@ -35,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 #include <stddef.h>
 #include <grp.h>
@@ -64,6 +68,7 @@ struct result {
 	uint32_t caps;
 	uint64_t user, ioctl, raw;
 	uint64_t t0;			/* TSC at the loop's start */
+	uint64_t w0, w1;		/* wall clock (ns) around the loop */
 	uint64_t direct_reads, ioctl_reads;
 	long preempted;		/* involuntary context switches around the loop */
 	uint32_t below0, below1;	/* the record's below before and after */
@@ -81,6 +86,14 @@ static uint64_t rdtsc(void)
 
 	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
 	return ((uint64_t)hi << 32) | lo;
+}
+
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static void tsc_control(struct pmuvirt_control *ctl)
@@ -312,9 +325,11 @@ static void *worker(void *arg)
 	getrusage(RUSAGE_THREAD, &ru0);
 	if (pmuvirt_user_read_ioctl(&u, &i0) || pmuvirt_user_read(&u, &u0))
 		r->rc = -errno;
+	r->w0 = wall_ns();
 	t0 = rdtsc();
 	__asm__ __volatile__("1: dec %0\n\tjnz 1b" : "+r" (n) : : "cc");
 	t1 = rdtsc();
+	r->w1 = wall_ns();
 	if (pmuvirt_user_read(&u, &u1) || pmuvirt_user_read_ioctl(&u, &i1))
 		r->rc = -errno;
 	getrusage(RUSAGE_THREAD, &ru1);
@@ -390,10 +405,10 @@ static int part2(void)
 			       i);
 			bad++;
 		}
-		if (r->t0 < first)
-			first = r->t0;
-		if (r->t0 + r->raw > last)
-			last = r->t0 + r->raw;
+		if (r->w0 < first)
+			first = r->w0;
+		if (r->w1 > last)
+			last = r->w1;
 		if ((double)r->raw / work > most[r->cpu])
 			most[r->cpu] = (double)r->raw / work;
 		if (r->direct_reads != 2 || r->ioctl_reads != 2) {
@@ -412,7 +427,10 @@ static int part2(void)
 			       i, most[i]);
 			bad++;
 		}
-	/* The host's TSC: two domains' windows overlap when they ran at once. */
+	/*
+	 * Xen's wall clock, which every domain reads (a PVH domain's TSC has an
+	 * offset): two domains' windows overlap when they ran at once.
+	 */
 	printf("PMUVIRT-XEN-GUEST-WINDOW %llu %llu\n", (unsigned long long)first,
 	       (unsigned long long)last);
 	printf("PMUVIRT-XEN-GUEST-HYPERCALLS during the loops: %ld (%ld before, %ld after; READ fallbacks %ld)\n",
@@ -619,6 +637,14 @@ int main(int argc, char **argv)
 	}
 	ret = part1(fd);
 	close(fd);
+	/* Another domain's threads may be meant to run at once: wait for them. */
+	if (!ret && getenv("PMUVIRT_XEN_GUEST_GO")) {
+		printf("PMUVIRT-XEN-GUEST-WAITING\n");
+		if (system(getenv("PMUVIRT_XEN_GUEST_GO"))) {
+			printf("PMUVIRT-XEN-GUEST-FAIL no go (%s)\n", getenv("PMUVIRT_XEN_GUEST_GO"));
+			ret = -1;
+		}
+	}
 	if (!ret)
 		ret = part2();
 	if (!ret)

@@ -36,6 +36,67 @@ static inline long xen_hypercall(unsigned int op, uint64_t arg0, uint64_t arg1)
 	return xen_privcmd_hypercall(privcmd, op, arg0, arg1);
 }
 
+/*
+ * Xen 4.17's domctl (xen/include/public/domctl.h, interface version
+ * 0x15): the commands the tests use.
+ */
+#define HYPERVISOR_DOMCTL	36
+#define DOMCTL_INTERFACE	0x15
+#define DOMCTL_CREATEDOMAIN	1
+#define DOMCTL_DESTROYDOMAIN	2
+#define DOMCTL_GET_VCPU_MSRS	72
+#define DOMCTL_SET_VCPU_MSRS	73
+
+struct domctl_createdomain {
+	uint32_t ssidref;
+	uint8_t handle[16];
+	uint32_t flags;
+	uint32_t iommu_opts;
+	uint32_t max_vcpus;
+	uint32_t max_evtchn_port;
+	int32_t max_grant_frames;
+	int32_t max_maptrack_frames;
+	uint32_t grant_opts;
+	uint32_t vmtrace_size;
+	uint32_t cpupool_id;
+	uint32_t emulation_flags;
+	uint32_t misc_flags;
+};
+
+/* One entry of a VCPU's MSR list, and the list (a guest address). */
+struct domctl_vcpu_msr {
+	uint32_t index;
+	uint32_t reserved;
+	uint64_t value;
+};
+
+struct domctl_vcpu_msrs {
+	uint32_t vcpu;
+	uint32_t msr_count;
+	uint64_t msrs;
+};
+
+struct domctl {
+	uint32_t cmd;
+	uint32_t interface_version;
+	uint16_t domain;
+	uint16_t pad[3];
+	union {
+		struct domctl_createdomain create;
+		struct domctl_vcpu_msrs vcpu_msrs;
+		uint8_t pad[128];
+	} u;
+};
+
+/* A domctl of @cmd on domain @domid (0: Xen picks one, for create). */
+static inline void domctl_init(struct domctl *d, uint32_t cmd, uint16_t domid)
+{
+	memset(d, 0, sizeof(*d));
+	d->cmd = cmd;
+	d->interface_version = DOMCTL_INTERFACE;
+	d->domain = domid;
+}
+
 /* pmuvirt's hypercall with a raw argument address. */
 static inline long hypercall(unsigned int cmd, uint64_t arg)
 {

@@ -7,10 +7,11 @@
 # per-thread counts on top of the VCPUs'.  With Xen's emulated PMU
 # (pmuvirt-emulate): xen_emu_test checks PMC counting per VCPU and the
 # PMI -> VIRQ path.  With vpmu=1: pmuvirt refuses to start, and its
-# hypercall answers -EBUSY.  With one dom0 VCPU and the emulated PMU:
-# Debian's toolstack (xl) creates two PV domUs from domu.cfg that run
-# pmuvirt_xen_guest, vmtest imode and xen_access_test at once while dom0
-# spins, and report on their consoles.
+# hypercall answers -EBUSY.  With one dom0 VCPU and the emulated PMU, on
+# an AMD CPU model with SVM: Debian's toolstack (xl) creates a PV and a
+# PVH domU from domu.cfg that run pmuvirt_xen_guest, vmtest imode and
+# xen_access_test at once while dom0 spins, then xen_save_guest while dom0
+# saves and restores each of them, and report on their consoles.
 # Judged by console markers, not by QEMU's exit status.
 #
 # usage: test/vm-xen/run.sh [BUILD_DIR]     (default <source>/build-xen)
@@ -109,7 +110,7 @@ rm -rf "$work"
 mkdir -p "$work/root/bin" "$work/root/lib/modules" "$work/root/proc" "$work/root/sys" \
 	"$work/root/dev" "$work/root/tmp"
 cp "$busybox" "$work/root/bin/busybox"
-for a in sh mount mkdir insmod rmmod cat grep echo reboot sleep dmesg tail cut sed kill ln; do
+for a in sh mount mkdir insmod rmmod cat grep echo reboot sleep dmesg tail cut sed kill ln du rm date; do
 	ln -s busybox "$work/root/bin/$a"
 done
 for m in xen-privcmd.ko xen-evtchn.ko xenfs/xenfs.ko; do
@@ -140,6 +141,11 @@ gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/
 gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/tools/pmuvirt-stat" \
 	-o "$work/root/vmtest" "$srcroot/test/vm-linux/vmtest.c" \
 	"$srcroot/tools/pmuvirt-stat/libpmuvirt-user.c"
+gcc -O2 -Wall -Wextra -Werror -static -o "$work/root/xs_rendezvous" \
+	"$srcroot/test/vm-xen/xs_rendezvous.c"
+gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/tools/pmuvirt-stat" \
+	-o "$work/root/xen_save_guest" "$srcroot/test/vm-xen/xen_save_guest.c" \
+	"$srcroot/tools/pmuvirt-stat/libpmuvirt-user.c"
 cp "$build/module/pmuvirt.ko" "$work/root/lib/modules/"
 
 # The domU's initramfs (inside dom0's): busybox, pmuvirt.ko and the guest
@@ -151,7 +157,8 @@ for a in sh mount insmod rmmod cat grep echo poweroff sleep dmesg sed; do
 	ln -s busybox "$droot/bin/$a"
 done
 cp "$build/module/pmuvirt.ko" "$work/root/pmuvirt_xen_guest" "$work/root/vmtest" \
-	"$work/root/xen_access_test" "$kmods/xen-privcmd.ko" "$droot/"
+	"$work/root/xen_access_test" "$work/root/xen_save_guest" "$work/root/xs_rendezvous" \
+	"$kmods/xen-privcmd.ko" "$droot/"
 cat >"$droot/init" <<INIT
 #!/bin/sh
 mount -t proc proc /proc
@@ -165,11 +172,17 @@ insmod /xen-privcmd.ko unrestricted=1
 echo "PMUVIRT-DOMU-ACCESS-EXIT=\$?"
 insmod /pmuvirt.ko && echo "PMUVIRT-DOMU-LOADED"
 dmesg | grep "pmuvirt:" | sed 's/^\\[[^]]*\\] //'
-/pmuvirt_xen_guest $guest_iterations emulated
+# The loops of both domUs start together: dom0 writes the key once both wait.
+PMUVIRT_XEN_GUEST_GO="/xs_rendezvous wait data/pmuvirt-go 300" \
+	/pmuvirt_xen_guest $guest_iterations emulated
 echo "PMUVIRT-DOMU-GUEST-EXIT=\$?"
 # i-mode counters on Xen's emulated PMU: overflow -> PMI -> VIRQ -> signal.
 /vmtest imode 0.04
 echo "PMUVIRT-DOMU-IMODE-EXIT=\$?"
+# dom0 saves and restores the domain in the middle of these loops.
+mode=; dmesg | grep -q "backend: Xen PVH" && mode=guest-only
+/xen_save_guest \$mode
+echo "PMUVIRT-DOMU-SAVE-EXIT=\$?"
 echo "PMUVIRT-DOMU-HYPERCALLS \$(cat /sys/module/pmuvirt/parameters/xen_hypercalls)"
 rmmod pmuvirt && echo "PMUVIRT-DOMU-UNLOADED"
 echo "PMUVIRT-DOMU-KERNEL-WARNINGS=\$(dmesg | grep -c 'pmuvirt: VCPU\|pmuvirt: cannot\|WARNING:\|BUG:')"
@@ -183,14 +196,21 @@ cp "$vmlinuz" "$work/root/domu/vmlinuz"
 cp "$srcroot/test/vm-xen/domu.cfg" "$work/root/etc/xen/"
 : >"$work/root/etc/xen/xl.conf"
 
-# dom0's toolstack: xl, the C xenstored, xenconsoled, xen-init-dom0, the
-# libraries they link (ldd, the unpacked ones first) and libgcc_s, which
-# glibc loads at run time for thread cancellation (xl aborts without it).
+# dom0's toolstack: xl, the C xenstored, xenconsoled, xen-init-dom0,
+# libxl-save-helper, the libraries they link (ldd, the unpacked ones
+# first) and libgcc_s, which glibc loads at run time for thread
+# cancellation (xl aborts without it).
 tbin=$tdir/root/usr/lib/xen-4.17/bin
 tlib=$tdir/root/usr/lib/x86_64-linux-gnu
-mkdir -p "$work/root/usr/bin" "$work/root/lib/x86_64-linux-gnu" "$work/root/lib64"
-for b in xl xenstored xenconsoled xen-init-dom0; do
-	cp "$tbin/$b" "$work/root/usr/bin/" || { log "FAIL: $b not in the toolstack"; exit 1; }
+mkdir -p "$work/root/usr/bin" "$work/root/lib/x86_64-linux-gnu" "$work/root/lib64" \
+	"$work/root/usr/lib/xen-4.17/bin"
+# xl save and restore run libxl-save-helper from where Debian installs it.
+for b in xl xenstored xenconsoled xen-init-dom0 libxl-save-helper; do
+	case $b in
+	libxl-save-helper) to=$work/root/usr/lib/xen-4.17/bin ;;
+	*) to=$work/root/usr/bin ;;
+	esac
+	cp "$tbin/$b" "$to/" || { log "FAIL: $b not in the toolstack"; exit 1; }
 	LD_LIBRARY_PATH=$tlib ldd "$tbin/$b" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'
 done | sort -u | while read -r l; do
 	case $l in
@@ -224,9 +244,10 @@ echo "PMUVIRT-XEN-DOM0-UP cpus=\$(grep -c ^processor /proc/cpuinfo)"
 echo 0 >/proc/sys/kernel/kptr_restrict
 grep -v '\[' /proc/kallsyms >/tmp/kallsyms
 if grep -q pmuvirt_domu_boot /proc/cmdline; then
-	# Two PV domUs through Xen's own toolstack, on the one PCPU with
-	# dom0, which spins meanwhile: each domU's threads must count their
-	# own work only.
+	# A PV and a PVH domU through Xen's own toolstack, on the one PCPU
+	# with dom0, which spins meanwhile: each domU's threads must count
+	# their own work only.  Then dom0 saves and restores each domU in the
+	# middle of its last loops.
 	for m in xen-gntdev xen-gntalloc; do insmod /lib/modules/\$m.ko; done
 	mkdir -p /run /var/lib /var/log/xen/console /var/lock
 	mount -t tmpfs tmpfs /run
@@ -244,10 +265,11 @@ if grep -q pmuvirt_domu_boot /proc/cmdline; then
 	t0=\$(cut -d. -f1 /proc/uptime)
 	# Xen numbers a fresh boot's domains from 1: each domU is told the
 	# other's domid (and the boot script checks that they got 1 and 2).
-	for d in a:2 b:1; do
-		/usr/bin/xl create -p /etc/xen/domu.cfg "name=\"pmuvirt-\${d%:*}\"" \
-			"extra=\"console=hvc0 panic=-1 quiet pmuvirt_peer=\${d#*:}\"" &&
-			echo "PMUVIRT-DOM0-CREATED \${d%:*}"
+	for d in a:2:pv b:1:pvh; do
+		n=\${d%%:*} t=\${d##*:} p=\${d#*:}
+		/usr/bin/xl create -p /etc/xen/domu.cfg "name=\"pmuvirt-\$n\"" "type=\"\$t\"" \
+			"extra=\"console=hvc0 panic=-1 quiet pmuvirt_peer=\${p%:*}\"" &&
+			echo "PMUVIRT-DOM0-CREATED \$n \$t"
 	done
 	echo "PMUVIRT-DOM0-CREATE-SECONDS \$(( \$(cut -d. -f1 /proc/uptime) - t0 ))"
 	/usr/bin/xl list
@@ -256,9 +278,11 @@ if grep -q pmuvirt_domu_boot /proc/cmdline; then
 	/xen_access_test dom0 \$(/usr/bin/xl domid pmuvirt-a) \$(/usr/bin/xl domid pmuvirt-b)
 	echo "PMUVIRT-XEN-ACCESS-DOM0-EXIT=\$?"
 	# The domUs run under a system-wide profile that names them (passive:
-	# they run no profiling code of their own).
+	# they run no profiling code of their own); /domu-run.sh starts them,
+	# saves and restores each, and returns when both are gone.
 	a=\$(/usr/bin/xl domid pmuvirt-a)
 	b=\$(/usr/bin/xl domid pmuvirt-b)
+	log=/var/log/xen/console/guest-pmuvirt
 	/pmuvirt-xenprof record -d 0 -d \$a -d \$b -c $domu_prof_period -o /tmp/domu.data -- sh /domu-run.sh
 	echo "PMUVIRT-XEN-PROF-DOMU-RECORD-EXIT=\$?"
 	echo "PMUVIRT-DOM0-DOMUS-SECONDS \$(( \$(cut -d. -f1 /proc/uptime) - t0 ))"
@@ -266,10 +290,10 @@ if grep -q pmuvirt_domu_boot /proc/cmdline; then
 		--map \$a=/tmp/kallsyms --map \$b=/tmp/kallsyms --top 100000 >/tmp/domu.txt
 	echo "PMUVIRT-XEN-PROF-DOMU-REPORT-EXIT=\$?"
 	sed -n '1,40s/^/prof: /p' /tmp/domu.txt
-	/xen_prof_test domus /tmp/domu.txt d\$a d\$b
+	/xen_prof_test domus /tmp/domu.txt d\$a d\$b:hvm
 	/usr/bin/xl list
 	for d in a b; do
-		sed "s/^/domu-\$d: /" /var/log/xen/console/guest-pmuvirt-\$d.log
+		sed "s/^/domu-\$d: /" \$log-\$d.log
 	done
 elif grep -q pmuvirt_refused_boot /proc/cmdline; then
 	# Xen's vPMU was asked for: pmuvirt refused to start.
@@ -347,25 +371,54 @@ INIT
 chmod +x "$work/root/init"
 # The domu boot's profiled command: run both domUs, dom0 spinning meanwhile.
 cat >"$work/root/domu-run.sh" <<'RUN'
+log=/var/log/xen/console/guest-pmuvirt
 /usr/bin/xl unpause pmuvirt-a
 /usr/bin/xl unpause pmuvirt-b
 sh -c 'while :; do :; done' &
 spin=$!
+# The PVH domU boots in a fraction of the PV one's time: both wait before
+# their loops until dom0 writes their go key, so the loops run at once.
 i=0
-while [ $i -lt 600 ] && /usr/bin/xl list | grep -q pmuvirt-; do
+while [ $i -lt 300 ] && ! { grep -q PMUVIRT-XEN-GUEST-WAITING $log-a.log &&
+	grep -q PMUVIRT-XEN-GUEST-WAITING $log-b.log; } 2>/dev/null; do
 	sleep 1
 	i=$((i + 1))
 done
-kill $spin
+# a start time on Xen's wall clock: each domU reads its key when it can
+go=$(( $(date +%s) + 3 ))
+for d in a b; do
+	/xs_rendezvous write /local/domain/$(/usr/bin/xl domid pmuvirt-$d)/data/pmuvirt-go $go &&
+		echo "PMUVIRT-DOM0-GO $d $go"
+done
+saved=
+i=0
+while [ $i -lt 600 ] && /usr/bin/xl list | grep -q pmuvirt-; do
+	for d in a b; do
+		case " $saved " in *" $d "*) continue ;; esac
+		grep -q PMUVIRT-SAVE-READY $log-$d.log 2>/dev/null || continue
+		# save and restore in the middle of its loops; xl is slow enough without the spinner
+		[ -n "$spin" ] && kill $spin && spin=
+		s0=$(cut -d. -f1 /proc/uptime)
+		/usr/bin/xl save pmuvirt-$d /var/lib/xen/$d.save && echo "PMUVIRT-DOM0-SAVED $d"
+		s1=$(cut -d. -f1 /proc/uptime)
+		/usr/bin/xl restore /var/lib/xen/$d.save && echo "PMUVIRT-DOM0-RESTORED $d"
+		echo "PMUVIRT-DOM0-SAVE-SECONDS $d save $((s1 - s0)) restore $(( $(cut -d. -f1 /proc/uptime) - s1 )) image $(du -m /var/lib/xen/$d.save | cut -f1) MiB"
+		rm -f /var/lib/xen/$d.save
+		saved="$saved $d"
+	done
+	sleep 1
+	i=$((i + 1))
+done
+[ -n "$spin" ] && kill $spin
 RUN
 (cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.cpio.gz"
 
 # 4. Boot: one physical CPU, TSC = executed instructions.
-# boot NAME XEN_OPTIONS DOM0_OPTIONS: one run, console in $work/console-NAME.log
+# boot NAME XEN_OPTIONS DOM0_OPTIONS [CPU]: one run, console in $work/console-NAME.log
 boot() {
 	console=$work/console-$1.log
 	log "booting Xen ($1; log: $console)"
-	vm_qemu_xen "$console" "$timeout_s" "$2" "$3" "$work/initrd.cpio.gz" >&2
+	vm_qemu_xen "$console" "$timeout_s" "$2" "$3" "$work/initrd.cpio.gz" "${4:-}" >&2
 	grep -a "pmuvirt\|PMUVIRT-XEN\|PMUVIRT-DOM\|^vm: \|: vm: \|^prof" "$console" | sed 's/^(XEN) //' >&2 || true
 }
 
@@ -411,32 +464,40 @@ boot refused "dom0_max_vcpus=2 vpmu=1" "pmuvirt_refused_boot"
 require "pmuvirt: disabled: Xen's vPMU was asked for (vpmu=1)" \
 	"PMUVIRT-XEN-REFUSED-OK" "PMUVIRT-XEN-REFUSED-EXIT=0"
 fi
-# Two PV domUs made by xl, on Xen's emulated PMU, with a dom0 of one VCPU
-# (two dom0 VCPUs on the one PCPU make every insmod in dom0 take seconds).
+# A PV and a PVH domU made by xl, on Xen's emulated PMU, with a dom0 of one
+# VCPU (two dom0 VCPUs on the one PCPU make every insmod in dom0 take
+# seconds); PVH needs hardware virtualization, which QEMU's TCG offers as
+# AMD's SVM, so the CPU model is an AMD one with SVM and nested paging.
 if want domu; then
-boot domu "dom0_max_vcpus=1 pmuvirt-emulate sched=credit" "pmuvirt_domu_boot"
+boot domu "dom0_max_vcpus=1 pmuvirt-emulate sched=credit" "pmuvirt_domu_boot" \
+	"Nehalem,vendor=AuthenticAMD,+svm,+npt"
 require "PMUVIRT-DOM0-XENSTORED" "PMUVIRT-DOM0-INIT-DOM0" "PMUVIRT-DOM0-XENCONSOLED" \
-	"PMUVIRT-DOM0-CREATED a" "PMUVIRT-DOM0-CREATED b" "PMUVIRT-DOM0-DOMIDS 1 2" \
+	"PMUVIRT-DOM0-CREATED a pv" "PMUVIRT-DOM0-CREATED b pvh" "PMUVIRT-DOM0-DOMIDS 1 2" \
 	"PMUVIRT-XEN-ACCESS-DOM0-PASSED" "PMUVIRT-XEN-ACCESS-DOM0-EXIT=0" \
+	"PMUVIRT-DOM0-GO a" "PMUVIRT-DOM0-GO b" "HVM: SVM enabled" "pmuvirt: HVM and PVH kernel mode: counted in SVM guest mode only" \
+	"PMUVIRT-DOM0-SAVED a" "PMUVIRT-DOM0-RESTORED a" \
+	"PMUVIRT-DOM0-SAVED b" "PMUVIRT-DOM0-RESTORED b" \
 	"PMUVIRT-XEN-PROF-DOMU-RECORD-EXIT=0" "PMUVIRT-XEN-PROF-DOMU-REPORT-EXIT=0" \
 	"PMUVIRT-XEN-PROF-DOMUS-PASSED"
-for d in a b; do
-	require "domu-$d: PMUVIRT-DOMU-UP cpus=2" "domu-$d: pmuvirt: backend: Xen PV" \
+for d in a:PV b:PVH; do
+	k=${d#*:} d=${d%:*}
+	require "domu-$d: PMUVIRT-DOMU-UP cpus=2" "domu-$d: pmuvirt: backend: Xen $k (" \
 		"domu-$d: PMUVIRT-XEN-ACCESS-DOMU-PASSED" "domu-$d: PMUVIRT-DOMU-ACCESS-EXIT=0" \
 		"domu-$d: PMUVIRT-XEN-GUEST-VTSC-OK" "domu-$d: PMUVIRT-XEN-GUEST-MIGRATE-OK" \
 		"domu-$d: PMUVIRT-XEN-GUEST-NOSYSCALL-OK" "domu-$d: PMUVIRT-XEN-GUEST-PASSED" \
 		"domu-$d: PMUVIRT-DOMU-GUEST-EXIT=0" "domu-$d: PMUVIRT-DOMU-IMODE-EXIT=0" \
+		"domu-$d: PMUVIRT-SAVE-PASSED" "domu-$d: PMUVIRT-DOMU-SAVE-EXIT=0" \
 		"domu-$d: PMUVIRT-DOMU-UNLOADED" "domu-$d: PMUVIRT-DOMU-KERNEL-WARNINGS=0" \
 		"domu-$d: PMUVIRT-DOMU-DONE"
 done
-# The two domains' loops ran at once (the TSC is the host's: tsc_mode=native).
+# The two domains' loops ran at once (Xen's wall clock, which both read).
 set -- $(sed -n 's/.*domu-[ab]: PMUVIRT-XEN-GUEST-WINDOW \([0-9]*\) \([0-9]*\).*/\1 \2/p' "$console" | tr -d '\r')
 if [ $# -ne 4 ] || ! awk -v a0="$1" -v a1="$2" -v b0="$3" -v b1="$4" \
 	'BEGIN { lo = a0 > b0 ? a0 : b0; hi = a1 < b1 ? a1 : b1; exit !(lo < hi) }'; then
-	log "FAIL: the two domUs' loops did not run at once (TSC windows: $*)"
+	log "FAIL: the two domUs' loops did not run at once (wall clock windows: $*)"
 	exit 1
 fi
-log "domU loop windows (TSC): $1-$2 and $3-$4"
+log "domU loop windows (wall clock, ns): $1-$2 and $3-$4"
 fi
 for b in real emulated refused domu; do
 	want "$b" || { log "FAIL: boot $b not run (PMUVIRT_XEN_BOOTS=$boots)"; exit 1; }

@@ -3,12 +3,16 @@
  * Who may read and set which VCPU's counters (VCPU_READ, VCPU_SET_CONTROL),
  * under Xen with pmuvirt, booted by test/vm-xen/run.sh with two domUs.
  *
- * "xen_access_test dom0 A B", in dom0 while domUs A and B (two VCPUs
- * each) are created and still paused: dom0 manages them, so it reads
- * their VCPUs (nothing counted yet), gives VCPU 1 of A a TSC control and
- * finds it there, still at 0 since A never ran, and takes it away again;
- * a malformed control changes nothing; a VCPU or domain that does not
- * exist, a domid past 16 bits and a reserved field are refused.
+ * "xen_access_test dom0 A B", in dom0 while domUs A (PV) and B (two
+ * VCPUs each) are created and still paused: dom0 manages them, so it
+ * reads their VCPUs (nothing counted yet), gives VCPU 1 of A a TSC control
+ * and finds it there, still at 0 since A never ran, and takes it away
+ * again; a malformed control changes nothing; a VCPU or domain that does
+ * not exist, a domid past 16 bits and a reserved field are refused.  On
+ * the way it plays the toolstack of a save and a restore: A's VCPU 1
+ * hands its counters out as words of its MSR list (XEN_DOMCTL_get_vcpu_msrs)
+ * and takes them back (set_vcpu_msrs), and refuses them corrupted, cut
+ * short, or with a control a PV domain's VCPU cannot have been given.
  *
  * "xen_access_test domu PEER", in a domU: it reads its own calling VCPU,
  * and is refused its other VCPU (-EDEADLK: it would pause itself), any
@@ -20,6 +24,7 @@
  * Prints PMUVIRT-XEN-ACCESS-* markers.
  */
 #include "privcmd.h"
+#include <stddef.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -55,6 +60,94 @@ static long vcpu_set(uint32_t domid, uint32_t vcpu, int tsc, uint32_t version)
 	return hc(PMUVIRT_XEN_VCPU_SET_CONTROL, &op);
 }
 
+/* XEN_DOMCTL_get_vcpu_msrs (@n entries at @m, NULL: the most there can be) or set_vcpu_msrs. */
+static long vcpu_msrs(uint32_t cmd, uint32_t domid, uint32_t vcpu, struct domctl_vcpu_msr *m,
+		      uint32_t *n)
+{
+	struct domctl d;
+	long rc;
+
+	domctl_init(&d, cmd, (uint16_t)domid);
+	d.u.vcpu_msrs.vcpu = vcpu;
+	d.u.vcpu_msrs.msr_count = *n;
+	d.u.vcpu_msrs.msrs = (uint64_t)(uintptr_t)m;
+	rc = xen_hypercall(HYPERVISOR_DOMCTL, (uint64_t)(uintptr_t)&d, 0);
+	*n = d.u.vcpu_msrs.msr_count;
+	return rc;
+}
+
+/* FNV-1a of the blob up to its check (abi.h's struct pmuvirt_saved_ctx). */
+static uint32_t blob_check(const struct pmuvirt_saved_ctx *s)
+{
+	const uint8_t *b = (const uint8_t *)s, *end = b + offsetof(struct pmuvirt_saved_ctx, check);
+	uint32_t h = 0x811c9dc5u;
+
+	while (b < end) {
+		h ^= *b++;
+		h *= 0x01000193u;
+	}
+	return h;
+}
+
+#define MAX_MSRS	256
+
+/*
+ * The save stream of PV domU @a's VCPU 1, which holds one TSC counter:
+ * out as PMUVIRT_XEN_SAVE_MSRS words, back in, refused when wrong.
+ */
+static void save_stream(uint32_t a)
+{
+	static struct domctl_vcpu_msr m[MAX_MSRS], bad[MAX_MSRS];
+	struct pmuvirt_saved_ctx blob = { 0 };
+	struct pmuvirt_xen_vcpu_read r;
+	uint32_t n = 0, i, first = MAX_MSRS, words = 0;
+
+	/* Xen writes the list: its pages must be there, and writable */
+	memset(m, 0, sizeof(m));
+	expect("save: room the MSR list needs", vcpu_msrs(DOMCTL_GET_VCPU_MSRS, a, 1, NULL, &n), 0);
+	expect("  pmuvirt's words included", n >= PMUVIRT_XEN_SAVE_MSRS && n <= MAX_MSRS, 1);
+	n = MAX_MSRS;
+	expect("save: the MSR list", vcpu_msrs(DOMCTL_GET_VCPU_MSRS, a, 1, m, &n), 0);
+	for (i = 0; i < n && i < MAX_MSRS; i++) {
+		if (m[i].index - PMUVIRT_XEN_SAVE_MSR >= PMUVIRT_XEN_SAVE_MSRS)
+			continue;
+		if (first == MAX_MSRS)
+			first = i;
+		if (m[i].index == PMUVIRT_XEN_SAVE_MSR + words)
+			memcpy((char *)&blob + 8 * words++, &m[i].value, 8);
+	}
+	expect("  every word, in order", words, PMUVIRT_XEN_SAVE_MSRS);
+	if (words != PMUVIRT_XEN_SAVE_MSRS)
+		return;
+	expect("  a saved context", blob.magic == PMUVIRT_SAVED_MAGIC && blob.check == blob_check(&blob),
+	       1);
+	expect("  of one TSC counter", blob.ctl.nr_counters == 1 &&
+	       blob.ctl.counter[0].event == PMUVIRT_EV_TSC, 1);
+
+	/* a refused list comes back with its count cut: give each call its own */
+	memcpy(bad, m, sizeof(bad));
+	bad[first + 4].value ^= 1;	/* a count */
+	i = n;
+	expect("restore: a corrupted word", vcpu_msrs(DOMCTL_SET_VCPU_MSRS, a, 1, bad, &i), -EINVAL);
+	expect("  the VCPU counts nothing", vcpu_read(a, 1, &r) || r.nr_counters, 0);
+	i = n - 9;
+	expect("restore: words missing", vcpu_msrs(DOMCTL_SET_VCPU_MSRS, a, 1, m, &i), -EINVAL);
+	/* a PV VCPU's kernel mode is its user mode: Xen never saves KERNEL for it */
+	blob.ctl.counter[0].event = PMUVIRT_EV_INSTRUCTIONS;
+	blob.ctl.counter[0].flags = PMUVIRT_CTR_KERNEL;
+	blob.check = blob_check(&blob);
+	memcpy(bad, m, sizeof(bad));
+	for (i = 0; i < PMUVIRT_XEN_SAVE_MSRS; i++)
+		memcpy(&bad[first + i].value, (char *)&blob + 8 * i, 8);
+	i = n;
+	expect("restore: a kernel-mode counter for PV", vcpu_msrs(DOMCTL_SET_VCPU_MSRS, a, 1, bad, &i),
+	       -EINVAL);
+	i = n;
+	expect("restore: the words as saved", vcpu_msrs(DOMCTL_SET_VCPU_MSRS, a, 1, m, &i), 0);
+	expect("  read it back", vcpu_read(a, 1, &r), 0);
+	expect("  one counter", r.nr_counters, 1);
+}
+
 static long set_policy(uint32_t domid)
 {
 	struct pmuvirt_xen_set_policy op;
@@ -76,6 +169,7 @@ static void dom0(uint32_t a, uint32_t b)
 	expect("read it back", vcpu_read(a, 1, &r), 0);
 	expect("  one counter", r.nr_counters, 1);
 	expect("  at 0: the VCPU never ran", (long)r.value[0], 0);
+	save_stream(a);
 	expect("domU A VCPU 0 untouched", vcpu_read(a, 0, &r), 0);
 	expect("  nothing counted", r.nr_counters, 0);
 	expect("a malformed control (version 9)", vcpu_set(a, 1, 1, 9), -EINVAL);

@@ -24,42 +24,11 @@
 #include <unistd.h>
 
 #define HYPERVISOR_SYSCTL	35
-#define HYPERVISOR_DOMCTL	36
-#define INTERFACE_VERSION	0x15
-#define DOMCTL_CREATEDOMAIN	1
-#define DOMCTL_DESTROYDOMAIN	2
 #define SYSCTL_PHYSINFO		3
 
 #define ROUNDS		40
 #define NR_VCPUS	12	/* two record pages per domain (10 records a page) */
 #define SLACK_PAGES	16	/* Xen's own allocator may keep a few pages */
-
-struct createdomain {
-	uint32_t ssidref;
-	uint8_t handle[16];
-	uint32_t flags;
-	uint32_t iommu_opts;
-	uint32_t max_vcpus;
-	uint32_t max_evtchn_port;
-	int32_t max_grant_frames;
-	int32_t max_maptrack_frames;
-	uint32_t grant_opts;
-	uint32_t vmtrace_size;
-	uint32_t cpupool_id;
-	uint32_t emulation_flags;
-	uint32_t misc_flags;
-};
-
-struct domctl {
-	uint32_t cmd;
-	uint32_t interface_version;
-	uint16_t domain;
-	uint16_t pad[3];
-	union {
-		struct createdomain create;
-		uint8_t pad[128];
-	} u;
-};
 
 struct physinfo {
 	uint32_t threads_per_core, cores_per_socket, nr_cpus, max_cpu_id;
@@ -82,15 +51,6 @@ static long xen_op(unsigned int op, void *arg)
 	return xen_hypercall(op, (uint64_t)(uintptr_t)arg, 0);
 }
 
-/* A domctl of @cmd on domain @domid (0: Xen picks one, for create). */
-static void domctl_init(struct domctl *d, uint32_t cmd, uint16_t domid)
-{
-	memset(d, 0, sizeof(*d));
-	d->cmd = cmd;
-	d->interface_version = INTERFACE_VERSION;
-	d->domain = domid;
-}
-
 static long free_pages(uint64_t *pages)
 {
 	struct sysctl s;
@@ -98,7 +58,7 @@ static long free_pages(uint64_t *pages)
 
 	memset(&s, 0, sizeof(s));
 	s.cmd = SYSCTL_PHYSINFO;
-	s.interface_version = INTERFACE_VERSION;
+	s.interface_version = DOMCTL_INTERFACE;	/* the same number for sysctls */
 	rc = xen_op(HYPERVISOR_SYSCTL, &s);
 	/* pages being scrubbed are free too, just not yet zeroed */
 	*pages = s.u.physinfo.free_pages + s.u.physinfo.scrub_pages;

@@ -14,8 +14,9 @@
  *     PerfCntrGlobalCtl with all counter enables set (legacy software keeps
  *     working);
  *   - CPUID.07H:EBX.RTM is reported by the v3 and v4 models only.
- * The fake always runs as host (AMD GuestOnly counters do not count) and
- * never inside a transaction (IN_TX counters do not count).
+ * The fake runs as host until fakehw_x86_vm_entry() (AMD GuestOnly counters
+ * count only in the guest, HostOnly ones only in the host), and never
+ * inside a transaction (IN_TX counters do not count).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -45,6 +46,7 @@ struct fx86 {
 	uint64_t evsel[NR_GP_MAX], ctr[NR_GP_MAX];
 	uint64_t fixed[NR_FIXED_MAX], fixed_ctrl;
 	uint64_t global_ctrl, global_status;
+	bool guest;	/* between a VM entry and a VM exit */
 };
 
 enum kind {
@@ -399,7 +401,7 @@ static bool sel_matches(const struct fx86 *f, uint64_t sel, enum fakehw_event ev
 			return false;
 		filters &= ~EVSEL_IN_TXCP;
 	} else {
-		if ((sel & (AMD_GUEST_ONLY | AMD_HOST_ONLY)) == AMD_GUEST_ONLY)
+		if ((sel & (AMD_GUEST_ONLY | AMD_HOST_ONLY)) == (f->guest ? AMD_HOST_ONLY : AMD_GUEST_ONLY))
 			return false;
 		filters &= ~(AMD_GUEST_ONLY | AMD_HOST_ONLY);
 	}
@@ -509,6 +511,33 @@ static int x86_poke(struct fakehw *hw, uint32_t msr, uint64_t val)
 	return 0;
 }
 
+static const struct fakehw_impl fake_x86_impl;
+
+static int vm_transition(struct fakehw *hw, bool entry, bool load, uint64_t global)
+{
+	struct fx86 *f;
+	uint64_t bad;
+
+	if (hw->impl != &fake_x86_impl)
+		return fakehw_error(hw, "VM %s on a fake that is not x86", entry ? "entry" : "exit");
+	f = fx(hw);
+	if (f->guest == entry)
+		return fakehw_error(hw, "VM %s while %s", entry ? "entry" : "exit",
+				    entry ? "in the guest" : "in the host");
+	if (load) {
+		if (!f->intel || !f->global)
+			return fakehw_error(hw, "VM %s loads IA32_PERF_GLOBAL_CTRL, which this model lacks",
+					    entry ? "entry" : "exit");
+		bad = global & ~counter_bits(f);
+		if (bad)
+			return fakehw_error(hw, "VM %s loads global control with reserved bits 0x%llx",
+					    entry ? "entry" : "exit", (unsigned long long)bad);
+		f->global_ctrl = global;
+	}
+	f->guest = entry;
+	return 0;
+}
+
 static void x86_destroy(struct fakehw *hw)
 {
 	free(hw->priv);
@@ -577,4 +606,14 @@ struct fakehw *fakehw_x86_new(const struct fakehw_x86_config *cfg)
 bad:
 	free(f);
 	return NULL;
+}
+
+int fakehw_x86_vm_entry(struct fakehw *hw, bool load, uint64_t global)
+{
+	return vm_transition(hw, true, load, global);
+}
+
+int fakehw_x86_vm_exit(struct fakehw *hw, bool load, uint64_t global)
+{
+	return vm_transition(hw, false, load, global);
 }

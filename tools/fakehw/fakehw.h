@@ -91,6 +91,19 @@ const char *fakehw_last_error(const struct fakehw *hw);
 /* Fault injection: the @n-th register access from now (1 = the next) fails. */
 void fakehw_fail_access(struct fakehw *hw, uint64_t n);
 
+/*
+ * VM entry and exit on a fake x86 CPU: from an entry to the next exit,
+ * fakehw_run() events happen in the guest.  AMD counters honour
+ * HostOnly/GuestOnly (the host runs with EFER.SVME set).  With @load,
+ * IA32_PERF_GLOBAL_CTRL becomes @global as VMX's "load
+ * IA32_PERF_GLOBAL_CTRL" VM-entry and VM-exit controls load it (checked
+ * as a WRMSR would be, counted in no statistic).  An entry in the guest,
+ * an exit in the host, a load on a model without the register or a POWER
+ * fake is refused (-EFAULT).
+ */
+int fakehw_x86_vm_entry(struct fakehw *hw, bool load, uint64_t global);
+int fakehw_x86_vm_exit(struct fakehw *hw, bool load, uint64_t global);
+
 /* Test helpers: raw register access that is not counted and not checked. */
 int fakehw_peek(const struct fakehw *hw, uint32_t reg, uint64_t *val);
 int fakehw_poke(struct fakehw *hw, uint32_t reg, uint64_t val);

@@ -69,6 +69,11 @@ int pmuvirt_x86_amd_probe(struct pmuvirt_pmu *pmu, const struct pmuvirt_hw_ops *
 	l->vendor = &amd_vendor;
 	l->events = PMUVIRT_X86_GP_EVENTS;
 	l->raw_ok = PMUVIRT_EVSEL_LOW_FREE | (family >= 0x10 ? PMUVIRT_EVSEL_AMD_EVENT_HI : 0);
+	if (family >= 0x10) {
+		/* HostOnly/GuestOnly (APM vol. 2, 13.2.1), pmuvirt's own bits */
+		l->flags |= PMUVIRT_X86_F_GUEST_BITS;
+		pmu->caps |= PMUVIRT_CAP_GUEST_ONLY;
+	}
 	if (e22[0] & 1) {
 		pmu->model = PMUVIRT_X86_AMD_PERFMON_V2;
 		pmu->caps |= PMUVIRT_CAP_GLOBAL_CTRL | PMUVIRT_CAP_GLOBAL_STATUS;

@@ -131,6 +131,9 @@ int pmuvirt_x86_intel_probe(struct pmuvirt_pmu *pmu, const struct pmuvirt_hw_ops
 		l->global_ctrl = PMUVIRT_MSR_IA32_PERF_GLOBAL_CTRL;
 		l->global_status = PMUVIRT_MSR_IA32_PERF_GLOBAL_STATUS;
 		l->global_clear = PMUVIRT_MSR_IA32_PERF_GLOBAL_OVF_CTRL;
+		/* VMX loads IA32_PERF_GLOBAL_CTRL at VM entry and exit (SDM 25.7, 26.3) */
+		l->flags |= PMUVIRT_X86_F_GUEST_SWITCH;
+		pmu->caps |= PMUVIRT_CAP_GUEST_ONLY;
 	}
 	if (caps & PMUVIRT_PERF_CAP_FW_WRITE) {
 		pmu->caps |= PMUVIRT_CAP_FW_WRITE;

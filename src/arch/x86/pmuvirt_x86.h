@@ -63,4 +63,49 @@ int pmuvirt_x86_slot_msrs(const struct pmuvirt_pmu *pmu, unsigned int slot, uint
  */
 int pmuvirt_x86_status_msr(const struct pmuvirt_pmu *pmu, uint32_t *msr);
 
+/* How a PMU leaves the host out of PMUVIRT_CTR_GUEST counters. */
+enum pmuvirt_x86_guest_only {
+	PMUVIRT_X86_GUEST_NONE = 0,	/* it cannot (no PMUVIRT_CAP_GUEST_ONLY) */
+	PMUVIRT_X86_GUEST_BITS,		/* AMD: GuestOnly (event select bit 40), nothing to do */
+	PMUVIRT_X86_GUEST_SWITCH,	/* Intel: IA32_PERF_GLOBAL_CTRL at VM entry and exit */
+};
+
+/**
+ * pmuvirt_x86_guest_only() - how a probed PMU counts a guest only
+ * @pmu:	filled by pmuvirt_x86_probe().
+ *
+ * PMUVIRT_X86_GUEST_BITS (AMD family 10h and later): a PMUVIRT_CTR_GUEST
+ * counter gets the GuestOnly event-select bit and counts only in SVM
+ * guest mode, as long as the host runs with EFER.SVME set.
+ * PMUVIRT_X86_GUEST_SWITCH (Intel architectural perfmon v2 and later, and
+ * the emulated PMU): the counter's enable bit is in IA32_PERF_GLOBAL_CTRL
+ * only while the guest runs; the host must load the two values of
+ * pmuvirt_x86_vm_global_ctrl() at every VM entry and exit (VMX's "load
+ * IA32_PERF_GLOBAL_CTRL" VM-entry and VM-exit controls, or its MSR load
+ * lists).  A host that cannot clears PMUVIRT_CAP_GUEST_ONLY.
+ *
+ * Return: an enum pmuvirt_x86_guest_only; PMUVIRT_X86_GUEST_NONE for a PMU
+ * that is not an x86 one.
+ */
+int pmuvirt_x86_guest_only(const struct pmuvirt_pmu *pmu);
+
+/**
+ * pmuvirt_x86_vm_global_ctrl() - IA32_PERF_GLOBAL_CTRL for VM exit and entry
+ * @pc:		this CPU's state (interrupts off, as for every core call).
+ * @host:	receives the value for VM exit: what the register holds while
+ *		the host runs, as pmuvirt last wrote it.
+ * @guest:	receives the value for VM entry: @host plus the enable bits of
+ *		the running context's PMUVIRT_CTR_GUEST counters, none while
+ *		the counters are stopped (no context, in a PMI).
+ *
+ * For a PMU of PMUVIRT_X86_GUEST_SWITCH, right before each VM entry on
+ * this CPU; the values change only in core calls, so a host may compare
+ * them with what it loaded last.  When pmuvirt does not know what the
+ * register holds (after pmuvirt_pcpu_invalidate()), it reads it.
+ *
+ * Return: 0; -ENODEV when the PMU does not work this way (nothing to load);
+ * the accessor's error when the read fails.
+ */
+int pmuvirt_x86_vm_global_ctrl(struct pmuvirt_pcpu *pc, uint64_t *host, uint64_t *guest);
+
 #endif

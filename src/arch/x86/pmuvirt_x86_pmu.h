@@ -32,6 +32,10 @@ struct pmuvirt_x86_vendor {
 
 #define PMUVIRT_X86_F_RTM		0x1u	/* TSX qualifiers usable */
 #define PMUVIRT_X86_F_LEGACY_WRITE	0x2u	/* general counters take 32-bit writes */
+/* AMD family 10h+: HostOnly/GuestOnly in the event select (EFER.SVME set). */
+#define PMUVIRT_X86_F_GUEST_BITS	0x4u
+/* Intel v2+: the host loads IA32_PERF_GLOBAL_CTRL at VM entry and exit. */
+#define PMUVIRT_X86_F_GUEST_SWITCH	0x8u
 
 /**
  * struct pmuvirt_x86_layout - the probed PMU's registers, in pmu->arch_data

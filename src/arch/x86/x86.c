@@ -10,14 +10,21 @@
  *   reg[0..7]	event select of general counter i (layout evsel + stride * i)
  *   reg[8]	IA32_FIXED_CTR_CTRL (Intel with fixed counters)
  *   reg[9]	IA32_PERF_GLOBAL_CTRL or PerfCntrGlobalCtl (where present)
+ *   reg[10]	Intel, guest-only counting (PMUVIRT_X86_F_GUEST_SWITCH): not a
+ *		register but the enable bits of PMUVIRT_CTR_GUEST counters,
+ *		which the host adds to IA32_PERF_GLOBAL_CTRL at VM entry; reg[9]
+ *		holds the rest, the value while the host runs
  * Every register the model has is part of every image, so a register a
  * context does not use is written to zero when the previous owner used it.
- * pc->cache.reg[15] is not a register: it keeps what pmi_begin() disabled.
+ * pc->cache.reg[14] and [15] are not registers: they keep what
+ * pmi_begin() disabled.
  */
 #include "pmuvirt_x86_pmu.h"
 
 #define IMG_FIXED		8
 #define IMG_GLOBAL		9
+#define IMG_VM			10
+#define CACHE_PMI_SAVE_VM	14
 #define CACHE_PMI_SAVE		15
 #define PMI_SAVE_VALID		((uint64_t)1 << 63)
 
@@ -75,7 +82,30 @@ static uint32_t img_used(const struct pmuvirt_pmu *pmu)
 		used |= 1u << IMG_FIXED;
 	if (has_global(pmu))
 		used |= 1u << IMG_GLOBAL;
+	if (lay(pmu)->flags & PMUVIRT_X86_F_GUEST_SWITCH)
+		used |= 1u << IMG_VM;
 	return used;
+}
+
+/*
+ * Set the guest-only enable bits (image register IMG_VM): no register is
+ * written, the host loads them at VM entry.  Returns 1 when they changed.
+ */
+static int set_vm_bits(struct pmuvirt_pcpu *pc, uint64_t val)
+{
+	uint32_t bit = 1u << IMG_VM;
+
+	if ((pc->cache_known & bit) && pc->cache.reg[IMG_VM] == val)
+		return 0;
+	pc->cache.reg[IMG_VM] = val;
+	pc->cache_known |= bit;
+	return 1;
+}
+
+/* The guest-only enable bits in force, 0 when not known. */
+static uint64_t vm_bits(const struct pmuvirt_pcpu *pc)
+{
+	return (pc->cache_known & (1u << IMG_VM)) ? pc->cache.reg[IMG_VM] : 0;
 }
 
 /* Bit of @slot in GLOBAL_CTRL / GLOBAL_STATUS. */
@@ -149,6 +179,14 @@ static int check_raw(const struct pmuvirt_pmu *pmu, unsigned int i, unsigned int
 	return lay(pmu)->vendor->check_raw(lay(pmu), i, index, code, err);
 }
 
+/* Image register of counter @c's enable bit: while the host runs, or at VM entry only. */
+static unsigned int global_reg(const struct pmuvirt_pmu *pmu, const struct pmuvirt_counter_ctl *c)
+{
+	if ((c->flags & PMUVIRT_CTR_GUEST) && (lay(pmu)->flags & PMUVIRT_X86_F_GUEST_SWITCH))
+		return IMG_VM;
+	return IMG_GLOBAL;
+}
+
 static PMUVIRT_CF_CHECK int x86_encode(const struct pmuvirt_pmu *pmu,
 				       const struct pmuvirt_control *ctl, const uint8_t *slots,
 				       struct pmuvirt_hwctl *img, struct pmuvirt_error *err)
@@ -197,7 +235,7 @@ static PMUVIRT_CF_CHECK int x86_encode(const struct pmuvirt_pmu *pmu,
 				f |= PMUVIRT_FIXED_USR;
 			img->reg[IMG_FIXED] |= f << (4 * s->index);
 			if (has_global(pmu))
-				img->reg[IMG_GLOBAL] |= global_bit(s);
+				img->reg[global_reg(pmu, c)] |= global_bit(s);
 			continue;
 		}
 
@@ -221,9 +259,11 @@ static PMUVIRT_CF_CHECK int x86_encode(const struct pmuvirt_pmu *pmu,
 			sel |= PMUVIRT_EVSEL_USR;
 		if (c->flags & PMUVIRT_CTR_KERNEL)
 			sel |= PMUVIRT_EVSEL_OS;
+		if ((c->flags & PMUVIRT_CTR_GUEST) && (lay(pmu)->flags & PMUVIRT_X86_F_GUEST_BITS))
+			sel |= PMUVIRT_EVSEL_AMD_GUEST_ONLY;
 		img->reg[s->index] = sel;
 		if (has_global(pmu))
-			img->reg[IMG_GLOBAL] |= global_bit(s);
+			img->reg[global_reg(pmu, c)] |= global_bit(s);
 	}
 	return 0;
 }
@@ -241,6 +281,10 @@ static PMUVIRT_CF_CHECK int x86_load(struct pmuvirt_pcpu *pc, const struct pmuvi
 	for (i = 0; i < PMUVIRT_HWCTL_REGS; i++) {
 		if (!(used & (1u << i)))
 			continue;
+		if (i == IMG_VM) {
+			n += set_vm_bits(pc, img->reg[i]);
+			continue;
+		}
 		ret = pmuvirt_cache_write(pc, i, img_msr(pmu, i), img->reg[i]);
 		if (ret < 0)
 			return ret;
@@ -268,6 +312,8 @@ static PMUVIRT_CF_CHECK int x86_stop(struct pmuvirt_pcpu *pc)
 	int ret;
 
 	pc->cache.reg[CACHE_PMI_SAVE] = 0;
+	if (lay(pmu)->flags & PMUVIRT_X86_F_GUEST_SWITCH)
+		set_vm_bits(pc, 0);
 	if (has_global(pmu))
 		return pmuvirt_cache_write(pc, IMG_GLOBAL, img_msr(pmu, IMG_GLOBAL), 0);
 	for (i = 0; i < hw_gp(pmu); i++) {
@@ -347,8 +393,12 @@ static PMUVIRT_CF_CHECK int x86_pmi_begin(struct pmuvirt_pcpu *pc, uint32_t *sta
 			if (ret)
 				return ret;
 		}
-		if (!(*save & PMI_SAVE_VALID))
+		if (!(*save & PMI_SAVE_VALID)) {
 			*save = v | PMI_SAVE_VALID;
+			pc->cache.reg[CACHE_PMI_SAVE_VM] = vm_bits(pc);
+		}
+		if (lay(pmu)->flags & PMUVIRT_X86_F_GUEST_SWITCH)
+			set_vm_bits(pc, 0);
 		ret = pmuvirt_cache_write(pc, IMG_GLOBAL, lay(pmu)->global_ctrl, 0);
 		if (ret < 0)
 			return ret;
@@ -412,6 +462,8 @@ static PMUVIRT_CF_CHECK int x86_pmi_end(struct pmuvirt_pcpu *pc, uint32_t clear)
 		return 0;	/* load() or stop() since pmi_begin() decided */
 	pc->cache.reg[CACHE_PMI_SAVE] = 0;
 	save &= ~PMI_SAVE_VALID;
+	if (lay(pmu)->flags & PMUVIRT_X86_F_GUEST_SWITCH)
+		set_vm_bits(pc, pc->cache.reg[CACHE_PMI_SAVE_VM]);
 	if (has_global(pmu))
 		return pmuvirt_cache_write(pc, IMG_GLOBAL, img_msr(pmu, IMG_GLOBAL), save);
 	for (i = 0; i < hw_gp(pmu); i++) {
@@ -520,4 +572,33 @@ int pmuvirt_x86_slot_msrs(const struct pmuvirt_pmu *pmu, unsigned int slot, uint
 		return 0;
 	}
 	return -EINVAL;
+}
+
+int pmuvirt_x86_guest_only(const struct pmuvirt_pmu *pmu)
+{
+	if (!pmu || pmu->ops != &x86_ops || !(pmu->caps & PMUVIRT_CAP_GUEST_ONLY))
+		return PMUVIRT_X86_GUEST_NONE;
+	if (lay(pmu)->flags & PMUVIRT_X86_F_GUEST_SWITCH)
+		return PMUVIRT_X86_GUEST_SWITCH;
+	return PMUVIRT_X86_GUEST_BITS;
+}
+
+int pmuvirt_x86_vm_global_ctrl(struct pmuvirt_pcpu *pc, uint64_t *host, uint64_t *guest)
+{
+	const struct pmuvirt_pmu *pmu = pc->pmu;
+	uint64_t v;
+	int ret;
+
+	if (pmuvirt_x86_guest_only(pmu) != PMUVIRT_X86_GUEST_SWITCH)
+		return -ENODEV;
+	if (!(pc->cache_known & (1u << IMG_GLOBAL))) {
+		ret = pmuvirt_hw_read_reg(pc, lay(pmu)->global_ctrl, &v);
+		if (ret)
+			return ret;
+		pc->cache.reg[IMG_GLOBAL] = v;
+		pc->cache_known |= 1u << IMG_GLOBAL;
+	}
+	*host = pc->cache.reg[IMG_GLOBAL];
+	*guest = *host | vm_bits(pc);
+	return 0;
 }

@@ -161,6 +161,7 @@ int pmuvirt_lx_emu_init(void)
 	preempt_enable();
 	if (ret)
 		return ret;
+	pmuvirt_lx_pmu.caps &= ~PMUVIRT_CAP_GUEST_ONLY;	/* no guests here */
 	pr_warn("emulate_pmu=1: an EMULATED %s (%u general, %u fixed counters) whose counters count TSC ticks at a rate per event: for testing only\n",
 		pmuvirt_lx_pmu.name, pmuvirt_lx_pmu.nr_gp, pmuvirt_lx_pmu.nr_fixed);
 	pmuvirt_lx_pmc_ok = true;

@@ -316,6 +316,8 @@ int pmuvirt_lx_hw_init(void)
 		pr_err("probe failed: %s\n", pmuvirt_strerror(ret));
 		return ret;
 	}
+	/* The module runs no guests: PMUVIRT_CTR_GUEST would count nothing. */
+	pmuvirt_lx_pmu.caps &= ~PMUVIRT_CAP_GUEST_ONLY;
 	pr_info("backend: x86 hardware (MSRs)\n");
 	pr_info("PMU: %s, %u general and %u fixed counters\n", pmuvirt_lx_pmu.name,
 		pmuvirt_lx_pmu.nr_gp, pmuvirt_lx_pmu.nr_fixed);

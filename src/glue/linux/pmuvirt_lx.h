@@ -74,10 +74,13 @@ struct vm_area_struct;
 #ifdef CONFIG_X86
 int pmuvirt_lx_rdpmc_safe(u32 idx, u64 *val);
 
-/* Xen PV backend (pmuvirt_xenpv.c): in use when pmuvirt_lx_xen is true. */
+/* Xen backend (pmuvirt_xenpv.c): in use when pmuvirt_lx_xen is true. */
 extern bool pmuvirt_lx_xen;
 int pmuvirt_lx_xen_init(void);
 void pmuvirt_lx_xen_exit(void);
+/* From syscore suspend and resume (Xen's save and restore). */
+void pmuvirt_lx_xen_suspend(void);
+void pmuvirt_lx_xen_resume(void);
 void *pmuvirt_lx_xen_hw_arg(unsigned int cpu);
 int pmuvirt_lx_xen_mmap(struct vm_area_struct *vma);
 int pmuvirt_lx_xen_below(unsigned long uarg);
@@ -102,6 +105,12 @@ static inline int pmuvirt_lx_xen_mmap(struct vm_area_struct *vma)
 static inline int pmuvirt_lx_xen_below(unsigned long uarg)
 {
 	return -ENODEV;
+}
+static inline void pmuvirt_lx_xen_suspend(void)
+{
+}
+static inline void pmuvirt_lx_xen_resume(void)
+{
 }
 static inline void pmuvirt_lx_emu_set_mode(bool user)
 {

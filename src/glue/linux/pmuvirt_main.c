@@ -1450,11 +1450,13 @@ static int pmuvirt_cpu_offline(unsigned int cpu)
 static int pmuvirt_syscore_suspend(void)
 {
 	lx_cpu_down();
+	pmuvirt_lx_xen_suspend();
 	return 0;
 }
 
 static void pmuvirt_syscore_resume(void)
 {
+	pmuvirt_lx_xen_resume();
 	lx_cpu_up();
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 /*
- * pmuvirt.ko in a Xen PV domain: the paravirtual backend on top of Xen's
- * per-VCPU counters.
+ * pmuvirt.ko in a Xen PV, PVH or HVM domain: the paravirtual backend on
+ * top of Xen's per-VCPU counters.
  *
  * Each Linux CPU is a VCPU.  Its struct pmuvirt_pcpu runs the PV backend
  * (src/arch/pv), whose lower operations are here: SET_CONTROL and ARM are
@@ -9,7 +9,9 @@
  * shared record of that VCPU plus rdtsc/rdpmc, without a hypercall.  Xen's
  * record frames are mapped read-only into the kernel at load time and,
  * on request, into user processes (mmap at page offset 1), so threads read
- * their two levels without a system call.
+ * their two levels without a system call.  A PV kernel maps them by
+ * machine frame (MAP_SHARED); a PVH or HVM kernel has Xen place them at
+ * guest frames of its own (MAP_PHYS) and maps those.
  */
 #define pr_fmt(fmt) "pmuvirt: " fmt
 
@@ -27,16 +29,18 @@
 
 bool pmuvirt_lx_xen;
 
-#ifdef CONFIG_XEN_PV
+#ifdef CONFIG_XEN
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/interrupt.h>
 #include <linux/uaccess.h>
+#include <linux/platform_device.h>
 #include <asm/msr.h>
 #include <asm/pgtable.h>
 #include <asm/irq_regs.h>
 
 #include <xen/xen.h>
+#include <xen/page.h>
 #include <xen/xen-ops.h>
 #include <xen/events.h>
 #include <xen/interface/xen.h>
@@ -73,9 +77,16 @@ static struct pmuvirt_pv_below xen_lower;
 static struct pmuvirt_pmu xen_pv_pmu;	/* pmuvirt_lx_pmu once everything is set up */
 static struct lx_xen_vcpu *xen_vcpus;
 static struct pmuvirt_xen_map_shared xen_layout;
-static u64 *xen_mfns;
-static void *xen_area;		/* vmalloc'd range whose PTEs point at Xen's frames */
-static u64 *xen_saved_ptes;	/* the range's own PTEs, put back at unload */
+static u64 *xen_frames;		/* PV: machine frames; PVH, HVM: guest frames */
+static void *xen_area;		/* kernel mapping of the frames */
+static u64 *xen_saved_ptes;	/* PV: the range's own PTEs, put back at unload */
+/* PVH, HVM: records at guest frames (MAP_PHYS) of these pages without memory */
+static bool xen_translated;
+static struct page **xen_pages;
+/* False from a suspend until the records are mapped again; readers use xen_no_record. */
+static bool xen_records_mapped;
+static const struct pmuvirt_shared_ctx xen_no_record;	/* no counter: READ asks Xen */
+static unsigned int xen_resumes;
 
 static long xen_op(unsigned int cmd, void *arg)
 {
@@ -236,56 +247,170 @@ static irqreturn_t lx_xen_virq(int irq, void *dev)
 
 /* ---- mapping Xen's record frames ---- */
 
-static int map_records_kernel(void)
+/*
+ * PV: point the borrowed range's PTEs at the record frames (xen_frames),
+ * keeping the range's own PTEs in xen_saved_ptes.  No allocation: also
+ * called with interrupts off on resume.
+ */
+static int point_records(void)
 {
-	unsigned int i, n = xen_layout.nr_frames;
-	unsigned long va;
+	unsigned int i;
 	int ret;
 
-	xen_area = vmalloc(n * PAGE_SIZE);
-	xen_saved_ptes = kcalloc(n, sizeof(*xen_saved_ptes), GFP_KERNEL);
-	if (!xen_area || !xen_saved_ptes)
-		return -ENOMEM;
-	/*
-	 * A PV kernel cannot ioremap another frame by machine address (its
-	 * PTEs go through the p2m), and get_vm_area() is not exported: borrow
-	 * a vmalloc range, point its PTEs at Xen's frames read-only, and put
-	 * the range's own PTEs back before vfree().
-	 */
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < xen_layout.nr_frames; i++) {
+		unsigned long va = (unsigned long)xen_area + i * PAGE_SIZE;
 		unsigned int level;
 		pte_t *ptep;
 
-		va = (unsigned long)xen_area + i * PAGE_SIZE;
 		ptep = lookup_address(va, &level);
 		if (!ptep || level != PG_LEVEL_4K)
 			return -EFAULT;
-		xen_saved_ptes[i] = native_pte_val(*ptep);
-		ret = HYPERVISOR_update_va_mapping(va, mfn_pte(xen_mfns[i], PAGE_KERNEL_RO),
+		if (!xen_saved_ptes[i])
+			xen_saved_ptes[i] = native_pte_val(*ptep);
+		ret = HYPERVISOR_update_va_mapping(va, mfn_pte(xen_frames[i], PAGE_KERNEL_RO),
 						   UVMF_INVLPG | UVMF_ALL);
 		if (ret) {
-			xen_saved_ptes[i] = 0;
-			pr_err("cannot map record frame %u (mfn %#llx): %d\n", i, xen_mfns[i], ret);
+			pr_err("cannot map record frame %u (mfn %#llx): %d\n", i, xen_frames[i], ret);
 			return ret;
 		}
 	}
 	return 0;
 }
 
-static void unmap_records_kernel(void)
+/* PV: put the range's own PTEs back (0 when every one is back). */
+static int unpoint_records(void)
 {
 	unsigned int i;
+	int ret = 0;
 
+	for (i = 0; xen_area && xen_saved_ptes && i < xen_layout.nr_frames; i++) {
+		unsigned long va = (unsigned long)xen_area + i * PAGE_SIZE;
+
+		if (!xen_saved_ptes[i])
+			continue;
+		if (HYPERVISOR_update_va_mapping(va, native_make_pte(xen_saved_ptes[i]),
+						 UVMF_INVLPG | UVMF_ALL))
+			ret = -EFAULT;
+		else
+			xen_saved_ptes[i] = 0;
+	}
+	return ret;
+}
+
+static int map_records_kernel(void)
+{
+	unsigned int n = xen_layout.nr_frames;
+
+	/*
+	 * A PV kernel cannot ioremap another frame by machine address (its
+	 * PTEs go through the p2m), and get_vm_area() is not exported: borrow
+	 * a vmalloc range, point its PTEs at Xen's frames read-only, and put
+	 * the range's own PTEs back before vfree().
+	 */
+	xen_area = vmalloc(n * PAGE_SIZE);
+	xen_saved_ptes = kcalloc(n, sizeof(*xen_saved_ptes), GFP_KERNEL);
+	if (!xen_area || !xen_saved_ptes)
+		return -ENOMEM;
+	return point_records();
+}
+
+/* Layout of MAP_SHARED or MAP_PHYS the module can use. */
+static bool layout_ok(void)
+{
+	return xen_layout.nr_frames && xen_layout.nr_frames <= 1024 && xen_layout.per_frame &&
+	       xen_layout.record_size == sizeof(struct pmuvirt_shared_ctx) &&
+	       xen_layout.per_frame * xen_layout.record_size <= PAGE_SIZE &&
+	       (u64)xen_layout.per_frame * xen_layout.nr_frames >= xen_layout.nr_records;
+}
+
+/* PVH, HVM: have Xen put its record frames at the guest frames of xen_pages. */
+static int place_records(void)
+{
+	struct pmuvirt_xen_map_phys mp;
+	long rc;
+
+	memset(&mp, 0, sizeof(mp));
+	xen_hdr(&mp.hdr, sizeof(mp));
+	mp.nr_frames = xen_layout.nr_frames;
+	mp.gfns = (u64)(unsigned long)xen_frames;
+	rc = xen_op(PMUVIRT_XEN_MAP_PHYS, &mp);
+	if (rc) {
+		pr_err("Xen did not place the record frames at guest frames: %ld\n", rc);
+		return (int)rc;
+	}
+	xen_layout.nr_records = mp.nr_records;
+	xen_layout.record_size = mp.record_size;
+	xen_layout.per_frame = mp.per_frame;
+	if (mp.nr_frames != xen_layout.nr_frames || !layout_ok()) {
+		pr_err("Xen's record layout is unusable\n");
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/*
+ * PVH, HVM: @n guest frames without memory (ballooned or unpopulated
+ * pages), Xen's record frames placed there, and a read-only kernel mapping
+ * of them.
+ */
+static int map_records_phys(u32 n)
+{
+	unsigned int i;
+	int ret;
+
+	if (!n || n > 1024)
+		return -EPROTO;
+	xen_layout.nr_frames = n;
+	xen_frames = kcalloc(n, sizeof(*xen_frames), GFP_KERNEL);
+	xen_pages = kcalloc(n, sizeof(*xen_pages), GFP_KERNEL);
+	if (!xen_frames || !xen_pages)
+		return -ENOMEM;
+	ret = xen_alloc_unpopulated_pages(n, xen_pages);
+	if (ret) {
+		kfree(xen_pages);
+		xen_pages = NULL;
+		return ret;
+	}
+	for (i = 0; i < n; i++)
+		xen_frames[i] = xen_page_to_gfn(xen_pages[i]);
+	ret = place_records();
+	if (ret)
+		return ret;
+	xen_area = vmap(xen_pages, n, VM_MAP, PAGE_KERNEL_RO);
+	return xen_area ? 0 : -ENOMEM;
+}
+
+static void unmap_records_phys(void)
+{
+	struct pmuvirt_xen_unmap_phys up;
+
+	if (xen_area)
+		vunmap(xen_area);
+	xen_area = NULL;
+	if (!xen_pages)
+		return;
+	/* The pages go back empty: Xen takes its frames out of them first. */
+	memset(&up, 0, sizeof(up));
+	xen_hdr(&up.hdr, sizeof(up));
+	if (xen_op(PMUVIRT_XEN_UNMAP_PHYS, &up)) {
+		pr_err("Xen did not take its record frames back: the pages are leaked\n");
+	} else {
+		xen_free_unpopulated_pages(xen_layout.nr_frames, xen_pages);
+	}
+	kfree(xen_pages);
+	xen_pages = NULL;
+}
+
+static void unmap_records_kernel(void)
+{
+	if (xen_translated) {
+		unmap_records_phys();
+		return;
+	}
 	if (xen_area && xen_saved_ptes) {
-		for (i = 0; i < xen_layout.nr_frames; i++) {
-			unsigned long va = (unsigned long)xen_area + i * PAGE_SIZE;
-
-			if (xen_saved_ptes[i] &&
-			    HYPERVISOR_update_va_mapping(va, native_make_pte(xen_saved_ptes[i]),
-							 UVMF_INVLPG | UVMF_ALL))
-				/* leaking the range beats freeing a page that maps Xen's frame */
-				goto leak;
-		}
+		/* leaking the range beats freeing a page that maps Xen's frame */
+		if (unpoint_records())
+			goto leak;
 		vfree(xen_area);
 	}
 leak:
@@ -294,11 +419,195 @@ leak:
 	xen_saved_ptes = NULL;
 }
 
+/* PV: the machine frames of MAP_SHARED, mapped into a borrowed vmalloc range. */
+static int map_records_pv(void)
+{
+	long rc;
+
+	xen_hdr(&xen_layout.hdr, sizeof(xen_layout));
+	rc = xen_op(PMUVIRT_XEN_MAP_SHARED, &xen_layout);
+	if (rc != -ENOSPC && rc)
+		return (int)rc;
+	if (!layout_ok()) {
+		pr_err("Xen's record layout is unusable\n");
+		return -EPROTO;
+	}
+	xen_frames = kcalloc(xen_layout.nr_frames, sizeof(*xen_frames), GFP_KERNEL);
+	if (!xen_frames)
+		return -ENOMEM;
+	xen_layout.frames = (u64)(unsigned long)xen_frames;
+	rc = xen_op(PMUVIRT_XEN_MAP_SHARED, &xen_layout);
+	if (rc)
+		return (int)rc;
+	return map_records_kernel();
+}
+
 static const struct pmuvirt_shared_ctx *record_of(u32 vcpu)
 {
 	return (const struct pmuvirt_shared_ctx *)((char *)xen_area +
 		(vcpu / xen_layout.per_frame) * PAGE_SIZE +
 		(vcpu % xen_layout.per_frame) * xen_layout.record_size);
+}
+
+/*
+ * Save and restore.  A PV domain's page tables may map no frame outside
+ * the domain when the toolstack saves it, and its record frames are new
+ * ones afterwards: before the suspend the kernel's mapping is taken down
+ * (syscore, pmuvirt_lx_xen_suspend()) and the processes' mappings zapped
+ * (the freeze callback of a platform device, while they are frozen);
+ * after it MAP_SHARED gives the new frames, the kernel maps them
+ * (pmuvirt_lx_xen_resume()) and a process's next access maps them again
+ * (the fault handler).  A PVH or HVM domain's record frames sit at its
+ * own guest frames, which the restore fills with plain copies: MAP_PHYS
+ * places Xen's frames there again, and every mapping stays valid.  In
+ * between, counters are read with READ.
+ */
+#define XEN_MAP_INODES	4
+
+/* PV: the inodes whose mappings hold record frames (in practice /dev/pmuvirt's). */
+static struct inode *xen_map_inodes[XEN_MAP_INODES];
+static DEFINE_MUTEX(xen_map_lock);
+static struct platform_device *xen_pm_dev;
+
+static int note_mapping(struct vm_area_struct *vma)
+{
+	struct inode *inode = file_inode(vma->vm_file);
+	int i, free = -1, ret = 0;
+
+	mutex_lock(&xen_map_lock);
+	for (i = 0; i < XEN_MAP_INODES; i++) {
+		if (xen_map_inodes[i] == inode)
+			goto out;
+		if (!xen_map_inodes[i] && free < 0)
+			free = i;
+	}
+	if (free < 0) {
+		ret = -EBUSY;
+		goto out;
+	}
+	ihold(inode);
+	xen_map_inodes[free] = inode;
+out:
+	mutex_unlock(&xen_map_lock);
+	return ret;
+}
+
+static void forget_mappings(void)
+{
+	int i;
+
+	mutex_lock(&xen_map_lock);
+	for (i = 0; i < XEN_MAP_INODES; i++) {
+		if (xen_map_inodes[i])
+			iput(xen_map_inodes[i]);
+		xen_map_inodes[i] = NULL;
+	}
+	mutex_unlock(&xen_map_lock);
+}
+
+/* PV: a record page zapped before a suspend, mapped again at its next access. */
+static vm_fault_t xen_records_fault(struct vm_fault *vmf)
+{
+	unsigned long k = vmf->pgoff - 1;
+	xen_pfn_t mfn;
+	int err = 0;
+
+	if (!pmuvirt_lx_xen || k >= xen_layout.nr_frames || !READ_ONCE(xen_records_mapped))
+		return VM_FAULT_SIGBUS;
+	mfn = xen_frames[k];
+	if (xen_remap_domain_mfn_array(vmf->vma, vmf->address & PAGE_MASK, &mfn, 1, &err,
+				       vmf->vma->vm_page_prot, DOMID_SELF) != 1)
+		return VM_FAULT_SIGBUS;
+	return VM_FAULT_NOPAGE;
+}
+
+static const struct vm_operations_struct xen_records_vm_ops = {
+	.fault = xen_records_fault,
+};
+
+/* Processes are frozen: take every PTE of theirs that maps a record frame. */
+static int xen_pm_freeze(struct device *dev)
+{
+	int i;
+
+	mutex_lock(&xen_map_lock);
+	for (i = 0; i < XEN_MAP_INODES; i++)
+		if (xen_map_inodes[i])
+			unmap_mapping_range(xen_map_inodes[i]->i_mapping, PAGE_SIZE,
+					    (loff_t)xen_layout.nr_frames << PAGE_SHIFT, 1);
+	mutex_unlock(&xen_map_lock);
+	return 0;
+}
+
+static const struct dev_pm_ops xen_pm_ops = {
+	.freeze = xen_pm_freeze,
+};
+
+static struct platform_driver xen_pm_driver = {
+	.driver = {
+		.name = "pmuvirt-xen",
+		.pm = &xen_pm_ops,
+	},
+};
+
+/* Every CPU's record, or the empty one while the records are not mapped. */
+static void set_records(bool mapped)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(xen_vcpus[cpu].rec, mapped ? record_of(xen_vcpus[cpu].vcpu) :
+			   &xen_no_record);
+	WRITE_ONCE(xen_records_mapped, mapped);
+}
+
+/**
+ * pmuvirt_lx_xen_suspend() - the domain is about to be suspended (saved)
+ *
+ * From syscore suspend: CPU 0 with interrupts off, the others stopped.
+ */
+void pmuvirt_lx_xen_suspend(void)
+{
+	if (!pmuvirt_lx_xen)
+		return;
+	set_records(false);
+	if (!xen_translated && unpoint_records())
+		pr_err("suspend: the kernel still maps Xen's record frames: the toolstack will refuse to save\n");
+}
+
+/**
+ * pmuvirt_lx_xen_resume() - the domain runs again (restored, or the
+ *			     suspend was cancelled)
+ *
+ * From syscore resume: CPU 0 with interrupts off, the others stopped.
+ */
+void pmuvirt_lx_xen_resume(void)
+{
+	struct pmuvirt_xen_map_shared was = xen_layout;
+	int ret;
+
+	if (!pmuvirt_lx_xen)
+		return;
+	if (xen_translated) {
+		ret = place_records();
+	} else {
+		ret = (int)xen_op(PMUVIRT_XEN_MAP_SHARED, &xen_layout);
+		if (!ret && (xen_layout.nr_frames != was.nr_frames ||
+			     xen_layout.per_frame != was.per_frame ||
+			     xen_layout.record_size != was.record_size ||
+			     xen_layout.nr_records != was.nr_records))
+			ret = -EPROTO;
+		if (!ret)
+			ret = point_records();
+		xen_layout = was;
+	}
+	if (ret) {
+		pr_err("resume: cannot map Xen's records again (%d): counters are read by hypercall\n",
+		       ret);
+		return;
+	}
+	set_records(true);
+	xen_resumes++;
 }
 
 /**
@@ -332,6 +641,23 @@ int pmuvirt_lx_xen_mmap(struct vm_area_struct *vma)
 				      current->comm, task_pid_nr(current));
 		return -EACCES;
 	}
+	vma->vm_flags &= ~VM_MAYWRITE;
+	vma->vm_flags |= VM_IO | VM_PFNMAP | VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
+	if (xen_translated) {
+		/* guest frames, one by one: they need not be contiguous */
+		for (i = 0; i < pages; i++) {
+			ret = remap_pfn_range(vma, vma->vm_start + i * PAGE_SIZE,
+					      xen_frames[vma->vm_pgoff - 1 + i], PAGE_SIZE,
+					      vma->vm_page_prot);
+			if (ret)
+				return ret;
+		}
+		return 0;
+	}
+	ret = note_mapping(vma);
+	if (ret)
+		return ret;
+	vma->vm_ops = &xen_records_vm_ops;
 	mfns = kcalloc(pages, sizeof(*mfns), GFP_KERNEL);
 	errs = kcalloc(pages, sizeof(*errs), GFP_KERNEL);
 	if (!mfns || !errs) {
@@ -339,9 +665,7 @@ int pmuvirt_lx_xen_mmap(struct vm_area_struct *vma)
 		goto out;
 	}
 	for (i = 0; i < pages; i++)
-		mfns[i] = xen_mfns[vma->vm_pgoff - 1 + i];
-	vma->vm_flags &= ~VM_MAYWRITE;
-	vma->vm_flags |= VM_IO | VM_PFNMAP | VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
+		mfns[i] = xen_frames[vma->vm_pgoff - 1 + i];
 	ret = xen_remap_domain_mfn_array(vma, vma->vm_start, mfns, (int)pages, errs,
 					 vma->vm_page_prot, DOMID_SELF);
 	ret = ret == (int)pages ? 0 : (ret < 0 ? ret : -EFAULT);
@@ -399,8 +723,10 @@ static const struct kernel_param_ops hypercalls_ops = {
 	.get = hypercalls_get,
 };
 module_param_cb(xen_hypercalls, &hypercalls_ops, NULL, 0444);
+module_param(xen_resumes, uint, 0444);
+MODULE_PARM_DESC(xen_resumes, "Xen: suspends the domain came back from, its records mapped again (read-only)");
 MODULE_PARM_DESC(xen_hypercalls,
-		 "Xen PV: pmuvirt hypercalls made by the module since load, and how many of them were READ fallbacks (read-only)");
+		 "Xen: pmuvirt hypercalls made by the module since load, and how many of them were READ fallbacks (read-only)");
 
 /**
  * pmuvirt_lx_xen_hw_arg() - the hw_arg of a CPU's struct pmuvirt_pcpu
@@ -425,18 +751,20 @@ int pmuvirt_lx_xen_init(void)
 	struct pmuvirt_xen_query *q;
 	struct pmuvirt_pv_desc *d;
 	unsigned int cpu;
+	u32 nr_frames;
 	long rc;
 	int ret;
 
-	if (!xen_pv_domain())
+	if (!xen_pv_domain() && !xen_hvm_domain())
 		return -ENODEV;
+	xen_translated = !xen_pv_domain();
 	q = kzalloc(sizeof(*q), GFP_KERNEL);
 	if (!q)
 		return -ENOMEM;
 	xen_hdr(&q->hdr, sizeof(*q));
 	rc = xen_op(PMUVIRT_XEN_QUERY, q);
 	if (rc) {
-		pr_info("Xen PV domain, but Xen answers QUERY with %ld (no pmuvirt in Xen?): using the hardware backend\n",
+		pr_info("Xen domain, but Xen answers QUERY with %ld (no pmuvirt in Xen?): using the hardware backend\n",
 			rc);
 		kfree(q);
 		return -ENODEV;
@@ -454,31 +782,15 @@ int pmuvirt_lx_xen_init(void)
 		kfree(q);
 		return ret;
 	}
+	nr_frames = q->nr_frames;
 	kfree(d);
 	kfree(q);
 
-	xen_hdr(&xen_layout.hdr, sizeof(xen_layout));
-	rc = xen_op(PMUVIRT_XEN_MAP_SHARED, &xen_layout);
-	if (rc != -ENOSPC && rc)
-		return (int)rc;
-	if (!xen_layout.nr_frames || xen_layout.nr_frames > 1024 || !xen_layout.per_frame ||
-	    xen_layout.record_size != sizeof(struct pmuvirt_shared_ctx) ||
-	    xen_layout.per_frame * xen_layout.record_size > PAGE_SIZE ||
-	    (u64)xen_layout.per_frame * xen_layout.nr_frames < xen_layout.nr_records) {
-		pr_err("Xen's record layout is unusable\n");
-		return -EPROTO;
-	}
-	xen_mfns = kcalloc(xen_layout.nr_frames, sizeof(*xen_mfns), GFP_KERNEL);
 	xen_vcpus = kcalloc(nr_cpu_ids, sizeof(*xen_vcpus), GFP_KERNEL);
 	ret = -ENOMEM;
-	if (!xen_mfns || !xen_vcpus)
+	if (!xen_vcpus)
 		goto fail;
-	xen_layout.frames = (u64)(unsigned long)xen_mfns;
-	rc = xen_op(PMUVIRT_XEN_MAP_SHARED, &xen_layout);
-	ret = (int)rc;
-	if (ret)
-		goto fail;
-	ret = map_records_kernel();
+	ret = xen_translated ? map_records_phys(nr_frames) : map_records_pv();
 	if (ret)
 		goto fail;
 
@@ -507,19 +819,32 @@ int pmuvirt_lx_xen_init(void)
 			pr_warn("VCPU %u: cannot bind VIRQ %u (%d): overflow notifications are lost\n",
 				v->vcpu, PMUVIRT_XEN_VIRQ, v->irq);
 	}
+	if (!xen_translated) {
+		ret = platform_driver_register(&xen_pm_driver);
+		if (!ret) {
+			xen_pm_dev = platform_device_register_simple("pmuvirt-xen", -1, NULL, 0);
+			if (IS_ERR(xen_pm_dev)) {
+				platform_driver_unregister(&xen_pm_driver);
+				xen_pm_dev = NULL;
+			}
+		}
+		if (!xen_pm_dev)
+			pr_warn("no freeze callback: a process that maps the VCPU records keeps the domain from being saved\n");
+	}
+	xen_records_mapped = true;
 	pmuvirt_lx_xen = true;
 	pmuvirt_lx_pmc_ok = true;	/* Xen owns the hardware and checks every control */
-	pr_info("backend: Xen PV (hypercall %u, VIRQ %u) on Xen's %s, %u VCPU records in %u frames\n",
-		PMUVIRT_XEN_HYPERCALL, PMUVIRT_XEN_VIRQ, xen_lower.pmu.name, xen_layout.nr_records,
-		xen_layout.nr_frames);
+	pr_info("backend: Xen %s (hypercall %u, VIRQ %u) on Xen's %s, %u VCPU records in %u frames\n",
+		xen_pv_domain() ? "PV" : xen_pvh_domain() ? "PVH" : "HVM", PMUVIRT_XEN_HYPERCALL,
+		PMUVIRT_XEN_VIRQ, xen_lower.pmu.name, xen_layout.nr_records, xen_layout.nr_frames);
 	return 0;
 fail:
 	pr_err("cannot use Xen's counters: %d\n", ret);
 	unmap_records_kernel();
 	kfree(xen_vcpus);
 	xen_vcpus = NULL;
-	kfree(xen_mfns);
-	xen_mfns = NULL;
+	kfree(xen_frames);
+	xen_frames = NULL;
 	return ret;
 }
 
@@ -553,14 +878,20 @@ void pmuvirt_lx_xen_exit(void)
 			unbind_from_irqhandler(xen_vcpus[cpu].irq, NULL);
 	pmuvirt_lx_xen = false;
 	pmuvirt_lx_pmc_ok = false;
+	if (xen_pm_dev) {
+		platform_device_unregister(xen_pm_dev);
+		platform_driver_unregister(&xen_pm_driver);
+		xen_pm_dev = NULL;
+	}
+	forget_mappings();
 	unmap_records_kernel();
 	kfree(xen_vcpus);
 	xen_vcpus = NULL;
-	kfree(xen_mfns);
-	xen_mfns = NULL;
+	kfree(xen_frames);
+	xen_frames = NULL;
 }
 
-#else /* !CONFIG_XEN_PV: a kernel that cannot be a PV guest uses the hardware */
+#else /* !CONFIG_XEN: a kernel that cannot be a Xen guest uses the hardware */
 
 int pmuvirt_lx_xen_init(void)
 {
@@ -568,6 +899,14 @@ int pmuvirt_lx_xen_init(void)
 }
 
 void pmuvirt_lx_xen_exit(void)
+{
+}
+
+void pmuvirt_lx_xen_suspend(void)
+{
+}
+
+void pmuvirt_lx_xen_resume(void)
 {
 }
 
@@ -586,4 +925,4 @@ int pmuvirt_lx_xen_below(unsigned long uarg)
 	return -ENODEV;
 }
 
-#endif /* CONFIG_XEN_PV */
+#endif /* CONFIG_XEN */

@@ -20,6 +20,9 @@
 #include <asm/vpmu.h>
 #include <asm/processor.h>
 #include <asm/apic.h>
+#include <asm/msr-index.h>
+#include <asm/hvm/hvm.h>
+#include <asm/p2m.h>
 #include <asm/pmuvirt.h>
 #include <irq_vectors.h>
 
@@ -78,6 +81,37 @@ custom_param("pmuvirt-policy", pmuvirt_xen_parse_policy);
 /* Indexed by PCPU number; each entry touched only by its own PCPU. */
 static struct pmuvirt_pcpu *pmuvirt_xen_pcpus;
 static unsigned int pmuvirt_xen_nr_pcpus;
+
+/*
+ * Guest-only counting (PMUVIRT_CTR_GUEST, HVM and PVH kernel mode).
+ * AMD's GuestOnly bit needs EFER.SVME, which Xen's SVM sets on every CPU.
+ * The emulated PMU is Intel-style: IA32_PERF_GLOBAL_CTRL must change at
+ * VMRUN and #VMEXIT, as VMX's load controls would change it; the SVM
+ * hooks below do that in software.  Xen's VMX code does not load the
+ * values (pmuvirt_x86_vm_global_ctrl()), so on VMX the capability is
+ * taken away and HVM kernel mode stays refused.
+ */
+static bool __read_mostly pmuvirt_xen_vm_switch;
+/* This CPU entered its guest with another IA32_PERF_GLOBAL_CTRL than the host's. */
+static DEFINE_PER_CPU(bool, pmuvirt_xen_guest_ctrl);
+
+static const char *__init pmuvirt_xen_guest_caps(void)
+{
+	switch (pmuvirt_x86_guest_only(&pmuvirt_xen_pmu)) {
+	case PMUVIRT_X86_GUEST_BITS:
+		if (hvm_enabled && cpu_has_svm)
+			return "counted in SVM guest mode only (GuestOnly)";
+		break;
+	case PMUVIRT_X86_GUEST_SWITCH:
+		if (hvm_enabled && cpu_has_svm && pmuvirt_xen_emulate) {
+			pmuvirt_xen_vm_switch = true;
+			return "counted in SVM guest mode only (GLOBAL_CTRL loaded at VMRUN and #VMEXIT)";
+		}
+		break;
+	}
+	pmuvirt_xen_pmu.caps &= ~PMUVIRT_CAP_GUEST_ONLY;
+	return hvm_enabled ? "refused (Xen cannot leave itself out)" : "refused (no HVM)";
+}
 
 static bool pmuvirt_xen_has_pmi(void)
 {
@@ -207,6 +241,7 @@ static struct notifier_block pmuvirt_xen_cpu_nfb = {
 static int __init pmuvirt_xen_init(void)
 {
 	const struct pmuvirt_pmu *pmu = &pmuvirt_xen_pmu;
+	const char *guest_only;
 	unsigned int i;
 	int rc;
 
@@ -243,6 +278,7 @@ static int __init pmuvirt_xen_init(void)
 		return 0;
 	}
 	pmuvirt_xen_nr_pcpus = nr_cpu_ids;
+	guest_only = pmuvirt_xen_guest_caps();
 	/* From here on xenoprof cannot reserve the counters (it gets -EBUSY). */
 	if (!acquire_pmu_ownership(PMU_OWNER_PMUVIRT)) {
 		printk(XENLOG_WARNING "pmuvirt: disabled: the PMU belongs to xenoprof or an HVM vPMU; hypercall %u answers -EBUSY\n",
@@ -263,6 +299,7 @@ static int __init pmuvirt_xen_init(void)
 		       pmu->slot[i].width, pmu->slot[i].events);
 	printk(XENLOG_INFO "pmuvirt: hypercall %u, VIRQ %u, ABI %u\n",
 	       PMUVIRT_XEN_HYPERCALL, PMUVIRT_XEN_VIRQ, PMUVIRT_XEN_VERSION);
+	printk(XENLOG_INFO "pmuvirt: HVM and PVH kernel mode: %s\n", guest_only);
 
 	smp_wmb();
 	pmuvirt_xen_ready = true;
@@ -378,9 +415,13 @@ int pmuvirt_xen_domain_create(struct domain *d)
 	dd->nr_records = d->max_vcpus;
 	dd->per_frame = PAGE_SIZE / sizeof(struct pmuvirt_shared_ctx);
 	dd->nr_frames = DIV_ROUND_UP(dd->nr_records, dd->per_frame);
+	spin_lock_init(&dd->map_lock);
 	dd->frames = xzalloc_array(void *, dd->nr_frames);
-	if (!dd->frames)
+	dd->gfns = xmalloc_array(uint64_t, dd->nr_frames);
+	if (!dd->frames || !dd->gfns)
 		goto fail;
+	for (i = 0; i < dd->nr_frames; i++)
+		dd->gfns[i] = INVALID_GFN_RAW;
 	for (i = 0; i < dd->nr_frames; i++) {
 		dd->frames[i] = alloc_xenheap_page();
 		if (!dd->frames[i])
@@ -396,6 +437,7 @@ fail:
 		if (dd->frames[i])
 			free_xenheap_page(dd->frames[i]);
 	xfree(dd->frames);
+	xfree(dd->gfns);
 	xfree(dd);
 	return -ENOMEM;
 }
@@ -413,10 +455,86 @@ void pmuvirt_xen_domain_destroy(struct domain *d)
 	if (!dd)
 		return;
 	d->arch.pmuvirt = NULL;
+	/* As shared_info: the dead domain's p2m goes with it. */
 	for (i = 0; i < dd->nr_frames; i++)
 		free_xenheap_page(dd->frames[i]);
 	xfree(dd->frames);
+	xfree(dd->gfns);
 	xfree(dd);
+}
+
+/* Take frame @i out of the physical map, if it is placed.  map_lock held. */
+static bool pmuvirt_xen_unplace_one(struct domain *d, struct pmuvirt_xen_domain *dd,
+				    unsigned int i)
+{
+	int rc;
+
+	if (dd->gfns[i] == INVALID_GFN_RAW)
+		return false;
+	rc = p2m_remove_page(d, _gfn(dd->gfns[i]), virt_to_mfn(dd->frames[i]), PAGE_ORDER_4K);
+	/* The guest gave the frame away itself (decrease_reservation): nothing mapped. */
+	if (rc)
+		gdprintk(XENLOG_INFO, "pmuvirt: record frame %u at gfn %#"PRIx64": %d\n", i,
+			 dd->gfns[i], rc);
+	dd->gfns[i] = INVALID_GFN_RAW;
+	return true;
+}
+
+unsigned int pmuvirt_xen_unplace(struct domain *d)
+{
+	struct pmuvirt_xen_domain *dd = d->arch.pmuvirt;
+	unsigned int i, n = 0;
+
+	spin_lock(&dd->map_lock);
+	for (i = 0; i < dd->nr_frames; i++)
+		n += pmuvirt_xen_unplace_one(d, dd, i);
+	spin_unlock(&dd->map_lock);
+	return n;
+}
+
+/*
+ * Put frame @i at @gfn read-only, as XENMEM_add_to_physmap puts
+ * shared_info (whatever the guest had there goes: its RAM is freed, a
+ * special page unhooked), but refusing what Xen must not take over.  The
+ * gfn lock, which locks the whole p2m, is held throughout.  map_lock held.
+ */
+static int pmuvirt_xen_place_one(struct domain *d, struct pmuvirt_xen_domain *dd,
+				 unsigned int i, uint64_t gfn)
+{
+	mfn_t mfn = virt_to_mfn(dd->frames[i]), prev;
+	p2m_type_t t;
+	int rc = 0;
+
+	prev = get_gfn(d, gfn, &t);
+	if (p2m_is_special(t) || p2m_is_shared(t) || p2m_is_paging(t) || t == p2m_ioreq_server)
+		rc = -EBUSY;
+	else if (mfn_valid(prev) && !mfn_eq(prev, mfn)) {
+		if (is_special_page(mfn_to_page(prev)))
+			rc = p2m_remove_page(d, _gfn(gfn), prev, PAGE_ORDER_4K);
+		else
+			rc = guest_remove_page(d, gfn);
+	}
+	if (!rc)
+		rc = p2m_add_page(d, _gfn(gfn), mfn, PAGE_ORDER_4K, p2m_ram_ro);
+	if (!rc)
+		dd->gfns[i] = gfn;
+	put_gfn(d, gfn);
+	return rc;
+}
+
+int pmuvirt_xen_place(struct domain *d, const uint64_t *gfns)
+{
+	struct pmuvirt_xen_domain *dd = d->arch.pmuvirt;
+	unsigned int i;
+	int rc = 0;
+
+	spin_lock(&dd->map_lock);
+	for (i = 0; i < dd->nr_frames; i++)
+		pmuvirt_xen_unplace_one(d, dd, i);
+	for (i = 0; i < dd->nr_frames && !rc; i++)
+		rc = pmuvirt_xen_place_one(d, dd, i, gfns[i]);
+	spin_unlock(&dd->map_lock);
+	return rc;
 }
 
 /**
@@ -652,4 +770,51 @@ void pmuvirt_xen_deliver_pmi(void)
 	if (mask && pc->host)
 		send_guest_vcpu_virq(pc->host, PMUVIRT_XEN_VIRQ);
 	pmuvirt_xen_prof_pmi_done(pc->running);
+}
+
+/**
+ * pmuvirt_xen_vm_entry() - the guest of this CPU is about to run (VMRUN)
+ *
+ * Called from svm_vmenter_helper() with interrupts disabled.  With the
+ * emulated PMU, loads IA32_PERF_GLOBAL_CTRL with the running context's
+ * guest-only counters enabled; pmuvirt_xen_vm_exit() puts the host's
+ * value back.
+ */
+void pmuvirt_xen_vm_entry(void)
+{
+	struct pmuvirt_pcpu *pc;
+	uint64_t host, guest;
+
+	if (likely(!pmuvirt_xen_vm_switch))
+		return;
+	pc = pmuvirt_xen_this_pcpu();
+	if (!pc || pmuvirt_x86_vm_global_ctrl(pc, &host, &guest) || guest == host)
+		return;
+	/* Behind the cache's back: it keeps the host's value for the exit. */
+	if (!pc->hw->write_reg(pc->hw_arg, MSR_CORE_PERF_GLOBAL_CTRL, guest))
+		this_cpu(pmuvirt_xen_guest_ctrl) = true;
+}
+
+/**
+ * pmuvirt_xen_vm_exit() - the guest of this CPU left (#VMEXIT)
+ *
+ * Called first thing in svm_vmexit_handler().  Interrupts taken between
+ * the exit and this call count as the guest's on the emulated PMU.
+ */
+void pmuvirt_xen_vm_exit(void)
+{
+	struct pmuvirt_pcpu *pc;
+	uint64_t host, guest;
+	unsigned long flags;
+
+	if (likely(!this_cpu(pmuvirt_xen_guest_ctrl)))
+		return;
+	local_irq_save(flags);
+	this_cpu(pmuvirt_xen_guest_ctrl) = false;
+	pc = pmuvirt_xen_this_pcpu();
+	if (pc && !pmuvirt_x86_vm_global_ctrl(pc, &host, &guest) &&
+	    pc->hw->write_reg(pc->hw_arg, MSR_CORE_PERF_GLOBAL_CTRL, host))
+		printk(XENLOG_G_WARNING "pmuvirt: CPU%u: cannot restore the host's global control\n",
+		       pc->cpu);
+	local_irq_restore(flags);
 }

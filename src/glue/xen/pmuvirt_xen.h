@@ -15,6 +15,9 @@
  * @per_frame:	records per page; records never cross a page.
  * @nr_frames:	pages in @frames.
  * @frames:	Xen heap pages, shared read-only with the domain.
+ * @gfns:	HVM and PVH: the guest frame of each page in the domain's
+ *		physical map (MAP_PHYS), INVALID_GFN_RAW when not placed.
+ * @map_lock:	serialises MAP_PHYS and UNMAP_PHYS.
  */
 struct pmuvirt_xen_domain {
 	uint64_t tag;		/* security domain of its VCPUs' contexts */
@@ -22,6 +25,8 @@ struct pmuvirt_xen_domain {
 	unsigned int per_frame;
 	unsigned int nr_frames;
 	void **frames;
+	uint64_t *gfns;
+	spinlock_t map_lock;
 	/* The event policy; taken with interrupts off (spin_lock_irqsave). */
 	spinlock_t policy_lock;
 	unsigned int policy_gen;	/* changes with every SET_POLICY */
@@ -31,17 +36,21 @@ struct pmuvirt_xen_domain {
 /**
  * struct pmuvirt_xen_vcpu - what the glue keeps per VCPU, in front of its context
  * @ctl:	the control the VCPU's context was last given (checked again
- *		when the domain's policy changes).
+ *		when the domain's policy changes, saved with the counts).
  * @policy_gen:	the domain's policy_gen @ctl was last checked against.
  * @prof_gen:	the profiling session the context joined (0: none).
  * @eff:	what the context counts: @ctl, or with @prof_gen @ctl and
  *		the session's counters (pmuvirt_session_merge()).
+ * @incoming:	PV restore: the blob while its words arrive, else NULL.
+ * @words:	which words of @incoming arrived.
  */
 struct pmuvirt_xen_vcpu {
 	struct pmuvirt_control ctl;
 	unsigned int policy_gen;
 	unsigned int prof_gen;
 	struct pmuvirt_control eff;
+	struct pmuvirt_saved_ctx *incoming;
+	unsigned long words[BITS_TO_LONGS(PMUVIRT_XEN_SAVE_MSRS)];
 };
 
 static inline struct pmuvirt_xen_vcpu *pmuvirt_xen_vcpu_of(struct pmuvirt_ctx *ctx)
@@ -98,6 +107,25 @@ struct pmuvirt_pcpu *pmuvirt_xen_this_pcpu(void);
 struct pmuvirt_shared_ctx *pmuvirt_xen_record(const struct pmuvirt_xen_domain *dd,
 					      unsigned int vcpu_id);
 
+/**
+ * pmuvirt_xen_place() - put a domain's record frames at guest frames
+ * @d:		an HVM or PVH domain with records.
+ * @gfns:	one guest frame per record frame, checked by
+ *		pmuvirt_xen_check_gfns().
+ *
+ * Return: 0, -EBUSY for a guest frame Xen may not take over (the frames
+ * before it are placed), or the p2m's error.
+ */
+int pmuvirt_xen_place(struct domain *d, const uint64_t *gfns);
+
+/**
+ * pmuvirt_xen_unplace() - take a domain's record frames out of its physical map
+ * @d:		an HVM or PVH domain with records.
+ *
+ * Return: the frames taken out.
+ */
+unsigned int pmuvirt_xen_unplace(struct domain *d);
+
 /* The emulated PMU (boot option pmuvirt-emulate), a test instrument. */
 extern bool pmuvirt_xen_emulate;
 void *pmuvirt_xen_emu_hw_arg(unsigned int cpu);
@@ -129,6 +157,11 @@ struct pmuvirt_ctx *pmuvirt_xen_prof_idle(unsigned int cpu);
  */
 int pmuvirt_xen_prof_set(struct vcpu *v, struct pmuvirt_ctx *ctx, const struct pmuvirt_control *ctl,
 			 struct pmuvirt_error *err);
+/*
+ * @v's context (not running) leaves the session it joined, keeping its own
+ * counts; it joins again when it is next switched in.
+ */
+void pmuvirt_xen_prof_leave(struct vcpu *v, struct pmuvirt_ctx *ctx);
 /* -EBUSY when @ctl and a session that holds the counters do not fit together. */
 int pmuvirt_xen_prof_fits(const struct pmuvirt_control *ctl, unsigned int max_counters,
 			  struct pmuvirt_error *err);

@@ -21,6 +21,7 @@
 #include <xsm/xsm.h>
 #include <public/domctl.h>
 #include <asm/page.h>
+#include <asm/paging.h>
 
 #include "pmuvirt_xen.h"
 #include "pmuvirt_abi_check.h"
@@ -51,7 +52,8 @@ static int hcall_query(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 	q.abi_version = PMUVIRT_ABI_VERSION;
 	q.arch = pmu->arch;
 	q.model = pmu->model;
-	q.caps = pmu->caps;
+	/* Xen sets PMUVIRT_CTR_GUEST itself (pmuvirt_xen_guest_privilege()). */
+	q.caps = pmu->caps & ~PMUVIRT_CAP_GUEST_ONLY;
 	q.nr_slots = min_t(uint32_t, pmu->nr_slots, PMUVIRT_MAX_SLOTS);
 	q.nr_gp = pmu->nr_gp;
 	q.nr_fixed = pmu->nr_fixed;
@@ -89,7 +91,7 @@ static int hcall_set_control(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 		return rc;
 	/* Xen's own events never count for a guest; the guest sees its flags back. */
 	ctl = op.ctl;
-	rc = pmuvirt_xen_guest_privilege(&ctl, is_pv_domain(v->domain), &err);
+	rc = pmuvirt_xen_guest_privilege(&ctl, is_pv_domain(v->domain), pmuvirt_xen_pmu.caps, &err);
 	/* pmuvirt_validate_policy() checks version, counter count, reserved bits, policy. */
 	local_irq_save(flags);
 	if (!rc)
@@ -163,6 +165,71 @@ static int hcall_map_shared(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 			return -EFAULT;
 	}
 	return 0;
+}
+
+/* MAP_PHYS and UNMAP_PHYS: for a domain with records whose p2m Xen translates. */
+static int phys_domain(const struct domain *d)
+{
+	/* PV guests map machine frames (MAP_SHARED). */
+	if (!is_hvm_domain(d) || !paging_mode_translate(d))
+		return -EOPNOTSUPP;
+	return d->arch.pmuvirt ? 0 : -ENODEV;
+}
+
+static int hcall_map_phys(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+{
+	struct domain *d = v->domain;
+	const struct pmuvirt_xen_domain *dd = d->arch.pmuvirt;
+	XEN_GUEST_HANDLE_PARAM(uint64_t) handle;
+	struct pmuvirt_xen_map_phys op;
+	uint64_t *gfns;
+	int rc;
+
+	if (copy_from_guest(&op, arg, 1))
+		return -EFAULT;
+	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_MAP_PHYS, &op, sizeof(op));
+	if (!rc)
+		rc = phys_domain(d);
+	if (rc)
+		return rc;
+	rc = pmuvirt_xen_check_map_phys(&op, dd->nr_frames);
+	op.nr_records = dd->nr_records;
+	op.record_size = sizeof(struct pmuvirt_shared_ctx);
+	op.per_frame = dd->per_frame;
+	op.nr_frames = dd->nr_frames;
+	if (copy_to_guest(arg, &op, 1))
+		return -EFAULT;
+	if (rc)
+		return rc;
+	gfns = xmalloc_array(uint64_t, dd->nr_frames);
+	if (!gfns)
+		return -ENOMEM;
+	handle = guest_handle_from_ptr((uintptr_t)op.gfns, uint64_t);
+	rc = copy_from_guest(gfns, handle, dd->nr_frames) ? -EFAULT : 0;
+	if (!rc)
+		rc = pmuvirt_xen_check_gfns(gfns, dd->nr_frames,
+					    1ull << (d->arch.cpuid->extd.maxphysaddr - PAGE_SHIFT));
+	if (!rc)
+		rc = pmuvirt_xen_place(d, gfns);
+	xfree(gfns);
+	return rc;
+}
+
+static int hcall_unmap_phys(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+{
+	struct domain *d = v->domain;
+	struct pmuvirt_xen_unmap_phys op;
+	int rc;
+
+	if (copy_from_guest(&op, arg, 1))
+		return -EFAULT;
+	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_UNMAP_PHYS, &op, sizeof(op));
+	if (!rc)
+		rc = phys_domain(d);
+	if (rc)
+		return rc;
+	op.nr_frames = pmuvirt_xen_unplace(d);
+	return copy_to_guest(arg, &op, 1) ? -EFAULT : 0;
 }
 
 static int hcall_read(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
@@ -340,7 +407,7 @@ static int hcall_vcpu_set_control(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) a
 		return rc;
 	/* As SET_CONTROL, with the target domain's privilege mode and policy. */
 	ctl = op.ctl;
-	rc = pmuvirt_xen_guest_privilege(&ctl, is_pv_domain(t->domain), &err);
+	rc = pmuvirt_xen_guest_privilege(&ctl, is_pv_domain(t->domain), pmuvirt_xen_pmu.caps, &err);
 	local_irq_save(flags);
 	if (!rc)
 		rc = pmuvirt_xen_set_vcpu_control(t, &ctl, &err);
@@ -402,6 +469,10 @@ long do_pmuvirt_op(unsigned int cmd, XEN_GUEST_HANDLE_PARAM(void) arg)
 	case PMUVIRT_XEN_PROF_TAIL:
 	case PMUVIRT_XEN_PROF_RELEASE:
 		return pmuvirt_xen_prof_op(v, cmd, arg);
+	case PMUVIRT_XEN_MAP_PHYS:
+		return hcall_map_phys(v, arg);
+	case PMUVIRT_XEN_UNMAP_PHYS:
+		return hcall_unmap_phys(v, arg);
 	}
 	return -EOPNOTSUPP;
 }

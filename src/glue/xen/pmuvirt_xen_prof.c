@@ -204,6 +204,11 @@ void pmuvirt_xen_prof_switch_in(struct vcpu *v, struct pmuvirt_ctx *ctx)
 	prof_sync(v, ctx, want);
 }
 
+void pmuvirt_xen_prof_leave(struct vcpu *v, struct pmuvirt_ctx *ctx)
+{
+	prof_sync(v, ctx, 0);
+}
+
 struct pmuvirt_ctx *pmuvirt_xen_prof_idle(unsigned int cpu)
 {
 	if (likely(!prof_running()) || cpu >= prof.nr_pcpus)
