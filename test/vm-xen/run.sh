@@ -409,7 +409,8 @@ while [ $i -lt 600 ] && /usr/bin/xl list | grep -q pmuvirt-; do
 	sleep 1
 	i=$((i + 1))
 done
-[ -n "$spin" ] && kill $spin
+# the recorder returns this script's status
+if [ -n "$spin" ]; then kill $spin; fi
 RUN
 (cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.cpio.gz"
 
