@@ -44,7 +44,7 @@ prof_work_b=$((prof_rounds * 2 * 100003))
 lossy_rounds=500
 lossy_work_a=$((lossy_rounds * 6 * 100003))
 lossy_work_b=$((lossy_rounds * 2 * 100003))
-domu_prof_period=1999993
+domu_prof_period=7999993
 boots=${PMUVIRT_XEN_BOOTS:-real emulated refused domu}
 
 log() { echo "vm-xen: $*" >&2; }
