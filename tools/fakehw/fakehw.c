@@ -106,21 +106,12 @@ static int fake_cpuid(void *arg, uint32_t leaf, uint32_t sub, uint32_t out[4])
 	return hw->impl->cpuid(hw, leaf, sub, out);
 }
 
+static const struct pmuvirt_hw_ops fakehw_hw_ops;
+
 /* Each read checked and counted as fake_read_counter() and fake_read_tsc() do it. */
 static int fake_read_counters(void *arg, const uint32_t *idx, unsigned int n, uint64_t *vals)
 {
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < n; i++) {
-		if (idx[i] == PMUVIRT_HW_INDEX_TSC)
-			ret = fake_read_tsc(arg, &vals[i]);
-		else
-			ret = fake_read_counter(arg, idx[i], &vals[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return pmuvirt_hw_read_each(&fakehw_hw_ops, arg, idx, n, vals);
 }
 
 static const struct pmuvirt_hw_ops fakehw_hw_ops = {
