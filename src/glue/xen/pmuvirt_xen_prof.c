@@ -457,9 +457,7 @@ static int prof_start(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 	struct domain *d;
 	int rc;
 
-	if (copy_from_guest(&op, arg, 1))
-		return -EFAULT;
-	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_PROF_START, &op, sizeof(op));
+	rc = pmuvirt_xen_copy_arg(PMUVIRT_XEN_PROF_START, arg, &op, sizeof(op));
 	if (rc)
 		return rc;
 	rc = pmuvirt_xen_check_prof_start(&op, &err);
@@ -619,9 +617,7 @@ static int prof_map(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 	struct pmuvirt_xen_prof_map op;
 	int rc;
 
-	if (copy_from_guest(&op, arg, 1))
-		return -EFAULT;
-	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_PROF_MAP, &op, sizeof(op));
+	rc = pmuvirt_xen_copy_arg(PMUVIRT_XEN_PROF_MAP, arg, &op, sizeof(op));
 	if (rc)
 		return rc;
 	spin_lock(&prof_op_lock);
@@ -664,9 +660,7 @@ static int prof_tail(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 	struct pmuvirt_xen_prof_tail op;
 	int rc;
 
-	if (copy_from_guest(&op, arg, 1))
-		return -EFAULT;
-	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_PROF_TAIL, &op, sizeof(op));
+	rc = pmuvirt_xen_copy_arg(PMUVIRT_XEN_PROF_TAIL, arg, &op, sizeof(op));
 	if (rc)
 		return rc;
 	spin_lock(&prof_op_lock);
@@ -706,11 +700,8 @@ long pmuvirt_xen_prof_op(struct vcpu *v, unsigned int cmd, XEN_GUEST_HANDLE_PARA
 	case PMUVIRT_XEN_PROF_TAIL:
 		return prof_tail(v, arg);
 	}
-	/* STOP and RELEASE: the same size. */
-	BUILD_BUG_ON(sizeof(u.prof_stop) != sizeof(u.prof_release));
-	if (copy_from_guest(&u.prof_stop, arg, 1))
-		return -EFAULT;
-	rc = pmuvirt_xen_check_arg(cmd, &u, pmuvirt_xen_arg_size(cmd));
+	/* STOP and RELEASE */
+	rc = pmuvirt_xen_copy_arg(cmd, arg, &u, pmuvirt_xen_arg_size(cmd));
 	if (rc)
 		return rc;
 	if (cmd == PMUVIRT_XEN_PROF_RELEASE)
