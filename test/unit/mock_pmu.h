@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "pmuvirt_arch.h"
+#include "rig.h"
 
 #define MOCK_NR		4
 #define MOCK_EN		((uint64_t)1 << 63)
@@ -276,6 +277,14 @@ static void make_control(struct pmuvirt_control *ctl, unsigned int n, const unsi
 		ctl->counter[i].period = per ? per[i] : 0;
 		ctl->counter[i].flags = ev[i] == PMUVIRT_EV_TSC ? 0 : PMUVIRT_CTR_USER;
 	}
+}
+
+/* make_control() into @ctl, then @ctx (on no CPU) takes it: it must be accepted. */
+static inline void mock_set_control(struct pmuvirt_ctx *ctx, struct pmuvirt_control *ctl,
+				    unsigned int n, const unsigned int *ev, const uint64_t *per)
+{
+	make_control(ctl, n, ev, per);
+	assert_int_equal(pmuvirt_set_control(NULL, ctx, ctl, NULL), 0);
 }
 
 #endif
