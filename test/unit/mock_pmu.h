@@ -35,8 +35,10 @@ struct mock_hw {
 	bool in_pmi;
 };
 
-static int mock_access(struct mock_hw *m)
+/* Count an access in *@count; -EFAULT when it is the one m->fail_at asks to fail. */
+static int mock_access(struct mock_hw *m, uint64_t *count)
 {
+	(*count)++;
 	if (m->fail_at && --m->fail_at == 0)
 		return -EFAULT;
 	return 0;
@@ -46,8 +48,7 @@ static int mock_read_reg(void *arg, uint32_t reg, uint64_t *val)
 {
 	struct mock_hw *m = arg;
 
-	m->reads++;
-	if (mock_access(m))
+	if (mock_access(m, &m->reads))
 		return -EFAULT;
 	if (reg < MOCK_NR)
 		*val = m->sel[reg];
@@ -63,8 +64,7 @@ static int mock_write_reg(void *arg, uint32_t reg, uint64_t val)
 	struct mock_hw *m = arg;
 	uint64_t mask = pmuvirt_width_mask(m->width);
 
-	m->writes++;
-	if (mock_access(m))
+	if (mock_access(m, &m->writes))
 		return -EFAULT;
 	if (reg < MOCK_NR) {
 		if (val & ~(MOCK_EN | 0xff))
@@ -88,8 +88,7 @@ static int mock_read_counter(void *arg, uint32_t idx, uint64_t *val)
 {
 	struct mock_hw *m = arg;
 
-	m->reads++;
-	if (mock_access(m))
+	if (mock_access(m, &m->reads))
 		return -EFAULT;
 	if (idx >= MOCK_NR)
 		return m->errors++, -EFAULT;
@@ -101,8 +100,7 @@ static int mock_read_tsc(void *arg, uint64_t *val)
 {
 	struct mock_hw *m = arg;
 
-	m->reads++;
-	if (mock_access(m))
+	if (mock_access(m, &m->reads))
 		return -EFAULT;
 	*val = m->tsc;
 	return 0;
