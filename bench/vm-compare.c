@@ -357,53 +357,70 @@ static int count_stop(struct pingpong *pp, struct counting *c)
 	return ret;
 }
 
-static void *thread_b(void *arg)
+/* B's round trips: wait for A's byte, answer it; 0 or an errno. */
+static int trips_b(struct pingpong *pp)
 {
-	struct pingpong *pp = arg;
-	struct counting c;
 	char b;
-	int i, err = 0;
+	int i;
+
+	for (i = 0; i < WARMUP + SAMPLES; i++)
+		if (read(pp->ab[0], &b, 1) != 1 || write(pp->ba[1], &b, 1) != 1)
+			return errno ? errno : EIO;
+	return 0;
+}
+
+/* A's round trips: send a byte, wait for the answer, time both; 0 or an errno. */
+static int trips_a(struct pingpong *pp)
+{
+	char b = 0;
+	int i;
+
+	for (i = 0; i < WARMUP + SAMPLES; i++) {
+		uint64_t t0 = rd_tsc();
+
+		if (write(pp->ab[1], &b, 1) != 1 || read(pp->ba[0], &b, 1) != 1)
+			return errno ? errno : EIO;
+		pp->d[i] = rd_tsc() - t0;
+	}
+	return 0;
+}
+
+/*
+ * One side of the ping-pong, counted as the configuration says.  Its
+ * sending end @wfd is closed last: the other side, waiting for a byte that
+ * will not come, sees the end of the file.
+ */
+static void *side(struct pingpong *pp, int (*trips)(struct pingpong *pp), int wfd)
+{
+	struct counting c;
+	int err = 0;
 
 	pin0();
 	if (count_start(pp, &c))
 		err = errno;
 	pthread_barrier_wait(&pp->ready);
-	for (i = 0; !err && i < WARMUP + SAMPLES; i++)
-		if (read(pp->ab[0], &b, 1) != 1 || write(pp->ba[1], &b, 1) != 1)
-			err = errno ? errno : EIO;
+	if (!err)
+		err = trips(pp);
 	if (count_stop(pp, &c) && !err)
 		err = errno;
 	if (err && !pp->err)
 		pp->err = err;	/* the first error, not the other thread's EOF */
-	/* A waits for a byte that will not come */
-	close(pp->ba[1]);
+	close(wfd);
 	return NULL;
+}
+
+static void *thread_b(void *arg)
+{
+	struct pingpong *pp = arg;
+
+	return side(pp, trips_b, pp->ba[1]);
 }
 
 static void *thread_a(void *arg)
 {
 	struct pingpong *pp = arg;
-	struct counting c;
-	char b = 0;
-	int i, err = 0;
 
-	pin0();
-	if (count_start(pp, &c))
-		err = errno;
-	pthread_barrier_wait(&pp->ready);
-	for (i = 0; !err && i < WARMUP + SAMPLES; i++) {
-		uint64_t t0 = rd_tsc();
-
-		if (write(pp->ab[1], &b, 1) != 1 || read(pp->ba[0], &b, 1) != 1)
-			err = errno ? errno : EIO;
-		pp->d[i] = rd_tsc() - t0;
-	}
-	if (count_stop(pp, &c) && !err)
-		err = errno;
-	if (err && !pp->err)
-		pp->err = err;	/* the first error, not the other thread's EOF */
-	close(pp->ab[1]);
-	return NULL;
+	return side(pp, trips_a, pp->ab[1]);
 }
 
 /* Median ticks per round trip (two switches), or -errno. */

@@ -140,6 +140,19 @@ struct pmuvirt_hw_ops {
 };
 
 /**
+ * pmuvirt_hw_read_each() - what @read_counters does, one read at a time
+ * @hw:		the host's operations: their @read_counter and @read_tsc.
+ * @arg, @idx, @n, @vals: as for @read_counters.
+ *
+ * The core reads so for a host without @read_counters; a host whose
+ * counters cost the same read one by one can make it its @read_counters.
+ *
+ * Return: 0 or the first failing read's error (no read after it is made).
+ */
+int pmuvirt_hw_read_each(const struct pmuvirt_hw_ops *hw, void *arg, const uint32_t *idx,
+			 unsigned int n, uint64_t *vals);
+
+/**
  * struct pmuvirt_hwctl - an image of the control registers
  * @reg:	register values; the backend says which register each is.
  * @used:	bit i set when @reg[i] is part of the image.

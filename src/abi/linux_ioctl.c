@@ -16,11 +16,17 @@ int pmuvirt_linux_check_hdr(const uint32_t hdr[2], size_t size)
 	return 0;
 }
 
+/* The first two words of an argument struct of @want bytes, as pmuvirt_linux_check_hdr(). */
+static int check_size_version(uint32_t size, uint32_t version, size_t want)
+{
+	const uint32_t hdr[2] = { size, version };
+
+	return pmuvirt_linux_check_hdr(hdr, want);
+}
+
 int pmuvirt_linux_check_attach(const struct pmuvirt_attach *a)
 {
-	const uint32_t hdr[2] = { a->size, a->version };
-
-	if (pmuvirt_linux_check_hdr(hdr, sizeof(*a)))
+	if (check_size_version(a->size, a->version, sizeof(*a)))
 		return -EINVAL;
 	if ((a->flags & ~PMUVIRT_ATTACH_FLAGS) || a->caps)
 		return -EINVAL;
@@ -59,27 +65,21 @@ int pmuvirt_linux_check_sample_pages(const struct pmuvirt_attach *a)
 
 int pmuvirt_linux_check_sample_tail(const struct pmuvirt_sample_tail *t)
 {
-	const uint32_t hdr[2] = { t->size, t->version };
-
-	if (pmuvirt_linux_check_hdr(hdr, sizeof(*t)))
+	if (check_size_version(t->size, t->version, sizeof(*t)))
 		return -EINVAL;
 	return t->reserved ? -EINVAL : 0;
 }
 
 int pmuvirt_linux_check_sample_open(const struct pmuvirt_sample_open *o)
 {
-	const uint32_t hdr[2] = { o->size, o->version };
-
-	if (pmuvirt_linux_check_hdr(hdr, sizeof(*o)))
+	if (check_size_version(o->size, o->version, sizeof(*o)))
 		return -EINVAL;
 	return (o->flags || o->reserved[0] || o->reserved[1]) ? -EINVAL : 0;
 }
 
 int pmuvirt_linux_check_counts(const struct pmuvirt_counts *c)
 {
-	const uint32_t hdr[2] = { c->size, c->version };
-
-	if (pmuvirt_linux_check_hdr(hdr, sizeof(*c)))
+	if (check_size_version(c->size, c->version, sizeof(*c)))
 		return -EINVAL;
 	return c->reserved ? -EINVAL : 0;
 }

@@ -579,9 +579,8 @@ static void make_pair(struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *prev,
 	pc->pair[1] = next->stamp;
 }
 
-/* What the host's read_counters does, for a host that has none. */
-static int read_each(const struct pmuvirt_hw_ops *hw, void *arg, const uint32_t *idx,
-		     unsigned int n, uint64_t *vals)
+int pmuvirt_hw_read_each(const struct pmuvirt_hw_ops *hw, void *arg, const uint32_t *idx,
+			 unsigned int n, uint64_t *vals)
 {
 	unsigned int i;
 	int ret;
@@ -611,7 +610,7 @@ static int read_pair(struct pmuvirt_pcpu *pc, uint64_t *raw)
 	}
 	if (pc->pair_batched == PAIR_READ_EACH) {
 		pc->stats.reg_reads += pc->pair_nr;
-		return read_each(hw, pc->hw_arg, pc->pair_idx, pc->pair_nr, raw);
+		return pmuvirt_hw_read_each(hw, pc->hw_arg, pc->pair_idx, pc->pair_nr, raw);
 	}
 	for (i = 0; i < pc->pair_nr; i++) {
 		ret = read(pc, pc->pair_slot[i], &raw[i]);

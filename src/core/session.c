@@ -50,14 +50,22 @@ int pmuvirt_session_fits(const struct pmuvirt_pmu *pmu, const struct pmuvirt_con
 	return ret;
 }
 
-/* @ctx counts @from; make it count @to, whose first counters are @from's, keeping their state. */
-static int recount(struct pmuvirt_ctx *ctx, const struct pmuvirt_control *from,
+/*
+ * @ctx counts @from; make it count @to, whose first counters are @from's,
+ * keeping their state.  Refused unless the caller's arguments are sound
+ * (@args_ok) and @ctx is off every CPU.
+ */
+static int recount(struct pmuvirt_ctx *ctx, bool args_ok, const struct pmuvirt_control *from,
 		   const struct pmuvirt_control *to, unsigned int keep,
 		   struct pmuvirt_saved_ctx *blob, struct pmuvirt_error *err)
 {
 	unsigned int i;
 	int ret;
 
+	if (!args_ok)
+		return pmuvirt_fail(err, -1, "bad arguments", -EINVAL);
+	if (ctx->running_on)
+		return pmuvirt_fail(err, -1, "context runs on a CPU", -EBUSY);
 	if (!(ctx->flags & PMUVIRT_CTX_HAS_CONTROL) || !from || !keep)
 		return pmuvirt_set_control(NULL, ctx, to, err);
 	ret = pmuvirt_ctx_save(ctx, from, blob);
@@ -85,13 +93,9 @@ int pmuvirt_ctx_join(struct pmuvirt_ctx *ctx, const struct pmuvirt_control *own,
 		     struct pmuvirt_error *err)
 {
 	unsigned int n = own ? own->nr_counters : 0;
-	int ret;
+	int ret = recount(ctx, ctx && merged && scratch && (!w || fill) && n <= merged->nr_counters,
+			  own, merged, n, scratch, err);
 
-	if (!ctx || !merged || !scratch || (w && !fill) || n > merged->nr_counters)
-		return pmuvirt_fail(err, -1, "bad arguments", -EINVAL);
-	if (ctx->running_on)
-		return pmuvirt_fail(err, -1, "context runs on a CPU", -EBUSY);
-	ret = recount(ctx, own, merged, n, scratch, err);
 	if (ret)
 		return ret;
 	ctx->nr_shared = (uint16_t)n;
@@ -104,13 +108,9 @@ int pmuvirt_ctx_leave(struct pmuvirt_ctx *ctx, const struct pmuvirt_control *own
 		      struct pmuvirt_error *err)
 {
 	unsigned int n = own->nr_counters;
-	int ret;
+	int ret = recount(ctx, ctx && own && merged && scratch && n <= merged->nr_counters,
+			  merged, own, n, scratch, err);
 
-	if (!ctx || !own || !merged || !scratch || n > merged->nr_counters)
-		return pmuvirt_fail(err, -1, "bad arguments", -EINVAL);
-	if (ctx->running_on)
-		return pmuvirt_fail(err, -1, "context runs on a CPU", -EBUSY);
-	ret = recount(ctx, merged, own, n, scratch, err);
 	if (ret)
 		return ret;
 	return pmuvirt_ctx_attach_samples(ctx, NULL, NULL, NULL);

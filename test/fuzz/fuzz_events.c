@@ -39,11 +39,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    pmuvirt_ctx_init(ctx, csize, &pmu))
 			abort();
 	}
-	list = malloc(size + 1);
+	list = strndup((const char *)data, size);
 	if (!list)
 		return 0;
-	memcpy(list, data, size);
-	list[size] = 0;
 	memset(&ctl, 0xa5, sizeof(ctl));
 	if (pmuvirt_user_parse_events(list, &ctl) == 0) {
 		if (ctl.nr_counters > PMUVIRT_MAX_COUNTERS)

@@ -27,11 +27,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct scenario sc, again;
 	char err[256], *text, *out1, *out2;
 
-	text = malloc(size + 1);
+	text = strndup((const char *)data, size);
 	if (!text)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = 0;
 	memset(&sc, 0, sizeof(sc));
 	if (sim_parse(text, &sc, err, sizeof(err))) {
 		if (!memchr(err, 0, sizeof(err)))

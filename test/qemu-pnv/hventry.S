@@ -6,14 +6,9 @@
  * with guest r12/r13 in HSPRG0/HSPRG1 and the vector in r13.  The guest's
  * registers go to *hv_cur and hv_enter() returns the vector.
  */
+#include "asm.h"
 #include "hv.h"
 
-#define SRR0	26
-#define SRR1	27
-#define HSPRG0	304
-#define HSPRG1	305
-#define HSRR0	314
-#define HSRR1	315
 #define FRAME	272		/* 112 ABI area, r14-r31, r2 */
 #define NV(n)	(112 + 8 * ((n) - 14))
 #define TOC	(112 + 8 * 18)
@@ -33,18 +28,10 @@ hv_enter:
 	std	%r1, HVR_HSP(%r3)
 	lis	%r4, hv_cur@ha
 	std	%r3, hv_cur@l(%r4)
-	ld	%r4, HVR_PC(%r3)
-	mtspr	HSRR0, %r4
-	ld	%r4, HVR_MSR(%r3)
-	mtspr	HSRR1, %r4
+	restore_sprs %r4, %r3, HSRR0, HVR_PC, HSRR1, HVR_MSR
 	ld	%r4, HVR_CR(%r3)
 	mtcr	%r4
-	ld	%r4, HVR_LR(%r3)
-	mtlr	%r4
-	ld	%r4, HVR_CTR(%r3)
-	mtctr	%r4
-	ld	%r4, HVR_XER(%r3)
-	mtxer	%r4
+	restore_sprs %r4, %r3, LR, HVR_LR, CTR, HVR_CTR, XER, HVR_XER
 	.irp	n, 0,1,2,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
 	ld	%r\n, HVR_GPR(\n)(%r3)
 	.endr
@@ -72,18 +59,10 @@ hv_exit_common:
 	.irp	n, 0,1,2,3,4,5,6,7,8,9,10,11,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
 	std	%r\n, HVR_GPR(\n)(%r12)
 	.endr
-	mfspr	%r13, HSPRG0
-	std	%r13, HVR_GPR(12)(%r12)
-	mfspr	%r13, HSPRG1
-	std	%r13, HVR_GPR(13)(%r12)
+	save_sprs %r13, %r12, HSPRG0, HVR_GPR(12), HSPRG1, HVR_GPR(13)
 	mfcr	%r13
 	std	%r13, HVR_CR(%r12)
-	mflr	%r13
-	std	%r13, HVR_LR(%r12)
-	mfctr	%r13
-	std	%r13, HVR_CTR(%r12)
-	mfxer	%r13
-	std	%r13, HVR_XER(%r12)
+	save_sprs %r13, %r12, LR, HVR_LR, CTR, HVR_CTR, XER, HVR_XER
 	ld	%r1, HVR_HSP(%r12)
 	ld	%r2, TOC(%r1)
 	.irp	n, 14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31

@@ -15,11 +15,6 @@
 #                     failure path: QEMU must then exit 1)
 set -eu
 
-die() {
-	echo "qemu-pnv: $*" >&2
-	exit 1
-}
-
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 shared=$src/test/qemu-ppc
@@ -28,12 +23,11 @@ q10dir=${2:-}
 tmo=${QPPC_TIMEOUT:-120}
 runs=${QPNV_RUNS:-1}
 
-"$src/tools/install-deps.sh" qemu-ppc ||
-	die "missing packages: run 'tools/install-deps.sh qemu-ppc' as root"
-command -v timeout >/dev/null || die "timeout not found"
+. "$shared/image.sh"
+image_start qemu-pnv "$src"
+command -v timeout >/dev/null || image_die "timeout not found"
 
 # ---- build ----------------------------------------------------------------
-. "$shared/image.sh"
 mkdir -p "$build/obj-guest" "$build/obj-hv"
 build=$(cd "$build" && pwd)
 rm -f "$build"/obj-guest/*.o "$build"/obj-hv/*.o
@@ -41,7 +35,7 @@ image_setup "$src"
 image_cc "$build/obj-guest" "-I$here" "$shared/start.S" "$shared/board.c" \
 	"$shared/hvterm.c" "$here/guest.c"
 image_link "$build/guest.elf" $image_objs
-$image_cross-objcopy -O binary "$build/guest.elf" "$build/guest.bin" || die "objcopy failed"
+$image_cross-objcopy -O binary "$build/guest.elf" "$build/guest.bin" || image_die "objcopy failed"
 image_objs=
 image_lib "$build/obj-hv"
 image_cc "$build/obj-hv" "-DQPPC_HV=1 -I$here -Wa,-I$build" "$shared/start.S" \
@@ -55,7 +49,7 @@ echo "qemu-pnv: built $build/hv.elf ($(echo $image_lib_objs | wc -w) library fil
 # interrupt, and its powernv machine stops under -icount ----------------------
 . "$shared/qemu10.sh"
 q10dir=${q10dir:-$build/qemu10}
-fetch_qemu10 "$src" "$q10dir" || die "cannot fetch QEMU 10 from bookworm-backports (see $q10dir/*.log, $q10dir/apt/update.log)"
+fetch_qemu10 "$src" "$q10dir" || image_die "cannot fetch QEMU 10 from bookworm-backports (see $q10dir/*.log, $q10dir/apt/update.log)"
 q10=$q10dir/root
 echo "qemu-pnv: $("$q10/usr/bin/qemu-system-ppc64" --version | head -n 1)"
 
@@ -79,5 +73,5 @@ while [ "$i" -le "$runs" ]; do
 	fi
 	i=$((i + 1))
 done
-[ "$fail" = 0 ] || die "FAIL"
+[ "$fail" = 0 ] || image_die "FAIL"
 echo "qemu-pnv: PASS ($runs boot(s))"

@@ -4,6 +4,9 @@
 # the shared files here, the image's own files and, if asked, the pmuvirt
 # library (core, POWER and PV backends) compiled unchanged.
 #
+# image_start JOB SOURCE_DIR
+#                           name the job for messages; install what it needs
+# image_die MESSAGE         print MESSAGE for the job and exit 1
 # image_setup SOURCE_DIR    check the tools; set image_cflags
 # image_lib OBJDIR          compile the library; set image_lib_objs
 # image_cc OBJDIR DEFS F... compile F... with the extra flags DEFS;
@@ -15,10 +18,17 @@
 #                           and returns 1 when it failed
 
 image_cross=powerpc64-linux-gnu
+image_job=image
 
 image_die() {
-	echo "image: $*" >&2
+	echo "$image_job: $*" >&2
 	exit 1
+}
+
+image_start() {
+	image_job=$1
+	"$2/tools/install-deps.sh" qemu-ppc ||
+		image_die "missing packages: run 'tools/install-deps.sh qemu-ppc' as root"
 }
 
 image_setup() {

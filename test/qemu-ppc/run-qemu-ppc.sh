@@ -17,11 +17,6 @@
 #                    failure path: QEMU must then exit 1)
 set -eu
 
-die() {
-	echo "qemu-ppc: $*" >&2
-	exit 1
-}
-
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 build=${1:-$src/build-qemu-ppc}
@@ -29,14 +24,13 @@ cpus=${QPPC_CPUS:-power8 power9 power10}
 qemu=${QPPC_QEMU:-qemu-system-ppc64}
 tmo=${QPPC_TIMEOUT:-120}
 
-"$src/tools/install-deps.sh" qemu-ppc ||
-	die "missing packages: run 'tools/install-deps.sh qemu-ppc' as root"
+. "$here/image.sh"
+image_start qemu-ppc "$src"
 for t in $qemu timeout; do
-	command -v $t >/dev/null || die "$t not found (tools/install-deps.sh qemu-ppc)"
+	command -v $t >/dev/null || image_die "$t not found (tools/install-deps.sh qemu-ppc)"
 done
 
 # ---- build ----------------------------------------------------------------
-. "$here/image.sh"
 mkdir -p "$build/obj"
 build=$(cd "$build" && pwd)
 rm -f "$build"/obj/*.o
@@ -55,7 +49,7 @@ echo "qemu-ppc: built $build/image.elf from $(echo $image_lib_objs | wc -w) libr
 
 qemus="debian12"
 if [ "${QPPC_QEMU10:-1}" = 1 ]; then
-	fetch_qemu10 "$src" "$build/qemu10" || die "cannot fetch QEMU 10 from bookworm-backports (see $build/qemu10/*.log, $build/qemu10/apt/update.log); QPPC_QEMU10=0 skips it"
+	fetch_qemu10 "$src" "$build/qemu10" || image_die "cannot fetch QEMU 10 from bookworm-backports (see $build/qemu10/*.log, $build/qemu10/apt/update.log); QPPC_QEMU10=0 skips it"
 	qemus="$qemus backports"
 fi
 
@@ -92,5 +86,5 @@ for which in $qemus; do
 		fi
 	done
 done
-[ "$fail" = 0 ] || die "FAIL"
+[ "$fail" = 0 ] || image_die "FAIL"
 echo "qemu-ppc: PASS ($qemus; $cpus)"

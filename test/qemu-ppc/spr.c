@@ -51,18 +51,7 @@ static int spr_read_tb(void *arg, uint64_t *val)
 
 static int spr_read_counters(void *arg, const uint32_t *idx, unsigned int n, uint64_t *vals)
 {
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < n; i++) {
-		if (idx[i] == PMUVIRT_HW_INDEX_TSC)
-			ret = spr_read_tb(arg, &vals[i]);
-		else
-			ret = spr_read_counter(arg, idx[i], &vals[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return pmuvirt_hw_read_each(&spr_hw_ops, arg, idx, n, vals);
 }
 
 const struct pmuvirt_hw_ops spr_hw_ops = {

@@ -8,12 +8,8 @@
  * Set MSR[SF], copy the image to its link address 0 (position-independent
  * code until then), then run C: board_main(r3, r8, r9) of the entry.
  */
-#define SPRG1	273
-#define SPRG2	274
-#define HSPRG0	304
-#define HSPRG1	305
-#define HSRR0	314
-#define HSRR1	315
+#include "asm.h"
+
 #define FRAME	448		/* 112 ABI area + 40 saved doublewords */
 #define SAVE(n)	(112 + 8 * (n))	/* r0..r31, then CR LR CTR XER SRR0 SRR1 */
 
@@ -130,13 +126,18 @@ _start:
 	hvexit	0xf80, hsrr
 
 	.text
-start64:
-	lis	%r1, _stack_top@ha
-	addi	%r1, %r1, _stack_top@l
+/* For C: a stack below \top (r0 = 0, the back chain) and the TOC pointer. */
+	.macro c_stack top
+	lis	%r1, \top@ha
+	addi	%r1, %r1, \top@l
 	li	%r0, 0
 	stdu	%r0, -128(%r1)
 	lis	%r2, .TOC.@ha
 	addi	%r2, %r2, .TOC.@l
+	.endm
+
+start64:
+	c_stack	_stack_top
 	lis	%r3, _bss_start@ha
 	addi	%r3, %r3, _bss_start@l
 	lis	%r4, _bss_end@ha
@@ -158,52 +159,14 @@ irq_common:
 	lis	%r1, _irq_stack_top@ha
 	addi	%r1, %r1, _irq_stack_top@l
 	addi	%r1, %r1, -FRAME
-	std	%r0, SAVE(0)(%r1)
-	std	%r2, SAVE(2)(%r1)
-	std	%r4, SAVE(4)(%r1)
-	std	%r5, SAVE(5)(%r1)
-	std	%r6, SAVE(6)(%r1)
-	std	%r7, SAVE(7)(%r1)
-	std	%r8, SAVE(8)(%r1)
-	std	%r9, SAVE(9)(%r1)
-	std	%r10, SAVE(10)(%r1)
-	std	%r11, SAVE(11)(%r1)
-	std	%r12, SAVE(12)(%r1)
-	std	%r13, SAVE(13)(%r1)
-	std	%r14, SAVE(14)(%r1)
-	std	%r15, SAVE(15)(%r1)
-	std	%r16, SAVE(16)(%r1)
-	std	%r17, SAVE(17)(%r1)
-	std	%r18, SAVE(18)(%r1)
-	std	%r19, SAVE(19)(%r1)
-	std	%r20, SAVE(20)(%r1)
-	std	%r21, SAVE(21)(%r1)
-	std	%r22, SAVE(22)(%r1)
-	std	%r23, SAVE(23)(%r1)
-	std	%r24, SAVE(24)(%r1)
-	std	%r25, SAVE(25)(%r1)
-	std	%r26, SAVE(26)(%r1)
-	std	%r27, SAVE(27)(%r1)
-	std	%r28, SAVE(28)(%r1)
-	std	%r29, SAVE(29)(%r1)
-	std	%r30, SAVE(30)(%r1)
-	std	%r31, SAVE(31)(%r1)
-	mfspr	%r0, SPRG1
-	std	%r0, SAVE(1)(%r1)
-	mfspr	%r0, SPRG2
-	std	%r0, SAVE(3)(%r1)
+	.irp	n, 0,2,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+	std	%r\n, SAVE(\n)(%r1)
+	.endr
+	save_sprs %r0, %r1, SPRG1, SAVE(1), SPRG2, SAVE(3)
 	mfcr	%r0
 	std	%r0, SAVE(32)(%r1)
-	mflr	%r0
-	std	%r0, SAVE(33)(%r1)
-	mfctr	%r0
-	std	%r0, SAVE(34)(%r1)
-	mfxer	%r0
-	std	%r0, SAVE(35)(%r1)
-	mfsrr0	%r0
-	std	%r0, SAVE(36)(%r1)
-	mfsrr1	%r0
-	std	%r0, SAVE(37)(%r1)
+	save_sprs %r0, %r1, LR, SAVE(33), CTR, SAVE(34), XER, SAVE(35), SRR0, SAVE(36), \
+		  SRR1, SAVE(37)
 	li	%r0, 0
 	std	%r0, 0(%r1)
 	lis	%r2, .TOC.@ha
@@ -211,49 +174,13 @@ irq_common:
 	mr	%r4, %r1
 	bl	board_irq
 	nop
-	ld	%r0, SAVE(37)(%r1)
-	mtsrr1	%r0
-	ld	%r0, SAVE(36)(%r1)
-	mtsrr0	%r0
-	ld	%r0, SAVE(35)(%r1)
-	mtxer	%r0
-	ld	%r0, SAVE(34)(%r1)
-	mtctr	%r0
-	ld	%r0, SAVE(33)(%r1)
-	mtlr	%r0
+	restore_sprs %r0, %r1, SRR1, SAVE(37), SRR0, SAVE(36), XER, SAVE(35), CTR, SAVE(34), \
+		     LR, SAVE(33)
 	ld	%r0, SAVE(32)(%r1)
 	mtcr	%r0
-	ld	%r0, SAVE(0)(%r1)
-	ld	%r2, SAVE(2)(%r1)
-	ld	%r3, SAVE(3)(%r1)
-	ld	%r4, SAVE(4)(%r1)
-	ld	%r5, SAVE(5)(%r1)
-	ld	%r6, SAVE(6)(%r1)
-	ld	%r7, SAVE(7)(%r1)
-	ld	%r8, SAVE(8)(%r1)
-	ld	%r9, SAVE(9)(%r1)
-	ld	%r10, SAVE(10)(%r1)
-	ld	%r11, SAVE(11)(%r1)
-	ld	%r12, SAVE(12)(%r1)
-	ld	%r13, SAVE(13)(%r1)
-	ld	%r14, SAVE(14)(%r1)
-	ld	%r15, SAVE(15)(%r1)
-	ld	%r16, SAVE(16)(%r1)
-	ld	%r17, SAVE(17)(%r1)
-	ld	%r18, SAVE(18)(%r1)
-	ld	%r19, SAVE(19)(%r1)
-	ld	%r20, SAVE(20)(%r1)
-	ld	%r21, SAVE(21)(%r1)
-	ld	%r22, SAVE(22)(%r1)
-	ld	%r23, SAVE(23)(%r1)
-	ld	%r24, SAVE(24)(%r1)
-	ld	%r25, SAVE(25)(%r1)
-	ld	%r26, SAVE(26)(%r1)
-	ld	%r27, SAVE(27)(%r1)
-	ld	%r28, SAVE(28)(%r1)
-	ld	%r29, SAVE(29)(%r1)
-	ld	%r30, SAVE(30)(%r1)
-	ld	%r31, SAVE(31)(%r1)
+	.irp	n, 0,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+	ld	%r\n, SAVE(\n)(%r1)
+	.endr
 	ld	%r1, SAVE(1)(%r1)
 	rfid
 
@@ -269,12 +196,7 @@ trap_common:
 	li	%r7, 0
 	li	%r8, 0
 #endif
-	lis	%r1, _trap_stack_top@ha
-	addi	%r1, %r1, _trap_stack_top@l
-	li	%r0, 0
-	stdu	%r0, -128(%r1)
-	lis	%r2, .TOC.@ha
-	addi	%r2, %r2, .TOC.@l
+	c_stack	_trap_stack_top
 	bl	board_trap
 	nop
 8:	b	8b

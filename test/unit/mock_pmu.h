@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "pmuvirt_arch.h"
+#include "rig.h"
 
 #define MOCK_NR		4
 #define MOCK_EN		((uint64_t)1 << 63)
@@ -34,8 +35,10 @@ struct mock_hw {
 	bool in_pmi;
 };
 
-static int mock_access(struct mock_hw *m)
+/* Count an access in *@count; -EFAULT when it is the one m->fail_at asks to fail. */
+static int mock_access(struct mock_hw *m, uint64_t *count)
 {
+	(*count)++;
 	if (m->fail_at && --m->fail_at == 0)
 		return -EFAULT;
 	return 0;
@@ -45,8 +48,7 @@ static int mock_read_reg(void *arg, uint32_t reg, uint64_t *val)
 {
 	struct mock_hw *m = arg;
 
-	m->reads++;
-	if (mock_access(m))
+	if (mock_access(m, &m->reads))
 		return -EFAULT;
 	if (reg < MOCK_NR)
 		*val = m->sel[reg];
@@ -62,8 +64,7 @@ static int mock_write_reg(void *arg, uint32_t reg, uint64_t val)
 	struct mock_hw *m = arg;
 	uint64_t mask = pmuvirt_width_mask(m->width);
 
-	m->writes++;
-	if (mock_access(m))
+	if (mock_access(m, &m->writes))
 		return -EFAULT;
 	if (reg < MOCK_NR) {
 		if (val & ~(MOCK_EN | 0xff))
@@ -87,8 +88,7 @@ static int mock_read_counter(void *arg, uint32_t idx, uint64_t *val)
 {
 	struct mock_hw *m = arg;
 
-	m->reads++;
-	if (mock_access(m))
+	if (mock_access(m, &m->reads))
 		return -EFAULT;
 	if (idx >= MOCK_NR)
 		return m->errors++, -EFAULT;
@@ -100,8 +100,7 @@ static int mock_read_tsc(void *arg, uint64_t *val)
 {
 	struct mock_hw *m = arg;
 
-	m->reads++;
-	if (mock_access(m))
+	if (mock_access(m, &m->reads))
 		return -EFAULT;
 	*val = m->tsc;
 	return 0;
@@ -276,6 +275,14 @@ static void make_control(struct pmuvirt_control *ctl, unsigned int n, const unsi
 		ctl->counter[i].period = per ? per[i] : 0;
 		ctl->counter[i].flags = ev[i] == PMUVIRT_EV_TSC ? 0 : PMUVIRT_CTR_USER;
 	}
+}
+
+/* make_control() into @ctl, then @ctx (on no CPU) takes it: it must be accepted. */
+static inline void mock_set_control(struct pmuvirt_ctx *ctx, struct pmuvirt_control *ctl,
+				    unsigned int n, const unsigned int *ev, const uint64_t *per)
+{
+	make_control(ctl, n, ev, per);
+	assert_int_equal(pmuvirt_set_control(NULL, ctx, ctl, NULL), 0);
 }
 
 #endif

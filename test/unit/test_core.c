@@ -52,8 +52,7 @@ static void test_amode_wide_counts(void **state)
 			uint64_t total = 0, step;
 			unsigned int k;
 
-			make_control(&ctl, 2, ev_ic, NULL);
-			assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &ctl, NULL), 0);
+			mock_set_control(r->ctx[0], &ctl, 2, ev_ic, NULL);
 			assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
 			for (k = 0; k < 7; k++) {
 				step = width < 64 ? ((uint64_t)1 << width) + 12345 * k + 1 :
@@ -133,11 +132,9 @@ static void test_imode_exact(void **state)
 		uint64_t total0 = 0, total1 = 0, got0 = 0;
 		unsigned int k;
 
-		make_control(&ctl, 2, ev_ic, per);
-		assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &ctl, NULL), 0);
+		mock_set_control(r->ctx[0], &ctl, 2, ev_ic, per);
 		per[0] = 777;
-		make_control(&ctl, 2, ev_ic, per);
-		assert_int_equal(pmuvirt_set_control(NULL, r->ctx[1], &ctl, NULL), 0);
+		mock_set_control(r->ctx[1], &ctl, 2, ev_ic, per);
 		for (k = 0; k < 40; k++) {
 			struct pmuvirt_ctx *c = r->ctx[k & 1];
 			uint64_t n = 1 + (k * 7919u) % 5000;
@@ -176,8 +173,7 @@ static void test_imode_pending(void **state)
 	uint64_t per[1] = { 500 };
 	uint32_t counts[1];
 
-	make_control(&ctl, 1, ev_ic, per);
-	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &ctl, NULL), 0);
+	mock_set_control(r->ctx[0], &ctl, 1, ev_ic, per);
 	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
 	r->hw.in_pmi = true;	/* interrupts off: the PMI does not reach the handler */
 	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 1499);
@@ -205,8 +201,7 @@ static void test_pending_saturation(void **state)
 	uint64_t per[1] = { 1 };
 	uint32_t counts[1], mask;
 
-	make_control(&ctl, 1, ev_ic, per);
-	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &ctl, NULL), 0);
+	mock_set_control(r->ctx[0], &ctl, 1, ev_ic, per);
 	r->hw.in_pmi = true;	/* interrupts held off: crossings collect at switch-out */
 	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
 	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 0xfffffffeu);
@@ -255,8 +250,7 @@ static void test_ctx_pending(void **state)
 	uint64_t per[3] = { 100, 0, 250 };
 	uint32_t counts[3];
 
-	make_control(&ctl, 3, ev, per);
-	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &ctl, NULL), 0);
+	mock_set_control(r->ctx[0], &ctl, 3, ev, per);
 	assert_int_equal(pmuvirt_ctx_pending(r->ctx[0]), 0);
 	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
 	r->hw.in_pmi = true;	/* held off: crossings collect at switch-out */
@@ -299,8 +293,7 @@ static void test_pause_resample(void **state)
 	struct rig *r = rig_new(32, 0);
 	struct pmuvirt_control ctl;
 
-	make_control(&ctl, 1, ev_ic, NULL);
-	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &ctl, NULL), 0);
+	mock_set_control(r->ctx[0], &ctl, 1, ev_ic, NULL);
 	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
 	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 10);
 	assert_int_equal(pmuvirt_pause(&r->pc), 0);
@@ -321,8 +314,7 @@ static void test_pause_no_storm(void **state)
 	uint32_t counts[1];
 	unsigned int pmis;
 
-	make_control(&ctl, 1, ev_ic, per);
-	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &ctl, NULL), 0);
+	mock_set_control(r->ctx[0], &ctl, 1, ev_ic, per);
 	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
 	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 10);
 	assert_int_equal(pmuvirt_pause(&r->pc), 0);
@@ -363,10 +355,8 @@ static void attack(uint64_t vdom, uint64_t ins, uint64_t bm, struct seen *o)
 	memset(o, 0, sizeof(*o));
 	assert_int_equal(pmuvirt_ctx_set_domain(att, 1), 0);
 	assert_int_equal(pmuvirt_ctx_set_domain(vic, vdom), 0);
-	make_control(&ctl, 1, ev4, NULL);
-	assert_int_equal(pmuvirt_set_control(NULL, att, &ctl, NULL), 0);
-	make_control(&ctl, vdom == 1 ? 1 : 4, ev4, NULL);
-	assert_int_equal(pmuvirt_set_control(NULL, vic, &ctl, NULL), 0);
+	mock_set_control(att, &ctl, 1, ev4, NULL);
+	mock_set_control(vic, &ctl, vdom == 1 ? 1 : 4, ev4, NULL);
 	pmuvirt_ctx_attach_shared(att, &o->rec);
 
 	assert_int_equal(pmuvirt_switch_in(&r->pc, att), 0);
@@ -421,8 +411,7 @@ static void test_domain_rebase_rules(void **state)
 	struct pmuvirt_control ctl;
 	uint64_t w;
 
-	make_control(&ctl, 2, ev_ic, NULL);
-	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &ctl, NULL), 0);
+	mock_set_control(r->ctx[0], &ctl, 2, ev_ic, NULL);
 	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[1], &ctl, NULL), 0);
 	/* untagged contexts are domains of their own */
 	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
@@ -491,8 +480,7 @@ static void test_validation(void **state)
 	} dummy[1] = { { NULL } };
 	(void)dummy;
 
-	make_control(&ctl, 2, ev_ic, NULL);
-	assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &ctl, NULL), 0);
+	mock_set_control(r->ctx[0], &ctl, 2, ev_ic, NULL);
 	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
 	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 42);
 
@@ -692,8 +680,7 @@ static void test_fault(void **state)
 		struct pmuvirt_control ctl;
 		int ret;
 
-		make_control(&ctl, 2, ev_ic, NULL);
-		assert_int_equal(pmuvirt_set_control(NULL, r->ctx[0], &ctl, NULL), 0);
+		mock_set_control(r->ctx[0], &ctl, 2, ev_ic, NULL);
 		assert_int_equal(pmuvirt_set_control(NULL, r->ctx[1], &ctl, NULL), 0);
 		r->hw.fail_at = k;
 		ret = pmuvirt_switch_in(&r->pc, r->ctx[0]);

@@ -77,8 +77,7 @@ static struct guest *guest_new(void)
 	g->pv.arg = &g->below;
 	assert_int_equal(pmuvirt_pcpu_init(&g->pc, &g->pmu, NULL, &g->pv, 0), 0);
 	g->t = rig_ctx_alloc(&g->pmu, 4);
-	make_control(&ctl, 1, ev, per);
-	assert_int_equal(pmuvirt_set_control(NULL, g->t, &ctl, NULL), 0);
+	mock_set_control(g->t, &ctl, 1, ev, per);
 	g->below.val[0] = 1000;
 	assert_int_equal(pmuvirt_switch(&g->pc, g->t), 0);
 	assert_int_equal(g->below.arms, 1);

@@ -164,8 +164,7 @@ static void test_compensation_and_hypercalls(void **state)
 	assert_int_equal(rig_val(w->t[1], 0), 10 * 10);
 
 	/* a different control costs one hypercall, whose events nobody gets */
-	make_control(&ctl, 1, ev_ic + 1, NULL);
-	assert_int_equal(pmuvirt_set_control(NULL, w->t[2], &ctl, NULL), 0);
+	mock_set_control(w->t[2], &ctl, 1, ev_ic + 1, NULL);
 	assert_int_equal(pmuvirt_switch(&w->v[0].gpc, w->t[2]), 0);
 	assert_int_equal(w->v[0].pv.hypercalls, hc + 1);
 	mock_run(&w->hw, PMUVIRT_EV_CYCLES, 5);
@@ -195,11 +194,9 @@ static void test_imode_two_levels(void **state)
 	uint32_t counts[1];
 	unsigned int k;
 
-	make_control(&ctl, 1, ev_ic, per);
-	assert_int_equal(pmuvirt_set_control(NULL, w->t[0], &ctl, NULL), 0);
+	mock_set_control(w->t[0], &ctl, 1, ev_ic, per);
 	per[0] = 64;
-	make_control(&ctl, 1, ev_ic, per);
-	assert_int_equal(pmuvirt_set_control(NULL, w->t[1], &ctl, NULL), 0);
+	mock_set_control(w->t[1], &ctl, 1, ev_ic, per);
 	schedule(w, 0);
 	for (k = 0; k < 60; k++) {
 		unsigned int t = (k / 3) % 2;
@@ -246,8 +243,7 @@ static void test_collect_stacked(void **state)
 	uint64_t per[1] = { 100 };
 	uint32_t counts[1], mask;
 
-	make_control(&ctl, 1, ev_ic, per);
-	assert_int_equal(pmuvirt_set_control(NULL, w->t[0], &ctl, NULL), 0);
+	mock_set_control(w->t[0], &ctl, 1, ev_ic, per);
 	schedule(w, 0);
 	assert_int_equal(pmuvirt_switch(&w->v[0].gpc, w->t[0]), 0);
 	w->hw.last_ovf = 0;
@@ -357,11 +353,9 @@ static void test_idle_vcpu_quiet(void **state)
 	unsigned int pmis;
 	uint32_t mask;
 
-	make_control(&ctl, 3, ev3, per);
-	assert_int_equal(pmuvirt_set_control(NULL, w->t[0], &ctl, NULL), 0);
+	mock_set_control(w->t[0], &ctl, 3, ev3, per);
 	/* same first counter as t[0], nothing else */
-	make_control(&ctl, 1, ev3, NULL);
-	assert_int_equal(pmuvirt_set_control(NULL, w->t[1], &ctl, NULL), 0);
+	mock_set_control(w->t[1], &ctl, 1, ev3, NULL);
 	schedule(w, 0);
 	assert_int_equal(pmuvirt_switch(&w->v[0].gpc, w->t[0]), 0);
 	mock_run(&w->hw, PMUVIRT_EV_INSTRUCTIONS, 10);
@@ -434,8 +428,7 @@ static void test_user_read_injection(void **state)
 			struct pmuvirt_control ctl;
 			uint64_t before, after, got[2];
 
-			make_control(&ctl, 2, ev_ic, NULL);
-			assert_int_equal(pmuvirt_set_control(NULL, w->t[0], &ctl, NULL), 0);
+			mock_set_control(w->t[0], &ctl, 2, ev_ic, NULL);
 			assert_int_equal(pmuvirt_set_control(NULL, w->t[1], &ctl, NULL), 0);
 			assert_int_equal(pmuvirt_switch(&w->v[1].gpc, w->t[2]), 0);
 			schedule(w, 0);
@@ -527,10 +520,8 @@ static void test_nesting(void **state)
 	/* level 1 runs VCPU 0, level 2 runs "a" on it, level 3 runs b and c on "a" */
 	schedule(w, 0);
 	assert_int_equal(pmuvirt_switch(&w->v[0].gpc, a), 0);
-	make_control(&ctl, 2, ev_ic, per);
-	assert_int_equal(pmuvirt_set_control(NULL, b, &ctl, NULL), 0);
-	make_control(&ctl, 2, ev_ic, NULL);
-	assert_int_equal(pmuvirt_set_control(NULL, c, &ctl, NULL), 0);
+	mock_set_control(b, &ctl, 2, ev_ic, per);
+	mock_set_control(c, &ctl, 2, ev_ic, NULL);
 
 	assert_int_equal(pmuvirt_switch(&pc3, b), 0);
 	mock_run(&w->hw, PMUVIRT_EV_INSTRUCTIONS, 100);

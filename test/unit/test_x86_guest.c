@@ -29,24 +29,18 @@ struct vm_cpu {
 	unsigned int pmis_in_guest;
 };
 
-static void vm_enter(struct vm_cpu *v)
+/* VM entry (@enter) or exit: the fake loads the guest's or the host's GLOBAL_CTRL when v->load. */
+static void vm_switch(struct vm_cpu *v, bool enter)
 {
 	uint64_t host = 0, guest = 0;
 
 	if (v->load)
 		assert_int_equal(pmuvirt_x86_vm_global_ctrl(&v->c.pc, &host, &guest), 0);
-	assert_int_equal(fakehw_x86_vm_entry(v->c.hw, v->load, guest), 0);
-	v->in_guest = true;
-}
-
-static void vm_exit(struct vm_cpu *v)
-{
-	uint64_t host = 0, guest = 0;
-
-	if (v->load)
-		assert_int_equal(pmuvirt_x86_vm_global_ctrl(&v->c.pc, &host, &guest), 0);
-	assert_int_equal(fakehw_x86_vm_exit(v->c.hw, v->load, host), 0);
-	v->in_guest = false;
+	if (enter)
+		assert_int_equal(fakehw_x86_vm_entry(v->c.hw, v->load, guest), 0);
+	else
+		assert_int_equal(fakehw_x86_vm_exit(v->c.hw, v->load, host), 0);
+	v->in_guest = enter;
 }
 
 /* A PMI in the guest exits to the host first; the host then enters again. */
@@ -59,14 +53,14 @@ static void vm_pmi(void *arg)
 
 	if (guest) {
 		v->pmis_in_guest++;
-		vm_exit(v);
+		vm_switch(v, false);
 	}
 	ret = pmuvirt_pmi(&v->c.pc, &mask);
 	if (ret)
 		v->c.pmi_ret = ret;
 	v->c.ovf |= mask;
 	if (guest)
-		vm_enter(v);
+		vm_switch(v, true);
 }
 
 static void vm_cpu_start(struct vm_cpu *v, const struct fakehw_x86_config *cfg, bool load)
@@ -101,14 +95,14 @@ static void test_amd_guest_bits(void **state)
 	ctx = rig_ctx_new_n(&v.c.pmu, 4, c);
 	assert_int_equal(pmuvirt_switch_in(&v.c.pc, ctx), 0);
 	rig_run(v.c.hw, FAKEHW_INSTRUCTIONS, 1000, true);	/* the hypervisor */
-	vm_enter(&v);
+	vm_switch(&v, true);
 	rig_run(v.c.hw, FAKEHW_INSTRUCTIONS, 300, true);	/* the guest's kernel */
 	rig_run(v.c.hw, FAKEHW_INSTRUCTIONS, 50, false);	/* the guest's user mode */
-	vm_exit(&v);
+	vm_switch(&v, false);
 	rig_run(v.c.hw, FAKEHW_INSTRUCTIONS, 700, true);
-	vm_enter(&v);
+	vm_switch(&v, true);
 	rig_run(v.c.hw, FAKEHW_INSTRUCTIONS, 20, true);
-	vm_exit(&v);
+	vm_switch(&v, false);
 	assert_int_equal(rig_val(ctx, 0), 320);
 	assert_int_equal(rig_val(ctx, 1), 1000 + 300 + 700 + 20);
 	assert_int_equal(rig_val(ctx, 2), 370);
@@ -155,12 +149,12 @@ static void test_intel_switch(void **state)
 	rig_run(v.c.hw, FAKEHW_CYCLES, 90, true);
 	rig_run(v.c.hw, FAKEHW_BRANCHES, 3, true);
 	fakehw_reset_stats(v.c.hw);
-	vm_enter(&v);
+	vm_switch(&v, true);
 	rig_run(v.c.hw, FAKEHW_INSTRUCTIONS, 300, true);
 	rig_run(v.c.hw, FAKEHW_INSTRUCTIONS, 5, false);
 	rig_run(v.c.hw, FAKEHW_CYCLES, 40, false);
 	rig_run(v.c.hw, FAKEHW_BRANCHES, 4, false);
-	vm_exit(&v);
+	vm_switch(&v, false);
 	/* entry and exit cost no register access: the values come from the cache */
 	assert_int_equal(st->reg_reads + st->reg_writes, 0);
 	rig_run(v.c.hw, FAKEHW_INSTRUCTIONS, 700, true);
@@ -175,9 +169,9 @@ static void test_intel_switch(void **state)
 	assert_int_equal(pmuvirt_x86_vm_global_ctrl(&v.c.pc, &host, &guest), 0);
 	assert_int_equal(host, 0);
 	assert_int_equal(guest, 0);
-	vm_enter(&v);
+	vm_switch(&v, true);
 	rig_run(v.c.hw, FAKEHW_INSTRUCTIONS, 1000, true);
-	vm_exit(&v);
+	vm_switch(&v, false);
 	assert_int_equal(rig_val(ctx, 0), 300);
 	rig_ctx_free(ctx);
 	rig_cpu_finish(&v.c);
@@ -207,16 +201,16 @@ static void test_intel_switch_vcpus(void **state)
 	a = rig_ctx_new_n(&v.c.pmu, 1, ca);
 	b = rig_ctx_new_n(&v.c.pmu, 1, cb);
 	assert_int_equal(pmuvirt_switch_in(&v.c.pc, a), 0);
-	vm_enter(&v);
+	vm_switch(&v, true);
 	rig_run(v.c.hw, FAKEHW_INSTRUCTIONS, 100, true);
-	vm_exit(&v);
+	vm_switch(&v, false);
 	assert_int_equal(pmuvirt_switch(&v.c.pc, b), 0);
 	assert_int_equal(pmuvirt_x86_vm_global_ctrl(&v.c.pc, &host, &guest), 0);
 	assert_int_equal(host, guest);
-	vm_enter(&v);
+	vm_switch(&v, true);
 	rig_run(v.c.hw, FAKEHW_INSTRUCTIONS, 1000, true);
 	rig_run(v.c.hw, FAKEHW_BRANCHES, 9, false);
-	vm_exit(&v);
+	vm_switch(&v, false);
 	assert_int_equal(pmuvirt_switch(&v.c.pc, a), 0);
 	assert_int_equal(rig_val(a, 0), 100);
 	assert_int_equal(rig_val(b, 0), 9);
@@ -231,9 +225,9 @@ static void test_intel_switch_vcpus(void **state)
 	assert_int_equal(host, 0x1);
 	assert_int_equal(guest, 0x1);
 	assert_int_equal(pmuvirt_switch_in(&v.c.pc, a), 0);
-	vm_enter(&v);
+	vm_switch(&v, true);
 	rig_run(v.c.hw, FAKEHW_INSTRUCTIONS, 5, true);
-	vm_exit(&v);
+	vm_switch(&v, false);
 	assert_int_equal(rig_val(a, 0), 105);
 	rig_ctx_free(a);
 	rig_ctx_free(b);
@@ -266,10 +260,10 @@ static void test_guest_pmi(void **state)
 		rig_run(v.c.hw, FAKEHW_INSTRUCTIONS, 5000, true);	/* the host: no overflow */
 		rig_run(v.c.hw, FAKEHW_CYCLES, 5000, true);
 		assert_int_equal(v.pmis_in_guest, 0);
-		vm_enter(&v);
+		vm_switch(&v, true);
 		rig_run(v.c.hw, FAKEHW_INSTRUCTIONS, 1050, true);
 		rig_run(v.c.hw, FAKEHW_CYCLES, 400, false);
-		vm_exit(&v);
+		vm_switch(&v, false);
 		rig_run(v.c.hw, FAKEHW_INSTRUCTIONS, 5000, true);
 		assert_true(v.pmis_in_guest >= 1);
 		assert_int_equal(v.c.ovf, 3);

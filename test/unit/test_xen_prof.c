@@ -352,6 +352,38 @@ static uint32_t own_taken(struct pmuvirt_ctx *ctx, unsigned int i)
 	return counts[i];
 }
 
+/* A CPU, a session ring of @nr records and the scratch blob of a join. */
+struct join_rig {
+	struct rig_cpu c;
+	struct pmuvirt_saved_ctx *scratch;
+	struct pmuvirt_sample_writer w;
+	struct pmuvirt_sample_reader r;
+	void *mem;
+};
+
+static void join_rig_start(struct join_rig *s, unsigned int cpu, unsigned int nr)
+{
+	size_t bytes = pmuvirt_sample_ring_bytes(nr, 128);
+
+	memset(s, 0, sizeof(*s));
+	s->scratch = calloc(1, sizeof(*s->scratch));
+	s->mem = aligned_alloc(64, bytes);
+	assert_non_null(s->scratch);
+	assert_non_null(s->mem);
+	s->c.hw = rig_x86_new(&rig_intel_v4, &s->c.pmu);
+	rig_cpu_start(&s->c, cpu);
+	assert_int_equal(pmuvirt_sample_init(&s->w, s->mem, bytes, nr, 128), 0);
+	assert_int_equal(pmuvirt_sample_reader_init(&s->r, s->mem, bytes), 0);
+}
+
+static void join_rig_finish(struct join_rig *s, struct pmuvirt_ctx *ctx)
+{
+	free(s->scratch);
+	free(s->mem);
+	rig_ctx_free(ctx);
+	rig_cpu_finish(&s->c);
+}
+
 /*
  * A VCPU's context counts instructions (a-mode), cycles (i-mode, every 500)
  * and instructions again with its own sampling flag; it joins a session
@@ -372,46 +404,36 @@ static void test_join_leave(void **state)
 		{ .event = PMUVIRT_EV_BRANCH_MISSES, .flags = U | K | S, .period = 1000 },
 	};
 	struct pmuvirt_control own, sess, merged;
-	struct pmuvirt_saved_ctx *scratch = calloc(1, sizeof(*scratch));
-	struct pmuvirt_sample_writer w;
-	struct pmuvirt_sample_reader r = { 0 };
 	struct pmuvirt_sample out[64];
 	struct pmuvirt_shared_ctx rec;
 	struct spot sp = { .domain = 3, .vcpu = 1, .profiled = true };
-	struct rig_cpu c = { 0 };
+	struct join_rig s;
 	struct pmuvirt_ctx *ctx;
 	struct pmuvirt_xen_arm arm;
-	size_t bytes = pmuvirt_sample_ring_bytes(64, 128);
-	void *mem = aligned_alloc(64, bytes);
 	uint8_t *snap;
 	int n, i;
 
 	(void)state;
-	assert_non_null(mem);
-	assert_non_null(scratch);
-	c.hw = rig_x86_new(&rig_intel_v4, &c.pmu);
-	rig_cpu_start(&c, 2);
-	assert_int_equal(pmuvirt_sample_init(&w, mem, bytes, 64, 128), 0);
-	assert_int_equal(pmuvirt_sample_reader_init(&r, mem, bytes), 0);
+	join_rig_start(&s, 2, 64);
 	ctl_of(&own, 3, own_c);
 	ctl_of(&sess, 2, sess_c);
 	assert_int_equal(pmuvirt_session_merge(&own, &sess, &merged), 0);
-	ctx = rig_ctx_new(&c.pmu, &own);
+	ctx = rig_ctx_new(&s.c.pmu, &own);
 	memset(&rec, 0, sizeof(rec));
 	pmuvirt_ctx_attach_shared(ctx, &rec);
 
 	/* Before: 1200 instructions and cycles (two notifications pending), 50 branches. */
-	assert_int_equal(pmuvirt_switch_in(&c.pc, ctx), 0);
-	rig_run(c.hw, FAKEHW_INSTRUCTIONS, 1200, false);
-	rig_run(c.hw, FAKEHW_CYCLES, 1200, false);
-	rig_run(c.hw, FAKEHW_BRANCHES, 50, false);
+	assert_int_equal(pmuvirt_switch_in(&s.c.pc, ctx), 0);
+	rig_run(s.c.hw, FAKEHW_INSTRUCTIONS, 1200, false);
+	rig_run(s.c.hw, FAKEHW_CYCLES, 1200, false);
+	rig_run(s.c.hw, FAKEHW_BRANCHES, 50, false);
 	/* Joining needs the context off the CPU; refused while it runs, nothing changed. */
 	snap = malloc(pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS));
 	memcpy(snap, ctx, pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS));
-	assert_int_equal(pmuvirt_ctx_join(ctx, &own, &merged, &w, spot_fill, &sp, scratch, NULL),
-			 -EBUSY);
+	assert_int_equal(pmuvirt_ctx_join(ctx, &own, &merged, &s.w, spot_fill, &sp, s.scratch,
+					  NULL), -EBUSY);
 	assert_memory_equal(snap, ctx, pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS));
-	assert_int_equal(pmuvirt_switch_out(&c.pc), 0);
+	assert_int_equal(pmuvirt_switch_out(&s.c.pc), 0);
 	/* A merged control the PMU cannot hold is refused, the context unchanged. */
 	{
 		struct pmuvirt_control big = merged;
@@ -422,11 +444,12 @@ static void test_join_leave(void **state)
 			big.nr_counters++;
 		}
 		memcpy(snap, ctx, pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS));
-		assert_int_equal(pmuvirt_ctx_join(ctx, &own, &big, &w, spot_fill, &sp, scratch,
+		assert_int_equal(pmuvirt_ctx_join(ctx, &own, &big, &s.w, spot_fill, &sp, s.scratch,
 						  NULL), -ENOSPC);
 		assert_memory_equal(snap, ctx, pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS));
 	}
-	assert_int_equal(pmuvirt_ctx_join(ctx, &own, &merged, &w, spot_fill, &sp, scratch, NULL), 0);
+	assert_int_equal(pmuvirt_ctx_join(ctx, &own, &merged, &s.w, spot_fill, &sp, s.scratch,
+					  NULL), 0);
 	assert_int_equal(ctx->nr_counters, 5);
 	assert_int_equal(ctx->nr_shared, 3);
 	assert_int_equal(rec.nr_counters, 3);
@@ -436,11 +459,11 @@ static void test_join_leave(void **state)
 	/* In the session: 800 more, a 64-bit PV guest's kernel, 1050 branches, 2500 misses. */
 	sp.w = (struct pmuvirt_xen_prof_where){ .ip = 0xffffffff81000100ull, .cs = 0xe033,
 						.guest = true, .kernel = true };
-	assert_int_equal(pmuvirt_switch_in(&c.pc, ctx), 0);
-	rig_run(c.hw, FAKEHW_INSTRUCTIONS, 800, false);
-	rig_run(c.hw, FAKEHW_CYCLES, 800, false);
-	rig_run(c.hw, FAKEHW_BRANCHES, 1050, false);
-	rig_run(c.hw, FAKEHW_BRANCH_MISSES, 2500, false);
+	assert_int_equal(pmuvirt_switch_in(&s.c.pc, ctx), 0);
+	rig_run(s.c.hw, FAKEHW_INSTRUCTIONS, 800, false);
+	rig_run(s.c.hw, FAKEHW_CYCLES, 800, false);
+	rig_run(s.c.hw, FAKEHW_BRANCHES, 1050, false);
+	rig_run(s.c.hw, FAKEHW_BRANCH_MISSES, 2500, false);
 	assert_int_equal(rig_val(ctx, 0), 2000);
 	assert_int_equal(rig_val(ctx, 1), 2000);
 	assert_int_equal(rig_val(ctx, 2), 1100);
@@ -448,7 +471,7 @@ static void test_join_leave(void **state)
 	assert_int_equal(rig_val(ctx, 4), 2500);
 	/* The record still shows the own counters alone, running. */
 	assert_int_equal(rec.nr_counters, 3);
-	n = pmuvirt_sample_read(&r, out, 64);
+	n = pmuvirt_sample_read(&s.r, out, 64);
 	assert_int_equal(n, 10 + 2);
 	assert_int_equal(sp.fills, 12);
 	for (i = 0; i < n; i++) {
@@ -468,7 +491,7 @@ static void test_join_leave(void **state)
 			assert_int_equal(out[i].nr_values, 0);
 		}
 	}
-	pmuvirt_sample_publish(&r);
+	pmuvirt_sample_publish(&s.r);
 	/* The guest may not arm the session's counters, only its own. */
 	memset(&arm, 0, sizeof(arm));
 	arm.mask = 1u << 3;
@@ -481,28 +504,25 @@ static void test_join_leave(void **state)
 	assert_int_equal(own_taken(ctx, 1), 4);
 
 	/* Leave: the own counters go on, the session's records stop. */
-	assert_int_equal(pmuvirt_switch_out(&c.pc), 0);
-	assert_int_equal(pmuvirt_ctx_leave(ctx, &own, &merged, scratch, NULL), 0);
+	assert_int_equal(pmuvirt_switch_out(&s.c.pc), 0);
+	assert_int_equal(pmuvirt_ctx_leave(ctx, &own, &merged, s.scratch, NULL), 0);
 	assert_int_equal(ctx->nr_counters, 3);
 	assert_int_equal(ctx->nr_shared, 3);
 	assert_null(ctx->samples);
-	assert_int_equal(pmuvirt_switch_in(&c.pc, ctx), 0);
-	rig_run(c.hw, FAKEHW_INSTRUCTIONS, 700, false);
-	rig_run(c.hw, FAKEHW_CYCLES, 700, false);
-	rig_run(c.hw, FAKEHW_BRANCHES, 500, false);
+	assert_int_equal(pmuvirt_switch_in(&s.c.pc, ctx), 0);
+	rig_run(s.c.hw, FAKEHW_INSTRUCTIONS, 700, false);
+	rig_run(s.c.hw, FAKEHW_CYCLES, 700, false);
+	rig_run(s.c.hw, FAKEHW_BRANCHES, 500, false);
 	assert_int_equal(rig_val(ctx, 0), 2700);
 	assert_int_equal(rig_val(ctx, 1), 2700);
 	assert_int_equal(rig_val(ctx, 2), 1600);
 	assert_int_equal(own_taken(ctx, 1), 1);
-	assert_int_equal(pmuvirt_sample_read(&r, out, 64), 0);
+	assert_int_equal(pmuvirt_sample_read(&s.r, out, 64), 0);
 	assert_int_equal(rec.nr_counters, 3);
-	assert_int_equal(pmuvirt_switch_out(&c.pc), 0);
-	assert_int_equal(pmuvirt_sample_lost(&r), 0);
+	assert_int_equal(pmuvirt_switch_out(&s.c.pc), 0);
+	assert_int_equal(pmuvirt_sample_lost(&s.r), 0);
 	free(snap);
-	free(scratch);
-	free(mem);
-	rig_ctx_free(ctx);
-	rig_cpu_finish(&c);
+	join_rig_finish(&s, ctx);
 }
 
 /*
@@ -515,35 +535,28 @@ static void test_join_fresh(void **state)
 	static const struct pmuvirt_counter_ctl sess_c = {
 		.event = PMUVIRT_EV_CYCLES, .flags = U | K | S, .period = 1000 };
 	struct pmuvirt_control sess;
-	struct pmuvirt_saved_ctx *scratch = calloc(1, sizeof(*scratch));
-	struct pmuvirt_sample_writer w;
-	struct pmuvirt_sample_reader r = { 0 };
 	struct pmuvirt_sample out[16];
 	struct pmuvirt_shared_ctx rec;
 	struct spot sp = { .domain = 4, .vcpu = 0, .profiled = false };
-	struct rig_cpu c = { 0 };
+	struct join_rig s;
 	struct pmuvirt_ctx *ctx;
-	size_t bytes = pmuvirt_sample_ring_bytes(16, 128);
-	void *mem = aligned_alloc(64, bytes);
 
 	(void)state;
-	c.hw = rig_x86_new(&rig_intel_v4, &c.pmu);
-	rig_cpu_start(&c, 0);
-	assert_int_equal(pmuvirt_sample_init(&w, mem, bytes, 16, 128), 0);
-	assert_int_equal(pmuvirt_sample_reader_init(&r, mem, bytes), 0);
+	join_rig_start(&s, 0, 16);
 	ctl_of(&sess, 1, &sess_c);
-	ctx = rig_ctx_alloc(&c.pmu, PMUVIRT_MAX_COUNTERS);
+	ctx = rig_ctx_alloc(&s.c.pmu, PMUVIRT_MAX_COUNTERS);
 	memset(&rec, 0xff, sizeof(rec));
 	pmuvirt_ctx_attach_shared(ctx, &rec);
-	assert_int_equal(pmuvirt_ctx_join(ctx, NULL, &sess, &w, spot_fill, &sp, scratch, NULL), 0);
+	assert_int_equal(pmuvirt_ctx_join(ctx, NULL, &sess, &s.w, spot_fill, &sp, s.scratch, NULL),
+			 0);
 	assert_int_equal(rec.nr_counters, 0);
-	assert_int_equal(pmuvirt_switch_in(&c.pc, ctx), 0);
+	assert_int_equal(pmuvirt_switch_in(&s.c.pc, ctx), 0);
 	sp.w = (struct pmuvirt_xen_prof_where){ .ip = 0x7f0000001000ull, .cs = 0xe033, .guest = true };
-	rig_run(c.hw, FAKEHW_CYCLES, 2000, false);
+	rig_run(s.c.hw, FAKEHW_CYCLES, 2000, false);
 	sp.w = (struct pmuvirt_xen_prof_where){ .ip = 0xffff82d040200000ull, .cs = 0xe008 };
-	rig_run(c.hw, FAKEHW_CYCLES, 1000, true);
+	rig_run(s.c.hw, FAKEHW_CYCLES, 1000, true);
 	assert_int_equal(rec.nr_counters, 0);
-	assert_int_equal(pmuvirt_sample_read(&r, out, 16), 3);
+	assert_int_equal(pmuvirt_sample_read(&s.r, out, 16), 3);
 	assert_int_equal(out[0].ip, 0);
 	assert_int_equal(out[0].flags, PMUVIRT_SAMPLE_USER | PMUVIRT_SAMPLE_NO_IP);
 	assert_int_equal(out[1].flags, PMUVIRT_SAMPLE_USER | PMUVIRT_SAMPLE_NO_IP);
@@ -552,11 +565,8 @@ static void test_join_fresh(void **state)
 	assert_int_equal(out[2].domain, 4);
 	/* No notification reaches the owner: the session's counters are not its. */
 	assert_int_equal(pmuvirt_ctx_pending(ctx) & ((1u << ctx->nr_shared) - 1), 0);
-	assert_int_equal(pmuvirt_switch_out(&c.pc), 0);
-	free(scratch);
-	free(mem);
-	rig_ctx_free(ctx);
-	rig_cpu_finish(&c);
+	assert_int_equal(pmuvirt_switch_out(&s.c.pc), 0);
+	join_rig_finish(&s, ctx);
 }
 
 int main(void)

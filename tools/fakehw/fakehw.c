@@ -45,9 +45,10 @@ int fakehw_raise_pmi(struct fakehw *hw)
 	return 0;
 }
 
-/* True when this access is the one fault injection asked to fail. */
-static bool injected_fault(struct fakehw *hw)
+/* Count an access in *@count; true when it is the one fault injection asked to fail. */
+static bool count_access(struct fakehw *hw, uint64_t *count)
 {
+	(*count)++;
 	if (!hw->fail_countdown)
 		return false;
 	if (--hw->fail_countdown)
@@ -60,8 +61,7 @@ static int fake_read_reg(void *arg, uint32_t reg, uint64_t *val)
 {
 	struct fakehw *hw = arg;
 
-	hw->stats.reg_reads++;
-	if (injected_fault(hw))
+	if (count_access(hw, &hw->stats.reg_reads))
 		return -EFAULT;
 	return hw->impl->read_reg(hw, reg, val);
 }
@@ -70,8 +70,7 @@ static int fake_write_reg(void *arg, uint32_t reg, uint64_t val)
 {
 	struct fakehw *hw = arg;
 
-	hw->stats.reg_writes++;
-	if (injected_fault(hw))
+	if (count_access(hw, &hw->stats.reg_writes))
 		return -EFAULT;
 	return hw->impl->write_reg(hw, reg, val);
 }
@@ -80,8 +79,7 @@ static int fake_read_counter(void *arg, uint32_t idx, uint64_t *val)
 {
 	struct fakehw *hw = arg;
 
-	hw->stats.counter_reads++;
-	if (injected_fault(hw))
+	if (count_access(hw, &hw->stats.counter_reads))
 		return -EFAULT;
 	return hw->impl->read_counter(hw, idx, val);
 }
@@ -90,8 +88,7 @@ static int fake_read_tsc(void *arg, uint64_t *val)
 {
 	struct fakehw *hw = arg;
 
-	hw->stats.tsc_reads++;
-	if (injected_fault(hw))
+	if (count_access(hw, &hw->stats.tsc_reads))
 		return -EFAULT;
 	*val = hw->tsc;
 	return 0;
@@ -106,21 +103,12 @@ static int fake_cpuid(void *arg, uint32_t leaf, uint32_t sub, uint32_t out[4])
 	return hw->impl->cpuid(hw, leaf, sub, out);
 }
 
+static const struct pmuvirt_hw_ops fakehw_hw_ops;
+
 /* Each read checked and counted as fake_read_counter() and fake_read_tsc() do it. */
 static int fake_read_counters(void *arg, const uint32_t *idx, unsigned int n, uint64_t *vals)
 {
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < n; i++) {
-		if (idx[i] == PMUVIRT_HW_INDEX_TSC)
-			ret = fake_read_tsc(arg, &vals[i]);
-		else
-			ret = fake_read_counter(arg, idx[i], &vals[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return pmuvirt_hw_read_each(&fakehw_hw_ops, arg, idx, n, vals);
 }
 
 static const struct pmuvirt_hw_ops fakehw_hw_ops = {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 /* The profile file: writer (pmuvirt-record) and checked reader (pmuvirt-report). */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include "profile-file.h"
 
@@ -38,6 +39,85 @@ static uint32_t get32(const uint8_t *p)
 static uint64_t get64(const uint8_t *p)
 {
 	return get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+/*
+ * The fixed part of INFO, THREAD and END: its fields in file order, each
+ * little-endian and as wide as its struct member (4 or 8 bytes).
+ */
+struct field {
+	size_t off;
+	size_t size;
+};
+
+#define FIELD(type, member)	{ offsetof(type, member), sizeof(((type *)0)->member) }
+#define NR_FIELDS(table)	(sizeof(table) / sizeof((table)[0]))
+
+static const struct field info_fields[] = {
+	FIELD(struct pmuvirt_prof_info, period),
+	FIELD(struct pmuvirt_prof_info, start_ns),
+	FIELD(struct pmuvirt_prof_info, event),
+	FIELD(struct pmuvirt_prof_info, ctr_flags),
+	FIELD(struct pmuvirt_prof_info, nr_counters),
+	FIELD(struct pmuvirt_prof_info, sample_pages),
+	FIELD(struct pmuvirt_prof_info, interval_ms),
+	FIELD(struct pmuvirt_prof_info, flags),
+};
+
+/* comm (16 bytes) follows */
+static const struct field thread_fields[] = {
+	FIELD(struct pmuvirt_prof_thread, tid),
+	FIELD(struct pmuvirt_prof_thread, pid),
+	FIELD(struct pmuvirt_prof_thread, flags),
+	FIELD(struct pmuvirt_prof_thread, lost),
+	FIELD(struct pmuvirt_prof_thread, records),
+	FIELD(struct pmuvirt_prof_thread, weight),
+	FIELD(struct pmuvirt_prof_thread, skipped),
+	FIELD(struct pmuvirt_prof_thread, foreign),
+};
+
+static const struct field end_fields[] = {
+	FIELD(struct pmuvirt_prof_end, samples),
+	FIELD(struct pmuvirt_prof_end, weight),
+	FIELD(struct pmuvirt_prof_end, lost),
+	FIELD(struct pmuvirt_prof_end, threads),
+	FIELD(struct pmuvirt_prof_end, flags),
+	FIELD(struct pmuvirt_prof_end, status),
+	FIELD(struct pmuvirt_prof_end, rings_dropped),
+};
+
+static void put_fields(uint8_t *b, const void *obj, const struct field *f, size_t n)
+{
+	uint32_t v32;
+	uint64_t v64;
+
+	for (; n; n--, f++) {
+		if (f->size == 8) {
+			memcpy(&v64, (const uint8_t *)obj + f->off, 8);
+			put64(b, v64);
+		} else {
+			memcpy(&v32, (const uint8_t *)obj + f->off, 4);
+			put32(b, v32);
+		}
+		b += f->size;
+	}
+}
+
+static void get_fields(void *obj, const uint8_t *b, const struct field *f, size_t n)
+{
+	uint32_t v32;
+	uint64_t v64;
+
+	for (; n; n--, f++) {
+		if (f->size == 8) {
+			v64 = get64(b);
+			memcpy((uint8_t *)obj + f->off, &v64, 8);
+		} else {
+			v32 = get32(b);
+			memcpy((uint8_t *)obj + f->off, &v32, 4);
+		}
+		b += f->size;
+	}
 }
 
 /* ---- writing ---- */
@@ -107,14 +187,7 @@ int pmuvirt_prof_write_info(struct pmuvirt_prof_writer *w, const struct pmuvirt_
 			return -EINVAL;
 		size += 4 + n;
 	}
-	put64(b, info->period);
-	put64(b + 8, info->start_ns);
-	put32(b + 16, info->event);
-	put32(b + 20, info->ctr_flags);
-	put32(b + 24, info->nr_counters);
-	put32(b + 28, info->sample_pages);
-	put32(b + 32, info->interval_ms);
-	put32(b + 36, info->flags);
+	put_fields(b, info, info_fields, NR_FIELDS(info_fields));
 	ret = section(w, PMUVIRT_PROF_INFO, size);
 	if (!ret)
 		ret = wr(w, b, sizeof(b));
@@ -204,14 +277,7 @@ int pmuvirt_prof_write_thread(struct pmuvirt_prof_writer *w, const struct pmuvir
 
 	if (t->flags & ~PMUVIRT_PROF_THREAD_FLAGS)
 		return -EINVAL;
-	put32(b, t->tid);
-	put32(b + 4, t->pid);
-	put32(b + 8, t->flags);
-	put32(b + 12, t->lost);
-	put64(b + 16, t->records);
-	put64(b + 24, t->weight);
-	put64(b + 32, t->skipped);
-	put64(b + 40, t->foreign);
+	put_fields(b, t, thread_fields, NR_FIELDS(thread_fields));
 	memset(b + 48, 0, 16);
 	memcpy(b + 48, t->comm, strnlen(t->comm, 16));
 	ret = section(w, PMUVIRT_PROF_THREAD, sizeof(b));
@@ -227,13 +293,7 @@ int pmuvirt_prof_write_end(struct pmuvirt_prof_writer *w, const struct pmuvirt_p
 
 	if (e->flags & ~PMUVIRT_PROF_END_FLAGS)
 		return -EINVAL;
-	put64(b, e->samples);
-	put64(b + 8, e->weight);
-	put64(b + 16, e->lost);
-	put32(b + 24, e->threads);
-	put32(b + 28, e->flags);
-	put32(b + 32, (uint32_t)e->status);
-	put32(b + 36, e->rings_dropped);
+	put_fields(b, e, end_fields, NR_FIELDS(end_fields));
 	ret = section(w, PMUVIRT_PROF_END, sizeof(b));
 	if (!ret)
 		ret = wr(w, b, sizeof(b));
@@ -298,14 +358,7 @@ static int parse_info(struct cursor *c, const struct pmuvirt_prof_ops *ops, void
 	if (take(c, INFO_FIXED, &p, "INFO section shorter than its fixed part"))
 		return -EINVAL;
 	memset(&info, 0, sizeof(info));
-	info.period = get64(p);
-	info.start_ns = get64(p + 8);
-	info.event = get32(p + 16);
-	info.ctr_flags = get32(p + 20);
-	info.nr_counters = get32(p + 24);
-	info.sample_pages = get32(p + 28);
-	info.interval_ms = get32(p + 32);
-	info.flags = get32(p + 36);
+	get_fields(&info, p, info_fields, NR_FIELDS(info_fields));
 	if (info.flags)
 		return bad(c, "INFO flags unknown");
 	if (info.nr_counters > PMUVIRT_MAX_COUNTERS)
@@ -393,14 +446,7 @@ static int parse_thread(struct cursor *c, const struct pmuvirt_prof_ops *ops, vo
 		return bad(c, "THREAD section not 64 bytes");
 	take(c, THREAD_BYTES, &p, "");
 	memset(&t, 0, sizeof(t));
-	t.tid = get32(p);
-	t.pid = get32(p + 4);
-	t.flags = get32(p + 8);
-	t.lost = get32(p + 12);
-	t.records = get64(p + 16);
-	t.weight = get64(p + 24);
-	t.skipped = get64(p + 32);
-	t.foreign = get64(p + 40);
+	get_fields(&t, p, thread_fields, NR_FIELDS(thread_fields));
 	memcpy(t.comm, p + 48, 16);
 	if (t.flags & ~PMUVIRT_PROF_THREAD_FLAGS)
 		return bad(c, "THREAD flags unknown");
@@ -415,13 +461,7 @@ static int parse_end(struct cursor *c, const struct pmuvirt_prof_ops *ops, void 
 	if (c->left != END_BYTES)
 		return bad(c, "END section not 40 bytes");
 	take(c, END_BYTES, &p, "");
-	e.samples = get64(p);
-	e.weight = get64(p + 8);
-	e.lost = get64(p + 16);
-	e.threads = get32(p + 24);
-	e.flags = get32(p + 28);
-	e.status = (int32_t)get32(p + 32);
-	e.rings_dropped = get32(p + 36);
+	get_fields(&e, p, end_fields, NR_FIELDS(end_fields));
 	if (e.flags & ~PMUVIRT_PROF_END_FLAGS)
 		return bad(c, "END flags unknown");
 	return ops->end ? ops->end(arg, &e) : 0;

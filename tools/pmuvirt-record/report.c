@@ -320,20 +320,17 @@ static uint32_t sym_of(struct pmuvirt_profile *p, int kernel, const char *dso, c
 	return id;
 }
 
+static uint64_t snap_tick(const void *elem)
+{
+	return ((const struct snap *)elem)->tick;
+}
+
 /* The snapshot valid at @tick: the latest taken at or before it. */
 static struct snap *snap_at(struct proc *pr, uint32_t tick)
 {
-	unsigned int lo = 0, hi = pr->nr;
+	unsigned int n = pmuvirt_upper_bound(pr->snap, pr->nr, sizeof(*pr->snap), snap_tick, tick);
 
-	while (lo < hi) {
-		unsigned int mid = lo + (hi - lo) / 2;
-
-		if (pr->snap[mid].tick <= tick)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? &pr->snap[lo - 1] : NULL;
+	return n ? &pr->snap[n - 1] : NULL;
 }
 
 static uint32_t resolve_user(struct pmuvirt_profile *p, struct sample *s, unsigned int flags)

@@ -436,20 +436,32 @@ int pmuvirt_ksyms_parse(const char *text, size_t len, struct pmuvirt_ksyms *out)
 	return 0;
 }
 
-const struct pmuvirt_ksym *pmuvirt_ksyms_find(const struct pmuvirt_ksyms *k, uint64_t addr)
+unsigned int pmuvirt_upper_bound(const void *base, unsigned int nr, size_t size,
+				 uint64_t (*key)(const void *elem), uint64_t k)
 {
-	unsigned int lo = 0, hi = k->nr;
+	unsigned int lo = 0, hi = nr;
 
-	/* the last symbol at or below addr */
 	while (lo < hi) {
 		unsigned int mid = lo + (hi - lo) / 2;
 
-		if (k->sym[mid].addr <= addr)
+		if (key((const char *)base + (size_t)mid * size) <= k)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo ? &k->sym[lo - 1] : NULL;
+	return lo;
+}
+
+static uint64_t ksym_addr(const void *elem)
+{
+	return ((const struct pmuvirt_ksym *)elem)->addr;
+}
+
+const struct pmuvirt_ksym *pmuvirt_ksyms_find(const struct pmuvirt_ksyms *k, uint64_t addr)
+{
+	unsigned int n = pmuvirt_upper_bound(k->sym, k->nr, sizeof(*k->sym), ksym_addr, addr);
+
+	return n ? &k->sym[n - 1] : NULL;
 }
 
 void pmuvirt_ksyms_free(struct pmuvirt_ksyms *k)

@@ -121,6 +121,13 @@ struct pmuvirt_ksyms {
  */
 int pmuvirt_ksyms_parse(const char *text, size_t len, struct pmuvirt_ksyms *out);
 
+/*
+ * In the @nr elements of @size bytes at @base, sorted by @key(element):
+ * how many have a key at or below @k (the index of the first above it).
+ */
+unsigned int pmuvirt_upper_bound(const void *base, unsigned int nr, size_t size,
+				 uint64_t (*key)(const void *elem), uint64_t k);
+
 /* The kernel symbol at or below @addr (NULL below the first). */
 const struct pmuvirt_ksym *pmuvirt_ksyms_find(const struct pmuvirt_ksyms *k, uint64_t addr);
 

@@ -149,6 +149,22 @@ static uint64_t pv_next_target(uint64_t target, uint64_t period, uint64_t start)
 }
 
 /*
+ * One arm hypercall for the slots in @mask, none when @mask is empty; its
+ * result (0 without one) in *@ret.  True when it was made and succeeded.
+ */
+static bool pv_arm_below(struct pmuvirt_pcpu *pc, struct pmuvirt_pv_vcpu *v, uint32_t mask,
+			 const uint64_t *remaining, const uint64_t *period, int *ret)
+{
+	*ret = 0;
+	if (!mask)
+		return false;
+	pc->stats.reg_writes++;
+	v->hypercalls++;
+	*ret = v->ops->arm(v->arg, mask, remaining, period);
+	return !*ret;
+}
+
+/*
  * Arm the slots in @slots.  The VCPU below re-arms itself by its period
  * after each signal; when every wanted point is where the VCPU will signal
  * anyway, no hypercall is needed.  Otherwise one hypercall arms them all
@@ -176,12 +192,7 @@ static int PMUVIRT_CF_CHECK pv_arm(struct pmuvirt_pcpu *pc, uint32_t slots,
 		}
 		need |= 1u << s;
 	}
-	if (!need)
-		return 0;
-	pc->stats.reg_writes++;
-	v->hypercalls++;
-	ret = v->ops->arm(v->arg, slots, remaining, period);
-	if (ret)
+	if (!pv_arm_below(pc, v, need ? slots : 0, remaining, period, &ret))
 		return ret;
 	for (s = 0; s < PMUVIRT_MAX_COUNTERS; s++) {
 		if (!(slots & (1u << s)))
@@ -230,12 +241,7 @@ static int PMUVIRT_CF_CHECK pv_pmi_end(struct pmuvirt_pcpu *pc, uint32_t clear)
 		period[s] = v->period[s] ? v->period[s] : 1;
 		mask |= 1u << s;
 	}
-	if (!mask)
-		return 0;
-	pc->stats.reg_writes++;
-	v->hypercalls++;
-	ret = v->ops->arm(v->arg, mask, remaining, period);
-	if (ret)
+	if (!pv_arm_below(pc, v, mask, remaining, period, &ret))
 		return ret;
 	for (s = 0; s < PMUVIRT_MAX_COUNTERS; s++)
 		if (mask & (1u << s))

@@ -66,18 +66,7 @@ static int PMUVIRT_CF_CHECK emu_read_tsc(void *arg, uint64_t *val)
 static int PMUVIRT_CF_CHECK emu_read_counters(void *arg, const uint32_t *idx, unsigned int n,
 					     uint64_t *vals)
 {
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < n; i++) {
-		if (idx[i] == PMUVIRT_HW_INDEX_TSC)
-			ret = emu_read_tsc(arg, &vals[i]);
-		else
-			ret = emu_read_counter(arg, idx[i], &vals[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return pmuvirt_hw_read_each(&pmuvirt_x86_emu_hw, arg, idx, n, vals);
 }
 
 static int PMUVIRT_CF_CHECK emu_cpuid(void *arg, uint32_t leaf, uint32_t sub, uint32_t out[4])

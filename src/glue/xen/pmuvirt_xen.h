@@ -142,6 +142,14 @@ void pmuvirt_xen_emu_cpu_dead(unsigned int cpu);
 void pmuvirt_xen_deliver_pmi(void);
 
 /*
+ * The argument of command @cmd from the guest's @arg into @op: @size bytes
+ * (its struct's), then pmuvirt_xen_check_arg().  -EFAULT when the copy
+ * fails.  (pmuvirt_xen_hcall.c)
+ */
+int pmuvirt_xen_copy_arg(unsigned int cmd, XEN_GUEST_HANDLE_PARAM(void) arg, void *op,
+			 size_t size);
+
+/*
  * System-wide profiling (pmuvirt_xen_prof.c).  Interrupts off for all but
  * pmuvirt_xen_prof_op() and the destroy hooks.
  */

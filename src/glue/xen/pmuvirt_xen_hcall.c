@@ -39,6 +39,16 @@ static int pmuvirt_xen_read_own(struct pmuvirt_ctx *ctx, uint32_t *nr, uint64_t 
 	return rc;
 }
 
+int pmuvirt_xen_copy_arg(unsigned int cmd, XEN_GUEST_HANDLE_PARAM(void) arg, void *op,
+			 size_t size)
+{
+	XEN_GUEST_HANDLE_PARAM(char) bytes = guest_handle_cast(arg, char);
+
+	if (copy_from_guest((char *)op, bytes, size))
+		return -EFAULT;
+	return pmuvirt_xen_check_arg(cmd, op, size);
+}
+
 static int hcall_query(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 {
 	const struct pmuvirt_pmu *pmu = &pmuvirt_xen_pmu;
@@ -84,9 +94,7 @@ static int hcall_set_control(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 	unsigned long flags;
 	int rc;
 
-	if (copy_from_guest(&op, arg, 1))
-		return -EFAULT;
-	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_SET_CONTROL, &op, sizeof(op));
+	rc = pmuvirt_xen_copy_arg(PMUVIRT_XEN_SET_CONTROL, arg, &op, sizeof(op));
 	if (rc)
 		return rc;
 	/* Xen's own events never count for a guest; the guest sees its flags back. */
@@ -114,9 +122,7 @@ static int hcall_arm(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 	unsigned long flags;
 	int rc;
 
-	if (copy_from_guest(&op, arg, 1))
-		return -EFAULT;
-	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_ARM, &op, sizeof(op));
+	rc = pmuvirt_xen_copy_arg(PMUVIRT_XEN_ARM, arg, &op, sizeof(op));
 	if (rc)
 		return rc;
 	local_irq_save(flags);
@@ -138,9 +144,7 @@ static int hcall_map_shared(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 	unsigned int capacity, i;
 	int rc;
 
-	if (copy_from_guest(&op, arg, 1))
-		return -EFAULT;
-	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_MAP_SHARED, &op, sizeof(op));
+	rc = pmuvirt_xen_copy_arg(PMUVIRT_XEN_MAP_SHARED, arg, &op, sizeof(op));
 	if (rc)
 		return rc;
 	/* HVM guests need the frames in their physical map first. */
@@ -185,9 +189,7 @@ static int hcall_map_phys(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 	uint64_t *gfns;
 	int rc;
 
-	if (copy_from_guest(&op, arg, 1))
-		return -EFAULT;
-	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_MAP_PHYS, &op, sizeof(op));
+	rc = pmuvirt_xen_copy_arg(PMUVIRT_XEN_MAP_PHYS, arg, &op, sizeof(op));
 	if (!rc)
 		rc = phys_domain(d);
 	if (rc)
@@ -221,9 +223,7 @@ static int hcall_unmap_phys(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 	struct pmuvirt_xen_unmap_phys op;
 	int rc;
 
-	if (copy_from_guest(&op, arg, 1))
-		return -EFAULT;
-	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_UNMAP_PHYS, &op, sizeof(op));
+	rc = pmuvirt_xen_copy_arg(PMUVIRT_XEN_UNMAP_PHYS, arg, &op, sizeof(op));
 	if (!rc)
 		rc = phys_domain(d);
 	if (rc)
@@ -239,9 +239,7 @@ static int hcall_read(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 	unsigned long flags;
 	int rc;
 
-	if (copy_from_guest(&op, arg, 1))
-		return -EFAULT;
-	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_READ, &op, sizeof(op));
+	rc = pmuvirt_xen_copy_arg(PMUVIRT_XEN_READ, arg, &op, sizeof(op));
 	if (rc)
 		return rc;
 	local_irq_save(flags);
@@ -259,9 +257,7 @@ static int hcall_take_overflows(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg
 	unsigned int i;
 	int rc;
 
-	if (copy_from_guest(&op, arg, 1))
-		return -EFAULT;
-	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_TAKE_OVERFLOWS, &op, sizeof(op));
+	rc = pmuvirt_xen_copy_arg(PMUVIRT_XEN_TAKE_OVERFLOWS, arg, &op, sizeof(op));
 	if (rc)
 		return rc;
 	memset(op.count, 0, sizeof(op.count));
@@ -284,9 +280,7 @@ static int hcall_set_policy(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 	unsigned long flags;
 	int rc;
 
-	if (copy_from_guest(&op, arg, 1))
-		return -EFAULT;
-	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_SET_POLICY, &op, sizeof(op));
+	rc = pmuvirt_xen_copy_arg(PMUVIRT_XEN_SET_POLICY, arg, &op, sizeof(op));
 	if (rc)
 		return rc;
 	if (op.domid > 0xffff || pmuvirt_policy_validate(&op.policy))
@@ -370,9 +364,7 @@ static int hcall_vcpu_read(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 	struct vcpu *t;
 	int rc;
 
-	if (copy_from_guest(&op, arg, 1))
-		return -EFAULT;
-	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_VCPU_READ, &op, sizeof(op));
+	rc = pmuvirt_xen_copy_arg(PMUVIRT_XEN_VCPU_READ, arg, &op, sizeof(op));
 	if (rc)
 		return rc;
 	rc = pmuvirt_xen_get_vcpu(v, op.domid, op.vcpu, XEN_DOMCTL_getvcpucontext, &t);
@@ -397,9 +389,7 @@ static int hcall_vcpu_set_control(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) a
 	struct vcpu *t;
 	int rc;
 
-	if (copy_from_guest(&op, arg, 1))
-		return -EFAULT;
-	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_VCPU_SET_CONTROL, &op, sizeof(op));
+	rc = pmuvirt_xen_copy_arg(PMUVIRT_XEN_VCPU_SET_CONTROL, arg, &op, sizeof(op));
 	if (rc)
 		return rc;
 	rc = pmuvirt_xen_get_vcpu(v, op.domid, op.vcpu, XEN_DOMCTL_setvcpucontext, &t);

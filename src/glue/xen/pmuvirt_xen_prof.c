@@ -447,32 +447,28 @@ static int prof_alloc(const struct pmuvirt_xen_prof_start *op, struct domain **d
 	return 0;
 }
 
-static int prof_start(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+/* @op: PROF_START's argument, copied in and checked (pmuvirt_xen_copy_arg()). */
+static int prof_start(struct vcpu *v, struct pmuvirt_xen_prof_start *op,
+		      XEN_GUEST_HANDLE_PARAM(void) arg)
 {
 	struct pmuvirt_error err = { .counter = -1, .reason = NULL };
 	struct domain *doms[PMUVIRT_XEN_PROF_MAX_DOMAINS];
-	struct pmuvirt_xen_prof_start op;
 	unsigned int i, nr = 0;
 	unsigned long flags;
 	struct domain *d;
 	int rc;
 
-	if (copy_from_guest(&op, arg, 1))
-		return -EFAULT;
-	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_PROF_START, &op, sizeof(op));
-	if (rc)
-		return rc;
-	rc = pmuvirt_xen_check_prof_start(&op, &err);
+	rc = pmuvirt_xen_check_prof_start(op, &err);
 	if (!rc && !is_control_domain(v->domain))
 		rc = -EPERM;
 	if (!rc && !(pmuvirt_xen_pmu.nr_gp + pmuvirt_xen_pmu.nr_fixed))
 		rc = -ENODEV;
 	if (!rc)
-		rc = pmuvirt_validate(&pmuvirt_xen_pmu, &op.ctl, PMUVIRT_XEN_PROF_MAX_COUNTERS, NULL,
+		rc = pmuvirt_validate(&pmuvirt_xen_pmu, &op->ctl, PMUVIRT_XEN_PROF_MAX_COUNTERS, NULL,
 				      NULL, &err);
 	/* Each named domain: one its profiler may look into. */
-	for (i = 0; !rc && i < op.nr_domains; i++) {
-		doms[i] = rcu_lock_domain_by_id(op.domains[i]);
+	for (i = 0; !rc && i < op->nr_domains; i++) {
+		doms[i] = rcu_lock_domain_by_id(op->domains[i]);
 		if (!doms[i]) {
 			rc = -ESRCH;
 			break;
@@ -492,7 +488,7 @@ static int prof_start(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 		goto out;
 	}
 	write_lock_irqsave(&prof_lock, flags);
-	prof.ctl = op.ctl;
+	prof.ctl = op->ctl;
 	rcu_read_lock(&domlist_read_lock);
 	for_each_domain ( d ) {
 		rc = prof_fits_domain(d);
@@ -509,12 +505,12 @@ static int prof_start(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 	}
 	prof.exists = true;
 	prof.controller = v->domain;
-	prof.nr_domains = op.nr_domains;
-	prof.ring_pages = op.ring_pages;
-	prof.nr_records = pmuvirt_xen_prof_records(op.ring_pages);
-	prof.high_water = max_t(unsigned int, 1, prof.nr_records * op.high_water_pct / 100);
+	prof.nr_domains = op->nr_domains;
+	prof.ring_pages = op->ring_pages;
+	prof.nr_records = pmuvirt_xen_prof_records(op->ring_pages);
+	prof.high_water = max_t(unsigned int, 1, prof.nr_records * op->high_water_pct / 100);
 	prof.noregs = 0;
-	rc = prof_alloc(&op, doms);
+	rc = prof_alloc(op, doms);
 	if (rc) {
 		write_lock_irqsave(&prof_lock, flags);
 		prof.claimed = false;
@@ -531,19 +527,19 @@ static int prof_start(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 	/* Every PCPU puts the session on what it runs before this returns. */
 	on_selected_cpus(&cpu_online_map, prof_apply_here, NULL, 1);
 	printk(XENLOG_G_INFO "pmuvirt: profiling started by d%d: %u counters, %u rings of %u records, %u domains\n",
-	       v->domain->domain_id, op.ctl.nr_counters, prof.nr_rings, prof.nr_records,
+	       v->domain->domain_id, op->ctl.nr_counters, prof.nr_rings, prof.nr_records,
 	       prof.nr_domains);
-	op.nr_rings = prof.nr_rings;
-	op.nr_records = prof.nr_records;
+	op->nr_rings = prof.nr_rings;
+	op->nr_records = prof.nr_records;
 	spin_unlock(&prof_op_lock);
 out:
 	for (i = 0; i < nr; i++)
 		rcu_unlock_domain(doms[i]);
-	op.err_counter = rc ? err.counter : -1;
+	op->err_counter = rc ? err.counter : -1;
 	if (rc && err.reason)
 		gdprintk(XENLOG_DEBUG, "pmuvirt: profiling refused: counter %d: %s\n", err.counter,
 			 err.reason);
-	if (copy_to_guest(arg, &op, 1))
+	if (copy_to_guest(arg, op, 1))
 		return -EFAULT;
 	return rc;
 }
@@ -614,24 +610,6 @@ static int prof_map_locked(struct pmuvirt_xen_prof_map *opp, XEN_GUEST_HANDLE_PA
 	return 0;
 }
 
-static int prof_map(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
-{
-	struct pmuvirt_xen_prof_map op;
-	int rc;
-
-	if (copy_from_guest(&op, arg, 1))
-		return -EFAULT;
-	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_PROF_MAP, &op, sizeof(op));
-	if (rc)
-		return rc;
-	spin_lock(&prof_op_lock);
-	rc = prof_controller_check(v->domain);
-	if (!rc)
-		rc = prof_map_locked(&op, arg);
-	spin_unlock(&prof_op_lock);
-	return rc;
-}
-
 static int prof_tail_locked(const struct pmuvirt_xen_prof_tail *op)
 {
 	XEN_GUEST_HANDLE_PARAM(void) tails;
@@ -659,24 +637,6 @@ static int prof_tail_locked(const struct pmuvirt_xen_prof_tail *op)
 	return rc;
 }
 
-static int prof_tail(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
-{
-	struct pmuvirt_xen_prof_tail op;
-	int rc;
-
-	if (copy_from_guest(&op, arg, 1))
-		return -EFAULT;
-	rc = pmuvirt_xen_check_arg(PMUVIRT_XEN_PROF_TAIL, &op, sizeof(op));
-	if (rc)
-		return rc;
-	spin_lock(&prof_op_lock);
-	rc = prof_controller_check(v->domain);
-	if (!rc)
-		rc = prof_tail_locked(&op);
-	spin_unlock(&prof_op_lock);
-	return rc;
-}
-
 static int prof_release(struct vcpu *v)
 {
 	int rc;
@@ -696,27 +656,25 @@ static int prof_release(struct vcpu *v)
 long pmuvirt_xen_prof_op(struct vcpu *v, unsigned int cmd, XEN_GUEST_HANDLE_PARAM(void) arg)
 {
 	union pmuvirt_xen_any_arg u;
-	int rc;
+	int rc = pmuvirt_xen_copy_arg(cmd, arg, &u, pmuvirt_xen_arg_size(cmd));
 
-	switch (cmd) {
-	case PMUVIRT_XEN_PROF_START:
-		return prof_start(v, arg);
-	case PMUVIRT_XEN_PROF_MAP:
-		return prof_map(v, arg);
-	case PMUVIRT_XEN_PROF_TAIL:
-		return prof_tail(v, arg);
-	}
-	/* STOP and RELEASE: the same size. */
-	BUILD_BUG_ON(sizeof(u.prof_stop) != sizeof(u.prof_release));
-	if (copy_from_guest(&u.prof_stop, arg, 1))
-		return -EFAULT;
-	rc = pmuvirt_xen_check_arg(cmd, &u, pmuvirt_xen_arg_size(cmd));
 	if (rc)
 		return rc;
-	if (cmd == PMUVIRT_XEN_PROF_RELEASE)
+	switch (cmd) {
+	case PMUVIRT_XEN_PROF_START:
+		return prof_start(v, &u.prof_start, arg);
+	case PMUVIRT_XEN_PROF_RELEASE:
 		return prof_release(v);
+	}
+	/* STOP, MAP and TAIL: the session's controller only */
 	spin_lock(&prof_op_lock);
-	rc = prof_stop_locked(v->domain);
+	rc = prof_controller_check(v->domain);
+	if (!rc && cmd == PMUVIRT_XEN_PROF_MAP)
+		rc = prof_map_locked(&u.prof_map, arg);
+	else if (!rc && cmd == PMUVIRT_XEN_PROF_TAIL)
+		rc = prof_tail_locked(&u.prof_tail);
+	else if (!rc)
+		rc = prof_stop_locked(v->domain);
 	spin_unlock(&prof_op_lock);
 	return rc;
 }
