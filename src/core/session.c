@@ -107,7 +107,7 @@ int pmuvirt_ctx_leave(struct pmuvirt_ctx *ctx, const struct pmuvirt_control *own
 		      const struct pmuvirt_control *merged, struct pmuvirt_saved_ctx *scratch,
 		      struct pmuvirt_error *err)
 {
-	unsigned int n = own->nr_counters;
+	unsigned int n = own ? own->nr_counters : 0;
 	int ret = recount(ctx, ctx && own && merged && scratch && n <= merged->nr_counters,
 			  merged, own, n, scratch, err);
 

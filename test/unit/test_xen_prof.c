@@ -505,6 +505,10 @@ static void test_join_leave(void **state)
 
 	/* Leave: the own counters go on, the session's records stop. */
 	assert_int_equal(pmuvirt_switch_out(&s.c.pc), 0);
+	/* Missing arguments: refused, the context untouched. */
+	assert_int_equal(pmuvirt_ctx_leave(ctx, NULL, &merged, s.scratch, NULL), -EINVAL);
+	assert_int_equal(pmuvirt_ctx_leave(ctx, &own, NULL, s.scratch, NULL), -EINVAL);
+	assert_int_equal(ctx->nr_counters, 5);
 	assert_int_equal(pmuvirt_ctx_leave(ctx, &own, &merged, s.scratch, NULL), 0);
 	assert_int_equal(ctx->nr_counters, 3);
 	assert_int_equal(ctx->nr_shared, 3);
