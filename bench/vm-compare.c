@@ -59,7 +59,7 @@ static inline uint64_t rd_tsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
-static void die(const char *what)
+static __attribute__((noreturn)) void die(const char *what)
 {
 	printf("vmc: FAIL: %s: %s\n", what, strerror(errno));
 	printf("VM-COMPARE-RESULT: FAIL\n");

@@ -136,6 +136,8 @@ static void test_huge_gap(void **state)
 	assert_int_equal(bounded_switch_in(g), 0);
 	assert_int_equal(g->below.arms, 2);
 	assert_true(g->pv.target[0] == g->below.val[0] + PERIOD);
+	/* every call below is counted (the module's xen_hypercalls parameter) */
+	assert_int_equal(g->pv.hypercalls, g->below.set_controls + g->below.arms);
 	guest_free(g);
 }
 
