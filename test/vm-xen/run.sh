@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 # Boot Xen with pmuvirt under QEMU (TCG, -icount shift=0) with Debian's
-# kernel as a PV dom0 on one physical CPU, four times.  With two dom0 VCPUs,
+# kernel as a PV dom0 on one physical CPU, five times.  With two dom0 VCPUs,
 # as the hardware is (the TSC alone): pmuvirt_xen_test drives the
 # hypercall, then pmuvirt.ko is loaded and pmuvirt_xen_guest checks
 # per-thread counts on top of the VCPUs'.  With Xen's emulated PMU
@@ -11,7 +11,9 @@
 # an AMD CPU model with SVM: Debian's toolstack (xl) creates a PV and a
 # PVH domU from domu.cfg that run pmuvirt_xen_guest, vmtest imode and
 # xen_access_test at once while dom0 spins, then xen_save_guest while dom0
-# saves and restores each of them, and report on their consoles.
+# saves and restores each of them, and report on their consoles.  On the
+# same Xen, xl creates an HVM domU with QEMU as its device model (hvm.cfg)
+# that runs pmuvirt_xen_guest and vmtest imode.
 # Judged by console markers, not by QEMU's exit status.
 #
 # usage: test/vm-xen/run.sh [BUILD_DIR]     (default <source>/build-xen)
@@ -21,7 +23,7 @@
 #              (the same for pmuvirt_xen_guest, default 5e7),
 #              PMUVIRT_XEN_TIMEOUT (seconds, default 900),
 #              PMUVIRT_XEN_BOOTS (the boots to run, default
-#              "real emulated refused domu"; the test passes only with
+#              "real emulated refused domu hvm"; the test passes only with
 #              all), PMUVIRT_XEN_EMU_ARGS (more Xen options for the
 #              emulated boot, e.g. timer_slop=0 for docs/sampling.md).
 set -eu
@@ -45,7 +47,7 @@ lossy_rounds=500
 lossy_work_a=$((lossy_rounds * 6 * 100003))
 lossy_work_b=$((lossy_rounds * 2 * 100003))
 domu_prof_period=7999993
-boots=${PMUVIRT_XEN_BOOTS:-real emulated refused domu}
+boots=${PMUVIRT_XEN_BOOTS:-real emulated refused domu hvm}
 
 log() { echo "vm-xen: $*" >&2; }
 
@@ -85,27 +87,45 @@ fi
 
 # Debian's Xen toolstack for the domU boot, the version of the hypervisor's
 # source when the archive still has it, unpacked without install scripts.
+# fetch_debs DIR VERSION PKG...: the packages, at VERSION when the archive
+# still has it, unpacked in DIR/root without install scripts, once.
+fetch_debs() {
+	_dir=$1 _ver=$2
+	shift 2
+	[ -e "$_dir/stamp" ] && return 0
+	rm -rf "$_dir"
+	mkdir -p "$_dir/deb"
+	for _p in "$@"; do
+		(cd "$_dir/deb" && { apt-get download -q "$_p=$_ver" >/dev/null 2>&1 ||
+			apt-get download -q "$_p" >/dev/null 2>&1; }) || fail "apt-get download $_p"
+	done
+	for _d in "$_dir"/deb/*.deb; do
+		dpkg-deb -x "$_d" "$_dir/root"
+	done
+	touch "$_dir/stamp"
+}
+want() { case " $boots " in *" $1 "*) return 0 ;; esac; return 1; }
+
 xver=$(cat "$cache/xen-src.stamp")
 tdir=$cache/toolstack-$xver
-tpkgs="xen-utils-4.17 libxenmisc4.17 libxencall1 libxenevtchn1 libxenforeignmemory1
- libxengnttab1 libxenstore4 libxentoollog1 libxentoolcore1 libxenhypfs1 libxendevicemodel1"
-if [ ! -e "$tdir/stamp" ]; then
-	rm -rf "$tdir"
-	mkdir -p "$tdir/deb"
-	log "fetching Xen's toolstack ($xver)"
-	for p in $tpkgs libyajl2; do
-		case $p in libyajl2) v= ;; *) v="=$xver" ;; esac
-		(cd "$tdir/deb" && { apt-get download -q "$p$v" >/dev/null 2>&1 ||
-			apt-get download -q "$p" >/dev/null 2>&1; }) ||
-			{ log "FAIL: apt-get download $p"; exit 1; }
-	done
-	for d in "$tdir"/deb/*.deb; do
-		dpkg-deb -x "$d" "$tdir/root"
-	done
-	touch "$tdir/stamp"
+log "Xen's toolstack ($xver)"
+fetch_debs "$tdir" "$xver" xen-utils-4.17 libxenmisc4.17 libxencall1 libxenevtchn1 \
+	libxenforeignmemory1 libxengnttab1 libxenstore4 libxentoollog1 libxentoolcore1 \
+	libxenhypfs1 libxendevicemodel1 libyajl2
+# The hvm boot's device model: Debian's QEMU for Xen, the version of the
+# host's QEMU (whose packages seabios and qemu-system-data give the firmware).
+if want hvm; then
+	qver=$(dpkg-query -W -f '${Version}' qemu-system-x86)
+	qdir=$cache/qemu-xen-$(echo "$qver" | tr : _)
+	log "Xen's device model ($qver)"
+	fetch_debs "$qdir" "$qver" qemu-system-xen
 fi
 
 # 3. The initramfs: busybox, the xen-privcmd and xenfs modules, the test.
+# pack TREE ARCHIVE: a gzipped cpio of the tree.
+pack() {
+	(cd "$1" && find . | cpio -o -H newc --quiet | gzip -1) >"$2"
+}
 rm -rf "$work"
 mkdir -p "$work/root/bin" "$work/root/lib/modules" "$work/root/proc" "$work/root/sys" \
 	"$work/root/dev" "$work/root/tmp"
@@ -149,7 +169,9 @@ gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/
 cp "$build/module/pmuvirt.ko" "$work/root/lib/modules/"
 
 # The domU's initramfs (inside dom0's): busybox, pmuvirt.ko and the guest
-# tests, which run in the domU as in dom0 and report on its console.
+# tests, which run in the domU as in dom0 and report on its console.  The
+# hvm boot's domain (pmuvirt_hvm on its command line) runs the guest
+# tests alone: no other domain to refuse, no save.
 droot=$work/domu-root
 mkdir -p "$droot/bin" "$droot/proc" "$droot/sys" "$droot/dev" "$droot/tmp"
 cp "$busybox" "$droot/bin/busybox"
@@ -168,21 +190,26 @@ echo "PMUVIRT-DOMU-UP cpus=\$(grep -c ^processor /proc/cpuinfo)"
 # Its own VCPUs only: dom0's and the other domU's are refused by Xen.
 # (Linux's privcmd passes a domU's hypercalls on only when unrestricted.)
 insmod /xen-privcmd.ko unrestricted=1
-/xen_access_test domu \$(sed -n 's/.*pmuvirt_peer=\([0-9]*\).*/\1/p' /proc/cmdline) profiled
-echo "PMUVIRT-DOMU-ACCESS-EXIT=\$?"
+hvm=; grep -q pmuvirt_hvm /proc/cmdline && hvm=1
+if [ -z "\$hvm" ]; then
+	/xen_access_test domu \$(sed -n 's/.*pmuvirt_peer=\([0-9]*\).*/\1/p' /proc/cmdline) profiled
+	echo "PMUVIRT-DOMU-ACCESS-EXIT=\$?"
+	# The loops of both domUs start together: dom0 writes the key once both wait.
+	export PMUVIRT_XEN_GUEST_GO="/xs_rendezvous wait data/pmuvirt-go 300"
+fi
 insmod /pmuvirt.ko && echo "PMUVIRT-DOMU-LOADED"
 dmesg | grep "pmuvirt:" | sed 's/^\\[[^]]*\\] //'
-# The loops of both domUs start together: dom0 writes the key once both wait.
-PMUVIRT_XEN_GUEST_GO="/xs_rendezvous wait data/pmuvirt-go 300" \
-	/pmuvirt_xen_guest $guest_iterations emulated
+/pmuvirt_xen_guest $guest_iterations emulated
 echo "PMUVIRT-DOMU-GUEST-EXIT=\$?"
 # i-mode counters on Xen's emulated PMU: overflow -> PMI -> VIRQ -> signal.
 /vmtest imode 0.04
 echo "PMUVIRT-DOMU-IMODE-EXIT=\$?"
-# dom0 saves and restores the domain in the middle of these loops.
-mode=; dmesg | grep -q "backend: Xen PVH" && mode=guest-only
-/xen_save_guest \$mode
-echo "PMUVIRT-DOMU-SAVE-EXIT=\$?"
+if [ -z "\$hvm" ]; then
+	# dom0 saves and restores the domain in the middle of these loops.
+	mode=; dmesg | grep -q "backend: Xen PVH" && mode=guest-only
+	/xen_save_guest \$mode
+	echo "PMUVIRT-DOMU-SAVE-EXIT=\$?"
+fi
 echo "PMUVIRT-DOMU-HYPERCALLS \$(cat /sys/module/pmuvirt/parameters/xen_hypercalls)"
 rmmod pmuvirt && echo "PMUVIRT-DOMU-UNLOADED"
 echo "PMUVIRT-DOMU-KERNEL-WARNINGS=\$(dmesg | grep -c 'pmuvirt: VCPU\|pmuvirt: cannot\|WARNING:\|BUG:')"
@@ -191,7 +218,7 @@ poweroff -f
 INIT
 chmod +x "$droot/init"
 mkdir -p "$work/root/domu" "$work/root/etc/xen"
-(cd "$droot" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/root/domu/initrd.cpio.gz"
+pack "$droot" "$work/root/domu/initrd.cpio.gz"
 cp "$vmlinuz" "$work/root/domu/vmlinuz"
 cp "$srcroot/test/vm-xen/domu.cfg" "$work/root/etc/xen/"
 : >"$work/root/etc/xen/xl.conf"
@@ -202,8 +229,24 @@ cp "$srcroot/test/vm-xen/domu.cfg" "$work/root/etc/xen/"
 # cancellation (xl aborts without it).
 tbin=$tdir/root/usr/lib/xen-4.17/bin
 tlib=$tdir/root/usr/lib/x86_64-linux-gnu
-mkdir -p "$work/root/usr/bin" "$work/root/lib/x86_64-linux-gnu" "$work/root/lib64" \
-	"$work/root/usr/lib/xen-4.17/bin"
+# copy_libs TREE PROGRAM...: the libraries the programs link into TREE,
+# but those dom0's tree has.
+copy_libs() {
+	_tree=$1
+	shift
+	for _b in "$@"; do
+		LD_LIBRARY_PATH=$tlib ldd "$_b" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'
+	done | sort -u | while read -r _l; do
+		case $_l in
+		*/ld-linux*) _d=lib64 ;;
+		*) _d=lib/x86_64-linux-gnu ;;
+		esac
+		[ -e "$work/root/$_d/${_l##*/}" ] && continue
+		mkdir -p "$_tree/$_d"
+		cp -L "$_l" "$_tree/$_d/"
+	done
+}
+mkdir -p "$work/root/usr/bin" "$work/root/usr/lib/xen-4.17/bin"
 # xl save and restore run libxl-save-helper from where Debian installs it.
 for b in xl xenstored xenconsoled xen-init-dom0 libxl-save-helper; do
 	case $b in
@@ -211,13 +254,8 @@ for b in xl xenstored xenconsoled xen-init-dom0 libxl-save-helper; do
 	*) to=$work/root/usr/bin ;;
 	esac
 	cp "$tbin/$b" "$to/" || { log "FAIL: $b not in the toolstack"; exit 1; }
-	LD_LIBRARY_PATH=$tlib ldd "$tbin/$b" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'
-done | sort -u | while read -r l; do
-	case $l in
-	*/ld-linux*) cp -L "$l" "$work/root/lib64/" ;;
-	*) cp -L "$l" "$work/root/lib/x86_64-linux-gnu/" ;;
-	esac
 done
+copy_libs "$work/root" "$work/root/usr/bin/"* "$work/root/usr/lib/xen-4.17/bin/libxl-save-helper"
 gcc_s=$(gcc -print-file-name=libgcc_s.so.1)
 [ -f "$gcc_s" ] || gcc_s=/lib/x86_64-linux-gnu/libgcc_s.so.1
 cp -L "$gcc_s" "$work/root/lib/x86_64-linux-gnu/"
@@ -225,9 +263,45 @@ cp -L "$gcc_s" "$work/root/lib/x86_64-linux-gnu/"
 for m in xen-gntdev.ko xen-gntalloc.ko; do
 	cp "$kmods/$m" "$work/root/lib/modules/" || { log "FAIL: $m not in $kver"; exit 1; }
 done
-# The same initramfs serves both boots: the dom0 command line says which.
+# The hvm boot's additions, in a second archive (the other boots do without):
+# the device model where Debian's libxl runs it, its libraries, hvmloader,
+# SeaBIOS and QEMU's option ROMs at the paths QEMU and libxl look in.
+if want hvm; then
+	hroot=$work/hvm-root
+	mkdir -p "$hroot/usr/libexec" "$hroot/usr/lib/xen-4.17/boot" "$hroot/usr/share/seabios" \
+		"$hroot/usr/share/qemu/keymaps" "$hroot/etc/xen"
+	cp "$qdir/root/usr/libexec/xen-qemu-system-i386" "$hroot/usr/libexec/" ||
+		fail "no xen-qemu-system-i386 in qemu-system-xen"
+	copy_libs "$hroot" "$hroot/usr/libexec/xen-qemu-system-i386"
+	cp "$tdir/root/usr/lib/xen-4.17/boot/hvmloader" "$hroot/usr/lib/xen-4.17/boot/" ||
+		fail "no hvmloader in the toolstack"
+	for f in seabios/bios-256k.bin seabios/vgabios-stdvga.bin qemu/linuxboot_dma.bin \
+		qemu/linuxboot.bin qemu/kvmvapic.bin qemu/keymaps/en-us; do
+		cp "/usr/share/$f" "$hroot/usr/share/$f" || fail "/usr/share/$f missing (seabios, qemu-system-data)"
+	done
+	cp "$srcroot/test/vm-xen/hvm.cfg" "$hroot/etc/xen/"
+fi
+# The same initramfs serves all boots (the hvm boot's with more files):
+# the dom0 command line says which.
 cat >"$work/root/init" <<INIT
 #!/bin/sh
+# Xen's toolstack in dom0: xenstored, dom0's entries, xenconsoled.
+toolstack_up() {
+	for m in xen-gntdev xen-gntalloc; do insmod /lib/modules/\$m.ko; done
+	mkdir -p /run /var/lib /var/log/xen/console /var/lock
+	mount -t tmpfs tmpfs /run
+	mount -t tmpfs tmpfs /var/lib
+	# xenconsoled gives each guest console a pty, even when it only logs.
+	mkdir -p /dev/pts
+	mount -t devpts devpts /dev/pts
+	mkdir -p /run/xen /run/xenstored /var/lib/xen /var/lib/xenstored
+	ln -s /run /var/run
+	export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu
+	/usr/bin/xenstored --pid-file /run/xenstored.pid && echo "PMUVIRT-DOM0-XENSTORED"
+	/usr/bin/xen-init-dom0 && echo "PMUVIRT-DOM0-INIT-DOM0"
+	/usr/bin/xenconsoled --pid-file=/run/xenconsoled.pid --log=guest --log-dir=/var/log/xen/console &&
+		echo "PMUVIRT-DOM0-XENCONSOLED"
+}
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
@@ -248,20 +322,7 @@ if grep -q pmuvirt_domu_boot /proc/cmdline; then
 	# with dom0, which spins meanwhile: each domU's threads must count
 	# their own work only.  Then dom0 saves and restores each domU in the
 	# middle of its last loops.
-	for m in xen-gntdev xen-gntalloc; do insmod /lib/modules/\$m.ko; done
-	mkdir -p /run /var/lib /var/log/xen/console /var/lock
-	mount -t tmpfs tmpfs /run
-	mount -t tmpfs tmpfs /var/lib
-	# xenconsoled gives each guest console a pty, even when it only logs.
-	mkdir -p /dev/pts
-	mount -t devpts devpts /dev/pts
-	mkdir -p /run/xen /run/xenstored /var/lib/xen /var/lib/xenstored
-	ln -s /run /var/run
-	export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu
-	/usr/bin/xenstored --pid-file /run/xenstored.pid && echo "PMUVIRT-DOM0-XENSTORED"
-	/usr/bin/xen-init-dom0 && echo "PMUVIRT-DOM0-INIT-DOM0"
-	/usr/bin/xenconsoled --pid-file=/run/xenconsoled.pid --log=guest --log-dir=/var/log/xen/console &&
-		echo "PMUVIRT-DOM0-XENCONSOLED"
+	toolstack_up
 	t0=\$(cut -d. -f1 /proc/uptime)
 	# Xen numbers a fresh boot's domains from 1: each domU is told the
 	# other's domid (and the boot script checks that they got 1 and 2).
@@ -295,6 +356,21 @@ if grep -q pmuvirt_domu_boot /proc/cmdline; then
 	for d in a b; do
 		sed "s/^/domu-\$d: /" \$log-\$d.log
 	done
+elif grep -q pmuvirt_hvm_boot /proc/cmdline; then
+	# An HVM domU with QEMU as its device model in dom0 (hvm.cfg), its
+	# serial port in a file: the guest tests on Xen's emulated PMU.
+	toolstack_up
+	t0=\$(cut -d. -f1 /proc/uptime)
+	/usr/bin/xl create /etc/xen/hvm.cfg
+	echo "PMUVIRT-DOM0-HVM-CREATE-EXIT=\$? seconds=\$(( \$(cut -d. -f1 /proc/uptime) - t0 ))"
+	i=0
+	while [ \$i -lt 300 ] && /usr/bin/xl list | grep -q pmuvirt-hvm; do
+		sleep 1
+		i=\$((i + 1))
+	done
+	/usr/bin/xl list | grep -q pmuvirt-hvm || echo "PMUVIRT-DOM0-HVM-ENDED"
+	echo "PMUVIRT-DOM0-HVM-SECONDS \$(( \$(cut -d. -f1 /proc/uptime) - t0 ))"
+	sed 's/^/hvm: /' /var/log/xen/hvm-serial.log
 elif grep -q pmuvirt_refused_boot /proc/cmdline; then
 	# Xen's vPMU was asked for: pmuvirt refused to start.
 	/xen_policy_test refused
@@ -412,14 +488,20 @@ done
 # the recorder returns this script's status
 if [ -n "$spin" ]; then kill $spin; fi
 RUN
-(cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.cpio.gz"
+pack "$work/root" "$work/initrd.cpio.gz"
+# The hvm boot's: the kernel unpacks the archives one after the other.
+if want hvm; then
+	pack "$hroot" "$work/hvm-extra.cpio.gz"
+	cat "$work/initrd.cpio.gz" "$work/hvm-extra.cpio.gz" >"$work/initrd-hvm.cpio.gz"
+fi
 
 # 4. Boot: one physical CPU, TSC = executed instructions.
-# boot NAME XEN_OPTIONS DOM0_OPTIONS [CPU]: one run, console in $work/console-NAME.log
+# boot NAME XEN_OPTIONS DOM0_OPTIONS [CPU [INITRD]]: one run, console in
+# $work/console-NAME.log
 boot() {
 	console=$work/console-$1.log
 	log "booting Xen ($1; log: $console)"
-	vm_qemu_xen "$console" "$timeout_s" "$2" "$3" "$work/initrd.cpio.gz" "${4:-}" >&2
+	vm_qemu_xen "$console" "$timeout_s" "$2" "$3" "${5:-$work/initrd.cpio.gz}" "${4:-}" >&2
 	grep -a "pmuvirt\|PMUVIRT-XEN\|PMUVIRT-DOM\|^vm: \|: vm: \|^prof" "$console" | sed 's/^(XEN) //' >&2 || true
 }
 
@@ -434,7 +516,18 @@ require() {
 	done
 }
 
-want() { case " $boots " in *" $1 "*) return 0 ;; esac; return 1; }
+# require_domu PREFIX KIND [MARKER...]: the domU's guest tests passed on a
+# pmuvirt.ko with backend "Xen KIND" (lines PREFIX...), and the MARKERs.
+require_domu() {
+	_p=$1 _k=$2
+	shift 2
+	require "$_p.*PMUVIRT-DOMU-UP cpus=2" "$_p""pmuvirt: backend: Xen $_k (" \
+		"$_p""PMUVIRT-XEN-GUEST-VTSC-OK" "$_p""PMUVIRT-XEN-GUEST-MIGRATE-OK" \
+		"$_p""PMUVIRT-XEN-GUEST-NOSYSCALL-OK" "$_p""PMUVIRT-XEN-GUEST-PASSED" \
+		"$_p""PMUVIRT-DOMU-GUEST-EXIT=0" "$_p""vm: imode ok" "$_p""PMUVIRT-DOMU-IMODE-EXIT=0" \
+		"$_p""PMUVIRT-DOMU-UNLOADED" "$_p""PMUVIRT-DOMU-KERNEL-WARNINGS=0" \
+		"$_p""PMUVIRT-DOMU-DONE" "$@"
+}
 
 # The hardware as it is: the TSC alone; the VCPU level, then pmuvirt.ko on it.
 if want real; then
@@ -482,14 +575,9 @@ require "PMUVIRT-DOM0-XENSTORED" "PMUVIRT-DOM0-INIT-DOM0" "PMUVIRT-DOM0-XENCONSO
 	"PMUVIRT-XEN-PROF-DOMUS-PASSED"
 for d in a:PV b:PVH; do
 	k=${d#*:} d=${d%:*}
-	require "domu-$d: PMUVIRT-DOMU-UP cpus=2" "domu-$d: pmuvirt: backend: Xen $k (" \
-		"domu-$d: PMUVIRT-XEN-ACCESS-DOMU-PASSED" "domu-$d: PMUVIRT-DOMU-ACCESS-EXIT=0" \
-		"domu-$d: PMUVIRT-XEN-GUEST-VTSC-OK" "domu-$d: PMUVIRT-XEN-GUEST-MIGRATE-OK" \
-		"domu-$d: PMUVIRT-XEN-GUEST-NOSYSCALL-OK" "domu-$d: PMUVIRT-XEN-GUEST-PASSED" \
-		"domu-$d: PMUVIRT-DOMU-GUEST-EXIT=0" "domu-$d: PMUVIRT-DOMU-IMODE-EXIT=0" \
-		"domu-$d: PMUVIRT-SAVE-PASSED" "domu-$d: PMUVIRT-DOMU-SAVE-EXIT=0" \
-		"domu-$d: PMUVIRT-DOMU-UNLOADED" "domu-$d: PMUVIRT-DOMU-KERNEL-WARNINGS=0" \
-		"domu-$d: PMUVIRT-DOMU-DONE"
+	require_domu "domu-$d: " "$k" "domu-$d: PMUVIRT-XEN-ACCESS-DOMU-PASSED" \
+		"domu-$d: PMUVIRT-DOMU-ACCESS-EXIT=0" \
+		"domu-$d: PMUVIRT-SAVE-PASSED" "domu-$d: PMUVIRT-DOMU-SAVE-EXIT=0"
 done
 # The two domains' loops ran at once (Xen's wall clock, which both read).
 set -- $(sed -n 's/.*domu-[ab]: PMUVIRT-XEN-GUEST-WINDOW \([0-9]*\) \([0-9]*\).*/\1 \2/p' "$console" | tr -d '\r')
@@ -500,7 +588,16 @@ if [ $# -ne 4 ] || ! awk -v a0="$1" -v a1="$2" -v b0="$3" -v b1="$4" \
 fi
 log "domU loop windows (wall clock, ns): $1-$2 and $3-$4"
 fi
-for b in real emulated refused domu; do
+# An HVM domU with QEMU as its device model, on the domu boot's Xen: the
+# hvm boot's initramfs has the device model and the firmware.
+if want hvm; then
+boot hvm "dom0_max_vcpus=1 pmuvirt-emulate sched=credit" "pmuvirt_hvm_boot" \
+	"Nehalem,vendor=AuthenticAMD,+svm,+npt" "$work/initrd-hvm.cpio.gz"
+require "PMUVIRT-DOM0-XENSTORED" "PMUVIRT-DOM0-INIT-DOM0" "PMUVIRT-DOM0-XENCONSOLED" \
+	"HVM: SVM enabled" "PMUVIRT-DOM0-HVM-CREATE-EXIT=0" "PMUVIRT-DOM0-HVM-ENDED"
+require_domu "hvm: " HVM
+fi
+for b in real emulated refused domu hvm; do
 	want "$b" || { log "FAIL: boot $b not run (PMUVIRT_XEN_BOOTS=$boots)"; exit 1; }
 done
 log "PASS"
