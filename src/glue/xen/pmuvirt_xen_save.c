@@ -36,7 +36,8 @@ static void pmuvirt_xen_refuse(const struct vcpu *v, const struct pmuvirt_error 
  *
  * Return: 0; -ENODATA when there is nothing to save (no counter, or a
  * context a register fault took off the hardware); -EBUSY when the
- * context still runs.
+ * context still runs, -EINVAL when it does not count its control: the
+ * caller fails the save rather than drop the counters.
  */
 static int pmuvirt_xen_vcpu_save(struct vcpu *v, struct pmuvirt_saved_ctx *out)
 {
@@ -55,6 +56,9 @@ static int pmuvirt_xen_vcpu_save(struct vcpu *v, struct pmuvirt_saved_ctx *out)
 		printk(XENLOG_G_WARNING "pmuvirt: %pv: counters faulted, not saved\n", v);
 		return -ENODATA;
 	}
+	if (rc)
+		printk(XENLOG_G_ERR "pmuvirt: %pv: counters cannot be saved (%d): the save fails\n",
+		       v, rc);
 	return rc;
 }
 
@@ -121,8 +125,12 @@ int pmuvirt_xen_vcpu_msrs_get(struct vcpu *v, const struct xen_domctl_vcpu_msrs 
 	blob = xmalloc(struct pmuvirt_saved_ctx);
 	if (!blob)
 		return -ENOMEM;
-	if (pmuvirt_xen_vcpu_save(v, blob))
+	rc = pmuvirt_xen_vcpu_save(v, blob);
+	if (rc) {
+		if (rc == -ENODATA)
+			rc = 0;
 		goto out;
+	}
 	word = (const uint64_t *)blob;
 	for (k = 0; k < PMUVIRT_XEN_SAVE_MSRS; k++, (*i)++) {
 		struct xen_domctl_vcpu_msr msr = {
@@ -193,11 +201,13 @@ bool pmuvirt_xen_vcpu_msrs_end(struct vcpu *v, bool complete)
 static int cf_check pmuvirt_xen_hvm_save(struct vcpu *v, hvm_domain_context_t *h)
 {
 	struct hvm_pmuvirt rec;
+	int rc;
 
 	BUILD_BUG_ON(sizeof(rec) != sizeof(struct pmuvirt_saved_ctx));
 	BUILD_BUG_ON(HVM_SAVE_CODE(PMUVIRT) != PMUVIRT_XEN_HVM_SAVE_CODE);
-	if (pmuvirt_xen_vcpu_save(v, (struct pmuvirt_saved_ctx *)&rec))
-		return 0;
+	rc = pmuvirt_xen_vcpu_save(v, (struct pmuvirt_saved_ctx *)&rec);
+	if (rc)
+		return rc == -ENODATA ? 0 : rc;
 	return hvm_save_entry(PMUVIRT, v->vcpu_id, h, &rec);
 }
 
