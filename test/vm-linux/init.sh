@@ -14,10 +14,10 @@ dmesg | grep 'pmuvirt:' | sed 's/^/vm: dmesg: /'
 mode=${vmmode:-icount}
 echo "vm: mode $mode"
 if [ "$mode" = icount ]; then
-	tests="probe accuracy fork inherit sum exec malformed"
+	tests="probe accuracy fork inherit sum exec malformed reap"
 	how=
 else
-	tests="probe accuracy migrate fork inherit sum"
+	tests="probe accuracy migrate fork inherit sum reap"
 	how=schedstat
 fi
 for t in $tests; do

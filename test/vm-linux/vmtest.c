@@ -5,7 +5,7 @@
  * "dec; jnz" is 2n ticks of the thread's own time.
  *
  * usage: vmtest probe|accuracy|migrate|fork|inherit|sum|imode [BOUND]|pmistorm|hotplug|isolation|
- *               throttle|exec|malformed|policy|evpolicy|suid|sigperm|hold|
+ *               throttle|exec|malformed|policy|evpolicy|suid|sigperm|hold|reap|
  *               perfopen ok|busy|perfhold|exact (POWER)|sample|profile ROUNDS|
  *               spin N|threads K N [schedstat]
  * With "schedstat" (two CPUs at host speed, no -icount) no count has a
@@ -2195,6 +2195,84 @@ static void t_hold(void)
 	hold_fn((void *)3L);
 }
 
+/*
+ * ---- reap: once wait() has returned for every process that used the
+ * module, nothing holds it: an rmmod right then succeeds ----
+ */
+
+#define REAP_ROUNDS	40
+
+static int module_refcnt(void)
+{
+	FILE *f = fopen("/sys/module/pmuvirt/refcnt", "r");
+	int n = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &n) != 1)
+			n = -1;
+		fclose(f);
+	}
+	return n;
+}
+
+static void *reap_fn(void *arg)
+{
+	struct pmuvirt_control ctl;
+	struct pmuvirt_user u;
+
+	work_control(&ctl);
+	if (pmuvirt_user_attach(&u, *(int *)arg, &ctl, 0, 0))
+		return (void *)1L;
+	spin(100000);
+	return NULL;	/* exits attached */
+}
+
+/* A process whose three threads attach and exit attached, two of them before it. */
+static int reap_child(void)
+{
+	struct pmuvirt_control ctl;
+	struct pmuvirt_user u;
+	pthread_t th[2];
+	void *r[2] = { (void *)1L, (void *)1L };
+	int fd = pmuvirt_user_open(1), i;
+
+	work_control(&ctl);
+	if (fd < 0 || pmuvirt_user_attach(&u, fd, &ctl, PMUVIRT_ATTACH_REPORT, 0))
+		return 20;
+	for (i = 0; i < 2; i++)
+		if (pthread_create(&th[i], NULL, reap_fn, &fd))
+			return 21;
+	spin(100000);
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], &r[i]);
+	return r[0] || r[1] ? 22 : 0;
+}
+
+static void t_reap(void)
+{
+	int base = module_refcnt(), held = 0, most = 0, status, i, n;
+	pid_t pid;
+
+	CHECK(base >= 0, "no /sys/module/pmuvirt/refcnt");
+	for (i = 0; i < REAP_ROUNDS; i++) {
+		pid = fork();
+		if (!pid)
+			_exit(reap_child());
+		CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+		      WEXITSTATUS(status) == 0, "round %d: child status %#x", i, status);
+		n = module_refcnt();	/* at once: no sleep, no retry */
+		if (n != base) {
+			held++;
+			most = n - base > most ? n - base : most;
+		}
+	}
+	printf("vm: reap: %d rounds of a process with three attached threads; module references left right after wait(): %d rounds (at most %d)\n",
+	       REAP_ROUNDS, held, most);
+	CHECK(!held, "the module was still referenced after wait() in %d of %d rounds", held,
+	      REAP_ROUNDS);
+	CHECK(wait_attached(0) == 0, "contexts left: %d", attached_count());
+}
+
 #ifdef __x86_64__
 /* ---- sample (emulated PMU): IP sampling per thread, a known 3:1 split ---- */
 
@@ -2739,7 +2817,7 @@ static const struct {
 	{ "throttle", t_throttle },	{ "policy", t_policy },		{ "evpolicy", t_evpolicy },
 	{ "suid", t_suid },		{ "sigperm", t_sigperm },	{ "isolation", t_isolation },
 	{ "exec", t_exec },		{ "malformed", t_malformed },	{ "hold", t_hold },
-	{ "perfhold", t_perfhold },
+	{ "perfhold", t_perfhold },	{ "reap", t_reap },
 #ifdef __powerpc64__
 	{ "exact", t_exact },
 #endif
@@ -2793,7 +2871,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(what, "perfopen") && argc > 2)
 		t_perfopen(argv[2]);
 	else if (!run_named(what)) {
-		fprintf(stderr, "usage: vmtest probe|accuracy|migrate|fork|inherit|sum|imode|pmistorm|latepmi|hotplug|isolation|throttle|exec|malformed|policy|evpolicy|suid|sigperm|hold|perfopen ok|busy|perfhold|exact (POWER)|sample (x86)|profile ROUNDS (x86)|spin N|threads K N\n");
+		fprintf(stderr, "usage: vmtest probe|accuracy|migrate|fork|inherit|sum|imode|pmistorm|latepmi|hotplug|isolation|throttle|exec|malformed|policy|evpolicy|suid|sigperm|hold|reap|perfopen ok|busy|perfhold|exact (POWER)|sample (x86)|profile ROUNDS (x86)|spin N|threads K N\n");
 		return 2;
 	}
 	printf("vm: %s %s\n", what, failed ? "FAIL" : "ok");

@@ -210,6 +210,8 @@ if [ -z "\$hvm" ]; then
 	/xen_save_guest \$mode
 	echo "PMUVIRT-DOMU-SAVE-EXIT=\$?"
 fi
+/vmtest reap
+echo "PMUVIRT-DOMU-REAP-EXIT=\$?"
 echo "PMUVIRT-DOMU-HYPERCALLS \$(cat /sys/module/pmuvirt/parameters/xen_hypercalls)"
 rmmod pmuvirt && echo "PMUVIRT-DOMU-UNLOADED"
 echo "PMUVIRT-DOMU-KERNEL-WARNINGS=\$(dmesg | grep -c 'pmuvirt: VCPU\|pmuvirt: cannot\|WARNING:\|BUG:')"
@@ -432,6 +434,9 @@ else
 	dmesg | grep "pmuvirt:" | sed 's/^/dom0: /'
 	/pmuvirt_xen_guest $guest_iterations
 	echo "PMUVIRT-XEN-GUEST-EXIT=\$?"
+	# processes that exit attached leave no module reference once reaped
+	/vmtest reap
+	echo "PMUVIRT-XEN-GUEST-REAP-EXIT=\$?"
 	echo "PMUVIRT-XEN-GUEST-HYPERCALLS-TOTAL \$(cat /sys/module/pmuvirt/parameters/xen_hypercalls)"
 	grep pmuvirt /proc/interrupts
 	rmmod pmuvirt && echo "PMUVIRT-XEN-GUEST-UNLOADED"
@@ -525,6 +530,7 @@ require_domu() {
 		"$_p""PMUVIRT-XEN-GUEST-VTSC-OK" "$_p""PMUVIRT-XEN-GUEST-MIGRATE-OK" \
 		"$_p""PMUVIRT-XEN-GUEST-NOSYSCALL-OK" "$_p""PMUVIRT-XEN-GUEST-PASSED" \
 		"$_p""PMUVIRT-DOMU-GUEST-EXIT=0" "$_p""vm: imode ok" "$_p""PMUVIRT-DOMU-IMODE-EXIT=0" \
+		"$_p""vm: reap ok" "$_p""PMUVIRT-DOMU-REAP-EXIT=0" \
 		"$_p""PMUVIRT-DOMU-UNLOADED" "$_p""PMUVIRT-DOMU-KERNEL-WARNINGS=0" \
 		"$_p""PMUVIRT-DOMU-DONE" "$@"
 }
@@ -534,6 +540,7 @@ if want real; then
 boot real "dom0_max_vcpus=2" ""
 require "PMUVIRT-XEN-PASSED" "PMUVIRT-XEN-TEST-EXIT=0" \
 	"PMUVIRT-XEN-GUEST-PASSED" "PMUVIRT-XEN-GUEST-EXIT=0" \
+	"vm: reap ok" "PMUVIRT-XEN-GUEST-REAP-EXIT=0" \
 	"pmuvirt: backend: Xen PV" "PMUVIRT-XEN-GUEST-UNLOADED" \
 	"PMUVIRT-XEN-GUEST-KERNEL-WARNINGS=0" "PMUVIRT-XEN-EMPTY-OK" \
 	"PMUVIRT-XEN-DOMAINS-PASSED" "PMUVIRT-XEN-DOMAINS-EXIT=0" \
@@ -597,6 +604,7 @@ require "PMUVIRT-DOM0-XENSTORED" "PMUVIRT-DOM0-INIT-DOM0" "PMUVIRT-DOM0-XENCONSO
 	"HVM: SVM enabled" "PMUVIRT-DOM0-HVM-CREATE-EXIT=0" "PMUVIRT-DOM0-HVM-ENDED"
 require_domu "hvm: " HVM
 fi
+log "boots passed: $boots"
 for b in real emulated refused domu hvm; do
 	want "$b" || { log "FAIL: boot $b not run (PMUVIRT_XEN_BOOTS=$boots)"; exit 1; }
 done

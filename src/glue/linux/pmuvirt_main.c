@@ -9,16 +9,22 @@
  * lives in one page the thread maps read-only.
  *
  * Lifetime: only the thread itself attaches, detaches, reads and maps its
- * context; a context dies with its thread (detected at the thread's last
- * switch-out) or on detach.  Each context holds a module reference, so the
- * module cannot be unloaded while any thread is attached.
+ * context; a context dies with its thread or on detach.  An exiting thread
+ * leaves the counters in a probe on sched_process_exit, which fires before
+ * exit_notify(): its notifier is off the task and its module reference
+ * dropped before a parent's wait() can return, and a work item frees the
+ * context later (module exit flushes it).  Without that tracepoint the
+ * thread's last switch-out (TASK_DEAD) hands it over, and the module
+ * reference goes when the context is freed.  So the module cannot be
+ * unloaded while any task can still run its notifier.
  *
  * Inheritance: a probe on the sched_process_fork tracepoint gives a new task
  * of an inheriting thread its own context before the task first runs (the
  * tracepoint fires before wake_up_new_task(), so nothing else walks the new
  * task's notifier list yet).  Summed inheritance: a probe on
  * sched_process_exit adds an exiting task's final counts to its attacher's
- * sum before exit_notify() lets a parent's wait() return.
+ * sum before exit_notify() lets a parent's wait() return; the same probe
+ * ends every exiting thread's counting (see Lifetime).
  */
 #define pr_fmt(fmt) "pmuvirt: " fmt
 
@@ -146,10 +152,12 @@ struct pmuvirt_sum {
  *		while they could signal the task.
  * @exempt:	the attacher was privileged (pmuvirt_lx_policy_exempt()):
  *		user_event_policy does not bind the tasks that inherit @ctl.
- * @how:	PMUVIRT_REPORT_* of the final report when it is not an exit.
+ * @how:	PMUVIRT_REPORT_* of the final report (thread_retire()).
  * @sum:	with PMUVIRT_ATTACH_SUM: the attacher's sum (a reference), or NULL.
  * @sum_owner:	this thread attached with PMUVIRT_ATTACH_SUM: its reads
  *		add @sum; the others' final counts go into it.
+ * @module_held: the thread holds a module reference: from its binding to
+ *		a task until its notifier can run no more.
  */
 struct pmuvirt_thread {
 	struct preempt_notifier pn;
@@ -173,6 +181,7 @@ struct pmuvirt_thread {
 	bool in_syscall;
 	struct pmuvirt_sum *sum;
 	bool sum_owner;
+	bool module_held;
 };
 
 static LLIST_HEAD(dead_threads);
@@ -185,6 +194,18 @@ static void dead_irq_work_fn(struct irq_work *iw)
 }
 
 static DEFINE_IRQ_WORK(dead_irq_work, dead_irq_work_fn);
+
+/*
+ * @thr is off the counters for good and its notifier runs no more: the work
+ * item reports its final values (@how) and frees it.  @thr may be gone when
+ * this returns.
+ */
+static void thread_retire(struct pmuvirt_thread *thr, u32 how)
+{
+	thr->how = how;
+	llist_add(&thr->dead, &dead_threads);
+	irq_work_queue(&dead_irq_work);
+}
 
 static struct preempt_ops pmuvirt_pn_ops;
 
@@ -358,6 +379,23 @@ static u32 lx_stop(struct pmuvirt_thread *thr, u64 *vals)
 	return ret ? PMUVIRT_COUNTS_FAULTED : 0;
 }
 
+/*
+ * current's @thr: take it off the counters (its final values into
+ * thr->final), off the task's notifier list and off the module, for
+ * thread_retire().  Called from current's probes, with preemption off: the
+ * module's exit waits for those (tracepoint_synchronize_unregister()), so
+ * the reference may go before the probe returns.
+ */
+static void thread_unhook(struct pmuvirt_thread *thr)
+{
+	thr->final_flags = lx_stop(thr, thr->final);
+	preempt_notifier_unregister(&thr->pn);
+	if (thr->module_held) {
+		thr->module_held = false;
+		module_put(THIS_MODULE);
+	}
+}
+
 /* irq_work on the CPU that took the PMI: signal the thread on the counters. */
 static void sig_work_fn(struct irq_work *iw)
 {
@@ -402,10 +440,13 @@ static void pmuvirt_sched_out(struct preempt_notifier *pn, struct task_struct *n
 		lx_switch(lc, nthr);
 	if (!dead)
 		return;
-	/* last switch: this task never runs again and its list is never walked */
+	/*
+	 * Last switch of a task that passed no exit probe (the kernel has no
+	 * sched_process_exit): it never runs again and its list is never
+	 * walked.  The module reference goes with the context.
+	 */
 	thr->final_flags = pmuvirt_read(thr->ctx, thr->final) ? PMUVIRT_COUNTS_FAULTED : 0;
-	llist_add(&thr->dead, &dead_threads);
-	irq_work_queue(&dead_irq_work);
+	thread_retire(thr, PMUVIRT_REPORT_EXIT);
 }
 
 /* The thread runs again on @cpu.  Preemption is off. */
@@ -645,9 +686,10 @@ static void free_thread(struct pmuvirt_thread *thr)
 	put_task_struct(thr->task);
 	if (thr->sum)
 		kref_put(&thr->sum->ref, sum_release);
-	kfree(thr);
 	atomic_dec(&nr_attached);
-	module_put(THIS_MODULE);
+	if (thr->module_held)
+		module_put(THIS_MODULE);
+	kfree(thr);
 }
 
 static void dead_work_fn(struct work_struct *work)
@@ -656,8 +698,7 @@ static void dead_work_fn(struct work_struct *work)
 	struct pmuvirt_thread *thr, *tmp;
 
 	llist_for_each_entry_safe(thr, tmp, list, dead) {
-		queue_report(thr, thr->final, thr->final_flags,
-			     thr->how ? thr->how : PMUVIRT_REPORT_EXIT);
+		queue_report(thr, thr->final, thr->final_flags, thr->how);
 		free_thread(thr);
 	}
 }
@@ -734,6 +775,7 @@ static void thread_bind(struct pmuvirt_thread *thr, struct task_struct *task, u3
 	}
 	ring_queue(thr);
 	__module_get(THIS_MODULE);
+	thr->module_held = true;
 	atomic_inc(&nr_attached);
 	preempt_notifier_init(&thr->pn, &pmuvirt_pn_ops);
 }
@@ -809,19 +851,18 @@ static void pmuvirt_exec_probe(void *data, struct task_struct *p, pid_t old_pid,
 	if (!thr || (current->mm && get_dumpable(current->mm) == SUID_DUMP_USER &&
 		     pmuvirt_lx_may_signal(&thr->sigcred)))
 		return;
-	thr->final_flags = lx_stop(thr, thr->final);
-	preempt_notifier_unregister(&thr->pn);
+	thread_unhook(thr);
 	sum_add(thr, thr->final, thr->final_flags);
-	thr->how = PMUVIRT_REPORT_EXEC;
-	llist_add(&thr->dead, &dead_threads);
-	irq_work_queue(&dead_irq_work);
+	thread_retire(thr, PMUVIRT_REPORT_EXEC);
 }
 
 /*
  * sched_process_exit: current is exiting (PF_EXITING: it is switched in no
- * more) and its parent cannot see it exit yet.  A task that counts for a
- * summing attacher stops counting here, and its final values go into the
- * sum, so that the attacher's read after wait() has them.  (A thread's
+ * more) and its parent cannot see it exit yet.  The task stops counting
+ * here and leaves the module: its final values go into a summing
+ * attacher's sum, so that the attacher's read after wait() has them, and
+ * its module reference is gone before wait() returns, so that an rmmod
+ * after the last user's wait() finds the module free.  (A thread's
  * pthread_join() may return a moment earlier: the kernel wakes it when the
  * thread's memory is released, before this tracepoint, as for perf's
  * inherited counters.)  The probe runs with preemption off.
@@ -833,10 +874,11 @@ static void pmuvirt_exit_probe(void *data, struct task_struct *p)
 	if (p != current)
 		return;
 	thr = current_thread();
-	if (!thr || !thr->sum || thr->sum_owner)
+	if (!thr)
 		return;
-	thr->final_flags = lx_stop(thr, thr->final);
+	thread_unhook(thr);
 	sum_add(thr, thr->final, thr->final_flags);
+	thread_retire(thr, PMUVIRT_REPORT_EXIT);
 }
 
 /* Copy in a versioned argument struct whose first words are size, version. */
