@@ -453,8 +453,22 @@ int pmuvirt_pcpu_init(struct pmuvirt_pcpu *pc, const struct pmuvirt_pmu *pmu,
 		      const struct pmuvirt_hw_ops *hw, void *hw_arg, uint32_t cpu);
 
 /**
+ * pmuvirt_pcpu_drop() - take the running context off a CPU whose PMU is gone
+ * @pc:		the pcpu of a CPU that went offline, or whose PMU lost its state.
+ *
+ * Touches no register: the context keeps the counts of its last sample
+ * (the events since then are lost with the PMU) and runs nowhere, so it
+ * may be switched in elsewhere or freed.  @pc names no context afterwards.
+ */
+void pmuvirt_pcpu_drop(struct pmuvirt_pcpu *pc);
+
+/**
  * pmuvirt_pcpu_invalidate() - forget what the control registers hold
- * @pc:		the pcpu; call it after anyone else wrote the PMU registers.
+ * @pc:		the pcpu; call it after anyone else wrote the PMU registers,
+ *		or when its CPU comes back online or from suspend.
+ *
+ * A context still running on @pc is dropped first (pmuvirt_pcpu_drop()):
+ * what the registers hold is no longer its state.
  */
 void pmuvirt_pcpu_invalidate(struct pmuvirt_pcpu *pc);
 

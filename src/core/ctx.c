@@ -176,8 +176,22 @@ static inline void forget_owner(struct pmuvirt_pcpu *pc, uint64_t owner)
 	pc->pair[1] = 0;
 }
 
+void pmuvirt_pcpu_drop(struct pmuvirt_pcpu *pc)
+{
+	struct pmuvirt_ctx *ctx = pc->running;
+
+	pc->running = NULL;
+	pc->paused = 0;
+	if (!ctx)
+		return;
+	if (ctx->running_on == pc)
+		ctx->running_on = NULL;
+	publish(ctx);
+}
+
 void pmuvirt_pcpu_invalidate(struct pmuvirt_pcpu *pc)
 {
+	pmuvirt_pcpu_drop(pc);
 	pc->cache_known = 0;
 	pc->cache.used = 0;
 	forget_owner(pc, 0);

@@ -334,6 +334,72 @@ static void test_invalidate_after_reset(void **state)
 	rig_free(r);
 }
 
+/*
+ * Xen's sequence: a profiling session's idle context runs on CPU 1; CPU 1
+ * goes down (the host's CPU-dead hook drops the context); the session
+ * stops and is released, which frees the context as it is (no
+ * pmuvirt_ctx_release(): its CPU is gone); CPU 1 comes back and switches.
+ * No step may touch the freed context (under AddressSanitizer a read of it
+ * fails the test).
+ */
+static void test_freed_while_cpu_down(void **state)
+{
+	struct rig *r = rig_new();
+	struct pmuvirt_ctx *idle = rig_ctx_new(&r->pmu, &ctl_ins);
+
+	assert_int_equal(pmuvirt_switch_hook(&r->pc[1], idle), 0);
+	assert_int_equal(fakehw_run(r->hw[1], FAKEHW_INSTRUCTIONS, 100, false), 0);
+	pmuvirt_pcpu_drop(&r->pc[1]);
+	assert_null(r->pc[1].running);
+	assert_null(idle->running_on);
+	free(idle);
+	reset_pmu(r->hw[1]);
+	pmuvirt_pcpu_invalidate(&r->pc[1]);
+	assert_null(r->pc[1].running);
+	assert_int_equal(pmuvirt_switch_hook(&r->pc[1], r->ctx[0]), 0);
+	assert_int_equal(fakehw_run(r->hw[1], FAKEHW_INSTRUCTIONS, 7, false), 0);
+	assert_int_equal(pmuvirt_switch_hook(&r->pc[1], NULL), 0);
+	assert_int_equal(rig_val(r->ctx[0], 0), 7);
+	rig_free(r);
+}
+
+/*
+ * The host's CPU-dead path: pmuvirt_pcpu_drop() takes the running context
+ * off the dead CPU without a register access.  The context keeps the
+ * counts of its last sample, runs nowhere (another CPU may take it at
+ * once), and its record says so.
+ */
+static void test_drop_on_cpu_dead(void **state)
+{
+	struct rig *r = rig_new();
+	struct pmuvirt_ctx *a = r->ctx[0];
+	struct pmuvirt_shared_ctx rec;
+	uint64_t reads, writes;
+
+	memset(&rec, 0, sizeof(rec));
+	pmuvirt_ctx_attach_shared(a, &rec);
+	assert_int_equal(pmuvirt_switch_hook(&r->pc[1], a), 0);
+	assert_int_equal(fakehw_run(r->hw[1], FAKEHW_INSTRUCTIONS, 100, false), 0);
+	assert_int_equal(rec.below, 1);
+	reads = fakehw_stats(r->hw[1])->reg_reads;
+	writes = fakehw_stats(r->hw[1])->reg_writes;
+	pmuvirt_pcpu_drop(&r->pc[1]);
+	assert_int_equal(fakehw_stats(r->hw[1])->reg_reads, reads);
+	assert_int_equal(fakehw_stats(r->hw[1])->reg_writes, writes);
+	assert_null(r->pc[1].running);
+	assert_null(a->running_on);
+	assert_int_equal(rec.below, PMUVIRT_SHARED_NONE);
+	/* dropping a CPU that runs nothing changes nothing */
+	pmuvirt_pcpu_drop(&r->pc[1]);
+	assert_int_equal(pmuvirt_switch_hook(&r->pc[0], a), 0);
+	assert_int_equal(fakehw_run(r->hw[0], FAKEHW_INSTRUCTIONS, 5, false), 0);
+	assert_int_equal(pmuvirt_switch_hook(&r->pc[0], NULL), 0);
+	/* the 100 events after the last sample went with CPU 1's PMU */
+	assert_true(rig_val(a, 0) == 5);
+	pmuvirt_ctx_attach_shared(a, NULL);
+	rig_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -343,6 +409,8 @@ int main(void)
 		cmocka_unit_test(test_policy_permits),
 		cmocka_unit_test(test_validate_policy),
 		cmocka_unit_test(test_invalidate_after_reset),
+		cmocka_unit_test(test_freed_while_cpu_down),
+		cmocka_unit_test(test_drop_on_cpu_dead),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

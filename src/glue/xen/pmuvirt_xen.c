@@ -331,8 +331,9 @@ struct pmuvirt_pcpu *pmuvirt_xen_this_pcpu(void)
 /*
  * This PCPU's PMU lost its state (it came online, or the system resumed):
  * forget what pmuvirt wrote and give the counter interrupt its vector
- * again.  Interrupts disabled.  No VCPU runs here (a CPU goes down and
- * suspends from its idle VCPU, which counts nothing).
+ * again.  Interrupts disabled.  No guest VCPU runs here: a CPU goes down
+ * and suspends from its idle VCPU, on which at most a profiling session's
+ * idle context counts, and that one is dropped with the PMU's state.
  */
 static void pmuvirt_xen_cpu_reset(void)
 {
@@ -343,17 +344,24 @@ static void pmuvirt_xen_cpu_reset(void)
 		return;
 	pc = &pmuvirt_xen_pcpus[cpu];
 	if (pc->pmu) {
-		if (pc->running)
+		if (pc->running && pc->running != pmuvirt_xen_prof_idle(cpu))
 			printk(XENLOG_ERR "pmuvirt: CPU%u lost its PMU with a VCPU's counters on it\n",
 			       cpu);
 		pmuvirt_pcpu_invalidate(pc);
+		pc->host = NULL;
 		if (pmuvirt_xen_has_pmi() && !pmuvirt_xen_emulate)
 			apic_write(APIC_LVTPC, PMU_APIC_VECTOR);
 	}
 	pmuvirt_xen_this_pcpu();
 }
 
-/* @cpu is gone (another CPU runs this): it starts from scratch when it returns. */
+/*
+ * @cpu is gone (another CPU runs this): it names no context, and starts
+ * from scratch when it returns.  It went down from its idle VCPU, where a
+ * profiling session's idle context may count: that context is dropped
+ * here (no register of a dead CPU is touched), so that the session's
+ * release may free it.
+ */
 static void pmuvirt_xen_cpu_dead(unsigned int cpu)
 {
 	struct pmuvirt_pcpu *pc;
@@ -361,13 +369,28 @@ static void pmuvirt_xen_cpu_dead(unsigned int cpu)
 	if (!pmuvirt_xen_ready || cpu >= pmuvirt_xen_nr_pcpus)
 		return;
 	pc = &pmuvirt_xen_pcpus[cpu];
-	if (pc->running) {
+	if (pc->running && pc->running != pmuvirt_xen_prof_idle(cpu))
 		printk(XENLOG_ERR "pmuvirt: CPU%u went down with a VCPU's counters on it\n", cpu);
-		return;
-	}
+	pmuvirt_pcpu_drop(pc);
+	pc->host = NULL;
 	pc->pmu = NULL;
 	if (pmuvirt_xen_emulate)
 		pmuvirt_xen_emu_cpu_dead(cpu);
+}
+
+int pmuvirt_xen_pcpu_forget(unsigned int cpu, struct pmuvirt_ctx *ctx)
+{
+	struct pmuvirt_pcpu *pc;
+
+	if (!pmuvirt_xen_ready || cpu >= pmuvirt_xen_nr_pcpus)
+		return 0;
+	pc = &pmuvirt_xen_pcpus[cpu];
+	if (pc->running != ctx)
+		return 0;
+	if (cpu_online(cpu))
+		return -EBUSY;
+	pmuvirt_pcpu_drop(pc);
+	return 0;
 }
 
 /**

@@ -98,6 +98,16 @@ extern bool pmuvirt_xen_ready;
 struct pmuvirt_pcpu *pmuvirt_xen_this_pcpu(void);
 
 /**
+ * pmuvirt_xen_pcpu_forget() - before @ctx is freed: PCPU @cpu must not name it
+ * @cpu:	the PCPU that may run @ctx.
+ * @ctx:	a context about to be freed.
+ *
+ * An offline PCPU that still names @ctx drops it (pmuvirt_pcpu_drop()).
+ * Return: 0, or -EBUSY when @cpu is online and runs @ctx: do not free it.
+ */
+int pmuvirt_xen_pcpu_forget(unsigned int cpu, struct pmuvirt_ctx *ctx);
+
+/**
  * pmuvirt_xen_record() - shared record of VCPU @vcpu_id of a domain
  * @dd:		the domain's records.
  * @vcpu_id:	the VCPU.

@@ -307,8 +307,15 @@ static void prof_free(bool unshared)
 {
 	unsigned int i, order = get_order_from_pages(prof.ring_pages);
 
-	for (i = 0; prof.idle && i < prof.nr_pcpus; i++)
+	for (i = 0; prof.idle && i < prof.nr_pcpus; i++) {
+		/* STOP took it off every online PCPU, cpu_dead off every other */
+		if (prof.idle[i] && pmuvirt_xen_pcpu_forget(i, prof.idle[i])) {
+			printk(XENLOG_ERR "pmuvirt: CPU%u still runs the session's idle context: not freed\n",
+			       i);
+			continue;
+		}
 		xfree(prof.idle[i]);
+	}
 	xfree(prof.idle);
 	prof.idle = NULL;
 	for (i = 0; prof.rings && i < prof.nr_rings; i++) {
