@@ -748,8 +748,10 @@ int pmuvirt_sample_write(struct pmuvirt_sample_writer *w, const struct pmuvirt_s
  * @fill:	the host's part of each record (not NULL with @w).
  * @arg:	passed to @fill.
  *
- * Each PMI that finds new notifications on a counter with
- * PMUVIRT_CTR_SAMPLE appends one record for it (weight: how many).
+ * Each PMI that finds period boundaries reached on a counter with
+ * PMUVIRT_CTR_SAMPLE appends one record for it (weight: how many), however
+ * many notifications are pending (their count saturates; the records'
+ * do not depend on it).
  *
  * Return: 0; -EINVAL without @ctx or with @w and no @fill; -EBUSY if
  * @ctx is running.

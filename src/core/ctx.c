@@ -308,6 +308,8 @@ static int restart_from_now(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, ui
 	return 0;
 }
 
+static int sample_counters(struct pmuvirt_pcpu *pc, bool discard, uint32_t which,
+			   uint64_t *hits);
 static int sample_current(struct pmuvirt_pcpu *pc, bool discard);
 
 #define PMUVIRT_PAUSED_PARKED	2	/* pc->paused: a PMI parked i-mode counters */
@@ -975,7 +977,7 @@ static int pmi_stacked(struct pmuvirt_pcpu *pc, uint32_t status, uint32_t *mask)
 {
 	struct pmuvirt_ctx *ctx = pc->running;
 	uint64_t hits[PMUVIRT_MAX_COUNTERS] PMUVIRT_NOINIT;
-	uint32_t before[PMUVIRT_MAX_COUNTERS] PMUVIRT_NOINIT, which = 0;
+	uint32_t which = 0;
 	bool called = false;
 	unsigned int i;
 	int ret;
@@ -983,17 +985,14 @@ static int pmi_stacked(struct pmuvirt_pcpu *pc, uint32_t status, uint32_t *mask)
 	if (ctx && !pc->paused) {
 		uint32_t smask = ctx_sample_mask(ctx);
 
-		for (i = 0; smask && i < ctx->nr_counters; i++)
-			before[i] = PMUVIRT_READ_ONCE32(&ctx->counter[i].pending);
-		ret = sample_current(pc, false);
+		/* The boundaries crossed, not the growth of @pending, which saturates. */
+		ret = sample_counters(pc, false, ~(uint32_t)0, smask ? hits : NULL);
 		if (ret)
 			return ret;
 		*mask |= pmuvirt_ctx_pending(ctx);
-		for (i = 0; smask && i < ctx->nr_counters; i++) {
-			hits[i] = ctx->counter[i].pending - before[i];
-			if (ctx->counter[i].pending > before[i])
+		for (i = 0; smask && i < ctx->nr_counters; i++)
+			if (hits[i])
 				which |= 1u << i;
-		}
 		if (which & smask) {
 			ret = emit_samples(pc, ctx, hits, which, false);
 			if (ret)
@@ -1137,9 +1136,12 @@ uint32_t pmuvirt_take_overflows(struct pmuvirt_ctx *ctx, uint32_t *counts)
 
 /*
  * Sample the counters in @which (a counter mask) of the running context;
- * @discard drops the events since their last sample.
+ * @discard drops the events since their last sample.  @hits, if not NULL,
+ * receives per counter the period boundaries its count reached (0 for the
+ * counters outside @which).
  */
-static int sample_counters(struct pmuvirt_pcpu *pc, bool discard, uint32_t which)
+static int sample_counters(struct pmuvirt_pcpu *pc, bool discard, uint32_t which,
+			   uint64_t *hits)
 {
 	struct pmuvirt_ctx *ctx = pc->running;
 	unsigned int i;
@@ -1149,8 +1151,10 @@ static int sample_counters(struct pmuvirt_pcpu *pc, bool discard, uint32_t which
 		return 0;
 	for (i = 0; i < ctx->nr_counters; i++) {
 		struct pmuvirt_counter *c = &ctx->counter[i];
-		uint64_t raw;
+		uint64_t raw, n;
 
+		if (hits)
+			hits[i] = 0;
 		if (!(which & (1u << i)))
 			continue;
 		ret = ops_of(pc)->read(pc, c->slot, &raw);
@@ -1160,7 +1164,9 @@ static int sample_counters(struct pmuvirt_pcpu *pc, bool discard, uint32_t which
 			c->start = raw;
 		else
 			sample(c, slot_of(ctx, i), raw);
-		collect_overflows(c);
+		n = collect_overflows(c);
+		if (hits)
+			hits[i] = n;
 	}
 	publish(ctx);
 	return 0;
@@ -1169,7 +1175,7 @@ static int sample_counters(struct pmuvirt_pcpu *pc, bool discard, uint32_t which
 /* Sample every counter of the running context; @discard drops the events since the last sample. */
 static int sample_current(struct pmuvirt_pcpu *pc, bool discard)
 {
-	return sample_counters(pc, discard, ~(uint32_t)0);
+	return sample_counters(pc, discard, ~(uint32_t)0, NULL);
 }
 
 /* Only the i-mode counters: the a-mode ones need no sample for a take. */
@@ -1181,7 +1187,7 @@ int pmuvirt_collect(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx)
 		return 0;
 	if (ctx->running_on != pc || pc->running != ctx)
 		return -EBUSY;
-	return pc->paused ? 0 : sample_counters(pc, false, ctx->imode_mask);
+	return pc->paused ? 0 : sample_counters(pc, false, ctx->imode_mask, NULL);
 }
 
 int pmuvirt_pause(struct pmuvirt_pcpu *pc)
