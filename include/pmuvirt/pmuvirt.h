@@ -670,7 +670,8 @@ uint32_t pmuvirt_saved_check(const struct pmuvirt_saved_ctx *s);
  *
  * Counting goes on from the saved logical values: the next switch-in
  * starts the counters from there, i-mode counters notify at the saved
- * next_ovf and the saved pending notifications stay to be taken.
+ * next_ovf and the saved pending notifications stay to be taken.  The
+ * shared record is published once, with the restored state.
  *
  * Return: 0; -EINVAL for a blob that is malformed, corrupted (check) or of
  * another version or byte order, or whose counter state is impossible;
@@ -811,7 +812,9 @@ int pmuvirt_session_fits(const struct pmuvirt_pmu *pmu, const struct pmuvirt_con
  * notifications (a faulted context, whose counts are unknown, starts
  * again); the session's start at zero.  pmuvirt_read() returns all
  * counters, the shared record shows the own ones (ctx->nr_shared), and a
- * record's @counter and values are relative to its group.
+ * record's @counter and values are relative to its group.  The shared
+ * record is published once, when the state is final: a reader never sees
+ * the own counts at zero or the session's counters.
  *
  * Return: 0; -EBUSY when @ctx runs; -EINVAL for bad arguments or an @own
  * @ctx does not count; the errors of pmuvirt_validate() for @merged.  On
@@ -831,6 +834,7 @@ int pmuvirt_ctx_join(struct pmuvirt_ctx *ctx, const struct pmuvirt_control *own,
  * @err:	if not NULL, the reason on failure.
  *
  * The own counters go on as they were; no ring is attached afterwards.
+ * The shared record is published once, with the final state.
  *
  * Return: as pmuvirt_ctx_join().
  */

@@ -765,33 +765,13 @@ int pmuvirt_switch_out(struct pmuvirt_pcpu *pc)
 	return pmuvirt_switch(pc, NULL);
 }
 
-int pmuvirt_set_control(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx,
-			const struct pmuvirt_control *ctl, struct pmuvirt_error *err)
+/* Give @ctx the control @ctl, validated into @img and @slots: every counter from zero. */
+static void apply_control(struct pmuvirt_ctx *ctx, const struct pmuvirt_control *ctl,
+			  const struct pmuvirt_hwctl *img, const uint8_t *slots)
 {
-	struct pmuvirt_hwctl img;
-	uint8_t slots[PMUVIRT_MAX_COUNTERS];
-	bool was_running;
 	unsigned int i;
-	int ret;
 
-	if (!ctx)
-		return pmuvirt_fail(err, -1, "no context", -EINVAL);
-	if (ctx->running_on && ctx->running_on != pc)
-		return pmuvirt_fail(err, -1, "context runs on another CPU", -EBUSY);
-	ret = pmuvirt_validate(ctx->pmu, ctl, ctx->max_counters, &img, slots, err);
-	if (ret)
-		return ret;
-
-	was_running = ctx->running_on != NULL;
-	if (was_running) {
-		uint64_t snap[PMUVIRT_MAX_SLOTS];
-		uint32_t have = 0;
-
-		ret = suspend_current(pc, snap, &have, 0);
-		if (ret)
-			return ret;
-	}
-	ctx->img = img;
+	ctx->img = *img;
 	ctx->nr_counters = (uint16_t)ctl->nr_counters;
 	ctx->nr_shared = ctx->nr_counters;
 	ctx->imode_mask = 0;
@@ -818,9 +798,53 @@ int pmuvirt_set_control(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx,
 	ctx->flags = (ctx->flags & ~PMUVIRT_CTX_FAULTED) | PMUVIRT_CTX_HAS_CONTROL;
 	ctx->fault = 0;
 	ctx->stamp = pmuvirt_stamp_next();
+}
+
+int pmuvirt_set_control(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx,
+			const struct pmuvirt_control *ctl, struct pmuvirt_error *err)
+{
+	struct pmuvirt_hwctl img;
+	uint8_t slots[PMUVIRT_MAX_COUNTERS];
+	bool was_running;
+	int ret;
+
+	if (!ctx)
+		return pmuvirt_fail(err, -1, "no context", -EINVAL);
+	if (ctx->running_on && ctx->running_on != pc)
+		return pmuvirt_fail(err, -1, "context runs on another CPU", -EBUSY);
+	ret = pmuvirt_validate(ctx->pmu, ctl, ctx->max_counters, &img, slots, err);
+	if (ret)
+		return ret;
+
+	was_running = ctx->running_on != NULL;
+	if (was_running) {
+		uint64_t snap[PMUVIRT_MAX_SLOTS];
+		uint32_t have = 0;
+
+		ret = suspend_current(pc, snap, &have, 0);
+		if (ret)
+			return ret;
+	}
+	apply_control(ctx, ctl, &img, slots);
 	publish(ctx);
 	if (was_running)
 		return pmuvirt_switch(pc, ctx);
+	return 0;
+}
+
+int pmuvirt_ctx_load_control(struct pmuvirt_ctx *ctx, const struct pmuvirt_control *ctl,
+			     struct pmuvirt_error *err)
+{
+	struct pmuvirt_hwctl img;
+	uint8_t slots[PMUVIRT_MAX_COUNTERS];
+	int ret;
+
+	if (ctx->running_on)
+		return pmuvirt_fail(err, -1, "context runs on a CPU", -EBUSY);
+	ret = pmuvirt_validate(ctx->pmu, ctl, ctx->max_counters, &img, slots, err);
+	if (ret)
+		return ret;
+	apply_control(ctx, ctl, &img, slots);
 	return 0;
 }
 

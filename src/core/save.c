@@ -116,8 +116,8 @@ static int check_blob(const struct pmuvirt_saved_ctx *in, struct pmuvirt_error *
 	return 0;
 }
 
-int pmuvirt_ctx_restore(struct pmuvirt_ctx *ctx, const struct pmuvirt_saved_ctx *in,
-			struct pmuvirt_error *err)
+int pmuvirt_ctx_restore_own(struct pmuvirt_ctx *ctx, const struct pmuvirt_saved_ctx *in,
+			    unsigned int nr_own, struct pmuvirt_error *err)
 {
 	unsigned int i;
 	int ret;
@@ -130,7 +130,7 @@ int pmuvirt_ctx_restore(struct pmuvirt_ctx *ctx, const struct pmuvirt_saved_ctx 
 	if (ret)
 		return ret;
 	/* Validates the control and changes nothing unless it is good. */
-	ret = pmuvirt_set_control(NULL, ctx, &in->ctl, err);
+	ret = pmuvirt_ctx_load_control(ctx, &in->ctl, err);
 	if (ret)
 		return ret;
 	for (i = 0; i < ctx->nr_counters; i++) {
@@ -143,6 +143,14 @@ int pmuvirt_ctx_restore(struct pmuvirt_ctx *ctx, const struct pmuvirt_saved_ctx 
 			c->pending = in->pending[i];
 		}
 	}
+	ctx->nr_shared = (uint16_t)(nr_own < ctx->nr_counters ? nr_own : ctx->nr_counters);
+	/* Once, with the final state: a reader never sees the counts zeroed on the way. */
 	pmuvirt_ctx_publish(ctx);
 	return 0;
+}
+
+int pmuvirt_ctx_restore(struct pmuvirt_ctx *ctx, const struct pmuvirt_saved_ctx *in,
+			struct pmuvirt_error *err)
+{
+	return pmuvirt_ctx_restore_own(ctx, in, PMUVIRT_MAX_COUNTERS, err);
 }

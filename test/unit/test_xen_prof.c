@@ -446,6 +446,7 @@ static void test_join_leave(void **state)
 	struct pmuvirt_ctx *ctx;
 	struct pmuvirt_xen_arm arm;
 	uint8_t *snap;
+	uint32_t seq;
 	int n, i;
 
 	(void)state;
@@ -483,13 +484,21 @@ static void test_join_leave(void **state)
 						  NULL), -ENOSPC);
 		assert_memory_equal(snap, ctx, pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS));
 	}
+	/*
+	 * A reader of the record (another VCPU's thread) sees every publication:
+	 * there is one, with the final state, so never a count dropped to zero
+	 * or the session's counters on the way.
+	 */
+	seq = rec.seq;
 	assert_int_equal(pmuvirt_ctx_join(ctx, &own, &merged, &s.w, spot_fill, &sp, s.scratch,
 					  NULL), 0);
+	assert_int_equal(rec.seq, seq + 2);
 	assert_int_equal(ctx->nr_counters, 5);
 	assert_int_equal(ctx->nr_shared, 3);
 	assert_int_equal(rec.nr_counters, 3);
 	assert_int_equal(rec.counter[0].count, 1200);
 	assert_int_equal(rec.counter[1].count, 1200);
+	assert_int_equal(rec.counter[2].count, 50);
 
 	/* In the session: 800 more, a 64-bit PV guest's kernel, 1050 branches, 2500 misses. */
 	sp.w = (struct pmuvirt_xen_prof_where){ .ip = 0xffffffff81000100ull, .cs = 0xe033,
@@ -544,7 +553,13 @@ static void test_join_leave(void **state)
 	assert_int_equal(pmuvirt_ctx_leave(ctx, NULL, &merged, s.scratch, NULL), -EINVAL);
 	assert_int_equal(pmuvirt_ctx_leave(ctx, &own, NULL, s.scratch, NULL), -EINVAL);
 	assert_int_equal(ctx->nr_counters, 5);
+	seq = rec.seq;
 	assert_int_equal(pmuvirt_ctx_leave(ctx, &own, &merged, s.scratch, NULL), 0);
+	assert_int_equal(rec.seq, seq + 2);
+	assert_int_equal(rec.nr_counters, 3);
+	assert_int_equal(rec.counter[0].count, 2000);
+	assert_int_equal(rec.counter[1].count, 2000);
+	assert_int_equal(rec.counter[2].count, 1100);
 	assert_int_equal(ctx->nr_counters, 3);
 	assert_int_equal(ctx->nr_shared, 3);
 	assert_null(ctx->samples);
@@ -576,6 +591,7 @@ static void test_join_fresh(void **state)
 		.event = PMUVIRT_EV_CYCLES, .flags = U | K | S | V, .period = 1000 };
 	struct pmuvirt_control sess;
 	struct pmuvirt_sample out[16];
+	uint32_t seq;
 	int i;
 	struct pmuvirt_shared_ctx rec;
 	struct spot sp = { .domain = 4, .vcpu = 2, .profiled = false };
@@ -588,8 +604,11 @@ static void test_join_fresh(void **state)
 	ctx = rig_ctx_alloc(&s.c.pmu, PMUVIRT_MAX_COUNTERS);
 	memset(&rec, 0xff, sizeof(rec));
 	pmuvirt_ctx_attach_shared(ctx, &rec);
+	seq = rec.seq;
 	assert_int_equal(pmuvirt_ctx_join(ctx, NULL, &sess, &s.w, spot_fill, &sp, s.scratch, NULL),
 			 0);
+	/* One publication, which never showed the session's counter. */
+	assert_int_equal(rec.seq, seq + 2);
 	assert_int_equal(rec.nr_counters, 0);
 	assert_int_equal(pmuvirt_switch_in(&s.c.pc, ctx), 0);
 	sp.w = (struct pmuvirt_xen_prof_where){ .ip = 0x7f0000001000ull, .cs = 0xe033, .guest = true };
