@@ -233,7 +233,9 @@ struct pmuvirt_pcpu {
  * struct pmuvirt_counter - state of one virtual counter
  * @count:	logical value when last sampled.
  * @start:	raw value below when last sampled (meaningful while running).
- * @next_ovf:	i-mode: logical value of the next overflow notification.
+ * @next_ovf:	i-mode: logical value of the next overflow notification,
+ *		1 to 2^63 events ahead of @count modulo 2^64 (both wrap as a
+ *		64-bit counter does).
  * @period:	i-mode period; 0 for a-mode.
  * @pending:	overflow notifications found and not yet taken; saturates
  *		at 0xffffffff.

@@ -54,14 +54,19 @@ static inline void sample(struct pmuvirt_counter *c, const struct pmuvirt_slot *
  * Turn every period boundary the count has reached into a pending
  * notification; @pending saturates at 0xffffffff.  Returns how many
  * boundaries were reached (0: none).
+ *
+ * The count and @next_ovf are modulo 2^64, as a 64-bit counter's value:
+ * @next_ovf is 1 to 2^63 events ahead of the count, and less than 2^63
+ * events pass between two samples, so the boundary is reached when the
+ * count is less than 2^63 past it.  A schedule goes on across 2^64.
  */
 static uint64_t collect_overflows(struct pmuvirt_counter *c)
 {
-	uint64_t n;
+	uint64_t n, past = c->count - c->next_ovf;
 
-	if (!c->period || c->count < c->next_ovf)
+	if (!c->period || past >= PMUVIRT_ARM_REMAINING_MAX)
 		return 0;
-	n = 1 + pmuvirt_div64(c->count - c->next_ovf, c->period);
+	n = 1 + pmuvirt_div64(past, c->period);
 	c->next_ovf += n * c->period;
 	if (n >= (uint64_t)(0xffffffffu - c->pending))
 		c->pending = 0xffffffffu;
@@ -884,10 +889,8 @@ int pmuvirt_arm_counters(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint3
 		if (!(mask & (1u << i)))
 			continue;
 		c->period = period[i];
+		/* remaining[i] ahead, modulo 2^64 if the sample above passed the check's count */
 		c->next_ovf = c->count + remaining[i];
-		/* The sample above added events since the check: saturate, never wrap. */
-		if (c->next_ovf < remaining[i])
-			c->next_ovf = ~(uint64_t)0;
 	}
 	if (!running)
 		return 0;

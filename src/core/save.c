@@ -93,11 +93,16 @@ static int check_blob(const struct pmuvirt_saved_ctx *in, struct pmuvirt_error *
 	if (n > PMUVIRT_MAX_COUNTERS)
 		return pmuvirt_fail(err, -1, "saved context: too many counters", -EINVAL);
 	for (i = 0; i < PMUVIRT_MAX_COUNTERS; i++) {
+		const struct pmuvirt_counter_ctl *cc = &in->ctl.counter[i];
 		uint64_t next = in->next_ovf[i], count = in->count[i], period = in->period[i];
 
 		if (i >= n) {
 			if (count || period || next || in->pending[i])
 				return pmuvirt_fail(err, (int)i, "saved context: state past the last counter",
+						    -EINVAL);
+			/* pmuvirt_ctx_save() clears them; pmuvirt_validate() does not look. */
+			if (cc->event || cc->period || cc->flags || cc->reserved)
+				return pmuvirt_fail(err, (int)i, "saved control past the last counter",
 						    -EINVAL);
 			continue;
 		}
@@ -109,8 +114,9 @@ static int check_blob(const struct pmuvirt_saved_ctx *in, struct pmuvirt_error *
 		}
 		if (!period || period > PMUVIRT_PERIOD_MAX)
 			return pmuvirt_fail(err, (int)i, "saved period out of range", -EINVAL);
-		if (next <= count || next - count > PMUVIRT_ARM_REMAINING_MAX)
-			return pmuvirt_fail(err, (int)i, "saved next notification not ahead of the count",
+		/* Modulo 2^64, as the counter counts (ctx.c, collect_overflows()). */
+		if (next == count || next - count > PMUVIRT_ARM_REMAINING_MAX)
+			return pmuvirt_fail(err, (int)i, "saved next notification not 1 to 2^63 ahead",
 					    -EINVAL);
 	}
 	return 0;

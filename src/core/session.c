@@ -93,6 +93,9 @@ static int recount(struct pmuvirt_ctx *ctx, bool args_ok, const struct pmuvirt_c
 	for (i = keep; i < PMUVIRT_MAX_COUNTERS; i++) {
 		uint64_t period = i < to->nr_counters ? to->counter[i].period : 0;
 
+		/* As pmuvirt_ctx_save() leaves them: nothing past the last counter. */
+		if (i >= to->nr_counters)
+			blob->ctl.counter[i] = (struct pmuvirt_counter_ctl){ 0 };
 		blob->count[i] = 0;
 		blob->period[i] = period;
 		blob->next_ovf[i] = period;
