@@ -206,14 +206,14 @@ struct pmuvirt_shared_ctx {
  * @count:	logical value of each counter.
  * @period:	i-mode: the period in force (pmuvirt_arm_counters() may have
  *		replaced the control's); 0 for a-mode counters.
- * @next_ovf:	i-mode: logical value of the next notification (above
- *		@count, at most PMUVIRT_ARM_REMAINING_MAX beyond it); 0 for
- *		a-mode counters.
+ * @next_ovf:	i-mode: logical value of the next notification, 1 to
+ *		PMUVIRT_ARM_REMAINING_MAX events ahead of @count modulo 2^64
+ *		(near 2^64 it wraps below @count); 0 for a-mode counters.
  * @pending:	notifications found and not yet taken (0 for a-mode).
  * @reserved:	zero.
  * @check:	FNV-1a (32-bit) of every byte before it.
  *
- * Entries from @ctl.nr_counters on are zero.
+ * Entries from @ctl.nr_counters on are zero, in @ctl too.
  */
 struct pmuvirt_saved_ctx {
 	uint32_t magic;

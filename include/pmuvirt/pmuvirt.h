@@ -233,7 +233,9 @@ struct pmuvirt_pcpu {
  * struct pmuvirt_counter - state of one virtual counter
  * @count:	logical value when last sampled.
  * @start:	raw value below when last sampled (meaningful while running).
- * @next_ovf:	i-mode: logical value of the next overflow notification.
+ * @next_ovf:	i-mode: logical value of the next overflow notification,
+ *		1 to 2^63 events ahead of @count modulo 2^64 (both wrap as a
+ *		64-bit counter does).
  * @period:	i-mode period; 0 for a-mode.
  * @pending:	overflow notifications found and not yet taken; saturates
  *		at 0xffffffff.
@@ -684,7 +686,8 @@ uint32_t pmuvirt_saved_check(const struct pmuvirt_saved_ctx *s);
  *
  * Counting goes on from the saved logical values: the next switch-in
  * starts the counters from there, i-mode counters notify at the saved
- * next_ovf and the saved pending notifications stay to be taken.
+ * next_ovf and the saved pending notifications stay to be taken.  The
+ * shared record is published once, with the restored state.
  *
  * Return: 0; -EINVAL for a blob that is malformed, corrupted (check) or of
  * another version or byte order, or whose counter state is impossible;
@@ -762,8 +765,10 @@ int pmuvirt_sample_write(struct pmuvirt_sample_writer *w, const struct pmuvirt_s
  * @fill:	the host's part of each record (not NULL with @w).
  * @arg:	passed to @fill.
  *
- * Each PMI that finds new notifications on a counter with
- * PMUVIRT_CTR_SAMPLE appends one record for it (weight: how many).
+ * Each PMI that finds period boundaries reached on a counter with
+ * PMUVIRT_CTR_SAMPLE appends one record for it (weight: how many), however
+ * many notifications are pending (their count saturates; the records'
+ * do not depend on it).
  *
  * Return: 0; -EINVAL without @ctx or with @w and no @fill; -EBUSY if
  * @ctx is running.
@@ -823,7 +828,9 @@ int pmuvirt_session_fits(const struct pmuvirt_pmu *pmu, const struct pmuvirt_con
  * notifications (a faulted context, whose counts are unknown, starts
  * again); the session's start at zero.  pmuvirt_read() returns all
  * counters, the shared record shows the own ones (ctx->nr_shared), and a
- * record's @counter and values are relative to its group.
+ * record's @counter and values are relative to its group.  The shared
+ * record is published once, when the state is final: a reader never sees
+ * the own counts at zero or the session's counters.
  *
  * Return: 0; -EBUSY when @ctx runs; -EINVAL for bad arguments or an @own
  * @ctx does not count; the errors of pmuvirt_validate() for @merged.  On
@@ -843,6 +850,7 @@ int pmuvirt_ctx_join(struct pmuvirt_ctx *ctx, const struct pmuvirt_control *own,
  * @err:	if not NULL, the reason on failure.
  *
  * The own counters go on as they were; no ring is attached afterwards.
+ * The shared record is published once, with the final state.
  *
  * Return: as pmuvirt_ctx_join().
  */

@@ -235,9 +235,14 @@ uint32_t pmuvirt_xen_prof_mode(const struct pmuvirt_xen_prof_where *w);
  * @w:		the interrupted state.
  * @domain:	the running VCPU's domain (PMUVIRT_XEN_DOMID_IDLE when idle).
  * @vcpu:	its VCPU id.
- * @profiled:	the session names the domain: a guest-mode IP is recorded;
- *		otherwise it is withheld (0, PMUVIRT_SAMPLE_NO_IP) and only
- *		the domain and mode are.  Xen's own IPs are always recorded.
+ * @profiled:	the session names the domain: a guest-mode IP, the VCPU and
+ *		the counter values are recorded.  Otherwise the record keeps
+ *		the domain and the mode (and Xen's IP when Xen was
+ *		interrupted) and nothing of the domain's: a guest IP is
+ *		withheld (0, PMUVIRT_SAMPLE_NO_IP), @tid is 0, the values are
+ *		cleared (no PMUVIRT_SAMPLE_VALUES, @nr_values 0, every value
+ *		0).  An idle PCPU (PMUVIRT_XEN_DOMID_IDLE) is Xen's: its
+ *		records keep the PCPU and the values.
  * @time:	the host's clock.
  */
 void pmuvirt_xen_prof_record(struct pmuvirt_sample *s, const struct pmuvirt_xen_prof_where *w,

@@ -89,6 +89,7 @@ void pmuvirt_xen_prof_record(struct pmuvirt_sample *s, const struct pmuvirt_xen_
 			     uint32_t domain, uint32_t vcpu, bool profiled, uint64_t time)
 {
 	uint32_t mode = pmuvirt_xen_prof_mode(w);
+	unsigned int i;
 
 	s->flags = (uint16_t)((s->flags & PMUVIRT_SAMPLE_VALUES) | mode);
 	if (mode == PMUVIRT_SAMPLE_HYPERVISOR || profiled) {
@@ -100,4 +101,12 @@ void pmuvirt_xen_prof_record(struct pmuvirt_sample *s, const struct pmuvirt_xen_
 	s->domain = domain;
 	s->tid = vcpu;
 	s->time = time;
+	/* An idle PCPU's context is Xen's own; any other domain's state stays out. */
+	if (profiled || domain == PMUVIRT_XEN_DOMID_IDLE)
+		return;
+	s->tid = 0;
+	s->flags &= (uint16_t)~PMUVIRT_SAMPLE_VALUES;
+	s->nr_values = 0;
+	for (i = 0; i < PMUVIRT_MAX_COUNTERS; i++)
+		s->value[i] = 0;
 }

@@ -54,14 +54,19 @@ static inline void sample(struct pmuvirt_counter *c, const struct pmuvirt_slot *
  * Turn every period boundary the count has reached into a pending
  * notification; @pending saturates at 0xffffffff.  Returns how many
  * boundaries were reached (0: none).
+ *
+ * The count and @next_ovf are modulo 2^64, as a 64-bit counter's value:
+ * @next_ovf is 1 to 2^63 events ahead of the count, and less than 2^63
+ * events pass between two samples, so the boundary is reached when the
+ * count is less than 2^63 past it.  A schedule goes on across 2^64.
  */
 static uint64_t collect_overflows(struct pmuvirt_counter *c)
 {
-	uint64_t n;
+	uint64_t n, past = c->count - c->next_ovf;
 
-	if (!c->period || c->count < c->next_ovf)
+	if (!c->period || past >= PMUVIRT_ARM_REMAINING_MAX)
 		return 0;
-	n = 1 + pmuvirt_div64(c->count - c->next_ovf, c->period);
+	n = 1 + pmuvirt_div64(past, c->period);
 	c->next_ovf += n * c->period;
 	if (n >= (uint64_t)(0xffffffffu - c->pending))
 		c->pending = 0xffffffffu;
@@ -322,6 +327,8 @@ static int restart_from_now(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, ui
 	return 0;
 }
 
+static int sample_counters(struct pmuvirt_pcpu *pc, bool discard, uint32_t which,
+			   uint64_t *hits);
 static int sample_current(struct pmuvirt_pcpu *pc, bool discard);
 
 #define PMUVIRT_PAUSED_PARKED	2	/* pc->paused: a PMI parked i-mode counters */
@@ -777,33 +784,13 @@ int pmuvirt_switch_out(struct pmuvirt_pcpu *pc)
 	return pmuvirt_switch(pc, NULL);
 }
 
-int pmuvirt_set_control(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx,
-			const struct pmuvirt_control *ctl, struct pmuvirt_error *err)
+/* Give @ctx the control @ctl, validated into @img and @slots: every counter from zero. */
+static void apply_control(struct pmuvirt_ctx *ctx, const struct pmuvirt_control *ctl,
+			  const struct pmuvirt_hwctl *img, const uint8_t *slots)
 {
-	struct pmuvirt_hwctl img;
-	uint8_t slots[PMUVIRT_MAX_COUNTERS];
-	bool was_running;
 	unsigned int i;
-	int ret;
 
-	if (!ctx)
-		return pmuvirt_fail(err, -1, "no context", -EINVAL);
-	if (ctx->running_on && ctx->running_on != pc)
-		return pmuvirt_fail(err, -1, "context runs on another CPU", -EBUSY);
-	ret = pmuvirt_validate(ctx->pmu, ctl, ctx->max_counters, &img, slots, err);
-	if (ret)
-		return ret;
-
-	was_running = ctx->running_on != NULL;
-	if (was_running) {
-		uint64_t snap[PMUVIRT_MAX_SLOTS];
-		uint32_t have = 0;
-
-		ret = suspend_current(pc, snap, &have, 0);
-		if (ret)
-			return ret;
-	}
-	ctx->img = img;
+	ctx->img = *img;
 	ctx->nr_counters = (uint16_t)ctl->nr_counters;
 	ctx->nr_shared = ctx->nr_counters;
 	ctx->imode_mask = 0;
@@ -830,9 +817,53 @@ int pmuvirt_set_control(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx,
 	ctx->flags = (ctx->flags & ~PMUVIRT_CTX_FAULTED) | PMUVIRT_CTX_HAS_CONTROL;
 	ctx->fault = 0;
 	ctx->stamp = pmuvirt_stamp_next();
+}
+
+int pmuvirt_set_control(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx,
+			const struct pmuvirt_control *ctl, struct pmuvirt_error *err)
+{
+	struct pmuvirt_hwctl img;
+	uint8_t slots[PMUVIRT_MAX_COUNTERS];
+	bool was_running;
+	int ret;
+
+	if (!ctx)
+		return pmuvirt_fail(err, -1, "no context", -EINVAL);
+	if (ctx->running_on && ctx->running_on != pc)
+		return pmuvirt_fail(err, -1, "context runs on another CPU", -EBUSY);
+	ret = pmuvirt_validate(ctx->pmu, ctl, ctx->max_counters, &img, slots, err);
+	if (ret)
+		return ret;
+
+	was_running = ctx->running_on != NULL;
+	if (was_running) {
+		uint64_t snap[PMUVIRT_MAX_SLOTS];
+		uint32_t have = 0;
+
+		ret = suspend_current(pc, snap, &have, 0);
+		if (ret)
+			return ret;
+	}
+	apply_control(ctx, ctl, &img, slots);
 	publish(ctx);
 	if (was_running)
 		return pmuvirt_switch(pc, ctx);
+	return 0;
+}
+
+int pmuvirt_ctx_load_control(struct pmuvirt_ctx *ctx, const struct pmuvirt_control *ctl,
+			     struct pmuvirt_error *err)
+{
+	struct pmuvirt_hwctl img;
+	uint8_t slots[PMUVIRT_MAX_COUNTERS];
+	int ret;
+
+	if (ctx->running_on)
+		return pmuvirt_fail(err, -1, "context runs on a CPU", -EBUSY);
+	ret = pmuvirt_validate(ctx->pmu, ctl, ctx->max_counters, &img, slots, err);
+	if (ret)
+		return ret;
+	apply_control(ctx, ctl, &img, slots);
 	return 0;
 }
 
@@ -872,10 +903,8 @@ int pmuvirt_arm_counters(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint3
 		if (!(mask & (1u << i)))
 			continue;
 		c->period = period[i];
+		/* remaining[i] ahead, modulo 2^64 if the sample above passed the check's count */
 		c->next_ovf = c->count + remaining[i];
-		/* The sample above added events since the check: saturate, never wrap. */
-		if (c->next_ovf < remaining[i])
-			c->next_ovf = ~(uint64_t)0;
 	}
 	if (!running)
 		return 0;
@@ -989,7 +1018,7 @@ static int pmi_stacked(struct pmuvirt_pcpu *pc, uint32_t status, uint32_t *mask)
 {
 	struct pmuvirt_ctx *ctx = pc->running;
 	uint64_t hits[PMUVIRT_MAX_COUNTERS] PMUVIRT_NOINIT;
-	uint32_t before[PMUVIRT_MAX_COUNTERS] PMUVIRT_NOINIT, which = 0;
+	uint32_t which = 0;
 	bool called = false;
 	unsigned int i;
 	int ret;
@@ -997,17 +1026,14 @@ static int pmi_stacked(struct pmuvirt_pcpu *pc, uint32_t status, uint32_t *mask)
 	if (ctx && !pc->paused) {
 		uint32_t smask = ctx_sample_mask(ctx);
 
-		for (i = 0; smask && i < ctx->nr_counters; i++)
-			before[i] = PMUVIRT_READ_ONCE32(&ctx->counter[i].pending);
-		ret = sample_current(pc, false);
+		/* The boundaries crossed, not the growth of @pending, which saturates. */
+		ret = sample_counters(pc, false, ~(uint32_t)0, smask ? hits : NULL);
 		if (ret)
 			return ret;
 		*mask |= pmuvirt_ctx_pending(ctx);
-		for (i = 0; smask && i < ctx->nr_counters; i++) {
-			hits[i] = ctx->counter[i].pending - before[i];
-			if (ctx->counter[i].pending > before[i])
+		for (i = 0; smask && i < ctx->nr_counters; i++)
+			if (hits[i])
 				which |= 1u << i;
-		}
 		if (which & smask) {
 			ret = emit_samples(pc, ctx, hits, which, false);
 			if (ret)
@@ -1151,9 +1177,12 @@ uint32_t pmuvirt_take_overflows(struct pmuvirt_ctx *ctx, uint32_t *counts)
 
 /*
  * Sample the counters in @which (a counter mask) of the running context;
- * @discard drops the events since their last sample.
+ * @discard drops the events since their last sample.  @hits, if not NULL,
+ * receives per counter the period boundaries its count reached (0 for the
+ * counters outside @which).
  */
-static int sample_counters(struct pmuvirt_pcpu *pc, bool discard, uint32_t which)
+static int sample_counters(struct pmuvirt_pcpu *pc, bool discard, uint32_t which,
+			   uint64_t *hits)
 {
 	struct pmuvirt_ctx *ctx = pc->running;
 	unsigned int i;
@@ -1163,8 +1192,10 @@ static int sample_counters(struct pmuvirt_pcpu *pc, bool discard, uint32_t which
 		return 0;
 	for (i = 0; i < ctx->nr_counters; i++) {
 		struct pmuvirt_counter *c = &ctx->counter[i];
-		uint64_t raw;
+		uint64_t raw, n;
 
+		if (hits)
+			hits[i] = 0;
 		if (!(which & (1u << i)))
 			continue;
 		ret = ops_of(pc)->read(pc, c->slot, &raw);
@@ -1174,7 +1205,9 @@ static int sample_counters(struct pmuvirt_pcpu *pc, bool discard, uint32_t which
 			c->start = raw;
 		else
 			sample(c, slot_of(ctx, i), raw);
-		collect_overflows(c);
+		n = collect_overflows(c);
+		if (hits)
+			hits[i] = n;
 	}
 	publish(ctx);
 	return 0;
@@ -1183,7 +1216,7 @@ static int sample_counters(struct pmuvirt_pcpu *pc, bool discard, uint32_t which
 /* Sample every counter of the running context; @discard drops the events since the last sample. */
 static int sample_current(struct pmuvirt_pcpu *pc, bool discard)
 {
-	return sample_counters(pc, discard, ~(uint32_t)0);
+	return sample_counters(pc, discard, ~(uint32_t)0, NULL);
 }
 
 /* Only the i-mode counters: the a-mode ones need no sample for a take. */
@@ -1195,7 +1228,7 @@ int pmuvirt_collect(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx)
 		return 0;
 	if (ctx->running_on != pc || pc->running != ctx)
 		return -EBUSY;
-	return pc->paused ? 0 : sample_counters(pc, false, ctx->imode_mask);
+	return pc->paused ? 0 : sample_counters(pc, false, ctx->imode_mask, NULL);
 }
 
 int pmuvirt_pause(struct pmuvirt_pcpu *pc)

@@ -131,6 +131,23 @@ uint64_t pmuvirt_div64(uint64_t n, uint64_t d);
 /* Write @ctx's state to its shared record, if it has one (ctx.c). */
 void pmuvirt_ctx_publish(struct pmuvirt_ctx *ctx);
 
+/*
+ * pmuvirt_set_control() of a context that runs on no CPU, without
+ * publishing its shared record: the caller publishes once the context's
+ * state is final (ctx.c).  -EBUSY when @ctx runs; the errors of
+ * pmuvirt_validate(), with @ctx unchanged.
+ */
+int pmuvirt_ctx_load_control(struct pmuvirt_ctx *ctx, const struct pmuvirt_control *ctl,
+			     struct pmuvirt_error *err);
+
+/*
+ * pmuvirt_ctx_restore() of a blob whose first @nr_own counters are the
+ * context's own and the rest a session's: the shared record, published
+ * once when the state is final, shows the own ones (save.c).
+ */
+int pmuvirt_ctx_restore_own(struct pmuvirt_ctx *ctx, const struct pmuvirt_saved_ctx *in,
+			    unsigned int nr_own, struct pmuvirt_error *err);
+
 /* Set @err (if not NULL) and return @code. */
 int pmuvirt_fail(struct pmuvirt_error *err, int counter, const char *reason, int code);
 

@@ -93,11 +93,16 @@ static int check_blob(const struct pmuvirt_saved_ctx *in, struct pmuvirt_error *
 	if (n > PMUVIRT_MAX_COUNTERS)
 		return pmuvirt_fail(err, -1, "saved context: too many counters", -EINVAL);
 	for (i = 0; i < PMUVIRT_MAX_COUNTERS; i++) {
+		const struct pmuvirt_counter_ctl *cc = &in->ctl.counter[i];
 		uint64_t next = in->next_ovf[i], count = in->count[i], period = in->period[i];
 
 		if (i >= n) {
 			if (count || period || next || in->pending[i])
 				return pmuvirt_fail(err, (int)i, "saved context: state past the last counter",
+						    -EINVAL);
+			/* pmuvirt_ctx_save() clears them; pmuvirt_validate() does not look. */
+			if (cc->event || cc->period || cc->flags || cc->reserved)
+				return pmuvirt_fail(err, (int)i, "saved control past the last counter",
 						    -EINVAL);
 			continue;
 		}
@@ -109,15 +114,16 @@ static int check_blob(const struct pmuvirt_saved_ctx *in, struct pmuvirt_error *
 		}
 		if (!period || period > PMUVIRT_PERIOD_MAX)
 			return pmuvirt_fail(err, (int)i, "saved period out of range", -EINVAL);
-		if (next <= count || next - count > PMUVIRT_ARM_REMAINING_MAX)
-			return pmuvirt_fail(err, (int)i, "saved next notification not ahead of the count",
+		/* Modulo 2^64, as the counter counts (ctx.c, collect_overflows()). */
+		if (next == count || next - count > PMUVIRT_ARM_REMAINING_MAX)
+			return pmuvirt_fail(err, (int)i, "saved next notification not 1 to 2^63 ahead",
 					    -EINVAL);
 	}
 	return 0;
 }
 
-int pmuvirt_ctx_restore(struct pmuvirt_ctx *ctx, const struct pmuvirt_saved_ctx *in,
-			struct pmuvirt_error *err)
+int pmuvirt_ctx_restore_own(struct pmuvirt_ctx *ctx, const struct pmuvirt_saved_ctx *in,
+			    unsigned int nr_own, struct pmuvirt_error *err)
 {
 	unsigned int i;
 	int ret;
@@ -130,7 +136,7 @@ int pmuvirt_ctx_restore(struct pmuvirt_ctx *ctx, const struct pmuvirt_saved_ctx 
 	if (ret)
 		return ret;
 	/* Validates the control and changes nothing unless it is good. */
-	ret = pmuvirt_set_control(NULL, ctx, &in->ctl, err);
+	ret = pmuvirt_ctx_load_control(ctx, &in->ctl, err);
 	if (ret)
 		return ret;
 	for (i = 0; i < ctx->nr_counters; i++) {
@@ -143,6 +149,14 @@ int pmuvirt_ctx_restore(struct pmuvirt_ctx *ctx, const struct pmuvirt_saved_ctx 
 			c->pending = in->pending[i];
 		}
 	}
+	ctx->nr_shared = (uint16_t)(nr_own < ctx->nr_counters ? nr_own : ctx->nr_counters);
+	/* Once, with the final state: a reader never sees the counts zeroed on the way. */
 	pmuvirt_ctx_publish(ctx);
 	return 0;
+}
+
+int pmuvirt_ctx_restore(struct pmuvirt_ctx *ctx, const struct pmuvirt_saved_ctx *in,
+			struct pmuvirt_error *err)
+{
+	return pmuvirt_ctx_restore_own(ctx, in, PMUVIRT_MAX_COUNTERS, err);
 }

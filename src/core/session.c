@@ -50,13 +50,28 @@ int pmuvirt_session_fits(const struct pmuvirt_pmu *pmu, const struct pmuvirt_con
 	return ret;
 }
 
+/* @ctx counts @to from zero, its first @nr_own counters its own: published once. */
+static int recount_fresh(struct pmuvirt_ctx *ctx, const struct pmuvirt_control *to,
+			 unsigned int nr_own, struct pmuvirt_error *err)
+{
+	int ret = pmuvirt_ctx_load_control(ctx, to, err);
+
+	if (ret)
+		return ret;
+	ctx->nr_shared = (uint16_t)nr_own;
+	pmuvirt_ctx_publish(ctx);
+	return 0;
+}
+
 /*
- * @ctx counts @from; make it count @to, whose first counters are @from's,
- * keeping their state.  Refused unless the caller's arguments are sound
- * (@args_ok) and @ctx is off every CPU.
+ * @ctx counts @from; make it count @to, whose first @keep counters are
+ * @from's, keeping their state, and whose first @nr_own are the owner's
+ * to see.  Refused unless the caller's arguments are sound (@args_ok) and
+ * @ctx is off every CPU.  The shared record is published once, with the
+ * final state.
  */
 static int recount(struct pmuvirt_ctx *ctx, bool args_ok, const struct pmuvirt_control *from,
-		   const struct pmuvirt_control *to, unsigned int keep,
+		   const struct pmuvirt_control *to, unsigned int keep, unsigned int nr_own,
 		   struct pmuvirt_saved_ctx *blob, struct pmuvirt_error *err)
 {
 	unsigned int i;
@@ -67,24 +82,27 @@ static int recount(struct pmuvirt_ctx *ctx, bool args_ok, const struct pmuvirt_c
 	if (ctx->running_on)
 		return pmuvirt_fail(err, -1, "context runs on a CPU", -EBUSY);
 	if (!(ctx->flags & PMUVIRT_CTX_HAS_CONTROL) || !from || !keep)
-		return pmuvirt_set_control(NULL, ctx, to, err);
+		return recount_fresh(ctx, to, nr_own, err);
 	ret = pmuvirt_ctx_save(ctx, from, blob);
 	/* A faulted context's counts are not known: it starts again. */
 	if (ret == -EFAULT)
-		return pmuvirt_set_control(NULL, ctx, to, err);
+		return recount_fresh(ctx, to, nr_own, err);
 	if (ret)
 		return pmuvirt_fail(err, -1, "the context does not count that control", ret);
 	blob->ctl = *to;
 	for (i = keep; i < PMUVIRT_MAX_COUNTERS; i++) {
 		uint64_t period = i < to->nr_counters ? to->counter[i].period : 0;
 
+		/* As pmuvirt_ctx_save() leaves them: nothing past the last counter. */
+		if (i >= to->nr_counters)
+			blob->ctl.counter[i] = (struct pmuvirt_counter_ctl){ 0 };
 		blob->count[i] = 0;
 		blob->period[i] = period;
 		blob->next_ovf[i] = period;
 		blob->pending[i] = 0;
 	}
 	blob->check = pmuvirt_saved_check(blob);
-	return pmuvirt_ctx_restore(ctx, blob, err);
+	return pmuvirt_ctx_restore_own(ctx, blob, nr_own, err);
 }
 
 int pmuvirt_ctx_join(struct pmuvirt_ctx *ctx, const struct pmuvirt_control *own,
@@ -94,12 +112,10 @@ int pmuvirt_ctx_join(struct pmuvirt_ctx *ctx, const struct pmuvirt_control *own,
 {
 	unsigned int n = own ? own->nr_counters : 0;
 	int ret = recount(ctx, ctx && merged && scratch && (!w || fill) && n <= merged->nr_counters,
-			  own, merged, n, scratch, err);
+			  own, merged, n, n, scratch, err);
 
 	if (ret)
 		return ret;
-	ctx->nr_shared = (uint16_t)n;
-	pmuvirt_ctx_publish(ctx);
 	return pmuvirt_ctx_attach_samples(ctx, w, fill, arg);
 }
 
@@ -109,7 +125,7 @@ int pmuvirt_ctx_leave(struct pmuvirt_ctx *ctx, const struct pmuvirt_control *own
 {
 	unsigned int n = own ? own->nr_counters : 0;
 	int ret = recount(ctx, ctx && own && merged && scratch && n <= merged->nr_counters,
-			  merged, own, n, scratch, err);
+			  merged, own, n, n, scratch, err);
 
 	if (ret)
 		return ret;

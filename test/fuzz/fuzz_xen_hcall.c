@@ -22,10 +22,13 @@
  * and without a PMU that can leave Xen out; MAP_PHYS's count and guest
  * frames are accepted exactly when the count is the domain's and every
  * frame is below the guest's limit and named once; a blob of the save
- * stream (the pseudo-command FUZZ_RESTORE) comes back into a fresh VCPU
- * context exactly when pmuvirt_ctx_restore() and the privilege rule
- * accept it, then saves to the same state, and a refusal leaves the
- * context as it was; PROF_START's description is accepted exactly when it
+ * stream (the pseudo-command FUZZ_RESTORE) is refused by Xen exactly when
+ * pmuvirt_ctx_restore() or the privilege rule refuses it, a refusal
+ * leaves the context as it was, and whatever restores is a state the
+ * library makes: it saves back byte for byte and restores again to the
+ * same state, and after events its i-mode counters have notified exactly
+ * at the boundaries passed (modulo 2^64) and it saves and restores again;
+ * PROF_START's description is accepted exactly when it
  * keeps the rules of xen.h, and an accepted one that the PMU can count
  * joins the context a exactly when pmuvirt_session_fits() says both fit
  * (the merged control valid on the PMU), keeping a's own counts across
@@ -38,9 +41,12 @@
  * byte (bit 7: four raw command bytes follow), with op bit 2 a two-byte
  * length (else the command's size), then the argument bytes; op bit 3
  * sets a valid header, bit 4 clears the reserved field, bit 5 makes a
- * SET_POLICY's policy well formed more often than not; a MAP_PHYS record
- * ends with one byte (the domain's frame count, low 3 bits, and the
- * guest's physical address width) and up to 8 guest frames of 8 bytes.
+ * SET_POLICY's policy well formed more often than not and gives a
+ * FUZZ_RESTORE blob a good header and check (bit 6 also a control that
+ * is valid more often than not, no state a save would not write and next
+ * notifications in range); a MAP_PHYS record ends with one byte (the
+ * domain's frame count, low 3 bits, and the guest's physical address
+ * width) and up to 8 guest frames of 8 bytes.
  */
 #include "fuzz_rig.h"
 #include <pmuvirt/xen.h>
@@ -330,6 +336,101 @@ static void map_phys(const struct pmuvirt_xen_map_phys *op)
 /* Not a command: its argument is a saved VCPU context Xen restores. */
 #define FUZZ_RESTORE	0x52455354u
 
+/* What two suspended contexts count, and how far they are (not their stamps or raw starts). */
+static void same_state(const struct pmuvirt_ctx *x, const struct pmuvirt_ctx *y)
+{
+	unsigned int i;
+
+	if (x->nr_counters != y->nr_counters || x->nr_shared != y->nr_shared ||
+	    x->flags != y->flags || x->imode_mask != y->imode_mask ||
+	    x->sample_mask != y->sample_mask || x->values_mask != y->values_mask ||
+	    memcmp(&x->img, &y->img, sizeof(x->img)))
+		abort();
+	for (i = 0; i < x->nr_counters; i++) {
+		const struct pmuvirt_counter *a = &x->counter[i], *b = &y->counter[i];
+
+		if (a->count != b->count || a->next_ovf != b->next_ovf || a->period != b->period ||
+		    a->pending != b->pending || a->slot != b->slot || a->event != b->event ||
+		    a->width != b->width)
+			abort();
+	}
+}
+
+/* @ctx saves to *@out, which restores into a fresh context with the same state. */
+static void saves_and_restores(struct rig *r, const struct pmuvirt_ctx *ctx,
+			       const struct pmuvirt_control *ctl, struct pmuvirt_saved_ctx *out)
+{
+	struct pmuvirt_ctx *again = calloc(1, r->csize);
+	struct pmuvirt_saved_ctx out2;
+
+	if (!again || pmuvirt_ctx_init(again, r->csize, &r->pmu))
+		abort();
+	if (pmuvirt_ctx_save(ctx, ctl, out) || pmuvirt_ctx_restore(again, out, NULL))
+		abort();
+	same_state(ctx, again);
+	if (pmuvirt_ctx_save(again, ctl, &out2) || memcmp(out, &out2, sizeof(out2)))
+		abort();
+	free(again);
+}
+
+/*
+ * The restored context counts, suspended and resumed now and then (each
+ * suspension samples its counters): every i-mode counter notifies exactly
+ * at the boundaries its count passes, modulo 2^64 like the count (no more,
+ * no less, across 2^64 too), and it saves and restores again afterwards.
+ */
+static void restored_counts(struct rig *r, struct pmuvirt_ctx *ctx,
+			    const struct pmuvirt_control *ctl)
+{
+	struct pmuvirt_counter before[PMUVIRT_MAX_COUNTERS];
+	struct pmuvirt_ctx *prev = r->pc.running;
+	struct pmuvirt_saved_ctx out;
+	uint64_t m = 3 * 4096;
+	unsigned int i, k;
+
+	memcpy(before, ctx->counter, ctx->nr_counters * sizeof(before[0]));
+	for (i = 0; i < ctx->nr_counters; i++) {
+		const struct pmuvirt_counter *c = &ctx->counter[i];
+
+		if (c->period && c->period < m)
+			m = c->period;
+		if (c->period && c->next_ovf - c->count < m)
+			m = c->next_ovf - c->count;
+	}
+	/* a third of the shortest distance a step: a suspension lands between two boundaries */
+	for (k = 0; k < 48; k++) {
+		if (pmuvirt_switch(&r->pc, ctx))
+			abort();
+		if (fakehw_run(r->hw, (enum fakehw_event)(k % 3), m >= 3 ? m / 3 : 1, k & 1))
+			abort();
+		if (pmuvirt_switch(&r->pc, NULL) || (ctx->flags & PMUVIRT_CTX_FAULTED))
+			abort();
+	}
+	rig_check(r);
+	for (i = 0; i < ctx->nr_counters; i++) {
+		const struct pmuvirt_counter *b = &before[i], *c = &ctx->counter[i];
+		uint64_t e = c->count - b->count, d = b->next_ovf - b->count, n, want;
+
+		if (!b->period)
+			continue;
+		n = e < d ? 0 : 1 + (e - d) / b->period;
+		want = b->pending + n > 0xffffffffu ? 0xffffffffu : b->pending + n;
+		if (c->pending != want || c->next_ovf != b->next_ovf + n * b->period)
+			abort();
+	}
+	saves_and_restores(r, ctx, ctl, &out);
+	if (prev)
+		pmuvirt_switch(&r->pc, prev);
+	rig_check(r);
+}
+
+/*
+ * As Xen restores a blob: pmuvirt_ctx_restore(), then the rule of the
+ * domain it lands in.  A refused blob changes nothing.  An accepted one
+ * is a state the library makes: it saves back byte for byte, restores
+ * again to the same state, and counts on from there as a context of the
+ * library's own would.
+ */
 static void restore(struct rig *r, const union xen_arg *u)
 {
 	const struct pmuvirt_saved_ctx *in = (const struct pmuvirt_saved_ctx *)u->bytes;
@@ -338,13 +439,11 @@ static void restore(struct rig *r, const union xen_arg *u)
 	struct pmuvirt_saved_ctx out;
 	struct pmuvirt_control ctl;
 	struct pmuvirt_error err;
-	unsigned int i, n;
 	int priv, ret, rule;
 
 	if (!ctx || !fresh || pmuvirt_ctx_init(ctx, r->csize, &r->pmu))
 		abort();
 	memcpy(fresh, ctx, r->csize);
-	/* as Xen restores it: the blob, then the rule of the domain it lands in */
 	ret = pmuvirt_ctx_restore(ctx, in, &err);
 	priv = pmuvirt_xen_check_saved(in, pv, r->pmu.caps, &err);
 	/* refused as the rule refuses, or because the rule would rewrite it */
@@ -357,19 +456,54 @@ static void restore(struct rig *r, const union xen_arg *u)
 	if (ret) {
 		if (memcmp(ctx, fresh, r->csize))
 			abort();	/* a refused blob changes nothing */
-	} else if (!priv) {
-		/* it came back as it was saved */
-		n = in->ctl.nr_counters;
-		if (ctx->nr_counters != n || pmuvirt_ctx_save(ctx, &in->ctl, &out))
+	} else {
+		if (ctx->nr_counters != in->ctl.nr_counters)
 			abort();
-		for (i = 0; i < n; i++)
-			if (out.count[i] != in->count[i] || out.period[i] != in->period[i] ||
-			    out.next_ovf[i] != in->next_ovf[i] || out.pending[i] != in->pending[i] ||
-			    memcmp(&out.ctl.counter[i], &in->ctl.counter[i], sizeof(out.ctl.counter[i])))
-				abort();
+		saves_and_restores(r, ctx, &in->ctl, &out);
+		if (memcmp(&out, in, sizeof(out)))
+			abort();	/* the blob as pmuvirt_ctx_save() makes it */
+		restored_counts(r, ctx, &in->ctl);
 	}
+	pmuvirt_ctx_release(ctx);
 	free(ctx);
 	free(fresh);
+}
+
+/*
+ * A fuzzed blob that gets past the header and the check: with @tame also
+ * a control that is valid more often than not, no state where a save
+ * leaves none and next notifications 1 to 2^63 events ahead.
+ */
+static void restore_tame(union xen_arg *u, bool tame)
+{
+	struct pmuvirt_saved_ctx *s = (struct pmuvirt_saved_ctx *)u->bytes;
+	unsigned int i;
+
+	s->magic = PMUVIRT_SAVED_MAGIC;
+	s->version = PMUVIRT_SAVED_VERSION;
+	s->size = sizeof(*s);
+	s->flags = 0;
+	s->reserved = 0;
+	if (tame) {
+		rig_tame(&s->ctl, false);
+		for (i = 0; i < PMUVIRT_MAX_COUNTERS; i++) {
+			if (i < s->ctl.nr_counters && s->ctl.counter[i].period) {
+				s->period[i] = s->period[i] % PMUVIRT_PERIOD_MAX + 1;
+				/* 1 to 2^63 ahead, modulo 2^64 */
+				s->next_ovf[i] = s->count[i] + 1 +
+						 s->next_ovf[i] % PMUVIRT_ARM_REMAINING_MAX;
+				continue;
+			}
+			if (i >= s->ctl.nr_counters) {
+				memset(&s->ctl.counter[i], 0, sizeof(s->ctl.counter[i]));
+				s->count[i] = 0;
+			}
+			s->period[i] = 0;
+			s->next_ovf[i] = 0;
+			s->pending[i] = 0;
+		}
+	}
+	s->check = pmuvirt_saved_check(s);
 }
 
 /* The last policy SET_POLICY accepted, NULL before. */
@@ -646,6 +780,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			gfn_limit = (uint64_t)1 << (20 + (b >> 3));	/* 32- to 63-bit addresses */
 			take(&data, &size, gfns, sizeof(gfns[0]) * dom_frames);
 		}
+		if (cmd == FUZZ_RESTORE && (op & 0x20))
+			restore_tame(&u, op & 0x40);
 		hypercall(&r, cmd, &u, len);
 		if (cmd == FUZZ_RESTORE)
 			restore(&r, &u);

@@ -92,14 +92,17 @@ def fnv1a(b):
     return h
 
 
-def restore(counters, counts, periods=(), next_ovf=(), pending=()):
-    """The pseudo-command FUZZ_RESTORE: a struct pmuvirt_saved_ctx."""
+def restore(counters, counts, periods=(), next_ovf=(), pending=(), op=0x04):
+    """The pseudo-command FUZZ_RESTORE: a struct pmuvirt_saved_ctx.
+
+    op 0x24 keeps the header and check good under mutation, 0x64 the
+    structure too (fuzz_xen_hcall.c)."""
     def arr(fmt, vals):
         return b''.join(struct.pack(fmt, vals[i] if i < len(vals) else 0) for i in range(MAX))
     blob = struct.pack('<4I', 0x504d5653, 1, 872, 0) + control(counters) + arr('<Q', counts) + \
         arr('<Q', periods) + arr('<Q', next_ovf) + arr('<I', pending) + struct.pack('<I', 0)
     blob += struct.pack('<I', fnv1a(blob))
-    return bytes([0x04, 0x80]) + struct.pack('<IH', 0x52455354, len(blob)) + blob
+    return bytes([op, 0x80]) + struct.pack('<IH', 0x52455354, len(blob)) + blob
 
 
 # allow the TSC and raw event 0xc0 with any unit mask but 0x01
@@ -163,6 +166,12 @@ XEN = {
     'restore': xen_seed(2, True, [restore([(EV_TSC, 0, 0)], [123456]),
                                   restore([(EV_CYCLES, 1000, 0x23)], [5000], [1000], [5500], [2]),
                                   READ]),
+    # a count near 2^64 whose next notification wraps past it
+    'restore-wrap': xen_seed(2, True, [restore([(EV_INSTRUCTIONS, 1000, USER)], [2**64 - 1500],
+                                               [1000], [2**64 - 500], [0], op=0x24),
+                                       restore([(EV_TSC, 0, 0), (EV_INSTRUCTIONS, 100, USER)],
+                                               [7, 2**64 - 30], [0, 100], [0, 50], [0, 3],
+                                               op=0x64), READ]),
     'bad-restore': xen_seed(2, True, [restore([(EV_INSTRUCTIONS, 0, 0x2)], [99]),
                                       restore([(EV_CYCLES, 1000, 0x3)], [5000], [1000], [5500]),
                                       restore([(EV_TSC, 0, 0)], [1], [5])]),

@@ -207,16 +207,95 @@ static void test_impossible_blob(void **state)
 	REFUSE(bad.period[1] = PMUVIRT_PERIOD_MAX + 1, -EINVAL);
 	REFUSE(bad.next_ovf[1] = bad.count[1], -EINVAL);	/* already past */
 	REFUSE(bad.count[1] = 0; bad.next_ovf[1] = PMUVIRT_ARM_REMAINING_MAX + 1, -EINVAL);
+	REFUSE(bad.next_ovf[1] = bad.count[1] - 1, -EINVAL);	/* behind the count */
+	/* 2^63 + 1 ahead, across 2^64 */
+	REFUSE(bad.count[1] = ~0ull - 9; bad.next_ovf[1] = PMUVIRT_ARM_REMAINING_MAX - 9, -EINVAL);
+	/* a counter of the control past the last one, which a save clears */
+	REFUSE(bad.ctl.counter[3].event = PMUVIRT_EV_CYCLES, -EINVAL);
+	REFUSE(bad.ctl.counter[15].period = 1000, -EINVAL);
+	REFUSE(bad.ctl.counter[4].flags = U, -EINVAL);
+	REFUSE(bad.ctl.counter[3].reserved = 1, -EINVAL);
 	REFUSE(bad.ctl.counter[0].flags = 0x80, -EINVAL);	/* control: reserved bit */
 	REFUSE(bad.ctl.counter[1].period = 0, -EINVAL);	/* control says a-mode */
 	/* A control this PMU cannot hold: five i-mode general counters on four. */
 	REFUSE(five_general(&bad), -ENOSPC);
 #undef REFUSE
-	/* The unchanged blob is accepted. */
+	/* The unchanged blob is accepted, and so are the bounds. */
 	bad = blob;
 	assert_int_equal(pmuvirt_ctx_restore(t.ctx, &bad, NULL), 0);
 	assert_int_equal(rig_val(t.ctx, 1), 2500);
+	bad.next_ovf[1] = bad.count[1] + PMUVIRT_ARM_REMAINING_MAX;
+	reseal(&bad);
+	assert_int_equal(pmuvirt_ctx_restore(t.ctx, &bad, NULL), 0);
+	bad.next_ovf[1] = bad.count[1] + 1;
+	reseal(&bad);
+	assert_int_equal(pmuvirt_ctx_restore(t.ctx, &bad, NULL), 0);
 	target_free(&t);
+}
+
+/* Notifications of counter 1 taken from @ctx. */
+static uint32_t taken(struct pmuvirt_ctx *ctx)
+{
+	uint32_t counts[PMUVIRT_MAX_COUNTERS];
+
+	pmuvirt_take_overflows(ctx, counts);
+	return counts[1];
+}
+
+/*
+ * A logical count near 2^64: its next notification point passes 2^64 and
+ * wraps below the count, as a 64-bit counter would.  The notifications
+ * keep their period across the wrap, one each, and every state on the way
+ * saves and restores, here and on another PMU.
+ */
+static void test_end_of_range(void **state)
+{
+	struct pmuvirt_saved_ctx blob, again;
+	struct pmuvirt_control ctl;
+	struct rig_cpu *c, *d;
+	struct pmuvirt_ctx *ctx, *moved;
+
+	make_blob(&blob, &ctl);
+	blob.count[1] = ~0ull - 1499;
+	blob.next_ovf[1] = ~0ull - 499;
+	blob.pending[1] = 0;
+	reseal(&blob);
+	c = cpu_new(&rig_intel_v4, 0);
+	ctx = rig_ctx_alloc(&c->pmu, NR);
+	assert_int_equal(pmuvirt_ctx_restore(ctx, &blob, NULL), 0);
+	assert_int_equal(pmuvirt_switch_in(&c->pc, ctx), 0);
+	rig_run(c->hw, FAKEHW_BRANCHES, 1200, false);
+	assert_int_equal(pmuvirt_switch_out(&c->pc), 0);
+	assert_int_equal(rig_val(ctx, 1), ~0ull - 299);
+	assert_int_equal(taken(ctx), 1);
+	/* The next point, 500, is below the count: saved and restored as it is. */
+	assert_int_equal(pmuvirt_ctx_save(ctx, &ctl, &again), 0);
+	assert_int_equal(again.next_ovf[1], 500);
+	d = cpu_new(&(struct fakehw_x86_config){ .vendor = FAKEHW_AMD, .amd_family = 0x17,
+						 .amd_core_ext = true }, 1);
+	moved = rig_ctx_alloc(&d->pmu, NR);
+	assert_int_equal(pmuvirt_ctx_restore(moved, &again, NULL), 0);
+	assert_int_equal(pmuvirt_switch_in(&d->pc, moved), 0);
+	rig_run(d->hw, FAKEHW_BRANCHES, 799, false);
+	assert_int_equal(d->ovf, 0);
+	rig_run(d->hw, FAKEHW_BRANCHES, 1, false);
+	assert_int_equal(d->ovf, 1u << 1);	/* at 500, past 2^64 */
+	rig_run(d->hw, FAKEHW_BRANCHES, 2000, false);
+	assert_int_equal(pmuvirt_switch_out(&d->pc), 0);
+	assert_int_equal(rig_val(moved, 1), 2500);
+	assert_int_equal(taken(moved), 3);
+	assert_int_equal(pmuvirt_ctx_save(moved, &ctl, &again), 0);
+	assert_int_equal(again.next_ovf[1], 3500);
+	rig_ctx_free(moved);
+	cpu_free(d);
+	/* The first context goes on the same way. */
+	assert_int_equal(pmuvirt_switch_in(&c->pc, ctx), 0);
+	rig_run(c->hw, FAKEHW_BRANCHES, 2800, false);
+	assert_int_equal(pmuvirt_switch_out(&c->pc), 0);
+	assert_int_equal(taken(ctx), 3);
+	assert_int_equal(pmuvirt_ctx_save(ctx, &ctl, &blob), 0);
+	rig_ctx_free(ctx);
+	cpu_free(c);
 }
 
 static void test_save_refused(void **state)
@@ -260,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_corrupted_blob),
 		cmocka_unit_test(test_impossible_blob),
+		cmocka_unit_test(test_end_of_range),
 		cmocka_unit_test(test_save_refused),
 	};
 

@@ -283,6 +283,46 @@ static void test_full_ring(void **state)
 	cpu_free(c);
 }
 
+/*
+ * A thread that never takes its notifications: once its pending count is
+ * saturated at 0xffffffff, every PMI that finds boundaries still makes its
+ * record, with the boundaries as its weight.
+ */
+static void test_saturated_pending(void **state)
+{
+	static const struct pmuvirt_counter_ctl ctr = {
+		.event = PMUVIRT_EV_INSTRUCTIONS, .flags = U | S, .period = 100 };
+	struct cpu *c = cpu_new(false);
+	struct pmuvirt_sample out[16];
+	struct pmuvirt_ctx *ctx;
+	struct ring g;
+	uint32_t mask;
+	int n, i;
+
+	ring_new(&g, 16);
+	ctx = rig_ctx_new_n(&c->r.pmu, 1, &ctr);
+	ctx->counter[0].pending = 0xffffffffu - 2;
+	assert_int_equal(pmuvirt_ctx_attach_samples(ctx, &g.w, fill, c), 0);
+	assert_int_equal(pmuvirt_switch_in(&c->r.pc, ctx), 0);
+	c->ip = IP_A;
+	rig_run(c->r.hw, FAKEHW_INSTRUCTIONS, 1000, false);
+	/* Three periods before the PMI is taken: one record, weight 3. */
+	fakehw_set_pmi(c->r.hw, NULL, NULL);
+	rig_run(c->r.hw, FAKEHW_INSTRUCTIONS, 300, false);
+	assert_int_equal(pmuvirt_pmi(&c->r.pc, &mask), 0);
+	assert_int_equal(mask, 1);
+	n = pmuvirt_sample_read(&g.r, out, 16);
+	assert_int_equal(n, 11);
+	for (i = 0; i < n; i++)
+		assert_int_equal(out[i].weight, i < 10 ? 1 : 3);
+	assert_int_equal(ctx->counter[0].pending, 0xffffffffu);
+	assert_int_equal(pmuvirt_sample_lost(&g.r), 0);
+	assert_int_equal(pmuvirt_switch_out(&c->r.pc), 0);
+	rig_ctx_free(ctx);
+	free(g.mem);
+	cpu_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -291,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_split_ppc),
 		cmocka_unit_test(test_values_weight),
 		cmocka_unit_test(test_full_ring),
+		cmocka_unit_test(test_saturated_pending),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -339,6 +339,72 @@ static void test_sample_stacked(void **state)
 }
 
 /*
+ * A recorder's thread never takes its notifications, so after 2^32 periods
+ * its pending count stays saturated at 0xffffffff: every guest PMI that
+ * finds boundaries still makes its record, and a full ring counts the
+ * records it has no room for as lost.
+ */
+static void test_sample_stacked_saturated(void **state)
+{
+	struct world *w = world_new(7);
+	struct pmuvirt_control ctl;
+	struct pmuvirt_sample_writer sw;
+	struct pmuvirt_sample_reader r;
+	struct pmuvirt_sample out[8];
+	uint64_t per[1] = { 100 }, ip = 0, total = 0, weight = 0;
+	unsigned int k, pmis = 0;
+	size_t size = pmuvirt_sample_ring_bytes(8, 128);
+	void *mem = aligned_alloc(64, size);
+	uint32_t mask;
+
+	make_control(&ctl, 1, ev_ic, per);
+	ctl.counter[0].flags |= PMUVIRT_CTR_SAMPLE;
+	assert_int_equal(pmuvirt_set_control(NULL, w->t[0], &ctl, NULL), 0);
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(pmuvirt_sample_init(&sw, mem, size, 8, 128), 0);
+	assert_int_equal(pmuvirt_sample_reader_init(&r, mem, size), 0);
+	assert_int_equal(pmuvirt_ctx_attach_samples(w->t[0], &sw, stacked_fill, &ip), 0);
+	w->t[0]->counter[0].pending = 0xffffffffu - 3;
+	schedule(w, 0);
+	assert_int_equal(pmuvirt_switch(&w->v[0].gpc, w->t[0]), 0);
+	for (k = 0; k < 40; k++) {
+		uint64_t steps = 1 + (k * 53) % 250;
+
+		ip = 0x1000 + k;
+		w->hw.last_ovf = 0;
+		mock_run(&w->hw, PMUVIRT_EV_INSTRUCTIONS, steps);
+		total += steps;
+		if (!w->hw.last_ovf)
+			continue;
+		pmuvirt_take_overflows(w->v[0].ctx, NULL);
+		assert_int_equal(pmuvirt_pmi(&w->v[0].gpc, &mask), 0);
+		assert_int_equal(mask, 1);
+		assert_int_equal(pmuvirt_sample_read(&r, out, 8), 1);
+		assert_int_equal(out[0].ip, ip);
+		weight += out[0].weight;
+		pmuvirt_sample_publish(&r);
+	}
+	assert_int_equal(weight, total / 100);
+	assert_int_equal(w->t[0]->counter[0].pending, 0xffffffffu);
+	/* Nobody reads the ring: 8 records fit, the others are lost, counted. */
+	for (k = 0; k < 20; k++) {
+		w->hw.last_ovf = 0;
+		mock_run(&w->hw, PMUVIRT_EV_INSTRUCTIONS, 100);
+		if (!w->hw.last_ovf)
+			continue;
+		pmuvirt_take_overflows(w->v[0].ctx, NULL);
+		assert_int_equal(pmuvirt_pmi(&w->v[0].gpc, &mask), 0);
+		pmis++;
+	}
+	assert_int_equal(pmis, 20);
+	assert_int_equal(pmuvirt_sample_pending(&r), 8);
+	assert_int_equal(pmuvirt_sample_lost(&r), 12);
+	assert_int_equal(pmuvirt_switch(&w->v[0].gpc, NULL), 0);
+	free(mem);
+	world_free(w);
+}
+
+/*
  * A guest VCPU that goes idle leaves its last thread's i-mode counter armed
  * below; the first virtual interrupt with no thread running parks it.  A
  * smaller image after a larger one is loaded, never mistaken for cached.
@@ -554,6 +620,7 @@ int main(void)
 		cmocka_unit_test(test_imode_two_levels),
 		cmocka_unit_test(test_collect_stacked),
 		cmocka_unit_test(test_sample_stacked),
+		cmocka_unit_test(test_sample_stacked_saturated),
 		cmocka_unit_test(test_idle_vcpu_quiet),
 		cmocka_unit_test(test_user_read_injection),
 		cmocka_unit_test(test_nesting),

@@ -197,6 +197,27 @@ static void test_mode(void **state)
 				 pmuvirt_xen_prof_mode(&cases[i].w), cases[i].mode);
 }
 
+/* What the core puts in a record with PMUVIRT_CTR_SAMPLE_VALUES, before the host's part. */
+static void with_values(struct pmuvirt_sample *s)
+{
+	s->flags = PMUVIRT_SAMPLE_VALUES;
+	s->nr_values = 2;
+	s->value[0] = 99;
+	s->value[1] = 4242;
+	s->tid = 0x55;
+}
+
+static void assert_no_values(const struct pmuvirt_sample *s)
+{
+	unsigned int i;
+
+	assert_int_equal(s->flags & PMUVIRT_SAMPLE_VALUES, 0);
+	assert_int_equal(s->nr_values, 0);
+	for (i = 0; i < PMUVIRT_MAX_COUNTERS; i++)
+		assert_int_equal(s->value[i], 0);
+	assert_int_equal(s->tid, 0);
+}
+
 /* A record names the domain, the VCPU and the mode; guest IPs only of named domains. */
 static void test_record(void **state)
 {
@@ -229,22 +250,36 @@ static void test_record(void **state)
 	assert_int_equal(s.ip, 0x401000);
 	assert_int_equal(s.flags, PMUVIRT_SAMPLE_VALUES | PMUVIRT_SAMPLE_USER);
 
-	/* A domain the session does not name: mode and domain, no guest IP. */
-	s.flags = 0;
+	/*
+	 * A domain the session does not name: mode and domain only, no guest
+	 * IP, no VCPU, none of the counter values the core put in.
+	 */
+	with_values(&s);
 	pmuvirt_xen_prof_record(&s, &user, 9, 1, false, 779);
 	assert_int_equal(s.ip, 0);
 	assert_int_equal(s.flags, PMUVIRT_SAMPLE_USER | PMUVIRT_SAMPLE_NO_IP);
 	assert_int_equal(s.domain, 9);
+	assert_no_values(&s);
+	with_values(&s);
 	pmuvirt_xen_prof_record(&s, &kern, 9, 1, false, 779);
 	assert_int_equal(s.ip, 0);
 	assert_int_equal(s.flags, PMUVIRT_SAMPLE_NO_IP);
-	/* ... but Xen's own work on its behalf is Xen's, named. */
+	assert_no_values(&s);
+	/* ... but Xen's own work on its behalf is Xen's, named: its IP, still no values. */
+	with_values(&s);
 	pmuvirt_xen_prof_record(&s, &xen, 9, 1, false, 780);
 	assert_int_equal(s.ip, 0xffff82d040312345ull);
 	assert_int_equal(s.flags, PMUVIRT_SAMPLE_HYPERVISOR);
-	pmuvirt_xen_prof_record(&s, &xen, PMUVIRT_XEN_DOMID_IDLE, 0, false, 781);
+	assert_int_equal(s.domain, 9);
+	assert_no_values(&s);
+	/* An idle PCPU is Xen's: the PCPU and the values stay. */
+	with_values(&s);
+	pmuvirt_xen_prof_record(&s, &xen, PMUVIRT_XEN_DOMID_IDLE, 3, false, 781);
 	assert_int_equal(s.domain, PMUVIRT_XEN_DOMID_IDLE);
-	assert_int_equal(s.flags, PMUVIRT_SAMPLE_HYPERVISOR);
+	assert_int_equal(s.flags, PMUVIRT_SAMPLE_HYPERVISOR | PMUVIRT_SAMPLE_VALUES);
+	assert_int_equal(s.tid, 3);
+	assert_int_equal(s.nr_values, 2);
+	assert_int_equal(s.value[1], 4242);
 }
 
 static void ctl_of(struct pmuvirt_control *ctl, unsigned int n, const struct pmuvirt_counter_ctl *c)
@@ -411,6 +446,7 @@ static void test_join_leave(void **state)
 	struct pmuvirt_ctx *ctx;
 	struct pmuvirt_xen_arm arm;
 	uint8_t *snap;
+	uint32_t seq;
 	int n, i;
 
 	(void)state;
@@ -448,13 +484,21 @@ static void test_join_leave(void **state)
 						  NULL), -ENOSPC);
 		assert_memory_equal(snap, ctx, pmuvirt_ctx_size(PMUVIRT_MAX_COUNTERS));
 	}
+	/*
+	 * A reader of the record (another VCPU's thread) sees every publication:
+	 * there is one, with the final state, so never a count dropped to zero
+	 * or the session's counters on the way.
+	 */
+	seq = rec.seq;
 	assert_int_equal(pmuvirt_ctx_join(ctx, &own, &merged, &s.w, spot_fill, &sp, s.scratch,
 					  NULL), 0);
+	assert_int_equal(rec.seq, seq + 2);
 	assert_int_equal(ctx->nr_counters, 5);
 	assert_int_equal(ctx->nr_shared, 3);
 	assert_int_equal(rec.nr_counters, 3);
 	assert_int_equal(rec.counter[0].count, 1200);
 	assert_int_equal(rec.counter[1].count, 1200);
+	assert_int_equal(rec.counter[2].count, 50);
 
 	/* In the session: 800 more, a 64-bit PV guest's kernel, 1050 branches, 2500 misses. */
 	sp.w = (struct pmuvirt_xen_prof_where){ .ip = 0xffffffff81000100ull, .cs = 0xe033,
@@ -509,7 +553,15 @@ static void test_join_leave(void **state)
 	assert_int_equal(pmuvirt_ctx_leave(ctx, NULL, &merged, s.scratch, NULL), -EINVAL);
 	assert_int_equal(pmuvirt_ctx_leave(ctx, &own, NULL, s.scratch, NULL), -EINVAL);
 	assert_int_equal(ctx->nr_counters, 5);
+	/* The host's copy of a guest's control may hold anything past its counters. */
+	own.counter[7] = sess_c[1];
+	seq = rec.seq;
 	assert_int_equal(pmuvirt_ctx_leave(ctx, &own, &merged, s.scratch, NULL), 0);
+	assert_int_equal(rec.seq, seq + 2);
+	assert_int_equal(rec.nr_counters, 3);
+	assert_int_equal(rec.counter[0].count, 2000);
+	assert_int_equal(rec.counter[1].count, 2000);
+	assert_int_equal(rec.counter[2].count, 1100);
 	assert_int_equal(ctx->nr_counters, 3);
 	assert_int_equal(ctx->nr_shared, 3);
 	assert_null(ctx->samples);
@@ -532,16 +584,19 @@ static void test_join_leave(void **state)
 /*
  * A context that never had a control (a new VCPU, an idle PCPU's) joins
  * with the session's counters alone: its record shows nothing, a domain
- * the session does not name gets no guest IP, Xen's IPs always.
+ * the session does not name gets no guest IP, VCPU or counter values,
+ * Xen's IPs always.
  */
 static void test_join_fresh(void **state)
 {
 	static const struct pmuvirt_counter_ctl sess_c = {
-		.event = PMUVIRT_EV_CYCLES, .flags = U | K | S, .period = 1000 };
+		.event = PMUVIRT_EV_CYCLES, .flags = U | K | S | V, .period = 1000 };
 	struct pmuvirt_control sess;
 	struct pmuvirt_sample out[16];
+	uint32_t seq;
+	int i;
 	struct pmuvirt_shared_ctx rec;
-	struct spot sp = { .domain = 4, .vcpu = 0, .profiled = false };
+	struct spot sp = { .domain = 4, .vcpu = 2, .profiled = false };
 	struct join_rig s;
 	struct pmuvirt_ctx *ctx;
 
@@ -551,8 +606,11 @@ static void test_join_fresh(void **state)
 	ctx = rig_ctx_alloc(&s.c.pmu, PMUVIRT_MAX_COUNTERS);
 	memset(&rec, 0xff, sizeof(rec));
 	pmuvirt_ctx_attach_shared(ctx, &rec);
+	seq = rec.seq;
 	assert_int_equal(pmuvirt_ctx_join(ctx, NULL, &sess, &s.w, spot_fill, &sp, s.scratch, NULL),
 			 0);
+	/* One publication, which never showed the session's counter. */
+	assert_int_equal(rec.seq, seq + 2);
 	assert_int_equal(rec.nr_counters, 0);
 	assert_int_equal(pmuvirt_switch_in(&s.c.pc, ctx), 0);
 	sp.w = (struct pmuvirt_xen_prof_where){ .ip = 0x7f0000001000ull, .cs = 0xe033, .guest = true };
@@ -567,6 +625,11 @@ static void test_join_fresh(void **state)
 	assert_int_equal(out[2].ip, 0xffff82d040200000ull);
 	assert_int_equal(out[2].flags, PMUVIRT_SAMPLE_HYPERVISOR);
 	assert_int_equal(out[2].domain, 4);
+	/* The session asked for values; the domain's counts are not the controller's to see. */
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(out[i].domain, 4);
+		assert_no_values(&out[i]);
+	}
 	/* No notification reaches the owner: the session's counters are not its. */
 	assert_int_equal(pmuvirt_ctx_pending(ctx) & ((1u << ctx->nr_shared) - 1), 0);
 	assert_int_equal(pmuvirt_switch_out(&s.c.pc), 0);
