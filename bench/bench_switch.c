@@ -22,6 +22,10 @@
  * three counters of its own (pmuvirt_ctx_join()), with Xen's part of the
  * record (pmuvirt_xen_prof_record(): domain, VCPU, mode).
  *
+ * --power (with --null-only, "a" or "i"): the same switches on the POWER
+ * backend, a POWER8 on null hardware (PMC1-6 and the time base: the seven
+ * counters go to PMC5, PMC6, PMC1, PMC4, PMC2, PMC3 and the time base).
+ *
  * --drain N (where pmuvirt-xenprof is built): records per second that
  * pmuvirt-xenprof's drain reads from eight rings the library's writer
  * fills and writes to /dev/null, the tails given back after each pass.
@@ -30,6 +34,7 @@
  * fixed and general counters (all six in use) plus the TSC.
  *
  * usage: pmuvirt-bench [--switches N] [--null-only [--what a|i|pmi7|pmi1|pmii|pmis|pmip]]
+ *        pmuvirt-bench --switches N --null-only --power [--what a|i]
  *        pmuvirt-bench --drain N
  */
 #include <stdint.h>
@@ -42,6 +47,7 @@
 #include "pmuvirt_arch.h"
 #include "pmuvirt_abi_check.h"
 #include "x86/pmuvirt_x86.h"
+#include "ppc/pmuvirt_ppc.h"
 #ifdef PMUVIRT_BENCH_DRAIN
 #include "drain.h"
 #endif
@@ -129,6 +135,35 @@ static const struct pmuvirt_hw_ops null_hw = {
 	.read_counter = null_read_counter,
 	.read_tsc = null_read_tsc,
 	.read_counters = null_read_counters,
+};
+
+/* POWER: mfspr PMCn reads what mtspr PMCn (SPR 786 + n) wrote. */
+static int null_ppc_read_counter(void *arg, uint32_t idx, uint64_t *val)
+{
+	*val = null_regs[(786 + idx) & 15] += 3;
+	return 0;
+}
+
+static int null_ppc_read_counters(void *arg, const uint32_t *idx, unsigned int n,
+				  uint64_t *vals)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (idx[i] == PMUVIRT_HW_INDEX_TSC)
+			vals[i] = null_regs[15] += 7;
+		else
+			vals[i] = null_regs[(786 + idx[i]) & 15] += 3;
+	}
+	return 0;
+}
+
+static const struct pmuvirt_hw_ops null_ppc_hw = {
+	.read_reg = null_read_reg,
+	.write_reg = null_write_reg,
+	.read_counter = null_ppc_read_counter,
+	.read_tsc = null_read_tsc,
+	.read_counters = null_ppc_read_counters,
 };
 
 static int cmp_u64(const void *a, const void *b)
@@ -259,7 +294,7 @@ __attribute__((noinline)) void bench_pmi_loop(struct pmuvirt_pcpu *pc, unsigned 
 int main(int argc, char **argv)
 {
 	unsigned long switches = 1000000;
-	bool null_only = false;
+	bool null_only = false, power = false;
 	const char *what = "a";
 	struct fakehw_x86_config cfg = {
 		.vendor = FAKEHW_INTEL, .version = 4, .nr_gp = 4, .nr_fixed = 3, .width = 48,
@@ -279,6 +314,8 @@ int main(int argc, char **argv)
 			switches = strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--null-only"))
 			null_only = true;
+		else if (!strcmp(argv[i], "--power"))
+			power = true;
 		else if (!strcmp(argv[i], "--what") && i + 1 < argc)
 			what = argv[++i];
 #ifdef PMUVIRT_BENCH_DRAIN
@@ -287,9 +324,15 @@ int main(int argc, char **argv)
 #endif
 		else {
 			fprintf(stderr, "usage: pmuvirt-bench [--switches N] "
-				"[--null-only [--what a|i|pmi7|pmi1|pmii|pmis|pmip]] | --drain N\n");
+				"[--null-only [--power] [--what a|i|pmi7|pmi1|pmii|pmis|pmip]] | "
+				"--drain N\n");
 			return 2;
 		}
+	}
+	if (power && (!null_only || (strcmp(what, "a") && strcmp(what, "i")))) {
+		fprintf(stderr,
+			"pmuvirt-bench: --power measures the switches a and i with --null-only\n");
+		return 2;
 	}
 
 	hw = fakehw_x86_new(&cfg);
@@ -350,7 +393,15 @@ int main(int argc, char **argv)
 	}
 
 	/* Library work alone: null accessors. */
-	pmuvirt_pcpu_init(&pc, &pmu, &null_hw, NULL, 0);
+	if (power) {
+		null_regs[PMUVIRT_PPC_SPR_PVR & 15] = 0x004d0200;	/* POWER8 */
+		if (pmuvirt_ppc_probe(&pmu, &null_ppc_hw, NULL)) {
+			fprintf(stderr, "pmuvirt-bench: cannot probe the null POWER8\n");
+			return 1;
+		}
+		null_regs[PMUVIRT_PPC_SPR_PVR & 15] = 0;
+	}
+	pmuvirt_pcpu_init(&pc, &pmu, power ? &null_ppc_hw : &null_hw, NULL, 0);
 	if (null_only && !strncmp(what, "pmi", 3)) {
 		static const unsigned int one_ev[] = { PMUVIRT_EV_BRANCHES };
 		bool seven_ctr = !strcmp(what, "pmi7"), session = !strcmp(what, "pmip");
@@ -421,6 +472,10 @@ int main(int argc, char **argv)
 	pmuvirt_switch(&pc, c[0]);
 	if (null_only) {
 		bench_switch_loop(&pc, c, switches);
+		if ((c[0]->flags | c[1]->flags) & PMUVIRT_CTX_FAULTED) {
+			fprintf(stderr, "pmuvirt-bench: a switch failed\n");
+			return 1;
+		}
 	} else {
 		uint64_t samples[101];
 		unsigned long batch = switches / 100 ? switches / 100 : 1;

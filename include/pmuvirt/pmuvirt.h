@@ -204,6 +204,8 @@ struct pmuvirt_ctx;
  *		one call of @read_counters where @hw has it.
  * @pair_idx:	the @read_counter index of each pair slot (when batched).
  * @pair_mask:	the width mask of each pair slot.
+ * @stop_first:	the backend has a start operation: a switch that writes
+ *		counters stops counting before it samples (library-private).
  * @stats:	access counts.
  */
 struct pmuvirt_pcpu {
@@ -223,6 +225,7 @@ struct pmuvirt_pcpu {
 	struct pmuvirt_stats stats;
 	uint8_t pair_nr;
 	uint8_t pair_batched;
+	uint8_t stop_first;
 	uint8_t pair_slot[PMUVIRT_MAX_COUNTERS];
 	uint32_t pair_idx[PMUVIRT_MAX_COUNTERS];
 	uint64_t pair_mask[PMUVIRT_MAX_COUNTERS];

@@ -169,6 +169,7 @@ int pmuvirt_pcpu_init(struct pmuvirt_pcpu *pc, const struct pmuvirt_pmu *pmu,
 	pc->hw = hw;
 	pc->hw_arg = hw_arg;
 	pc->cpu = cpu;
+	pc->stop_first = pmu->ops->start != NULL;
 	return 0;
 }
 
@@ -731,6 +732,114 @@ static int switch_pair(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *prev, struct
 	return hand_over(pc, prev, next);
 }
 
+/* Nothing to count on @pc (@next NULL, empty or faulted); the outgoing context is off. */
+static inline int park(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next)
+{
+	int ret = ops_of(pc)->stop(pc);
+
+	forget_owner(pc, 0);
+	if (ret < 0)
+		return fault(pc, NULL, ret);
+	if (next && (next->flags & PMUVIRT_CTX_FAULTED))
+		return -EFAULT;
+	if (next) {
+		/* Nothing to count yet, but a later control must find it running here. */
+		next->running_on = pc;
+		pc->running = next;
+		publish(next);
+	}
+	return 0;
+}
+
+/*
+ * Counting is stopped for a switch to @next (or to nothing): re-base every
+ * counter past its threshold that the outgoing context counted on (its
+ * overflows are counted, their exception may have gone with the stop) or
+ * that an a-mode counter of @next starts from, so that none alerts when
+ * counting starts again.  @next's i-mode counters are armed later anyway.
+ * @snap[*@have] holds what was read, and then what was written.
+ */
+static int rebase_crossed(struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *next,
+			  uint64_t *snap, uint32_t *have)
+{
+	const struct pmuvirt_slot *sl = pc->pmu->slot;
+	uint32_t want = *have;
+	unsigned int i, s;
+	int ret;
+
+	for (i = 0; next && i < next->nr_counters; i++)
+		if (!next->counter[i].period)
+			want |= 1u << next->counter[i].slot;
+	for (s = 0; want; s++, sl++, want >>= 1) {
+		if (!(want & 1) || sl->cls == PMUVIRT_CLASS_TSC)
+			continue;
+		ret = read_slot(pc, s, snap, have);
+		if (!ret && past_threshold(sl, snap[s])) {
+			snap[s] = (sl->threshold - half_range(sl)) & pmuvirt_width_mask(sl->width);
+			ret = ops_of(pc)->write(pc, s, snap[s]);
+		}
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Backends with ops->start: stop counting, then take the running context
+ * off (its last sample) and re-base what it left past a threshold.  From
+ * the stop on no counter moves, so none crosses its threshold for no one
+ * before the next context's start values are in.  A failing stop faults
+ * the running context (else @next), a failing re-base @next, whose
+ * switch-in it serves.
+ */
+static int stop_and_suspend(struct pmuvirt_pcpu *pc, uint64_t *snap, uint32_t *have,
+			    struct pmuvirt_ctx *next)
+{
+	int ret = ops_of(pc)->stop(pc);
+
+	if (ret < 0)
+		return fault(pc, pc->running ? pc->running : next, ret);
+	ret = suspend_current(pc, snap, have, 0);
+	if (ret)
+		return ret;
+	ret = rebase_crossed(pc, next, snap, have);
+	if (ret)
+		return fault(pc, next, ret);
+	return 0;
+}
+
+/*
+ * A switch that does more than offset, on a PMU whose counters must not
+ * count while they are written (ops->start, POWER): every start value goes
+ * in with counting stopped, and ops->start comes last.
+ */
+static __attribute__((__noinline__, __cold__)) int switch_stopped(struct pmuvirt_pcpu *pc,
+						       struct pmuvirt_ctx *next)
+{
+	uint64_t snap[PMUVIRT_MAX_SLOTS] PMUVIRT_NOINIT;
+	uint32_t have = 0;
+	int ret;
+
+	/*
+	 * Do the registers hold @next's control?  Asked before the stop
+	 * changes them; afterwards the stamp this records tells.
+	 */
+	if (next && next->nr_counters)
+		(void)cache_current(pc, next);
+	ret = stop_and_suspend(pc, snap, &have, next);
+	if (ret)
+		return ret;
+	if (!next || !next->nr_counters || (next->flags & PMUVIRT_CTX_FAULTED))
+		return park(pc, next);
+	ret = resume(pc, next, snap, have);
+	if (ret)
+		return ret;
+	ret = ops_of(pc)->start(pc, next);
+	if (ret < 0)
+		return fault(pc, next, ret);
+	return 0;
+}
+
 int pmuvirt_switch(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next)
 {
 	struct pmuvirt_ctx *prev = pc->running;
@@ -745,26 +854,19 @@ int pmuvirt_switch(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next)
 		return -EBUSY;
 	if (prev && next && is_pair(pc, prev, next) && may_offset(pc, next))
 		return switch_pair(pc, prev, next);
-	if (next && offset_only(pc, prev, next))
-		return switch_offset(pc, next);
+	if (next) {
+		if (offset_only(pc, prev, next))
+			return switch_offset(pc, next);
+		if (pmuvirt_unlikely(pc->stop_first))
+			return switch_stopped(pc, next);
+	} else if (pc->stop_first) {
+		return switch_stopped(pc, NULL);
+	}
 	ret = suspend_current(pc, snap, &have, 0);
 	if (ret)
 		return ret;
-	if (!next || !next->nr_counters || (next->flags & PMUVIRT_CTX_FAULTED)) {
-		ret = ops_of(pc)->stop(pc);
-		forget_owner(pc, 0);
-		if (ret < 0)
-			return fault(pc, NULL, ret);
-		if (next && (next->flags & PMUVIRT_CTX_FAULTED))
-			return -EFAULT;
-		if (next) {
-			/* Nothing to count yet, but a later control must find it running here. */
-			next->running_on = pc;
-			pc->running = next;
-			publish(next);
-		}
-		return 0;
-	}
+	if (!next || !next->nr_counters || (next->flags & PMUVIRT_CTX_FAULTED))
+		return park(pc, next);
 	return resume(pc, next, snap, have);
 }
 
@@ -840,7 +942,10 @@ int pmuvirt_set_control(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx,
 		uint64_t snap[PMUVIRT_MAX_SLOTS];
 		uint32_t have = 0;
 
-		ret = suspend_current(pc, snap, &have, 0);
+		if (pc->stop_first)
+			ret = stop_and_suspend(pc, snap, &have, ctx);
+		else
+			ret = suspend_current(pc, snap, &have, 0);
 		if (ret)
 			return ret;
 	}

@@ -10,7 +10,7 @@
  *
  * Return values: every operation returns a negative errno on failure.  On
  * success @read, @read_index and @write return 0, @load and @arm return how
- * much they wrote (see there), and @stop, @pmi_begin, @pmi_end and
+ * much they wrote (see there), and @stop, @start, @pmi_begin, @pmi_end and
  * @clear_status return 0 or a count the core ignores (pmuvirt_cache_write()'s
  * result).
  */
@@ -37,8 +37,18 @@
  *		keep the cache exact after each successful write.  Returns the
  *		number of control registers written (0: the registers already
  *		held the image, so counter values read before stay valid).
+ *		A backend with @start leaves counting stopped instead, so
+ *		counter values read before stay valid: it returns 0.
  * @stop:	stop all counting on @pc with as few writes as possible
  *		(x86 v2+: GLOBAL_CTRL = 0; POWER: MMCR0 FC); keep the cache exact.
+ * @start:	optional, for a PMU whose counters must not count while they
+ *		are written (POWER: a negative PMC alerts as soon as counting
+ *		runs with alerts enabled).  A switch that does more than offset
+ *		then calls @stop before it samples the outgoing context, writes
+ *		the incoming one's start values with counting stopped, and calls
+ *		@start last: count with the control @load loaded for @ctx.
+ *		NULL: @load starts counting, and a switch writes counters while
+ *		they count.
  * @read:	raw value of @slot.
  * @read_index: optional: the index that the hardware's read_counter takes
  *		for @slot (PMUVIRT_HW_INDEX_TSC for read_tsc), when @read of
@@ -74,6 +84,7 @@ struct pmuvirt_arch_ops {
 			unsigned int slot);
 	int (*load)(struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *ctx);
 	int (*stop)(struct pmuvirt_pcpu *pc);
+	int (*start)(struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *ctx);
 	int (*read)(struct pmuvirt_pcpu *pc, unsigned int slot, uint64_t *val);
 	int (*read_index)(const struct pmuvirt_pmu *pmu, unsigned int slot, uint32_t *idx);
 	int (*write)(struct pmuvirt_pcpu *pc, unsigned int slot, uint64_t val);

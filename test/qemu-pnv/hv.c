@@ -137,7 +137,7 @@ static struct {
 	uint64_t raised_in_hv;		/* postponed ones raised in hypervisor state */
 	uint64_t lost;			/* alerts resolved without a notification */
 	uint64_t stale_guest;		/* QPNV_H_PMI with no alert pending */
-	uint64_t stale_switch;		/* alerts found right after a switch */
+	uint64_t stale_switch;		/* alerts of nobody found right after a switch */
 	uint64_t pos_bad;		/* notifications off their domain's period or owner */
 } st;
 
@@ -363,9 +363,12 @@ static void vcpu_load(struct vcpu *v)
  * Hand the counters from @from (running, or NULL) to @to (or NULL).  A
  * pending exception is taken for @from first.  An alert raised during the
  * switch itself belongs to @from if its count reached the boundary before
- * the switch sampled it, to @to if its counter, armed close to its next
- * notification, reached it after, and to nobody otherwise (a counter past
- * its owner's last sample).
+ * the switch stopped counting (the switch's stop withdraws the exception;
+ * @from's last sample has the notification), and to @to if its counter,
+ * armed close to its next notification, reached it after the switch
+ * started counting again.  An alert of nobody (a counter crossing after
+ * its owner's last sample, or a PMC left negative when counting starts)
+ * is a failure: pmuvirt writes the counters with counting stopped.
  */
 static void ctr_switch(struct vcpu *from, struct vcpu *to)
 {
@@ -890,6 +893,7 @@ static void report(void)
 	check(frozen, "a VCPU without counters (monitor off) runs with the counters frozen");
 	check(alerts >= 800 && st.by[BY_HV] >= 20 && st.resumed >= 20 && st.raised_in_hv >= 20,
 	      "exceptions in guests and in the hypervisor, taken by both");
+	check(st.stale_switch == 0, "no alert of nobody during a switch");
 	check(doms[0].vcpu.segments == 1 && doms[1].vcpu.segments == 2 && doms[2].vcpu.segments == 0,
 	      "domain 1 turned the monitor off and on again; domain 2 never had counters");
 	check(board_irqs[0] == 0 && board_irqs[1] == 0, "no interrupt in hypervisor state");

@@ -82,7 +82,27 @@ int qppc_thread_init(struct qppc_thread *t, const struct pmuvirt_pmu *pmu,
 	if (ret)
 		kprintf("  %s: set_control: %s (%s, counter %d)\n", t->name,
 			pmuvirt_strerror(ret), err.reason, err.counter);
-	t->work = t->slices = t->pmis = t->ovf = 0;
+	t->work = t->slices = t->pmis = t->stopped_tb = t->ovf = 0;
+	return ret;
+}
+
+/*
+ * Switch from @prev to @next (NULL: none).  The time it stops counting
+ * (a switch that writes counters stops before it samples @prev and starts
+ * after @next's start values are in) is charged to both: at most that
+ * much of what each ran goes uncounted.
+ */
+static int timed_switch(struct pmuvirt_pcpu *pc, struct qppc_thread *prev,
+			struct qppc_thread *next)
+{
+	uint64_t tb = spr_stopped_tb();
+	int ret = pmuvirt_switch(pc, next ? next->ctx : NULL);
+
+	tb = spr_stopped_tb() - tb;
+	if (prev)
+		prev->stopped_tb += tb;
+	if (next)
+		next->stopped_tb += tb;
 	return ret;
 }
 
@@ -93,6 +113,7 @@ int qppc_thread_init(struct qppc_thread *t, const struct pmuvirt_pmu *pmu,
 int qppc_schedule(struct pmuvirt_pcpu *pc, struct qppc_thread *th, unsigned int n,
 		  unsigned int rounds, unsigned int chunks)
 {
+	struct qppc_thread *prev = NULL;
 	unsigned int r, i, c;
 	uint32_t counts[QPPC_MAXCTR];
 	uint64_t p;
@@ -102,7 +123,8 @@ int qppc_schedule(struct pmuvirt_pcpu *pc, struct qppc_thread *th, unsigned int 
 		for (i = 0; i < n; i++) {
 			struct qppc_thread *t = &th[i];
 
-			ret = pmuvirt_switch(pc, t->ctx);
+			ret = timed_switch(pc, prev == t ? NULL : prev, t);
+			prev = t;
 			if (ret)
 				return ret;
 			p = qppc_pmis;
@@ -115,7 +137,7 @@ int qppc_schedule(struct pmuvirt_pcpu *pc, struct qppc_thread *th, unsigned int 
 			t->slices++;
 		}
 	}
-	ret = pmuvirt_switch(pc, NULL);
+	ret = timed_switch(pc, prev, NULL);
 	for (i = 0; i < n; i++) {
 		struct qppc_thread *t = &th[i];
 
@@ -251,7 +273,7 @@ static struct qppc_thread ovf[2] = {
  * with the PMCs: it tells how many instructions the thread really ran.
  * QEMU 7.2 clamps an overflowed PMC and freezes all PMCs (FCECE) until the
  * poll, so a thread loses at most one loop, a poll and the PMI handling
- * per PMI.
+ * per PMI, and what its switches run with counting stopped.
  * Notifications must match the logical count exactly.
  */
 static void test_overflow(void)
@@ -281,21 +303,29 @@ static void test_overflow(void)
 		struct qppc_thread *t = &ovf[i];
 		uint64_t ran = t->vals[1] * 1000 / QPPC_TB_PER_1000_INSNS;
 		int64_t lost = (int64_t)(ran - t->vals[0]);
+		int64_t stopped = (int64_t)(t->stopped_tb * 1000 / QPPC_TB_PER_1000_INSNS);
 		int64_t bound = (int64_t)(t->pmis * (2 * t->iters + 100 + pmi_cost) +
-					  t->slices * 4 + 8);
+					  t->slices * 4 + 8) + stopped;
 		uint64_t want = t->period ? t->vals[0] / t->period : 0;
 
 		kprintf("  thread %s: loops 2*%llu, logical %llu, ran %llu (time base %llu), "
-			"lost %lld in %llu PMIs (bound %lld), notifications %u (count/period %llu)\n",
+			"lost %lld in %llu PMIs and %llu switches stopped for %lld (bound %lld), "
+			"notifications %u (count/period %llu)\n",
 			t->name, t->work, t->vals[0], ran, t->vals[1], (long long)lost, t->pmis,
-			(long long)bound, t->ovf, want);
+			t->slices + 1, (long long)stopped, (long long)bound, t->ovf, want);
 		if (t->vals[0] < 2 * t->work || lost < -(int64_t)(t->slices * 4 + 8) || lost > bound)
 			ok = false;
 		if (t->ovf != want)
 			ok = false;
-		/* With the interrupt, only the handler runs while frozen. */
+		/*
+		 * With the interrupt, only the handler and the switches run
+		 * while frozen: a switch stops counting before it samples the
+		 * outgoing thread and starts it after the incoming one's start
+		 * values are in.
+		 */
 		if (irqs && irqs == qppc_pmis &&
-		    lost > (int64_t)(t->pmis * (pmi_cost + 1000) + t->slices * 4 + 8))
+		    lost > (int64_t)(t->pmis * (pmi_cost + 1000)) + stopped +
+			   (int64_t)(t->slices * 4 + 8))
 			ok = false;
 	}
 	kprintf("  PMIs polled: %llu, about %llu instructions each in pmuvirt_pmi()\n",

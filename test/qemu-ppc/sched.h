@@ -23,6 +23,8 @@
  *		except counter 0 when @period is set.
  * @iters:	loop iterations per chunk of a slice.
  * @work:	iterations run (each is two instructions).
+ * @stopped_tb: time base, in the switches into and out of its slices,
+ *		with counting stopped (spr_stats.stopped_tb).
  * @vals:	logical counts after the run.
  */
 struct qppc_thread {
@@ -34,6 +36,7 @@ struct qppc_thread {
 	uint64_t work;
 	uint64_t slices;
 	uint64_t pmis;
+	uint64_t stopped_tb;
 	uint32_t ovf;
 	uint64_t vals[QPPC_MAXCTR];
 	struct pmuvirt_ctx *ctx;

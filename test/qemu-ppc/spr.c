@@ -23,6 +23,13 @@ static int spr_read(void *arg, uint32_t reg, uint64_t *val)
 static int spr_write(void *arg, uint32_t reg, uint64_t val)
 {
 	spr_stats.writes++;
+	if (reg == SPR_MMCR0 && !(val & MMCR0_FC) == spr_stats.stopped) {
+		if (spr_stats.stopped)
+			spr_stats.stopped_tb += mftb() - spr_stats.stopped_at;
+		else
+			spr_stats.stopped_at = mftb();
+		spr_stats.stopped = !spr_stats.stopped;
+	}
 	switch (reg) {
 #define WR(n) case n: mtspr(n, val); return 0;
 	PMU_SPRS(WR)

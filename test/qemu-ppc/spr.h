@@ -39,14 +39,28 @@ static inline uint64_t mftb(void)
 	return v;
 }
 
-/* Accesses through these count in spr_stats; unknown SPRs are -EFAULT. */
+/*
+ * Accesses through these count in spr_stats; unknown SPRs are -EFAULT.
+ * @stopped_tb: time base from each write of MMCR0 that sets FC to the next
+ * that clears it (the alert's own freeze is not a write), @stopped_at the
+ * start of the current one while @stopped.
+ */
 struct spr_stats {
 	uint64_t reads;
 	uint64_t writes;
 	uint64_t errors;
+	uint64_t stopped_tb;
+	uint64_t stopped_at;
+	bool stopped;
 };
 
 extern const struct pmuvirt_hw_ops spr_hw_ops;
 extern struct spr_stats spr_stats;
+
+/* spr_stats.stopped_tb up to now. */
+static inline uint64_t spr_stopped_tb(void)
+{
+	return spr_stats.stopped_tb + (spr_stats.stopped ? mftb() - spr_stats.stopped_at : 0);
+}
 
 #endif

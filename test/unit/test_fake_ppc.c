@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
-/* The strict fake POWER SPR bank on its own: registers, counting, alerts. */
+/* The strict fake POWER SPR bank on its own: registers, counting, alerts at events and writes. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -257,12 +257,21 @@ static void test_alert_exact(void **state)
 	fakehw_run(hw, FAKEHW_INSTRUCTIONS, 100, false);
 	assert_int_equal(p.calls, 0);
 
-	/* PMCjCE covers PMC5; a counter already negative alerts on its next event. */
+	/*
+	 * PMCjCE covers PMC5; a counter already negative alerts at the write
+	 * that turns counting on (frozen from there, FCECE), and the PMI
+	 * comes before the next event.  PMC5 is written frozen: with PMAE
+	 * on, the write of a negative value is an alert itself.
+	 */
+	set(hw, MMCR0, M0(FC));
 	set(hw, PMC(5), 0x80000005);
 	set(hw, MMCR0, M0(PMAE) | M0(PMCJCE) | M0(FCECE));
+	assert_int_equal(fakehw_stats(hw)->access_alerts, 1);
+	assert_int_equal(p.calls, 0);
 	fakehw_run(hw, FAKEHW_INSTRUCTIONS, 3, false);
 	assert_int_equal(p.calls, 1);
-	assert_int_equal(p.pmc5_at_pmi, 0x80000006);
+	assert_int_equal(p.pmc5_at_pmi, 0x80000005);
+	assert_int_equal(get(hw, PMC(5)), 0x80000005);
 
 	/* A handler that re-arms gets every alert at its exact event. */
 	p.calls = 0;
@@ -274,7 +283,114 @@ static void test_alert_exact(void **state)
 	assert_int_equal(p.calls, 5);
 	assert_int_equal(get(hw, PMC(1)), 0x7fffff00ull + 7);
 	assert_int_equal(fakehw_stats(hw)->pmis, 8);
+	assert_int_equal(fakehw_stats(hw)->access_alerts, 1);
 	assert_int_equal(fakehw_stats(hw)->errors, 0);
+	fakehw_free(hw);
+}
+
+struct alert_seen {
+	unsigned int by_access, by_event;
+};
+
+static void on_alert(void *arg, bool by_access)
+{
+	struct alert_seen *a = arg;
+
+	if (by_access)
+		a->by_access++;
+	else
+		a->by_event++;
+}
+
+static void count_pmi(void *arg)
+{
+	(*(unsigned int *)arg)++;
+}
+
+/* A negative PMC with its condition enabled alerts at the write that turns counting on. */
+static void test_alert_at_write(void **state)
+{
+	const uint64_t on = M0(PMAE) | M0(PMCJCE) | M0(FCECE);
+	struct alert_seen a = { 0 };
+	struct fakehw *hw = fakehw_ppc_new(9);
+	unsigned int pmis = 0;
+
+	fakehw_set_pmi(hw, count_pmi, &pmis);
+	fakehw_set_alert_hook(hw, on_alert, &a);
+	set(hw, MMCR1, sel(2, 0x02));
+
+	/* Frozen (FC): no alert, whatever is negative. */
+	set(hw, PMC(2), 0x80000000);
+	set(hw, MMCR0, on | M0(FC));
+	assert_int_equal(a.by_access, 0);
+	/* The condition not enabled: none either. */
+	set(hw, MMCR0, M0(PMAE) | M0(PMC1CE) | M0(FCECE));
+	assert_int_equal(a.by_access, 0);
+	assert_int_equal(get(hw, MMCR0), M0(PMAE) | M0(PMC1CE) | M0(FCECE));
+
+	/* Unfreezing with PMC2 negative: the alert is the write's. */
+	set(hw, MMCR0, on | M0(FC));
+	set(hw, MMCR0, on);
+	assert_int_equal(a.by_access, 1);
+	assert_int_equal(get(hw, MMCR0), M0(FC) | M0(FCECE) | M0(PMCJCE) | M0(PMAO));
+	/* Taken when code runs: before the first event, which FCECE froze. */
+	assert_int_equal(pmis, 0);
+	fakehw_run(hw, FAKEHW_INSTRUCTIONS, 10, false);
+	assert_int_equal(pmis, 1);
+	assert_int_equal(a.by_event, 0);
+	assert_int_equal(get(hw, PMC(2)), 0x80000000);
+
+	/* A PMC written negative while counting with PMAE: the write alerts. */
+	set(hw, PMC(2), 5);
+	set(hw, MMCR0, on);
+	assert_int_equal(a.by_access, 1);
+	set(hw, PMC(6), 0xfffffff0);
+	assert_int_equal(a.by_access, 2);
+	/* Withdrawn by an MMCR0 write that clears PMAO before code runs: no PMI. */
+	set(hw, PMC(6), 0);
+	set(hw, MMCR0, M0(FC));
+	fakehw_run(hw, FAKEHW_INSTRUCTIONS, 10, false);
+	assert_int_equal(pmis, 1);
+
+	/* FC56 stops PMC5's counting, not its condition. */
+	set(hw, PMC(5), 0x90000000);
+	set(hw, MMCR0, on | M0(FC56));
+	assert_int_equal(a.by_access, 3);
+	/*
+	 * Without FCECE the PMCs go on counting: the alert froze nothing.
+	 * Both alerts are one exception (PMAO is one bit): one PMI.
+	 */
+	set(hw, PMC(5), 0);
+	set(hw, PMC(2), 0x80000000);
+	set(hw, MMCR0, M0(PMAE) | M0(PMCJCE));
+	assert_int_equal(a.by_access, 4);
+	assert_int_equal(get(hw, MMCR0), M0(PMCJCE) | M0(PMAO));
+	fakehw_run(hw, FAKEHW_INSTRUCTIONS, 4, false);
+	assert_int_equal(pmis, 2);
+	assert_int_equal(get(hw, PMC(2)), 0x80000004);
+	assert_int_equal(fakehw_stats(hw)->access_alerts, 4);
+	assert_int_equal(fakehw_stats(hw)->pmis, 2);
+	assert_int_equal(fakehw_stats(hw)->errors, 0);
+	fakehw_free(hw);
+}
+
+/* A handler whose own write raises the alert again every time: an error, not a hang. */
+static void rewrite_mmcr0(void *arg)
+{
+	struct fakehw *hw = arg;
+
+	set(hw, MMCR0, M0(PMAE) | M0(PMCJCE));
+}
+
+static void test_alert_storm(void **state)
+{
+	struct fakehw *hw = fakehw_ppc_new(8);
+
+	fakehw_set_pmi(hw, rewrite_mmcr0, hw);
+	set(hw, PMC(3), 0x80000000);
+	set(hw, MMCR0, M0(PMAE) | M0(PMCJCE));
+	assert_int_equal(fakehw_run(hw, FAKEHW_INSTRUCTIONS, 1, false), -EFAULT);
+	assert_int_equal(fakehw_stats(hw)->errors, 1);
 	fakehw_free(hw);
 }
 
@@ -298,6 +414,8 @@ int main(void)
 		cmocka_unit_test(test_branch_events_by_model),
 		cmocka_unit_test(test_wrap_and_huge_runs),
 		cmocka_unit_test(test_alert_exact),
+		cmocka_unit_test(test_alert_at_write),
+		cmocka_unit_test(test_alert_storm),
 		cmocka_unit_test(test_fault_injection),
 	};
 

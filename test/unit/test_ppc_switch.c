@@ -2,8 +2,9 @@
 /*
  * The core on the POWER backend and the fake SPR bank: register accesses
  * per switch, a-mode counts exact past 2^32 through the exception, i-mode
- * save/restore with POWER reload values, and postponed exceptions (taken
- * while the hypervisor runs) that are never lost.
+ * save/restore with POWER reload values, postponed exceptions (taken
+ * while the hypervisor runs) that are never lost, and switches that raise
+ * no alert of their own whatever the previous owner left in the PMCs.
  */
 #include <stdlib.h>
 #include "rig.h"
@@ -25,14 +26,21 @@ struct rig {
 	struct pmuvirt_pmu pmu;
 	struct pmuvirt_pcpu pc;
 	bool ee;		/* external interrupts enabled: exceptions taken at once */
-	unsigned int raised;	/* alerts raised by the hardware */
+	unsigned int raised;	/* PMIs the hardware raised */
 	unsigned int postponed;	/* of which raised while ee was off */
+	unsigned int alerts;	/* alerts, when raised (the alert hook) */
+	unsigned int nobody;	/* of which raised with no context on the CPU */
+	const struct pmuvirt_ctx *alert_owner;	/* running at the last alert */
 	unsigned int taken;	/* pmuvirt_pmi() calls */
 	int pmi_ret;
 	uint32_t ovf;		/* ovf_mask bits seen in PMIs */
 	struct pmuvirt_ctx *watch;	/* counter 0 sampled at each notifying PMI */
 	uint64_t at[16];
 	unsigned int nr_at;
+	unsigned int off_period;	/* of those, not on a multiple of the period */
+	uint64_t own;		/* events the switch's own accesses count (own_ops) */
+	bool in_switch;
+	unsigned int alerts_in_switch;
 };
 
 static void take(struct rig *r)
@@ -46,6 +54,9 @@ static void take(struct rig *r)
 	r->ovf |= mask;
 	if ((mask & 1) && r->watch && r->nr_at < 16)
 		r->at[r->nr_at++] = r->watch->counter[0].count;
+	if ((mask & 1) && r->watch && r->watch->counter[0].period &&
+	    r->watch->counter[0].count % r->watch->counter[0].period)
+		r->off_period++;
 }
 
 static void on_pmi(void *arg)
@@ -57,6 +68,22 @@ static void on_pmi(void *arg)
 		take(r);
 	else
 		r->postponed++;
+}
+
+/*
+ * Who had the counters when the hardware raised an alert.  With no context
+ * on the CPU the counters are frozen, or a switch is writing them: an
+ * alert then belongs to nobody.
+ */
+static void on_alert(void *arg, bool by_access)
+{
+	struct rig *r = arg;
+
+	r->alerts++;
+	r->alerts_in_switch += r->in_switch;
+	r->alert_owner = r->pc.running;
+	if (!r->pc.running)
+		r->nobody++;
 }
 
 static uint64_t mmcr0(struct rig *r)
@@ -111,13 +138,17 @@ static struct rig *rig_new(unsigned int power)
 	r->hw = rig_ppc_new(power, &r->pmu);
 	rig_pcpu_init(&r->pc, &r->pmu, r->hw, 0);
 	fakehw_set_pmi(r->hw, on_pmi, r);
+	fakehw_set_alert_hook(r->hw, on_alert, r);
 	r->ee = true;
 	return r;
 }
 
+/* Every alert came from a counted event of a context on the CPU, none from a write. */
 static void rig_free(struct rig *r)
 {
 	assert_int_equal(r->pmi_ret, 0);
+	assert_int_equal(r->nobody, 0);
+	assert_int_equal(fakehw_stats(r->hw)->access_alerts, 0);
 	rig_hw_free(r->hw);
 	free(r);
 }
@@ -525,6 +556,250 @@ static void test_postponed_exceptions(void **state)
 	}
 }
 
+/* How the previous owner left a PMC negative for the next context. */
+enum left_by {
+	LEFT_STOPPED,		/* A's alert postponed, A switched out to nobody, then B in */
+	LEFT_DIRECT,		/* the same, A switched straight to B (another control) */
+	LEFT_SAME_IMAGE,	/* straight to B of another domain with A's very control */
+	LEFT_SAME_DOMAIN,	/* straight to B of A's domain, B not on A's negative PMC */
+	LEFT_FOREIGN,		/* the PMU's user before pmuvirt: every PMC negative */
+	LEFT_NR
+};
+
+static const char *const left_name[LEFT_NR] = {
+	"stopped", "direct", "same image", "same domain", "foreign",
+};
+
+/*
+ * The previous owner of the counters left a PMC negative: context A's
+ * i-mode counter alerted while interrupts were off (its exception
+ * postponed, the counters frozen by FCECE), or a user of the PMU before
+ * pmuvirt left them so.  Context B's switch-in, with interrupts still off,
+ * must raise no alert (none of nobody, and A's exception, whose overflow
+ * A's switch-out counted, is not taken for B), and B's i-mode counter
+ * must notify at exactly its period, with interrupts off or on.
+ */
+static void test_negative_pmc_left_behind(void **state)
+{
+	const uint64_t pa = 1000, pb = 777;
+	const struct cdesc ca[] = { { INS, UK, pa }, { PMUVIRT_PPC_RAW(1, 0x02), UK | RAW },
+				    { TB, 0 } };
+	const struct cdesc cb_other[] = { { INS, U, pb }, { CYC, UK } };
+	const struct cdesc cb_same[] = { { INS, UK, pb }, { PMUVIRT_PPC_RAW(1, 0x02), UK | RAW },
+					 { TB, 0 } };
+	const struct cdesc cb_pmc2[] = { { PMUVIRT_PPC_RAW(2, 0x02), UK | RAW, pb }, { TB, 0 } };
+	unsigned int p, how;
+
+	for (p = 8; p <= 10; p++) {
+		for (how = 0; how < LEFT_NR; how++) {
+			struct rig *r = rig_new(p);
+			struct pmuvirt_ctx *a = ctx_new(r, 3, ca), *b;
+			uint32_t counts[PMUVIRT_MAX_COUNTERS];
+			unsigned int taken, alerts, n;
+			uint64_t v;
+
+			if (how == LEFT_SAME_IMAGE)
+				b = ctx_new(r, 3, cb_same);
+			else if (how == LEFT_SAME_DOMAIN)
+				b = ctx_new(r, 2, cb_pmc2);
+			else
+				b = ctx_new(r, 2, cb_other);
+			assert_int_equal(pmuvirt_ctx_set_domain(a, 1), 0);
+			assert_int_equal(pmuvirt_ctx_set_domain(b, how == LEFT_SAME_DOMAIN ? 1 : 2),
+					 0);
+
+			if (how == LEFT_FOREIGN) {
+				for (n = 1; n <= 6; n++)
+					assert_int_equal(fakehw_poke(r->hw, PMUVIRT_PPC_SPR_PMC(n),
+								     0x80000000ull + n), 0);
+				assert_int_equal(fakehw_poke(r->hw, PMUVIRT_PPC_SPR_MMCR0, M0(FC)),
+						 0);
+				pmuvirt_pcpu_invalidate(&r->pc);
+			} else {
+				/* A's alert comes while interrupts are off: postponed. */
+				assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
+				rig_run(r->hw, FAKEHW_INSTRUCTIONS, pa - 1, false);
+				r->ee = false;
+				rig_run(r->hw, FAKEHW_INSTRUCTIONS, 1, true);
+				assert_int_equal(r->postponed, 1);
+				assert_ptr_equal(r->alert_owner, a);
+				assert_int_equal(fakehw_peek(r->hw, PMUVIRT_PPC_SPR_PMC(5), &v), 0);
+				assert_true(v & 0x80000000ull);
+				assert_true(mmcr0(r) & M0(PMAO));
+				if (how == LEFT_STOPPED) {
+					assert_int_equal(pmuvirt_switch(&r->pc, NULL), 0);
+					ee_on(r);
+					r->ee = false;
+				}
+			}
+
+			/* B comes in with interrupts off; the hypervisor goes on with them off. */
+			taken = r->taken;
+			alerts = r->alerts;
+			r->ee = false;
+			assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
+			if (r->alerts != alerts || fakehw_stats(r->hw)->access_alerts)
+				fail_msg("POWER%u, %s: the switch to B raised %u alert(s), %u with no context on the CPU",
+					 p, left_name[how], r->alerts - alerts, r->nobody);
+			check_cache(r);
+			rig_run(r->hw, FAKEHW_INSTRUCTIONS, pb - 1, false);
+			if (r->alerts != alerts)
+				fail_msg("POWER%u, %s: an alert before B's period", p, left_name[how]);
+			rig_run(r->hw, FAKEHW_INSTRUCTIONS, 1, false);
+			if (r->alerts != alerts + 1 || r->alert_owner != b)
+				fail_msg("POWER%u, %s: B's counter did not alert at its period (%llu)", p,
+					 left_name[how], (unsigned long long)rig_val(b, 0));
+			/* Interrupts on: the one exception is B's. */
+			ee_on(r);
+			assert_int_equal(r->taken - taken, 1);
+			assert_int_equal(pmuvirt_take_overflows(b, counts), 1u);
+			assert_int_equal(counts[0], 1);
+			assert_int_equal(rig_val(b, 0), pb);
+			/* And with interrupts on, the next one at twice the period. */
+			r->ee = true;
+			rig_run(r->hw, FAKEHW_INSTRUCTIONS, pb, false);
+			assert_int_equal(r->taken - taken, 2);
+			assert_int_equal(pmuvirt_take_overflows(b, counts), 1u);
+			assert_int_equal(rig_val(b, 0), 2 * pb);
+			if (how != LEFT_FOREIGN) {
+				/* A's overflow was counted when A left: once, for A. */
+				assert_int_equal(pmuvirt_take_overflows(a, counts), 1u);
+				assert_int_equal(counts[0], 1);
+				assert_int_equal(rig_val(a, 0), pa);
+			}
+			assert_int_equal(pmuvirt_switch(&r->pc, NULL), 0);
+			free(a);
+			free(b);
+			rig_free(r);
+		}
+	}
+}
+
+/*
+ * Accessors whose every access first counts the switch's own instructions
+ * (@own, in supervisor state) on the fake, as a PMU that is not frozen
+ * counts the code of a switch between its register accesses.
+ */
+static void own_events(struct rig *r)
+{
+	if (r->in_switch)
+		rig_run(r->hw, FAKEHW_INSTRUCTIONS, r->own, true);
+}
+
+static int own_read_reg(void *arg, uint32_t reg, uint64_t *val)
+{
+	struct rig *r = arg;
+
+	own_events(r);
+	return fakehw_ops(r->hw)->read_reg(r->hw, reg, val);
+}
+
+static int own_write_reg(void *arg, uint32_t reg, uint64_t val)
+{
+	struct rig *r = arg;
+
+	own_events(r);
+	return fakehw_ops(r->hw)->write_reg(r->hw, reg, val);
+}
+
+static int own_read_counter(void *arg, uint32_t idx, uint64_t *val)
+{
+	struct rig *r = arg;
+
+	own_events(r);
+	return fakehw_ops(r->hw)->read_counter(r->hw, idx, val);
+}
+
+static int own_read_tsc(void *arg, uint64_t *val)
+{
+	struct rig *r = arg;
+
+	own_events(r);
+	return fakehw_ops(r->hw)->read_tsc(r->hw, val);
+}
+
+static const struct pmuvirt_hw_ops own_ops = {
+	.read_reg = own_read_reg,
+	.write_reg = own_write_reg,
+	.read_counter = own_read_counter,
+	.read_tsc = own_read_tsc,
+};
+
+#define NOWN 5
+
+/*
+ * The switch's own instructions count while it runs, with interrupts off:
+ * an i-mode counter armed close to its next notification reaches it in the
+ * middle of a switch.  The alert must belong to the context whose count
+ * reached it (the switch stops counting before it samples the outgoing
+ * context, and starts it after the incoming one's start values are in),
+ * never to nobody, and every notification stays on its own period.
+ * Contexts: two domains, the same control with other periods, another
+ * filter (a load), and no counters.
+ */
+static void test_switch_own_events(void **state)
+{
+	const struct cdesc c[NOWN][2] = {
+		{ { INS, UK, 1009 }, { CYC, UK } },
+		{ { INS, UK, 1013 }, { CYC, UK } },
+		{ { INS, UK, 997 }, { CYC, UK } },
+		{ { INS, U, 1021 }, { CYC, U } },
+	};
+	static const uint64_t domain[NOWN] = { 1, 2, 1, 1, 3 };
+	unsigned int p;
+
+	for (p = 8; p <= 10; p++) {
+		struct rig *r = rig_new(p);
+		struct pmuvirt_ctx *v[NOWN];
+		uint64_t seed = 0x2545f4914f6cdd1dull + p, got[NOWN] = { 0 };
+		uint32_t counts[PMUVIRT_MAX_COUNTERS];
+		unsigned int i, n, iter;
+
+		assert_int_equal(pmuvirt_pcpu_init(&r->pc, &r->pmu, &own_ops, r, 0), 0);
+		r->own = 60;
+		for (i = 0; i < NOWN; i++) {
+			v[i] = ctx_new(r, i < NOWN - 1 ? 2 : 0, c[i]);
+			assert_int_equal(pmuvirt_ctx_set_domain(v[i], domain[i]), 0);
+		}
+		for (iter = 0; iter < 3000; iter++) {
+			n = (unsigned int)(rnd(&seed) % NOWN);
+			/* The switch with interrupts off, its own events counting. */
+			r->ee = false;
+			r->in_switch = true;
+			assert_int_equal(pmuvirt_switch(&r->pc, v[n]), 0);
+			r->in_switch = false;
+			r->watch = v[n];
+			ee_on(r);
+			rig_run(r->hw, FAKEHW_INSTRUCTIONS, 1 + rnd(&seed) % 2500, false);
+			if (rnd(&seed) % 4 == 0) {
+				pmuvirt_take_overflows(v[n], counts);
+				got[n] += counts[0];
+			}
+		}
+		r->ee = false;
+		r->in_switch = true;
+		assert_int_equal(pmuvirt_switch(&r->pc, NULL), 0);
+		r->in_switch = false;
+		ee_on(r);
+		print_message("POWER%u: %u alerts, %u during a switch, %u of nobody\n", p, r->alerts,
+			      r->alerts_in_switch, r->nobody);
+		for (i = 0; i + 1 < NOWN; i++) {
+			pmuvirt_take_overflows(v[i], counts);
+			got[i] += counts[0];
+			if (got[i] != rig_val(v[i], 0) / c[i][0].period)
+				fail_msg("POWER%u context %u: %llu notifications for a count of %llu", p, i,
+					 (unsigned long long)got[i],
+					 (unsigned long long)rig_val(v[i], 0));
+		}
+		/* Switches really counted their own events into alerts. */
+		assert_true(r->alerts_in_switch >= 20);
+		assert_int_equal(r->off_period, 0);
+		for (i = 0; i < NOWN; i++)
+			free(v[i]);
+		rig_free(r);
+	}
+}
+
 /* A failing SPR access faults the context and leaves the counters stopped. */
 static void test_fault(void **state)
 {
@@ -551,6 +826,8 @@ int main(void)
 		cmocka_unit_test(test_imode_reload),
 		cmocka_unit_test(test_imode_long_period),
 		cmocka_unit_test(test_postponed_exceptions),
+		cmocka_unit_test(test_negative_pmc_left_behind),
+		cmocka_unit_test(test_switch_own_events),
 		cmocka_unit_test(test_fault),
 	};
 

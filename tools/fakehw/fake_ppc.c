@@ -15,10 +15,22 @@
  * PMC4 0xF6 branch misses).  FC freezes all, FC14 PMC1-4, FC56 and PMCC=11
  * PMC5-6, FCS/FCP by privilege, MMCR2 FCnS/FCnP per PMC ("kernel" is the
  * supervisor state; FCnH has no effect: the fake has no hypervisor state).
- * Counters wrap at 32 bits.  An alert happens when an event is counted into
- * a negative PMC (bit 31 set) whose condition is enabled (PMC1CE, PMCjCE)
- * while PMAE is set: PMAE is cleared, PMAO set, FC set if FCECE, and the
- * PMI callback runs before the next event is counted.
+ * Counters wrap at 32 bits.
+ *
+ * Alerts: a PMC's condition is enabled by PMC1CE (PMC1) or PMCjCE (PMC2-6),
+ * and it holds while the PMC is negative (bit 31 set).  An alert happens
+ * when an event is counted into a negative PMC whose condition is enabled
+ * while PMAE is set, and also at a write of MMCR0 or a PMC after which
+ * PMAE is set, FC is clear and an enabled PMC is negative: the ISA's
+ * condition is the PMC's value, so a negative PMC alerts as soon as
+ * counting is on (QEMU raises it at the PMC's next counted event, hardware
+ * at once).  FC14, FC56 and the MMCR2 freezes stop a PMC's counting, not
+ * its condition.  An alert clears PMAE, sets PMAO, sets FC if FCECE, and
+ * shows in the alert hook at once.  The PMI callback of an alert an event
+ * raised runs before the next event is counted; that of an alert a write
+ * raised (stats.access_alerts) when the next run starts, if PMAO still
+ * holds it: pmuvirt writes registers with interrupts off, and a later
+ * MMCR0 write that clears PMAO withdraws the exception.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -61,6 +73,7 @@ struct ppc_state {
 	uint64_t mmcr0, mmcr1, mmcr2, mmcra, mmcr3;
 	uint64_t siar, sdar, sier;
 	uint64_t pmc[6];
+	bool deliver;		/* a write raised an alert: PMI before the next event */
 };
 
 static struct ppc_state *st_of(const struct fakehw *hw)
@@ -75,6 +88,39 @@ static uint64_t mmcr0_reserved(const struct ppc_state *st)
 	if (st->power < 10)
 		r |= PMCCEXT;
 	return r;
+}
+
+static bool alert_enabled(const struct ppc_state *st, unsigned int pmc)
+{
+	if (!(st->mmcr0 & PMAE))
+		return false;
+	return (st->mmcr0 & (pmc == 1 ? PMC1CE : PMCJCE)) != 0;
+}
+
+/* The alert itself: what the hardware does to MMCR0. */
+static void alert(struct ppc_state *st)
+{
+	st->mmcr0 = (st->mmcr0 & ~PMAE) | PMAO;
+	if (st->mmcr0 & FCECE)
+		st->mmcr0 |= FC;
+}
+
+/* After a write: counting on (FC clear), PMAE set and an enabled PMC negative. */
+static void access_alert(struct fakehw *hw)
+{
+	struct ppc_state *st = st_of(hw);
+	unsigned int pmc;
+
+	if (st->mmcr0 & FC)
+		return;
+	for (pmc = 1; pmc <= 6; pmc++) {
+		if ((st->pmc[pmc - 1] & NEGATIVE) && alert_enabled(st, pmc)) {
+			alert(st);
+			st->deliver = true;
+			fakehw_note_access_alert(hw);
+			return;
+		}
+	}
 }
 
 static uint64_t *spr_slot(struct ppc_state *st, uint32_t spr)
@@ -142,6 +188,8 @@ static int ppc_write_reg(struct fakehw *hw, uint32_t reg, uint64_t val)
 		return fakehw_error(hw, "mtspr PMC%u 0x%llx: PMCs are 32 bits", reg - SPR_PMC1 + 1,
 				    (unsigned long long)val);
 	*p = val;
+	if (reg == SPR_MMCR0 || (reg >= SPR_PMC1 && reg <= SPR_PMC6))
+		access_alert(hw);
 	return 0;
 }
 
@@ -203,11 +251,26 @@ static bool pmc_counts(const struct ppc_state *st, unsigned int pmc, enum fakehw
 	return pmc_event(st, pmc) == (int)ev;
 }
 
-static bool alert_enabled(const struct ppc_state *st, unsigned int pmc)
+/*
+ * An alert a write raised is taken when code runs again, before its first
+ * event, while PMAO still holds it.  A handler that leaves the alert's
+ * cause in place makes another at its own write: that loop never ends on
+ * hardware, and is an error here.
+ */
+static int deliver_access_alerts(struct fakehw *hw)
 {
-	if (!(st->mmcr0 & PMAE))
-		return false;
-	return (st->mmcr0 & (pmc == 1 ? PMC1CE : PMCJCE)) != 0;
+	struct ppc_state *st = st_of(hw);
+	unsigned int n = 0;
+
+	while (st->deliver) {
+		st->deliver = false;
+		if (!(st->mmcr0 & PMAO))
+			continue;
+		if (++n > 100)
+			return fakehw_error(hw, "alert storm: every handler's write raises another alert");
+		fakehw_deliver_pmi(hw);
+	}
+	return 0;
 }
 
 static int ppc_run(struct fakehw *hw, enum fakehw_event ev, uint64_t n, bool kernel)
@@ -217,8 +280,11 @@ static int ppc_run(struct fakehw *hw, enum fakehw_event ev, uint64_t n, bool ker
 	while (n) {
 		uint64_t step = n;
 		unsigned int counting = 0, armed = 0, pmc;
-		bool alert = false;
+		bool raised = false;
+		int ret = deliver_access_alerts(hw);
 
+		if (ret)
+			return ret;
 		for (pmc = 1; pmc <= 6; pmc++) {
 			uint64_t v = st->pmc[pmc - 1], d;
 
@@ -239,13 +305,11 @@ static int ppc_run(struct fakehw *hw, enum fakehw_event ev, uint64_t n, bool ker
 				continue;
 			st->pmc[pmc - 1] = (st->pmc[pmc - 1] + step) & 0xffffffffull;
 			if ((armed & (1u << pmc)) && (st->pmc[pmc - 1] & NEGATIVE))
-				alert = true;
+				raised = true;
 		}
 		n -= step;
-		if (alert) {
-			st->mmcr0 = (st->mmcr0 & ~PMAE) | PMAO;
-			if (st->mmcr0 & FCECE)
-				st->mmcr0 |= FC;
+		if (raised) {
+			alert(st);
 			fakehw_raise_pmi(hw);
 		}
 	}

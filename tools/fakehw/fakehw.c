@@ -37,12 +37,26 @@ int fakehw_error(struct fakehw *hw, const char *fmt, ...)
 	return -EFAULT;
 }
 
-int fakehw_raise_pmi(struct fakehw *hw)
+void fakehw_deliver_pmi(struct fakehw *hw)
 {
 	hw->stats.pmis++;
 	if (hw->pmi)
 		hw->pmi(hw->pmi_arg);
+}
+
+int fakehw_raise_pmi(struct fakehw *hw)
+{
+	if (hw->alert_hook)
+		hw->alert_hook(hw->alert_arg, false);
+	fakehw_deliver_pmi(hw);
 	return 0;
+}
+
+void fakehw_note_access_alert(struct fakehw *hw)
+{
+	hw->stats.access_alerts++;
+	if (hw->alert_hook)
+		hw->alert_hook(hw->alert_arg, true);
 }
 
 /* Count an access in *@count; true when it is the one fault injection asked to fail. */
@@ -130,6 +144,12 @@ void fakehw_set_pmi(struct fakehw *hw, void (*fn)(void *arg), void *arg)
 {
 	hw->pmi = fn;
 	hw->pmi_arg = arg;
+}
+
+void fakehw_set_alert_hook(struct fakehw *hw, void (*fn)(void *arg, bool by_access), void *arg)
+{
+	hw->alert_hook = fn;
+	hw->alert_arg = arg;
 }
 
 int fakehw_run(struct fakehw *hw, enum fakehw_event ev, uint64_t n, bool kernel)

@@ -62,7 +62,8 @@ struct fakehw_stats {
 	uint64_t counter_reads;	/* rdpmc, and mfspr of a PMC on POWER */
 	uint64_t tsc_reads;
 	uint64_t errors;	/* refused accesses */
-	uint64_t pmis;		/* PMI callbacks raised */
+	uint64_t pmis;		/* PMI callbacks run */
+	uint64_t access_alerts;	/* POWER: alerts a register write raised (not an event) */
 };
 
 struct fakehw *fakehw_x86_new(const struct fakehw_x86_config *cfg);
@@ -73,8 +74,21 @@ void fakehw_free(struct fakehw *hw);
 /* Register access for pmuvirt: pass fakehw_ops() with the fake as arg. */
 const struct pmuvirt_hw_ops *fakehw_ops(const struct fakehw *hw);
 
-/* Called at the exact event where an enabled, interrupting counter overflows. */
+/*
+ * Called at the exact event where an enabled, interrupting counter
+ * overflows.  POWER: an alert that a register write raised (fake_ppc.c) is
+ * delivered before the next event is counted, if MMCR0[PMAO] still holds
+ * it then: pmuvirt writes registers with interrupts off.
+ */
 void fakehw_set_pmi(struct fakehw *hw, void (*fn)(void *arg), void *arg);
+
+/*
+ * Called when the hardware raises an interrupt, at the event or register
+ * write that raised it (@by_access), before anything else happens: for a
+ * test to see who owned the counters at that moment.  It must not access
+ * the fake or call into pmuvirt.
+ */
+void fakehw_set_alert_hook(struct fakehw *hw, void (*fn)(void *arg, bool by_access), void *arg);
 
 /*
  * @n events of kind @ev happen, in kernel (supervisor) or user mode.

@@ -24,6 +24,8 @@ struct fakehw {
 	uint64_t tsc;
 	void (*pmi)(void *arg);
 	void *pmi_arg;
+	void (*alert_hook)(void *arg, bool by_access);
+	void *alert_arg;
 	uint64_t fail_countdown;	/* 0: no fault injection */
 	char last_error[200];
 	void *priv;			/* the model's state */
@@ -32,7 +34,11 @@ struct fakehw {
 struct fakehw *fakehw_alloc(const struct fakehw_impl *impl, void *priv);
 /* Record a refused access; returns -EFAULT. */
 int fakehw_error(struct fakehw *hw, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Raise the PMI callback (counts it); returns 0. */
+/* An event raises the PMI: the alert hook sees it, then the callback runs (counted); returns 0. */
 int fakehw_raise_pmi(struct fakehw *hw);
+/* A register write raised an alert: counted, and the alert hook sees it. */
+void fakehw_note_access_alert(struct fakehw *hw);
+/* Run the PMI callback (counted) for an interrupt raised earlier. */
+void fakehw_deliver_pmi(struct fakehw *hw);
 
 #endif

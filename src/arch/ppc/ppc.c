@@ -177,20 +177,6 @@ static int PMUVIRT_CF_CHECK ppc_encode(const struct pmuvirt_pmu *pmu,
 	return 0;
 }
 
-static bool cache_holds(const struct pmuvirt_pcpu *pc, unsigned int i, uint64_t val)
-{
-	return (pc->cache_known & (1u << i)) && pc->cache.reg[i] == val;
-}
-
-/*
- * While MMCR0 holds PMAE the hardware may, on an alert, clear PMAE and set
- * PMAO and FC behind the cache.  Everything else stays as written.
- */
-static bool mmcr0_volatile(const struct pmuvirt_pcpu *pc)
-{
-	return (pc->cache_known & 1u) && (pc->cache.reg[0] & M0_PMAE);
-}
-
 static int mmcr0_sync(struct pmuvirt_pcpu *pc)
 {
 	uint64_t v;
@@ -205,7 +191,13 @@ static int mmcr0_sync(struct pmuvirt_pcpu *pc)
 	return 0;
 }
 
-/* Freeze all counters with one write; the written value makes the cache exact. */
+/*
+ * Freeze all counters with one write; the written value makes the cache
+ * exact.  PMAE goes with it (as Linux clears it when it freezes): no alert
+ * comes while the PMCs are written, and the hardware, which on an alert
+ * clears PMAE and sets PMAO and FC, changes nothing behind the cache.  The
+ * write clears PMAO, which withdraws a pending exception.
+ */
 static int ppc_freeze(struct pmuvirt_pcpu *pc)
 {
 	uint64_t v = 0;
@@ -218,35 +210,29 @@ static int ppc_freeze(struct pmuvirt_pcpu *pc)
 	return pmuvirt_cache_write(pc, 0, PMUVIRT_PPC_SPR_MMCR0, v | M0_FC);
 }
 
+/*
+ * MMCR1, MMCR2, MMCRA (MMCR3) of @ctx's image, written frozen.  Counting
+ * stays stopped, so counter values read before stay valid (returns 0): the
+ * core writes the PMCs next and ppc_start() writes MMCR0 last, so no PMC
+ * is negative when alerts come on.
+ */
 static int PMUVIRT_CF_CHECK ppc_load(struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *ctx)
 {
 	const struct pmuvirt_hwctl *img = &ctx->img;
 	unsigned int i, n = img_regs(pc->pmu);
-	bool others = false;
-	int ret, written = 0;
+	int ret;
 
-	for (i = 1; i < n; i++)
-		if (!cache_holds(pc, i, img->reg[i]))
-			others = true;
-	if (others) {
-		/* Never run with a half-written control. */
-		ret = ppc_freeze(pc);
-		if (ret < 0)
-			return ret;
-		written += ret;
-		for (i = 1; i < n; i++) {
-			ret = pmuvirt_cache_write(pc, i, img_spr[i], img->reg[i]);
-			if (ret < 0)
-				return ret;
-			written += ret;
-		}
-	} else if (mmcr0_volatile(pc) && cache_holds(pc, 0, img->reg[0])) {
-		ret = mmcr0_sync(pc);
-		if (ret)
-			return ret;
-	}
-	ret = pmuvirt_cache_write(pc, 0, PMUVIRT_PPC_SPR_MMCR0, img->reg[0]);
-	return ret < 0 ? ret : written + ret;
+	ret = ppc_freeze(pc);
+	for (i = 1; i < n && ret >= 0; i++)
+		ret = pmuvirt_cache_write(pc, i, img_spr[i], img->reg[i]);
+	return ret < 0 ? ret : 0;
+}
+
+/* Count with @ctx's control: MMCR0 with PMAE and FC clear, once every PMC is in. */
+static int PMUVIRT_CF_CHECK ppc_start(struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *ctx)
+{
+	return pmuvirt_cache_write(pc, 0, PMUVIRT_PPC_SPR_MMCR0,
+				   ctx->img.reg[PMUVIRT_PPC_IMG_MMCR0]);
 }
 
 static int PMUVIRT_CF_CHECK ppc_stop(struct pmuvirt_pcpu *pc)
@@ -335,6 +321,7 @@ static const struct pmuvirt_arch_ops ppc_ops = {
 	.slot_ok = ppc_slot_ok,
 	.load = ppc_load,
 	.stop = ppc_stop,
+	.start = ppc_start,
 	.read = ppc_read,
 	.read_index = ppc_read_index,
 	.write = ppc_write,

@@ -172,9 +172,9 @@ void pmuvirt_lx_pmi_unmask(void)
 }
 
 /*
- * The counters start frozen and zero: the core's first load unfreezes with
- * PMAE before any period is armed, and a negative PMC a previous owner
- * left would alert at once.  Also what the module leaves on unload.
+ * The counters start frozen and zero, and the module leaves them so on
+ * unload.  The core does not depend on it: its first switch-in stops
+ * counting and re-bases every counter of an owner it does not know.
  */
 static void pmu_reset_cpu(void *unused)
 {
