@@ -85,6 +85,15 @@ if grep -E "warning|error" "$build/module.log" >&2; then
 	exit 1
 fi
 
+# rdpmc_probe.ko, for the domUs' check of rdpmc during the profiling session.
+pdir=$build/rdpmc-probe
+rm -rf "$pdir"
+mkdir -p "$pdir"
+ln -s "$srcroot/test/vm-xen/rdpmc_probe.c" "$pdir/"
+echo 'obj-m := rdpmc_probe.o' >"$pdir/Kbuild"
+make -s -C "/lib/modules/$kver/build" M="$pdir" ccflags-y="-I$srcroot/include" modules \
+	>"$build/rdpmc-probe.log" 2>&1 || { cat "$build/rdpmc-probe.log" >&2; fail "rdpmc_probe.ko build"; }
+
 # Debian's Xen toolstack for the domU boot, the version of the hypervisor's
 # source when the archive still has it, unpacked without install scripts.
 # fetch_debs DIR VERSION PKG...: the packages, at VERSION when the archive
@@ -178,7 +187,7 @@ cp "$busybox" "$droot/bin/busybox"
 for a in sh mount insmod rmmod cat grep echo poweroff sleep dmesg sed; do
 	ln -s busybox "$droot/bin/$a"
 done
-cp "$build/module/pmuvirt.ko" "$work/root/pmuvirt_xen_guest" "$work/root/vmtest" \
+cp "$build/module/pmuvirt.ko" "$pdir/rdpmc_probe.ko" "$work/root/pmuvirt_xen_guest" "$work/root/vmtest" \
 	"$work/root/xen_access_test" "$work/root/xen_save_guest" "$work/root/xs_rendezvous" \
 	"$kmods/xen-privcmd.ko" "$droot/"
 cat >"$droot/init" <<INIT
@@ -214,6 +223,11 @@ fi
 echo "PMUVIRT-DOMU-REAP-EXIT=\$?"
 echo "PMUVIRT-DOMU-HYPERCALLS \$(cat /sys/module/pmuvirt/parameters/xen_hypercalls)"
 rmmod pmuvirt && echo "PMUVIRT-DOMU-UNLOADED"
+if [ -z "\$hvm" ]; then
+	# dom0's profiling session still runs: this VCPU's rdpmc sees only its own counter
+	insmod /rdpmc_probe.ko 2>/dev/null
+	dmesg | grep PMUVIRT-RDPMC | sed 's/^\\[[^]]*\\] //'
+fi
 echo "PMUVIRT-DOMU-KERNEL-WARNINGS=\$(dmesg | grep -c 'pmuvirt: VCPU\|pmuvirt: cannot\|WARNING:\|BUG:')"
 echo "PMUVIRT-DOMU-DONE"
 poweroff -f
@@ -584,7 +598,8 @@ for d in a:PV b:PVH; do
 	k=${d#*:} d=${d%:*}
 	require_domu "domu-$d: " "$k" "domu-$d: PMUVIRT-XEN-ACCESS-DOMU-PASSED" \
 		"domu-$d: PMUVIRT-DOMU-ACCESS-EXIT=0" \
-		"domu-$d: PMUVIRT-SAVE-PASSED" "domu-$d: PMUVIRT-DOMU-SAVE-EXIT=0"
+		"domu-$d: PMUVIRT-SAVE-PASSED" "domu-$d: PMUVIRT-DOMU-SAVE-EXIT=0" \
+		"domu-$d: PMUVIRT-RDPMC-PASSED"
 done
 # The two domains' loops ran at once (Xen's wall clock, which both read).
 set -- $(sed -n 's/.*domu-[ab]: PMUVIRT-XEN-GUEST-WINDOW \([0-9]*\) \([0-9]*\).*/\1 \2/p' "$console" | tr -d '\r')

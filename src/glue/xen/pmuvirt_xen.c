@@ -796,6 +796,65 @@ void pmuvirt_xen_deliver_pmi(void)
 }
 
 /**
+ * pmuvirt_xen_rdpmc_exits() - must an HVM or PVH guest's rdpmc exit to Xen?
+ * @v:		current, about to enter the guest on this PCPU (interrupts off).
+ *
+ * The hardware's counters may be read by @v's guest only while this PCPU
+ * runs @v's own context with no profiling session's counters joined to
+ * it: then each counter holds @v's domain's events (a switch from another
+ * domain re-based them all).  Otherwise a counter may hold Xen's, a
+ * session's or another domain's events, and rdpmc exits to
+ * pmuvirt_xen_rdpmc().
+ * Return: true when rdpmc must exit.
+ */
+bool pmuvirt_xen_rdpmc_exits(const struct vcpu *v)
+{
+	const struct pmuvirt_ctx *ctx = v->arch.pmuvirt;
+	unsigned int cpu = smp_processor_id();
+
+	if (!pmuvirt_xen_ready)
+		return false;
+	return !ctx || cpu >= pmuvirt_xen_nr_pcpus || pmuvirt_xen_pcpus[cpu].running != ctx ||
+	       ctx->nr_counters != ctx->nr_shared;
+}
+
+/**
+ * pmuvirt_xen_rdpmc() - an HVM or PVH guest's rdpmc that exited to Xen
+ * @v:		current.
+ * @ecx:	the counter the guest asks for (its ECX).
+ * @val:	the counter's raw value when it is one of @v's own.
+ *
+ * Only the counters of @v's own context running here are readable, with
+ * the value a guest reading the hardware would see; any other index (a
+ * session's counter, a counter @v does not use, an absent one) is refused
+ * and the guest gets #GP, as for an absent counter.
+ * Return: 0, or -EPERM.
+ */
+int pmuvirt_xen_rdpmc(struct vcpu *v, uint32_t ecx, uint64_t *val)
+{
+	const struct pmuvirt_ctx *ctx = v->arch.pmuvirt;
+	struct pmuvirt_pcpu *pc;
+	unsigned long flags;
+	unsigned int i;
+	int rc = -EPERM;
+
+	/* As every access to this PCPU's PMU: a PMI (the emulated one's timer) waits. */
+	local_irq_save(flags);
+	pc = pmuvirt_xen_this_pcpu();
+	for (i = 0; ctx && pc && pc->running == ctx && i < ctx->nr_shared; i++) {
+		const struct pmuvirt_slot *s = &ctx->pmu->slot[ctx->counter[i].slot];
+
+		if (s->cls != PMUVIRT_CLASS_TSC && s->user_index && s->user_index - 1 == ecx) {
+			if (!pc->hw->read_counter(pc->hw_arg, ecx, val))
+				rc = 0;
+			break;
+		}
+	}
+	local_irq_restore(flags);
+	return rc;
+}
+
+/**
  * pmuvirt_xen_vm_entry() - the guest of this CPU is about to run (VMRUN)
  *
  * Called from svm_vmenter_helper() with interrupts disabled.  With the
