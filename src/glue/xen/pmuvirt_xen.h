@@ -29,7 +29,7 @@ struct pmuvirt_xen_domain {
 	spinlock_t map_lock;
 	/* The event policy; taken with interrupts off (spin_lock_irqsave). */
 	spinlock_t policy_lock;
-	unsigned int policy_gen;	/* changes with every SET_POLICY */
+	uint64_t policy_gen;		/* changes with every SET_POLICY, never wraps */
 	struct pmuvirt_policy policy;
 };
 
@@ -46,8 +46,8 @@ struct pmuvirt_xen_domain {
  */
 struct pmuvirt_xen_vcpu {
 	struct pmuvirt_control ctl;
-	unsigned int policy_gen;
-	unsigned int prof_gen;
+	uint64_t policy_gen;
+	uint64_t prof_gen;
 	struct pmuvirt_control eff;
 	struct pmuvirt_saved_ctx *incoming;
 	unsigned long words[BITS_TO_LONGS(PMUVIRT_XEN_SAVE_MSRS)];

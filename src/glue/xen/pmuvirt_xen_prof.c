@@ -45,6 +45,9 @@
 #include <xsm/xsm.h>
 #include <public/domctl.h>
 #include <asm/regs.h>
+#ifdef CONFIG_HVM
+#include <asm/hvm/hvm.h>
+#endif
 
 #include "pmuvirt_xen.h"
 #include "pmuvirt_abi_check.h"
@@ -60,8 +63,8 @@ struct prof_ring {
 };
 
 static struct {
-	uint32_t state;		/* the generation while running, 0 otherwise */
-	uint32_t gen;		/* last generation handed out */
+	uint64_t state;		/* the generation while running, 0 otherwise */
+	uint64_t gen;		/* last generation handed out: never reused */
 	bool exists;		/* started and not released */
 	bool claimed;		/* new controls must fit next to @ctl */
 	struct domain *controller;
@@ -88,7 +91,7 @@ static DEFINE_PER_CPU(struct pmuvirt_saved_ctx, prof_scratch);
 /* The interrupted state of the counter interrupt being handled on this PCPU. */
 static DEFINE_PER_CPU(const struct cpu_user_regs *, prof_regs);
 
-static uint32_t prof_running(void)
+static uint64_t prof_running(void)
 {
 	return read_atomic(&prof.state);
 }
@@ -122,6 +125,11 @@ static void cf_check prof_fill(void *arg, const struct pmuvirt_pcpu *pc,
 		w.hvm = !is_pv_vcpu(v);
 		w.pv32 = is_pv_32bit_vcpu(v);
 		w.kernel = w.guest && !w.hvm && regs && guest_kernel_mode(v, regs);
+#ifdef CONFIG_HVM
+		/* Xen does not copy an HVM guest's CS out of the VMCB/VMCS at exit. */
+		if (w.guest && w.hvm)
+			w.cs = hvm_get_cpl(v);
+#endif
 	}
 	pmuvirt_xen_prof_record(s, &w, idle ? PMUVIRT_XEN_DOMID_IDLE : v->domain->domain_id,
 				idle ? pc->cpu : v->vcpu_id, arg != NULL, NOW());
@@ -150,7 +158,7 @@ static struct prof_ring *prof_ring_of(const struct vcpu *v, bool *listed)
  * the one it joined, join the running one, or move to this PCPU's ring.
  * Interrupts off.
  */
-static void prof_sync(struct vcpu *v, struct pmuvirt_ctx *ctx, uint32_t want)
+static void prof_sync(struct vcpu *v, struct pmuvirt_ctx *ctx, uint64_t want)
 {
 	struct pmuvirt_saved_ctx *scratch = &this_cpu(prof_scratch);
 	struct pmuvirt_xen_vcpu *xv = pmuvirt_xen_vcpu_of(ctx);
@@ -197,7 +205,7 @@ static void prof_sync(struct vcpu *v, struct pmuvirt_ctx *ctx, uint32_t want)
 void pmuvirt_xen_prof_switch_in(struct vcpu *v, struct pmuvirt_ctx *ctx)
 {
 	struct pmuvirt_xen_vcpu *xv = pmuvirt_xen_vcpu_of(ctx);
-	uint32_t want = prof_running();
+	uint64_t want = prof_running();
 
 	if (likely(!want && !xv->prof_gen))
 		return;
@@ -276,7 +284,7 @@ static void cf_check prof_apply_here(void *unused)
 	struct pmuvirt_pcpu *pc = pmuvirt_xen_this_pcpu();
 	struct vcpu *v = current;
 	struct pmuvirt_ctx *ctx;
-	uint32_t want = prof_running();
+	uint64_t want = prof_running();
 
 	if (!pc)
 		return;

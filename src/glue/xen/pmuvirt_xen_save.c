@@ -41,17 +41,30 @@ static void pmuvirt_xen_refuse(const struct vcpu *v, const struct pmuvirt_error 
  */
 static int pmuvirt_xen_vcpu_save(struct vcpu *v, struct pmuvirt_saved_ctx *out)
 {
+	struct pmuvirt_xen_domain *dd = v->domain->arch.pmuvirt;
 	struct pmuvirt_ctx *ctx = v->arch.pmuvirt;
 	unsigned long flags;
 	int rc;
 
-	if (!ctx || !pmuvirt_xen_vcpu_of(ctx)->ctl.nr_counters)
+	if (!dd || !ctx)
 		return -ENODATA;
-	local_irq_save(flags);
-	/* The blob holds the VCPU's own counters, not a profiling session's. */
-	pmuvirt_xen_prof_leave(v, ctx);
-	rc = pmuvirt_ctx_save(ctx, &pmuvirt_xen_vcpu_of(ctx)->ctl, out);
-	local_irq_restore(flags);
+	/*
+	 * Under the locks VCPU_SET_CONTROL takes: a controlling domain may set
+	 * this paused VCPU's counters from another PCPU meanwhile.
+	 */
+	pmuvirt_xen_prof_read_lock();
+	spin_lock_irqsave(&dd->policy_lock, flags);
+	if (!pmuvirt_xen_vcpu_of(ctx)->ctl.nr_counters) {
+		rc = -ENODATA;
+	} else {
+		/* The blob holds the VCPU's own counters, not a profiling session's. */
+		pmuvirt_xen_prof_leave(v, ctx);
+		rc = pmuvirt_ctx_save(ctx, &pmuvirt_xen_vcpu_of(ctx)->ctl, out);
+	}
+	spin_unlock_irqrestore(&dd->policy_lock, flags);
+	pmuvirt_xen_prof_read_unlock();
+	if (rc == -ENODATA)
+		return rc;
 	if (rc == -EFAULT) {
 		printk(XENLOG_G_WARNING "pmuvirt: %pv: counters faulted, not saved\n", v);
 		return -ENODATA;
@@ -85,6 +98,7 @@ static int pmuvirt_xen_vcpu_restore(struct vcpu *v, const struct pmuvirt_saved_c
 		       v);
 		return -ENODEV;
 	}
+	pmuvirt_xen_prof_read_lock();
 	spin_lock_irqsave(&dd->policy_lock, flags);
 	pmuvirt_xen_prof_leave(v, ctx);
 	/* The blob's own checks, and the control against this PMU. */
@@ -104,6 +118,7 @@ static int pmuvirt_xen_vcpu_restore(struct vcpu *v, const struct pmuvirt_saved_c
 		pmuvirt_xen_vcpu_of(ctx)->eff = empty;
 	}
 	spin_unlock_irqrestore(&dd->policy_lock, flags);
+	pmuvirt_xen_prof_read_unlock();
 	if (rc)
 		pmuvirt_xen_refuse(v, &err, rc);
 	return rc;
