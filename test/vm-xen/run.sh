@@ -6,8 +6,9 @@
 # hypercall, then pmuvirt.ko is loaded and pmuvirt_xen_guest checks
 # per-thread counts on top of the VCPUs'.  With Xen's emulated PMU
 # (pmuvirt-emulate): xen_emu_test checks PMC counting per VCPU and the
-# PMI -> VIRQ path.  With vpmu=1: pmuvirt refuses to start, and its
-# hypercall answers -EBUSY.  With one dom0 VCPU and the emulated PMU, on
+# PMI -> VIRQ path.  With vpmu=1, and with the NMI watchdog: pmuvirt
+# refuses to start, and its hypercall answers -EBUSY.  With one dom0 VCPU
+# and the emulated PMU, on
 # an AMD CPU model with SVM: Debian's toolstack (xl) creates a PV and a
 # PVH domU from domu.cfg that run pmuvirt_xen_guest, vmtest imode and
 # xen_access_test at once while dom0 spins, then xen_save_guest while dom0
@@ -23,8 +24,8 @@
 #              (the same for pmuvirt_xen_guest, default 5e7),
 #              PMUVIRT_XEN_TIMEOUT (seconds, default 900),
 #              PMUVIRT_XEN_BOOTS (the boots to run, default
-#              "real emulated refused domu hvm"; the test passes only with
-#              all), PMUVIRT_XEN_EMU_ARGS (more Xen options for the
+#              "real emulated refused watchdog domu hvm"; the test passes
+#              only with all), PMUVIRT_XEN_EMU_ARGS (more Xen options for the
 #              emulated boot, e.g. timer_slop=0 for docs/sampling.md).
 set -eu
 
@@ -47,7 +48,7 @@ lossy_rounds=500
 lossy_work_a=$((lossy_rounds * 6 * 100003))
 lossy_work_b=$((lossy_rounds * 2 * 100003))
 domu_prof_period=7999993
-boots=${PMUVIRT_XEN_BOOTS:-real emulated refused domu hvm}
+boots=${PMUVIRT_XEN_BOOTS:-real emulated refused watchdog domu hvm}
 
 log() { echo "vm-xen: $*" >&2; }
 
@@ -388,7 +389,7 @@ elif grep -q pmuvirt_hvm_boot /proc/cmdline; then
 	echo "PMUVIRT-DOM0-HVM-SECONDS \$(( \$(cut -d. -f1 /proc/uptime) - t0 ))"
 	sed 's/^/hvm: /' /var/log/xen/hvm-serial.log
 elif grep -q pmuvirt_refused_boot /proc/cmdline; then
-	# Xen's vPMU was asked for: pmuvirt refused to start.
+	# Xen's vPMU or the NMI watchdog was asked for: pmuvirt refused to start.
 	/xen_policy_test refused
 	echo "PMUVIRT-XEN-REFUSED-EXIT=\$?"
 elif grep -q pmuvirt_emulated_boot /proc/cmdline; then
@@ -579,6 +580,12 @@ boot refused "dom0_max_vcpus=2 vpmu=1" "pmuvirt_refused_boot"
 require "pmuvirt: disabled: Xen's vPMU was asked for (vpmu=1)" \
 	"PMUVIRT-XEN-REFUSED-OK" "PMUVIRT-XEN-REFUSED-EXIT=0"
 fi
+# The NMI watchdog asked for: pmuvirt refuses to start, as for the vPMU.
+if want watchdog; then
+boot watchdog "dom0_max_vcpus=1 watchdog" "pmuvirt_refused_boot"
+require "pmuvirt: disabled: the NMI watchdog (watchdog) counts with a performance counter" \
+	"PMUVIRT-XEN-REFUSED-OK" "PMUVIRT-XEN-REFUSED-EXIT=0"
+fi
 # A PV and a PVH domU made by xl, on Xen's emulated PMU, with a dom0 of one
 # VCPU (two dom0 VCPUs on the one PCPU make every insmod in dom0 take
 # seconds); PVH needs hardware virtualization, which QEMU's TCG offers as
@@ -620,7 +627,7 @@ require "PMUVIRT-DOM0-XENSTORED" "PMUVIRT-DOM0-INIT-DOM0" "PMUVIRT-DOM0-XENCONSO
 require_domu "hvm: " HVM
 fi
 log "boots passed: $boots"
-for b in real emulated refused domu hvm; do
+for b in real emulated refused watchdog domu hvm; do
 	want "$b" || { log "FAIL: boot $b not run (PMUVIRT_XEN_BOOTS=$boots)"; exit 1; }
 done
 log "PASS"

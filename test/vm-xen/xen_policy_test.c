@@ -11,8 +11,12 @@
  * and no counters.  (The PMU here is the TSC alone: a raw code the policy
  * permits then fails on the PMU, with -ENODEV, not -EPERM.)
  *
+ * Xen's xenoprof asks Xen's PMU owner arbiter for the PMU at
+ * XENOPROF_get_buffer: while pmuvirt holds it, -EBUSY.
+ *
  * "xen_policy_test refused", in a boot where pmuvirt refused to start
- * (vpmu=1): every command answers -EBUSY.
+ * (vpmu=1, watchdog): every command answers -EBUSY, and xenoprof is not
+ * refused the PMU.
  *
  * Prints PMUVIRT-XEN-POLICY-* / PMUVIRT-XEN-REFUSED-* markers.
  */
@@ -194,11 +198,33 @@ static int policies(void)
 	return failures;
 }
 
+/*
+ * Xen's xenoprof (hypercall 31): XENOPROF_get_buffer asks Xen's PMU owner
+ * arbiter for the PMU first, for any caller.  struct xenoprof_get_buffer
+ * of Xen's public/xenoprof.h: max_samples, nbuf, bufsize, buf_gmaddr.
+ */
+#define XEN_HYPERCALL_XENOPROF_OP	31
+#define XENOPROF_GET_BUFFER		2
+
+static long xenoprof_get_buffer(void)
+{
+	struct {
+		int32_t max_samples;
+		int32_t nbuf;
+		int32_t bufsize;
+		uint64_t buf_gmaddr;
+	} gb = { .max_samples = 16 };
+
+	return xen_hypercall(XEN_HYPERCALL_XENOPROF_OP, XENOPROF_GET_BUFFER,
+			     (uint64_t)(uintptr_t)&gb);
+}
+
 /* pmuvirt refused to start: every command gets -EBUSY. */
 static int refused(void)
 {
 	struct pmuvirt_xen_set_policy op;
 	struct pmuvirt_xen_query q;
+	long ret;
 
 	memset(&q, 0, sizeof(q));
 	hdr(&q.hdr, sizeof(q));
@@ -208,6 +234,13 @@ static int refused(void)
 	policy_op(&op, PMUVIRT_XEN_DOMID_SELF, PMUVIRT_POLICY_DENY, 0);
 	expect("refused: SET_POLICY", hc(PMUVIRT_XEN_SET_POLICY, &op), -EBUSY);
 	expect("refused: unknown command", hc(99, &q), -EOPNOTSUPP);
+	/* pmuvirt does not hold the PMU: xenoprof's arbiter does not refuse it */
+	ret = xenoprof_get_buffer();
+	printf("PMUVIRT-XEN-XENOPROF get_buffer without pmuvirt: %ld\n", ret);
+	if (ret == -EBUSY) {
+		printf("PMUVIRT-XEN-POLICY-FAIL xenoprof refused although pmuvirt did not start\n");
+		failures++;
+	}
 	printf("PMUVIRT-XEN-REFUSED-%s\n", failures ? "FAILED" : "OK");
 	return failures ? 1 : 0;
 }
@@ -223,6 +256,8 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "refused"))
 		return refused();
 	policies();
+	/* pmuvirt holds the PMU: xenoprof cannot take it */
+	expect("xenoprof get_buffer while pmuvirt runs", xenoprof_get_buffer(), -EBUSY);
 	printf("PMUVIRT-XEN-POLICY-%s\n", failures ? "FAILED" : "PASSED");
 	return failures ? 1 : 0;
 }
