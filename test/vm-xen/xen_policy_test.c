@@ -204,7 +204,7 @@ static int policies(void)
  * of Xen's public/xenoprof.h: max_samples, nbuf, bufsize, buf_gmaddr.
  */
 #define XEN_HYPERCALL_XENOPROF_OP	31
-#define XENOPROF_GET_BUFFER		2
+#define XENOPROF_GET_BUFFER		14
 
 static long xenoprof_get_buffer(void)
 {
