@@ -23,9 +23,9 @@
 #                             instruction is one nanosecond and one TSC tick
 #   vm_xen BUILD              the hypervisor with pmuvirt, built by
 #                             tools/xen/fetch-build.sh in BUILD (sets xen)
-#   vm_qemu_xen LOG SECS XEN_APPEND DOM0_APPEND INITRD [CPU]
+#   vm_qemu_xen LOG SECS XEN_APPEND DOM0_APPEND INITRD [CPU [PCPUS]]
 #                             Xen ($xen) under qemu-system-x86_64 (-cpu CPU or Nehalem,
-#                             one physical CPU, $vm_icount) with Debian's kernel
+#                             PCPUS physical CPUs, default 1, $vm_icount) with Debian's kernel
 #                             $vmlinuz as PV dom0 on INITRD, Xen's and dom0's
 #                             consoles in LOG; says how long QEMU ran; never fails
 #   vm_console LOG            the log without carriage returns
@@ -118,7 +118,7 @@ vm_qemu_xen() {
 	_log=$1 _secs=$2
 	_start=$(date +%s)
 	# shellcheck disable=SC2086
-	timeout "$_secs" qemu-system-x86_64 -M pc -cpu "${6:-Nehalem}" -m 1024 -smp 1 \
+	timeout "$_secs" qemu-system-x86_64 -M pc -cpu "${6:-Nehalem}" -m 1024 -smp "${7:-1}" \
 		$vm_icount -display none -monitor none \
 		-serial "file:$_log" -no-reboot -kernel "$xen" \
 		-append "console=com1 com1=115200,8n1 dom0_mem=512M,max:512M loglvl=all guest_loglvl=all $3" \

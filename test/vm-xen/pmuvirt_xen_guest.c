@@ -25,6 +25,17 @@
  * With PMUVIRT_XEN_GUEST_GO set, part 2 waits until that command (run by
  * the shell) succeeds, so the loops of two domains can start together.
  *
+ * With the third argument "shared" (Xen on more than one PCPU under
+ * -icount, where the TSC is one virtual clock that every busy PCPU's
+ * instructions advance), a thread's own work is no exact truth for its
+ * virtual TSC.  What holds, and is checked instead of the 2% bound: each
+ * count is at least the thread's work (every instruction it ran took a
+ * tick) and at most the TSC from just before its first read to just after
+ * its last; the threads of one VCPU together count at most the TSC span
+ * of their loops (their intervals do not overlap).  The loops run in
+ * chunks, after each of which the thread notes the PCPU its VCPU runs on
+ * (its VCPU record's below), and the PCPUs seen are printed.
+ *
  * Prints PMUVIRT-XEN-GUEST-* markers; the boot script judges by them.
  */
 #define _GNU_SOURCE
@@ -72,13 +83,14 @@ struct result {
 	uint64_t direct_reads, ioctl_reads;
 	long preempted;		/* involuntary context switches around the loop */
 	uint32_t below0, below1;	/* the record's below before and after */
+	uint64_t ta, tb;		/* TSC before the first read, after the last */
+	uint32_t pcpus;			/* shared: PCPUs its VCPU was seen on (bits) */
+	unsigned int bad_reads;		/* shared: reads out of order or too far ahead */
 };
 
 static uint64_t iterations;
 static int emulated;		/* Xen's emulated PMU (general counters) below */
-static int failures;
-static pthread_barrier_t start_line;
-static struct result results[NR_THREADS];
+static int shared_clock;	/* more than one PCPU: see "shared" above */
 
 static uint64_t rdtsc(void)
 {
@@ -95,6 +107,52 @@ static uint64_t wall_ns(void)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+
+#define CHUNKS		100
+
+/*
+ * @n iterations of "dec; jnz"; with shared_clock in CHUNKS parts, after
+ * each of which the thread notes the PCPU its VCPU runs on and reads its
+ * count from user mode: each read at least the one before and at most
+ * that plus the TSC since (*@bad counts the reads that are not).
+ */
+static void run_loop(struct pmuvirt_user *u, uint64_t n, uint32_t *pcpus, unsigned int *bad)
+{
+	uint64_t chunk = shared_clock ? n / CHUNKS : n, k, v0 = 0, v1, t0 = 0, t1;
+	unsigned int c;
+
+	for (c = 0; n; c++) {
+		k = c == CHUNKS - 1 || !shared_clock ? n : chunk;
+		n -= k;
+		__asm__ __volatile__("1: dec %0\n\tjnz 1b" : "+r" (k) : : "cc");
+		if (!shared_clock)
+			continue;
+		if (u->vcpus && u->rec->below < u->below.nr_records) {
+			uint32_t v = u->rec->below;
+			const struct pmuvirt_shared_ctx *vr = (const void *)(u->vcpus +
+				(size_t)(v / u->below.per_frame) * 4096 +
+				(size_t)(v % u->below.per_frame) * u->below.record_size);
+			uint32_t p = *(volatile const uint32_t *)&vr->below;
+
+			if (p < 32)
+				*pcpus |= 1u << p;
+		}
+		t1 = rdtsc();
+		if (pmuvirt_user_read(u, &v1) || (c && (v1 < v0 || v1 - v0 > rdtsc() - t0)))
+			(*bad)++;
+		v0 = v1;
+		t0 = t1;
+	}
+}
+
+/* Shared clock: a count of @work instructions' thread, read within [@ta, @tb]. */
+static int shared_bounds(uint64_t count, double work, uint64_t ta, uint64_t tb)
+{
+	return (double)count >= work && count <= tb - ta;
+}
+static int failures;
+static pthread_barrier_t start_line;
+static struct result results[NR_THREADS];
 
 static void tsc_control(struct pmuvirt_control *ctl)
 {
@@ -323,15 +381,17 @@ static void *worker(void *arg)
 		return NULL;
 
 	getrusage(RUSAGE_THREAD, &ru0);
+	r->ta = rdtsc();
 	if (pmuvirt_user_read_ioctl(&u, &i0) || pmuvirt_user_read(&u, &u0))
 		r->rc = -errno;
 	r->w0 = wall_ns();
 	t0 = rdtsc();
-	__asm__ __volatile__("1: dec %0\n\tjnz 1b" : "+r" (n) : : "cc");
+	run_loop(&u, n, &r->pcpus, &r->bad_reads);
 	t1 = rdtsc();
 	r->w1 = wall_ns();
 	if (pmuvirt_user_read(&u, &u1) || pmuvirt_user_read_ioctl(&u, &i1))
 		r->rc = -errno;
+	r->tb = rdtsc();
 	getrusage(RUSAGE_THREAD, &ru1);
 	r->preempted = ru1.ru_nivcsw - ru0.ru_nivcsw;
 	r->user = u1 - u0;
@@ -355,8 +415,13 @@ static int part2(void)
 	double work = 2.0 * (double)iterations;	/* dec + jnz per iteration */
 	double most[NR_VCPUS] = { 0 };
 	uint64_t first = UINT64_MAX, last = 0;
+	uint64_t sum[NR_VCPUS] = { 0 }, span0[NR_VCPUS], span1[NR_VCPUS] = { 0 };
+	uint32_t pcpus = 0;
 	unsigned int i;
 	int bad = 0;
+
+	for (i = 0; i < NR_VCPUS; i++)
+		span0[i] = UINT64_MAX;
 
 	/* Let the console driver push out what we printed (it would count). */
 	fflush(stdout);
@@ -395,12 +460,28 @@ static int part2(void)
 		       (unsigned long long)r->ioctl, 100.0 * ei, (unsigned long long)r->raw,
 		       (double)r->raw / work, (double)r->raw / (double)r->user, r->preempted,
 		       (unsigned long long)r->direct_reads, (unsigned long long)r->ioctl_reads);
-		if (eu > TOLERANCE || eu < -TOLERANCE || ei > TOLERANCE || ei < -TOLERANCE) {
+		if (shared_clock) {
+			printf("PMUVIRT-XEN-GUEST-SHARED thread=%u vcpu=%d user/work=%.3f span/work=%.3f pcpus=%#x bad_reads=%u\n",
+			       i, r->cpu, (double)r->user / work, (double)(r->tb - r->ta) / work,
+			       r->pcpus, r->bad_reads);
+			if (r->bad_reads || !shared_bounds(r->user, work, r->ta, r->tb) ||
+			    !shared_bounds(r->ioctl, work, r->ta, r->tb)) {
+				printf("PMUVIRT-XEN-GUEST-FAIL thread %u: virtual TSC outside [work, TSC span]\n",
+				       i);
+				bad++;
+			}
+			pcpus |= r->pcpus;
+			sum[r->cpu] += r->user;
+			if (r->ta < span0[r->cpu])
+				span0[r->cpu] = r->ta;
+			if (r->tb > span1[r->cpu])
+				span1[r->cpu] = r->tb;
+		} else if (eu > TOLERANCE || eu < -TOLERANCE || ei > TOLERANCE || ei < -TOLERANCE) {
 			printf("PMUVIRT-XEN-GUEST-FAIL thread %u: virtual TSC off by more than 2%%\n", i);
 			bad++;
 		}
-		/* Xen always shares the PCPU with the other VCPU */
-		if ((double)r->raw < 1.3 * work) {
+		/* Xen always shares the one PCPU with the other VCPU */
+		if (!shared_clock && (double)r->raw < 1.3 * work) {
 			printf("PMUVIRT-XEN-GUEST-FAIL thread %u: raw TSC does not hold the other VCPU's time\n",
 			       i);
 			bad++;
@@ -411,7 +492,7 @@ static int part2(void)
 			last = r->w1;
 		if ((double)r->raw / work > most[r->cpu])
 			most[r->cpu] = (double)r->raw / work;
-		if (r->direct_reads != 2 || r->ioctl_reads != 2) {
+		if (r->direct_reads != 2 + (shared_clock ? CHUNKS : 0) || r->ioctl_reads != 2) {
 			printf("PMUVIRT-XEN-GUEST-FAIL thread %u: a user read took the ioctl\n", i);
 			bad++;
 		}
@@ -427,6 +508,18 @@ static int part2(void)
 			       i, most[i]);
 			bad++;
 		}
+	/* A VCPU runs one thread at a time: its threads' intervals are disjoint. */
+	for (i = 0; shared_clock && i < NR_VCPUS; i++) {
+		printf("PMUVIRT-XEN-GUEST-SHARED vcpu=%u threads counted %llu of a span of %llu\n", i,
+		       (unsigned long long)sum[i], (unsigned long long)(span1[i] - span0[i]));
+		if (sum[i] > span1[i] - span0[i]) {
+			printf("PMUVIRT-XEN-GUEST-FAIL the threads of VCPU %u counted more than their span\n",
+			       i);
+			bad++;
+		}
+	}
+	if (shared_clock)
+		printf("PMUVIRT-XEN-GUEST-PCPUS %#x\n", pcpus);
 	/*
 	 * Xen's wall clock, which every domain reads (a PVH domain's TSC has an
 	 * offset): two domains' windows overlap when they ran at once.
@@ -474,19 +567,21 @@ static void *migrant(void *arg)
 		r->rc = -EAGAIN;
 	if (r->rc)
 		return NULL;
+	r->ta = rdtsc();
 	if (pmuvirt_user_read_ioctl(&u, &i0) || pmuvirt_user_read(&u, &u0))
 		r->rc = -errno;
 	r->below0 = u.rec->below;
-	__asm__ __volatile__("1: dec %0\n\tjnz 1b" : "+r" (n) : : "cc");
+	run_loop(&u, n, &r->pcpus, &r->bad_reads);
 	CPU_ZERO(&set);
 	CPU_SET(1, &set);
 	if (sched_setaffinity(0, sizeof(set), &set) || sched_getcpu() != 1)
 		r->rc = -EAGAIN;
 	n = iterations - iterations / 2;
-	__asm__ __volatile__("1: dec %0\n\tjnz 1b" : "+r" (n) : : "cc");
+	run_loop(&u, n, &r->pcpus, &r->bad_reads);
 	r->below1 = u.rec->below;
 	if (pmuvirt_user_read(&u, &u1) || pmuvirt_user_read_ioctl(&u, &i1))
 		r->rc = -errno;
+	r->tb = rdtsc();
 	r->user = u1 - u0;
 	r->ioctl = i1 - i0;
 	r->direct_reads = u.direct_reads;
@@ -517,8 +612,19 @@ static int part_migrate(void)
 	printf("PMUVIRT-XEN-GUEST-MIGRATE below %u then %u, work=%.0f user=%llu err=%+.3f%% ioctl=%llu err=%+.3f%% direct_reads=%llu\n",
 	       r.below0, r.below1, work, (unsigned long long)r.user, 100.0 * eu,
 	       (unsigned long long)r.ioctl, 100.0 * ei, (unsigned long long)r.direct_reads);
-	if (r.below0 != 0 || r.below1 != 1 || eu > TOLERANCE || eu < -TOLERANCE || ei > TOLERANCE ||
-	    ei < -TOLERANCE || r.direct_reads != 2) {
+	if (shared_clock && (!shared_bounds(r.user, work, r.ta, r.tb) ||
+			     !shared_bounds(r.ioctl, work, r.ta, r.tb))) {
+		printf("PMUVIRT-XEN-GUEST-FAIL migrating thread: virtual TSC outside [work, TSC span %llu]\n",
+		       (unsigned long long)(r.tb - r.ta));
+		return -1;
+	}
+	if (!shared_clock && (eu > TOLERANCE || eu < -TOLERANCE || ei > TOLERANCE ||
+			      ei < -TOLERANCE)) {
+		printf("PMUVIRT-XEN-GUEST-FAIL migrating thread: virtual TSC off by more than 2%%\n");
+		return -1;
+	}
+	if (r.below0 != 0 || r.below1 != 1 || r.bad_reads ||
+	    r.direct_reads != 2 + (shared_clock ? 2 * CHUNKS : 0)) {
 		printf("PMUVIRT-XEN-GUEST-FAIL migrating thread\n");
 		return -1;
 	}
@@ -630,6 +736,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	iterations = argc > 1 ? strtoull(argv[1], NULL, 0) : 50000000ull;
 	emulated = argc > 2 && !strcmp(argv[2], "emulated");
+	shared_clock = argc > 3 && !strcmp(argv[3], "shared");
 	fd = pmuvirt_user_open(1);
 	if (fd < 0) {
 		printf("PMUVIRT-XEN-GUEST-FAIL open %s: %s\n", PMUVIRT_DEVICE, strerror(errno));

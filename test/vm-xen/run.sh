@@ -48,7 +48,7 @@ lossy_rounds=500
 lossy_work_a=$((lossy_rounds * 6 * 100003))
 lossy_work_b=$((lossy_rounds * 2 * 100003))
 domu_prof_period=7999993
-boots=${PMUVIRT_XEN_BOOTS:-real emulated refused watchdog domu hvm}
+boots=${PMUVIRT_XEN_BOOTS:-real emulated refused watchdog domu smp hvm}
 
 log() { echo "vm-xen: $*" >&2; }
 
@@ -200,8 +200,12 @@ echo "PMUVIRT-DOMU-UP cpus=\$(grep -c ^processor /proc/cpuinfo)"
 # Its own VCPUs only: dom0's and the other domU's are refused by Xen.
 # (Linux's privcmd passes a domU's hypercalls on only when unrestricted.)
 insmod /xen-privcmd.ko unrestricted=1
-hvm=; grep -q pmuvirt_hvm /proc/cmdline && hvm=1
-if [ -z "\$hvm" ]; then
+# domu: beside the other domU, saved and restored; hvm: alone; smp: on two
+# PCPUs, where the TSC is no exact truth for a thread's work (shared).
+mode=domu shared=
+grep -q pmuvirt_hvm /proc/cmdline && mode=hvm
+grep -q pmuvirt_smp /proc/cmdline && mode=smp shared=shared
+if [ \$mode = domu ]; then
 	/xen_access_test domu \$(sed -n 's/.*pmuvirt_peer=\([0-9]*\).*/\1/p' /proc/cmdline) profiled
 	echo "PMUVIRT-DOMU-ACCESS-EXIT=\$?"
 	# The loops of both domUs start together: dom0 writes the key once both wait.
@@ -209,12 +213,12 @@ if [ -z "\$hvm" ]; then
 fi
 insmod /pmuvirt.ko && echo "PMUVIRT-DOMU-LOADED"
 dmesg | grep "pmuvirt:" | sed 's/^\\[[^]]*\\] //'
-/pmuvirt_xen_guest $guest_iterations emulated
+/pmuvirt_xen_guest $guest_iterations emulated \$shared
 echo "PMUVIRT-DOMU-GUEST-EXIT=\$?"
 # i-mode counters on Xen's emulated PMU: overflow -> PMI -> VIRQ -> signal.
-/vmtest imode 0.04
+/vmtest imode \${shared:-0.04}
 echo "PMUVIRT-DOMU-IMODE-EXIT=\$?"
-if [ -z "\$hvm" ]; then
+if [ \$mode = domu ]; then
 	# dom0 saves and restores the domain in the middle of these loops.
 	mode=; dmesg | grep -q "backend: Xen PVH" && mode=guest-only
 	/xen_save_guest \$mode
@@ -224,7 +228,7 @@ fi
 echo "PMUVIRT-DOMU-REAP-EXIT=\$?"
 echo "PMUVIRT-DOMU-HYPERCALLS \$(cat /sys/module/pmuvirt/parameters/xen_hypercalls)"
 rmmod pmuvirt && echo "PMUVIRT-DOMU-UNLOADED"
-if [ -z "\$hvm" ]; then
+if [ \$mode = domu ]; then
 	# dom0's profiling session still runs: this VCPU's rdpmc sees only its own counter
 	insmod /rdpmc_probe.ko 2>/dev/null
 	dmesg | grep PMUVIRT-RDPMC | sed 's/^\\[[^]]*\\] //'
@@ -265,7 +269,8 @@ copy_libs() {
 }
 mkdir -p "$work/root/usr/bin" "$work/root/usr/lib/xen-4.17/bin"
 # xl save and restore run libxl-save-helper from where Debian installs it.
-for b in xl xenstored xenconsoled xen-init-dom0 libxl-save-helper; do
+# xen-hptool takes a PCPU offline and back (the smp boot).
+for b in xl xenstored xenconsoled xen-init-dom0 libxl-save-helper xen-hptool; do
 	case $b in
 	libxl-save-helper) to=$work/root/usr/lib/xen-4.17/bin ;;
 	*) to=$work/root/usr/bin ;;
@@ -373,6 +378,42 @@ if grep -q pmuvirt_domu_boot /proc/cmdline; then
 	for d in a b; do
 		sed "s/^/domu-\$d: /" \$log-\$d.log
 	done
+elif grep -q pmuvirt_smp_boot /proc/cmdline; then
+	# Two PCPUs for six VCPUs: dom0's two, and a PV and a PVH domU of two
+	# each.  The domUs run the guest tests under a system-wide profile
+	# while dom0 moves their VCPUs between the PCPUs (xl vcpu-pin) and
+	# takes PCPU 1 offline and back (/smp-run.sh).
+	toolstack_up
+	for d in a:pv b:pvh; do
+		n=\${d%%:*} t=\${d##*:}
+		/usr/bin/xl create -p /etc/xen/domu.cfg "name=\"pmuvirt-\$n\"" "type=\"\$t\"" \
+			"extra=\"console=hvc0 panic=-1 quiet pmuvirt_smp\"" &&
+			echo "PMUVIRT-DOM0-CREATED \$n \$t"
+	done
+	a=\$(/usr/bin/xl domid pmuvirt-a)
+	b=\$(/usr/bin/xl domid pmuvirt-b)
+	log=/var/log/xen/console/guest-pmuvirt
+	/pmuvirt-xenprof record -d 0 -d \$a -d \$b -c $domu_prof_period -o /tmp/smp.data -- sh /smp-run.sh
+	echo "PMUVIRT-XEN-PROF-SMP-RECORD-EXIT=\$?"
+	/pmuvirt-xenprof report -i /tmp/smp.data --xen-syms /xen-syms --map 0=/tmp/kallsyms \
+		--map \$a=/tmp/kallsyms --map \$b=/tmp/kallsyms --top 100000 >/tmp/smp.txt
+	echo "PMUVIRT-XEN-PROF-SMP-REPORT-EXIT=\$?"
+	sed -n '1,30s/^/prof: /p' /tmp/smp.txt
+	for d in a b; do
+		sed "s/^/domu-\$d: /" \$log-\$d.log
+	done
+	# A PCPU goes down while a session runs (its idle context on it), the
+	# session stops and is freed while it is down, the PCPU comes back and
+	# a session counts on it again: nothing of the freed session is read.
+	/pmuvirt-xenprof record -c $prof_period -o /tmp/hp.data -- /usr/bin/xen-hptool cpu-offline 1
+	echo "PMUVIRT-XEN-HP-OFFLINE-RECORD-EXIT=\$?"
+	/usr/bin/xen-hptool cpu-online 1
+	echo "PMUVIRT-XEN-HP-ONLINE-EXIT=\$?"
+	/pmuvirt-xenprof record -c $prof_period --cpu 0 -o /tmp/hp2.data -- /xen_prof_test hot $lossy_rounds
+	echo "PMUVIRT-XEN-HP-AGAIN-RECORD-EXIT=\$?"
+	/pmuvirt-xenprof report -i /tmp/hp2.data --exe 0=/xen_prof_test --top 100000 >/tmp/hp2.txt
+	echo "PMUVIRT-XEN-HP-AGAIN-REPORT-EXIT=\$?"
+	sed -n '1,12s/^/prof-hp: /p' /tmp/hp2.txt
 elif grep -q pmuvirt_hvm_boot /proc/cmdline; then
 	# An HVM domU with QEMU as its device model in dom0 (hvm.cfg), its
 	# serial port in a file: the guest tests on Xen's emulated PMU.
@@ -508,6 +549,26 @@ done
 # the recorder returns this script's status
 if [ -n "$spin" ]; then kill $spin; fi
 RUN
+# The smp boot's run: both domUs, all their VCPUs moved to the other PCPU
+# (hard affinity, one xl call a domain) as fast as xl can while they run,
+# and PCPU 1 offline for a moment in the middle.
+cat >"$work/root/smp-run.sh" <<'RUN'
+/usr/bin/xl unpause pmuvirt-a
+/usr/bin/xl unpause pmuvirt-b
+i=0 pins=0
+while [ $i -lt 10000 ] && /usr/bin/xl list | grep -q pmuvirt-; do
+	for d in a b; do
+		/usr/bin/xl vcpu-pin pmuvirt-$d all $((i % 2)) 2>/dev/null && pins=$((pins + 1))
+	done
+	if [ $i = 20 ]; then
+		/usr/bin/xen-hptool cpu-offline 1 && echo "PMUVIRT-DOM0-SMP-OFFLINE"
+		usleep 300000
+		/usr/bin/xen-hptool cpu-online 1 && echo "PMUVIRT-DOM0-SMP-ONLINE"
+	fi
+	i=$((i + 1))
+done
+echo "PMUVIRT-DOM0-SMP-PINS $pins in $i rounds"
+RUN
 pack "$work/root" "$work/initrd.cpio.gz"
 # The hvm boot's: the kernel unpacks the archives one after the other.
 if want hvm; then
@@ -520,8 +581,8 @@ fi
 # $work/console-NAME.log
 boot() {
 	console=$work/console-$1.log
-	log "booting Xen ($1; log: $console)"
-	vm_qemu_xen "$console" "$timeout_s" "$2" "$3" "${5:-$work/initrd.cpio.gz}" "${4:-}" >&2
+	log "booting Xen ($1, ${6:-1} PCPUs; log: $console)"
+	vm_qemu_xen "$console" "$timeout_s" "$2" "$3" "${5:-$work/initrd.cpio.gz}" "${4:-}" "${6:-1}" >&2
 	grep -a "pmuvirt\|PMUVIRT-XEN\|PMUVIRT-DOM\|^vm: \|: vm: \|^prof" "$console" | sed 's/^(XEN) //' >&2 || true
 }
 
@@ -617,6 +678,38 @@ if [ $# -ne 4 ] || ! awk -v a0="$1" -v a1="$2" -v b0="$3" -v b1="$4" \
 fi
 log "domU loop windows (wall clock, ns): $1-$2 and $3-$4"
 fi
+# Two PCPUs (-smp 2; dom0 2 VCPUs, two domUs of 2): VCPUs move between
+# PCPUs mid-loop, the session's interrupts cross PCPUs, PCPU 1 goes offline
+# and back, with and without a session on it.
+if want smp; then
+boot smp "dom0_max_vcpus=2 pmuvirt-emulate sched=credit" "pmuvirt_smp_boot" \
+	"Nehalem,vendor=AuthenticAMD,+svm,+npt" "" 2
+require "(XEN) Brought up 2 CPUs" "PMUVIRT-DOM0-CREATED a pv" "PMUVIRT-DOM0-CREATED b pvh" \
+	"PMUVIRT-DOM0-SMP-OFFLINE" "PMUVIRT-DOM0-SMP-ONLINE" \
+	"PMUVIRT-XEN-PROF-SMP-RECORD-EXIT=0" "PMUVIRT-XEN-PROF-SMP-REPORT-EXIT=0" \
+	"PMUVIRT-XEN-HP-OFFLINE-RECORD-EXIT=0" "PMUVIRT-XEN-HP-ONLINE-EXIT=0" \
+	"PMUVIRT-XEN-HP-AGAIN-RECORD-EXIT=0" "PMUVIRT-XEN-HP-AGAIN-REPORT-EXIT=0"
+for d in a:PV b:PVH; do
+	k=${d#*:} d=${d%:*}
+	_p="domu-$d: "
+	require "$_p.*PMUVIRT-DOMU-UP cpus=2" "$_p""pmuvirt: backend: Xen $k (" \
+		"$_p""PMUVIRT-XEN-GUEST-VTSC-OK" "$_p""PMUVIRT-XEN-GUEST-MIGRATE-OK" \
+		"$_p""PMUVIRT-XEN-GUEST-PASSED" "$_p""PMUVIRT-DOMU-GUEST-EXIT=0" \
+		"$_p""vm: imode ok" "$_p""PMUVIRT-DOMU-IMODE-EXIT=0" "$_p""PMUVIRT-DOMU-REAP-EXIT=0" \
+		"$_p""PMUVIRT-DOMU-UNLOADED" "$_p""PMUVIRT-DOMU-KERNEL-WARNINGS=0" "$_p""PMUVIRT-DOMU-DONE"
+done
+# Each domU's VCPUs ran on both PCPUs during its loops; Xen saw no
+# context left on a PCPU that went down.
+for d in a b; do
+	grep -aq "domu-$d: PMUVIRT-XEN-GUEST-PCPUS 0x3" "$console" ||
+		{ log "FAIL: domU $d's VCPUs did not run on both PCPUs during the loops"; exit 1; }
+done
+if grep -a "went down with a VCPU's counters\|still runs the session's idle context\|lost its PMU with" "$console"; then
+	log "FAIL: Xen found a context on a PCPU that went down (above)"
+	exit 1
+fi
+log "smp: $(grep -a 'PMUVIRT-DOM0-SMP-PINS' "$console" | tr -d '\r')"
+fi
 # An HVM domU with QEMU as its device model, on the domu boot's Xen: the
 # hvm boot's initramfs has the device model and the firmware.
 if want hvm; then
@@ -627,7 +720,7 @@ require "PMUVIRT-DOM0-XENSTORED" "PMUVIRT-DOM0-INIT-DOM0" "PMUVIRT-DOM0-XENCONSO
 require_domu "hvm: " HVM
 fi
 log "boots passed: $boots"
-for b in real emulated refused watchdog domu hvm; do
+for b in real emulated refused watchdog domu smp hvm; do
 	want "$b" || { log "FAIL: boot $b not run (PMUVIRT_XEN_BOOTS=$boots)"; exit 1; }
 done
 log "PASS"
