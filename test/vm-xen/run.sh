@@ -202,10 +202,10 @@ echo "PMUVIRT-DOMU-UP cpus=\$(grep -c ^processor /proc/cpuinfo)"
 insmod /xen-privcmd.ko unrestricted=1
 # domu: beside the other domU, saved and restored; hvm: alone; smp: on two
 # PCPUs, where the TSC is no exact truth for a thread's work (shared).
-mode=domu shared=
-grep -q pmuvirt_hvm /proc/cmdline && mode=hvm
-grep -q pmuvirt_smp /proc/cmdline && mode=smp shared=shared
-if [ \$mode = domu ]; then
+run=domu shared=
+grep -q pmuvirt_hvm /proc/cmdline && run=hvm
+grep -q pmuvirt_smp /proc/cmdline && run=smp shared=shared
+if [ \$run = domu ]; then
 	/xen_access_test domu \$(sed -n 's/.*pmuvirt_peer=\([0-9]*\).*/\1/p' /proc/cmdline) profiled
 	echo "PMUVIRT-DOMU-ACCESS-EXIT=\$?"
 	# The loops of both domUs start together: dom0 writes the key once both wait.
@@ -218,7 +218,7 @@ echo "PMUVIRT-DOMU-GUEST-EXIT=\$?"
 # i-mode counters on Xen's emulated PMU: overflow -> PMI -> VIRQ -> signal.
 /vmtest imode \${shared:-0.04}
 echo "PMUVIRT-DOMU-IMODE-EXIT=\$?"
-if [ \$mode = domu ]; then
+if [ \$run = domu ]; then
 	# dom0 saves and restores the domain in the middle of these loops.
 	mode=; dmesg | grep -q "backend: Xen PVH" && mode=guest-only
 	/xen_save_guest \$mode
@@ -228,7 +228,7 @@ fi
 echo "PMUVIRT-DOMU-REAP-EXIT=\$?"
 echo "PMUVIRT-DOMU-HYPERCALLS \$(cat /sys/module/pmuvirt/parameters/xen_hypercalls)"
 rmmod pmuvirt && echo "PMUVIRT-DOMU-UNLOADED"
-if [ \$mode = domu ]; then
+if [ \$run = domu ]; then
 	# dom0's profiling session still runs: this VCPU's rdpmc sees only its own counter
 	insmod /rdpmc_probe.ko 2>/dev/null
 	dmesg | grep PMUVIRT-RDPMC | sed 's/^\\[[^]]*\\] //'
