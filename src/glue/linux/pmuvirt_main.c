@@ -128,62 +128,6 @@ struct pmuvirt_sum {
 	u32 flags;
 };
 
-/**
- * struct pmuvirt_thread - one attached thread
- * @pn:		preempt notifier registered on @task.
- * @task:	the thread (a reference is held).
- * @ctx:	its context.
- * @page:	the page holding its shared record.
- * @ring:	its sample ring, or NULL.
- * @file:	where its final counts go, or NULL.
- * @dead:	link in the list of exited threads.
- * @tid:	thread id for the report.
- * @pid:	thread-group id for the report.
- * @signo:	overflow signal.
- * @sig_armed:	an overflow signal may be sent (until the next resume);
- *		never with PMUVIRT_ATTACH_SAMPLE_FILE (a recorder's thread).
- * @flags:	PMUVIRT_ATTACH_* it was attached with (children get the same).
- * @final:	values when the thread exited.
- * @final_flags: PMUVIRT_COUNTS_* for @final.
- * @ctl:	its control, kept for new tasks when @flags has
- *		PMUVIRT_ATTACH_INHERIT.
- * @proc:	its process's security domain.
- * @sigcred:	the attacher's credentials: the overflow signal is sent only
- *		while they could signal the task.
- * @exempt:	the attacher was privileged (pmuvirt_lx_policy_exempt()):
- *		user_event_policy does not bind the tasks that inherit @ctl.
- * @how:	PMUVIRT_REPORT_* of the final report (thread_retire()).
- * @sum:	with PMUVIRT_ATTACH_SUM: the attacher's sum (a reference), or NULL.
- * @sum_owner:	this thread attached with PMUVIRT_ATTACH_SUM: its reads
- *		add @sum; the others' final counts go into it.
- * @module_held: the thread holds a module reference: from its binding to
- *		a task until its notifier can run no more.
- */
-struct pmuvirt_thread {
-	struct preempt_notifier pn;
-	struct task_struct *task;
-	struct pmuvirt_ctx *ctx;
-	struct page *page;
-	struct pmuvirt_ring *ring;
-	struct pmuvirt_file *file;
-	struct llist_node dead;
-	u32 tid, pid;
-	int signo;
-	bool sig_armed;
-	u32 flags;
-	u64 final[PMUVIRT_MAX_COUNTERS];
-	u32 final_flags;
-	struct pmuvirt_control ctl;
-	struct pmuvirt_proc *proc;
-	struct pmuvirt_lx_sigcred sigcred;
-	bool exempt;
-	u32 how;
-	bool in_syscall;
-	struct pmuvirt_sum *sum;
-	bool sum_owner;
-	bool module_held;
-};
-
 static LLIST_HEAD(dead_threads);
 static void dead_work_fn(struct work_struct *work);
 static DECLARE_WORK(dead_work, dead_work_fn);
@@ -219,8 +163,14 @@ static struct pmuvirt_thread *task_thread(struct task_struct *task)
 	return NULL;
 }
 
-/* Only current changes its own notifier list, so this needs no lock. */
-static struct pmuvirt_thread *current_thread(void)
+/**
+ * pmuvirt_lx_current_thread() - the calling thread's record
+ *
+ * Only current changes its own notifier list, so this needs no lock.
+ *
+ * Return: the thread, or NULL when it has no context.
+ */
+struct pmuvirt_thread *pmuvirt_lx_current_thread(void)
 {
 	return task_thread(current);
 }
@@ -460,8 +410,8 @@ static void pmuvirt_sched_in(struct preempt_notifier *pn, int cpu)
 		return;	/* an exiting thread is counted no more */
 	local_irq_save(flags);
 	lc = this_cpu_ptr(&pmuvirt_lx_cpu);
-	if (pmuvirt_lx_emulate)
-		pmuvirt_lx_emu_set_mode(!thr->in_syscall);
+	if (pmuvirt_lx_be->sched_in)
+		pmuvirt_lx_be->sched_in(thr);
 	if (lc->cur != thr)
 		lx_switch(lc, thr);
 	if (thr->sig_armed && pmuvirt_ctx_pending(thr->ctx))
@@ -793,7 +743,7 @@ static void pmuvirt_fork_probe(void *data, struct task_struct *parent,
 
 	if (parent != current || (parent->flags & PF_EXITING))
 		return;
-	pthr = current_thread();
+	pthr = pmuvirt_lx_current_thread();
 	if (!pthr || !(pthr->flags & PMUVIRT_ATTACH_INHERIT))
 		return;
 	/* the attacher's exemption, today's policy */
@@ -847,7 +797,7 @@ static void pmuvirt_exec_probe(void *data, struct task_struct *p, pid_t old_pid,
 
 	if (p != current)
 		return;
-	thr = current_thread();
+	thr = pmuvirt_lx_current_thread();
 	if (!thr || (current->mm && get_dumpable(current->mm) == SUID_DUMP_USER &&
 		     pmuvirt_lx_may_signal(&thr->sigcred)))
 		return;
@@ -873,7 +823,7 @@ static void pmuvirt_exit_probe(void *data, struct task_struct *p)
 
 	if (p != current)
 		return;
-	thr = current_thread();
+	thr = pmuvirt_lx_current_thread();
 	if (!thr)
 		return;
 	thread_unhook(thr);
@@ -959,7 +909,7 @@ static int ioc_attach(struct pmuvirt_file *pf, unsigned long uarg)
 	ret = pmuvirt_lx_policy_attach(&a->control, a->signo);
 	if (ret)
 		goto out;
-	if (current_thread()) {
+	if (pmuvirt_lx_current_thread()) {
 		ret = -EBUSY;
 		goto out;
 	}
@@ -984,7 +934,7 @@ static int ioc_attach(struct pmuvirt_file *pf, unsigned long uarg)
 		kref_init(&sum->ref);
 		spin_lock_init(&sum->lock);
 	}
-	a->caps = pmuvirt_lx_uread_caps(slots, a->control.nr_counters);
+	a->caps = pmuvirt_lx_be->uread_caps(slots, a->control.nr_counters);
 
 	thr = thread_alloc(&a->control, a->sample_pages, GFP_KERNEL_ACCOUNT, &err, current, NULL);
 	if (IS_ERR(thr)) {
@@ -1026,7 +976,7 @@ out:
  */
 static struct pmuvirt_thread *counts_in(struct pmuvirt_counts *c, unsigned long uarg)
 {
-	struct pmuvirt_thread *thr = current_thread();
+	struct pmuvirt_thread *thr = pmuvirt_lx_current_thread();
 	int ret;
 
 	ret = get_arg(c, sizeof(*c), uarg);
@@ -1141,7 +1091,7 @@ static int ring_set_tail(struct pmuvirt_ring *ring, int none, unsigned long uarg
 
 static int ioc_sample_tail(unsigned long uarg)
 {
-	struct pmuvirt_thread *thr = current_thread();
+	struct pmuvirt_thread *thr = pmuvirt_lx_current_thread();
 
 	return ring_set_tail(thr ? thr->ring : NULL, thr ? -ENODEV : -ESRCH, uarg);
 }
@@ -1207,6 +1157,22 @@ static int ioc_sample_open(struct pmuvirt_file *pf, unsigned long uarg)
 	return 0;
 }
 
+/* Where the records a thread's record sits on are: the backend's layout. */
+static int ioc_below(unsigned long uarg)
+{
+	struct pmuvirt_below b;
+
+	if (copy_from_user(&b, (void __user *)uarg, sizeof(b)))
+		return -EFAULT;
+	if (b.size != sizeof(b) || b.version != PMUVIRT_LINUX_VERSION || b.flags ||
+	    b.reserved)
+		return -EINVAL;
+	if (!pmuvirt_lx_be->below)
+		return -ENODEV;
+	pmuvirt_lx_be->below(&b);
+	return copy_to_user((void __user *)uarg, &b, sizeof(b)) ? -EFAULT : 0;
+}
+
 static long pmuvirt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct pmuvirt_file *pf = file->private_data;
@@ -1221,7 +1187,7 @@ static long pmuvirt_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 	case PMUVIRT_IOC_RESUME:
 		return ioc_resume(arg);
 	case PMUVIRT_IOC_BELOW:
-		return pmuvirt_lx_xen_below(arg);
+		return ioc_below(arg);
 	case PMUVIRT_IOC_SAMPLE_TAIL:
 		return ioc_sample_tail(arg);
 	case PMUVIRT_IOC_SAMPLE_OPEN:
@@ -1293,12 +1259,13 @@ static const struct file_operations pmuvirt_ring_fops = {
 
 static int pmuvirt_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	struct pmuvirt_thread *thr = current_thread();
+	struct pmuvirt_thread *thr = pmuvirt_lx_current_thread();
 
 	if (vma->vm_pgoff == PMUVIRT_SAMPLE_PGOFF)
 		return samples_mmap(thr, vma);
 	if (vma->vm_pgoff)
-		return pmuvirt_lx_xen_mmap(vma);	/* VCPU records, not the thread's */
+		/* what lies below the threads' records (Xen's VCPU records) */
+		return pmuvirt_lx_be->mmap ? pmuvirt_lx_be->mmap(vma) : -EINVAL;
 	if (!thr)
 		return -ESRCH;
 	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_SIZE)
@@ -1456,8 +1423,8 @@ static void lx_cpu_down(void)
 	lc = this_cpu_ptr(&pmuvirt_lx_cpu);
 	if (lc->pc.running)
 		lx_switch(lc, NULL);
-	if (pmuvirt_lx_emulate)
-		pmuvirt_lx_emu_cpu_offline();
+	if (pmuvirt_lx_be->cpu_down)
+		pmuvirt_lx_be->cpu_down();
 	local_irq_restore(flags);
 }
 
@@ -1468,10 +1435,9 @@ static void lx_cpu_up(void)
 
 	local_irq_save(flags);
 	lc = this_cpu_ptr(&pmuvirt_lx_cpu);
-	if (pmuvirt_lx_emulate)
-		pmuvirt_lx_emu_cpu_online();
 	pmuvirt_pcpu_invalidate(&lc->pc);
-	pmuvirt_lx_hw_cpu_up();
+	if (pmuvirt_lx_be->cpu_up)
+		pmuvirt_lx_be->cpu_up();
 	local_irq_restore(flags);
 }
 
@@ -1492,13 +1458,15 @@ static int pmuvirt_cpu_offline(unsigned int cpu)
 static int pmuvirt_syscore_suspend(void)
 {
 	lx_cpu_down();
-	pmuvirt_lx_xen_suspend();
+	if (pmuvirt_lx_be->suspend)
+		pmuvirt_lx_be->suspend();
 	return 0;
 }
 
 static void pmuvirt_syscore_resume(void)
 {
-	pmuvirt_lx_xen_resume();
+	if (pmuvirt_lx_be->resume)
+		pmuvirt_lx_be->resume();
 	lx_cpu_up();
 }
 
@@ -1506,34 +1474,6 @@ static struct syscore_ops pmuvirt_syscore_ops = {
 	.suspend = pmuvirt_syscore_suspend,
 	.resume = pmuvirt_syscore_resume,
 };
-
-/*
- * The emulated PMU's privilege mode, at system call granularity: an
- * attached thread is in kernel mode between the sys_enter and sys_exit
- * tracepoints and in user mode otherwise (interrupts and exceptions taken
- * from user mode count as user mode).
- */
-static struct tracepoint *sys_enter_tp, *sys_exit_tp;
-
-static void pmuvirt_sys_enter_probe(void *data, struct pt_regs *regs, long id)
-{
-	struct pmuvirt_thread *thr = current_thread();
-
-	if (!thr)
-		return;
-	thr->in_syscall = true;
-	pmuvirt_lx_emu_set_mode(false);
-}
-
-static void pmuvirt_sys_exit_probe(void *data, struct pt_regs *regs, long ret)
-{
-	struct pmuvirt_thread *thr = current_thread();
-
-	if (!thr)
-		return;
-	thr->in_syscall = false;
-	pmuvirt_lx_emu_set_mode(true);
-}
 
 struct tp_find {
 	const char *name;
@@ -1548,8 +1488,16 @@ static void find_tp(struct tracepoint *tp, void *priv)
 		f->tp = tp;
 }
 
-/* The kernel's tracepoint @name, or NULL. */
-static struct tracepoint *kernel_tracepoint(const char *name)
+/**
+ * pmuvirt_lx_tracepoint() - find one of the kernel's tracepoints
+ * @name:	its name.
+ *
+ * Modules get no fork, exec or exit hook, and the tracepoints they can
+ * probe are found by walking the kernel's.
+ *
+ * Return: the tracepoint, or NULL.
+ */
+struct tracepoint *pmuvirt_lx_tracepoint(const char *name)
 {
 	struct tp_find f = { name, NULL };
 
@@ -1557,29 +1505,38 @@ static struct tracepoint *kernel_tracepoint(const char *name)
 	return f.tp;
 }
 
-static void emu_mode_init(void)
-{
-	if (!pmuvirt_lx_emulate)
-		return;
-	sys_enter_tp = kernel_tracepoint("sys_enter");
-	sys_exit_tp = kernel_tracepoint("sys_exit");
-	if (sys_enter_tp && sys_exit_tp &&
-	    !tracepoint_probe_register(sys_enter_tp, pmuvirt_sys_enter_probe, NULL)) {
-		if (!tracepoint_probe_register(sys_exit_tp, pmuvirt_sys_exit_probe, NULL))
-			return;
-		tracepoint_probe_unregister(sys_enter_tp, pmuvirt_sys_enter_probe, NULL);
-	}
-	sys_enter_tp = sys_exit_tp = NULL;
-	pr_notice("emulate_pmu=1: no system call tracepoints: the user/kernel filter is not modelled\n");
-}
+/*
+ * The backends a kernel of this architecture may run on, in the order they
+ * are tried: each declines (-ENODEV) a machine it does not apply to.
+ */
+static const struct pmuvirt_lx_backend *const backends[] = {
+#ifdef CONFIG_X86
+	&pmuvirt_lx_emu_backend,	/* only with emulate_pmu=1 */
+#ifdef CONFIG_XEN
+	&pmuvirt_lx_xen_backend,	/* only in a Xen domain whose Xen has pmuvirt */
+#endif
+	&pmuvirt_lx_native_backend,
+#else
+	&pmuvirt_lx_power_backend,
+#endif
+};
 
-static void emu_mode_exit(void)
+/* Choose the backend, once: the first that does not decline this machine. */
+static int backend_init(void)
 {
-	if (!sys_enter_tp)
-		return;
-	tracepoint_probe_unregister(sys_enter_tp, pmuvirt_sys_enter_probe, NULL);
-	tracepoint_probe_unregister(sys_exit_tp, pmuvirt_sys_exit_probe, NULL);
-	sys_enter_tp = sys_exit_tp = NULL;
+	unsigned int i;
+	int ret = -ENODEV;
+
+	for (i = 0; i < ARRAY_SIZE(backends); i++) {
+		/* set first: a PMI may come before init returns */
+		pmuvirt_lx_be = backends[i];
+		ret = pmuvirt_lx_be->init();
+		if (ret != -ENODEV)
+			break;
+	}
+	if (ret)
+		pr_err("backend %s: %s\n", pmuvirt_lx_be->name, pmuvirt_strerror(ret));
+	return ret;
 }
 
 static int __init pmuvirt_init(void)
@@ -1587,20 +1544,21 @@ static int __init pmuvirt_init(void)
 	unsigned int cpu;
 	int ret;
 
-	ret = pmuvirt_lx_hw_init();
+	ret = backend_init();
 	if (ret)
 		return ret;
 	for_each_possible_cpu(cpu) {
 		struct pmuvirt_lx_cpu *lc = per_cpu_ptr(&pmuvirt_lx_cpu, cpu);
 
-		ret = pmuvirt_pcpu_init(&lc->pc, &pmuvirt_lx_pmu, pmuvirt_lx_hw,
-					pmuvirt_lx_hw_arg(cpu), cpu);
+		ret = pmuvirt_pcpu_init(&lc->pc, &pmuvirt_lx_pmu, pmuvirt_lx_be->hw,
+					pmuvirt_lx_be->hw_arg ? pmuvirt_lx_be->hw_arg(cpu) : NULL,
+					cpu);
 		if (ret)
 			goto fail;
 		init_irq_work(&lc->sig_work, sig_work_fn);
 	}
 	/* without the exec hook a setuid program would stay counted: no module */
-	exec_tp = kernel_tracepoint("sched_process_exec");
+	exec_tp = pmuvirt_lx_tracepoint("sched_process_exec");
 	if (!exec_tp || tracepoint_probe_register(exec_tp, pmuvirt_exec_probe, NULL)) {
 		pr_err("no sched_process_exec tracepoint: cannot stop counting at exec of a privileged program\n");
 		ret = -EOPNOTSUPP;
@@ -1618,20 +1576,18 @@ static int __init pmuvirt_init(void)
 	cpuhp_state = ret;
 	register_syscore_ops(&pmuvirt_syscore_ops);
 	preempt_notifier_inc();
-	fork_tp = kernel_tracepoint("sched_process_fork");
+	fork_tp = pmuvirt_lx_tracepoint("sched_process_fork");
 	if (fork_tp && tracepoint_probe_register(fork_tp, pmuvirt_fork_probe, NULL)) {
 		pr_notice("no fork hook: PMUVIRT_ATTACH_INHERIT is refused\n");
 		fork_tp = NULL;
 	}
-	exit_tp = kernel_tracepoint("sched_process_exit");
+	exit_tp = pmuvirt_lx_tracepoint("sched_process_exit");
 	if (exit_tp && tracepoint_probe_register(exit_tp, pmuvirt_exit_probe, NULL)) {
 		pr_notice("no exit hook: PMUVIRT_ATTACH_SUM is refused\n");
 		exit_tp = NULL;
 	}
-	emu_mode_init();
 	ret = misc_register(&pmuvirt_dev);
 	if (ret) {
-		emu_mode_exit();
 		if (exit_tp)
 			tracepoint_probe_unregister(exit_tp, pmuvirt_exit_probe, NULL);
 		if (fork_tp)
@@ -1647,7 +1603,7 @@ static int __init pmuvirt_init(void)
 	pr_info("ready: /dev/pmuvirt, ABI %u\n", PMUVIRT_LINUX_VERSION);
 	return 0;
 fail:
-	pmuvirt_lx_hw_exit();
+	pmuvirt_lx_be->exit();
 	return ret;
 }
 
@@ -1656,7 +1612,6 @@ static void __exit pmuvirt_exit(void)
 	unsigned int cpu;
 
 	misc_deregister(&pmuvirt_dev);
-	emu_mode_exit();
 	if (exit_tp)
 		tracepoint_probe_unregister(exit_tp, pmuvirt_exit_probe, NULL);
 	if (fork_tp)
@@ -1673,7 +1628,7 @@ static void __exit pmuvirt_exit(void)
 	preempt_notifier_dec();
 	unregister_syscore_ops(&pmuvirt_syscore_ops);
 	cpuhp_remove_state_nocalls(cpuhp_state);
-	pmuvirt_lx_hw_exit();
+	pmuvirt_lx_be->exit();
 	pr_info("unloaded\n");
 }
 

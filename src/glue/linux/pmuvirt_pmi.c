@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 /*
- * pmuvirt.ko: what a PMI does, on every architecture.  The architecture's
- * file (pmuvirt_hw.c on x86, pmuvirt_hw_ppc.c on POWER) takes the interrupt
- * (an NMI handler, the perf_irq hook) and calls pmuvirt_lx_pmi_irq().
+ * pmuvirt.ko: the backend in use and its PMU, and what a PMI does, on
+ * every backend.  The backend takes the interrupt (the NMI handler of
+ * pmuvirt_hw.c, the emulated PMU's timer, the perf_irq hook of
+ * pmuvirt_hw_ppc.c) and calls pmuvirt_lx_pmi_irq(); Xen's VIRQ
+ * (pmuvirt_xenpv.c) calls pmuvirt_lx_pmi().
  */
 #define pr_fmt(fmt) "pmuvirt: " fmt
 
@@ -11,6 +13,10 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
+
+const struct pmuvirt_lx_backend *pmuvirt_lx_be;
+struct pmuvirt_pmu pmuvirt_lx_pmu;
+bool pmuvirt_lx_pmc_ok;
 
 /**
  * pmuvirt_lx_pmi() - handle a PMI on this CPU (NMI context or deferred)
@@ -68,14 +74,15 @@ bool pmuvirt_lx_pmi_irq(struct pmuvirt_lx_cpu *lc)
 {
 	bool ours = true;
 
-	pmuvirt_lx_pmi_unmask();
+	if (pmuvirt_lx_be->pmi_unmask)
+		pmuvirt_lx_be->pmi_unmask();
 	if (lc->busy) {
 		/* the switch, read or RESUME in progress samples the counters; redo after it */
 		lc->pmi_deferred = true;
 		atomic_long_inc(&nr_pmis_deferred);
 	} else if (lc->pc.running) {
 		pmuvirt_lx_pmi(lc);
-	} else if (pmuvirt_lx_pmi_stale(lc)) {
+	} else if (pmuvirt_lx_be->pmi_stale && pmuvirt_lx_be->pmi_stale(lc)) {
 		atomic_long_inc(&nr_pmis_idle);
 		pmuvirt_lx_pmi(lc);
 	} else {
