@@ -18,7 +18,6 @@
 #define pr_fmt(fmt) "pmuvirt: " fmt
 
 #include "pmuvirt_lx.h"
-#include "pmuvirt_arch.h"
 #include <pv/pmuvirt_pv.h>
 #include <pmuvirt/xen.h>
 #include <asm/barrier.h>
