@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 /*
  * Checks of the Linux module's ioctl argument structs
- * (include/pmuvirt/linux.h).  src/glue/linux/pmuvirt_main.c calls them on
+ * (include/pmuvirt/linux.h).  src/glue/linux/pmuvirt_ioctl.c calls them on
  * its copies of the caller's arguments; fuzz_linux_ioctl and test_abi_check
  * call them directly.
  */

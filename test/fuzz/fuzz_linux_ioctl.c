@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 /*
  * Fuzz the Linux ioctls' argument checks (src/abi/linux_ioctl.c) the way
- * src/glue/linux/pmuvirt_main.c uses them, with the strict fake PMU as the
+ * src/glue/linux/pmuvirt_ioctl.c uses them, with the strict fake PMU as the
  * oracle.  One thread attaches, reads, resumes and detaches on one fake
  * CPU that it shares with another thread's context; the input is a
  * sequence of ioctls (any bytes) and steps (events, switches,

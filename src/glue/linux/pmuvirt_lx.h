@@ -118,9 +118,27 @@ extern bool pmuvirt_lx_pmc_ok;
 /* Read-only module parameter showing the atomic_long_t at kp->arg. */
 extern const struct kernel_param_ops pmuvirt_lx_atomic_long_ops;
 
+/* The PMI (pmuvirt_pmi.c). */
+void pmuvirt_lx_pmi_init(void);
+void pmuvirt_lx_pmi_exit(void);
 void pmuvirt_lx_pmi(struct pmuvirt_lx_cpu *lc);
 bool pmuvirt_lx_pmi_irq(struct pmuvirt_lx_cpu *lc);
+void pmuvirt_lx_end(struct pmuvirt_lx_cpu *lc);
 
+/**
+ * pmuvirt_lx_begin() - a core call on this CPU starts
+ * @lc:		this CPU's state.
+ *
+ * A PMI meanwhile waits for pmuvirt_lx_end(), so the core never runs twice
+ * on one CPU.  Interrupts off.
+ */
+static inline void pmuvirt_lx_begin(struct pmuvirt_lx_cpu *lc)
+{
+	lc->busy = true;
+	barrier();
+}
+
+/* The backends, each in its own file (see struct pmuvirt_lx_backend). */
 #ifdef CONFIG_X86
 extern const struct pmuvirt_lx_backend pmuvirt_lx_native_backend;
 extern const struct pmuvirt_lx_backend pmuvirt_lx_emu_backend;
@@ -161,9 +179,8 @@ void pmuvirt_lx_signal_cred_copy(struct pmuvirt_lx_sigcred *dst,
 void pmuvirt_lx_signal_cred_put(struct pmuvirt_lx_sigcred *sc);
 bool pmuvirt_lx_may_signal(const struct pmuvirt_lx_sigcred *sc);
 void pmuvirt_lx_signal_refused(int signo);
-bool pmuvirt_lx_pmi_throttle(struct pmuvirt_lx_cpu *lc);
 
-/* Threads (pmuvirt_main.c). */
+/* Threads (pmuvirt_thread.c). */
 struct pmuvirt_proc;
 struct pmuvirt_ring;
 struct pmuvirt_file;
@@ -230,7 +247,45 @@ struct pmuvirt_thread {
 
 struct tracepoint;
 
-struct pmuvirt_thread *pmuvirt_lx_current_thread(void);
+int pmuvirt_lx_thread_init(void);
+void pmuvirt_lx_thread_exit(void);
 struct tracepoint *pmuvirt_lx_tracepoint(const char *name);
+struct pmuvirt_thread *pmuvirt_lx_current_thread(void);
+void pmuvirt_lx_switch(struct pmuvirt_lx_cpu *lc, struct pmuvirt_thread *next);
+int pmuvirt_lx_thread_can_attach(u32 flags);
+struct pmuvirt_thread *pmuvirt_lx_thread_new(const struct pmuvirt_attach *a,
+					     struct pmuvirt_error *err);
+void pmuvirt_lx_thread_free_unbound(struct pmuvirt_thread *thr);
+void pmuvirt_lx_thread_start(struct pmuvirt_thread *thr, const struct pmuvirt_attach *a,
+			     struct pmuvirt_file *pf, bool exempt);
+u32 pmuvirt_lx_thread_read(struct pmuvirt_thread *thr, u64 *vals);
+u32 pmuvirt_lx_thread_detach(struct pmuvirt_thread *thr, u64 *vals);
+u32 pmuvirt_lx_thread_resume(struct pmuvirt_thread *thr, u32 *counts, u32 *flags);
+
+/* Sample rings, mappings and reports (pmuvirt_ring.c). */
+struct inode;
+struct file;
+struct poll_table_struct;
+
+int pmuvirt_lx_ring_alloc(struct pmuvirt_thread *thr, u32 pages, gfp_t gfp);
+void pmuvirt_lx_ring_get(struct pmuvirt_ring *ring);
+void pmuvirt_lx_ring_put(struct pmuvirt_ring *ring);
+u32 pmuvirt_lx_ring_pages(const struct pmuvirt_ring *ring);
+void pmuvirt_lx_ring_queue(struct pmuvirt_thread *thr);
+int pmuvirt_lx_ring_tail(struct pmuvirt_ring *ring, const struct pmuvirt_sample_tail *t);
+struct pmuvirt_ring *pmuvirt_lx_ring_take(struct pmuvirt_file *pf, struct pmuvirt_sample_open *o);
+void pmuvirt_lx_ring_requeue(struct pmuvirt_file *pf, struct pmuvirt_ring *ring);
+int pmuvirt_lx_ring_mmap(struct pmuvirt_ring *ring, struct vm_area_struct *vma);
+int pmuvirt_lx_record_mmap(struct pmuvirt_thread *thr, struct vm_area_struct *vma);
+void pmuvirt_lx_file_hold(struct pmuvirt_file *pf);
+void pmuvirt_lx_file_drop(struct pmuvirt_file *pf);
+void pmuvirt_lx_report(struct pmuvirt_thread *thr, const u64 *vals, u32 flags, u32 how);
+int pmuvirt_lx_open(struct inode *inode, struct file *file);
+int pmuvirt_lx_release(struct inode *inode, struct file *file);
+ssize_t pmuvirt_lx_read_reports(struct file *file, char __user *buf, size_t len, loff_t *ppos);
+__poll_t pmuvirt_lx_poll(struct file *file, struct poll_table_struct *wait);
+
+/* The file operations of /dev/pmuvirt (pmuvirt_ioctl.c). */
+extern const struct file_operations pmuvirt_lx_fops;
 
 #endif /* PMUVIRT_LX_H */
