@@ -94,8 +94,8 @@ int pmuvirt_xen_check_arg(unsigned int cmd, const void *arg, size_t len);
  *
  * The same argument checks, in the same order and with the same errors, as
  * pmuvirt_arm_counters() makes before it changes anything, on the counters
- * the guest set (ctx->nr_shared: a profiling session's counters, which
- * come after them, are not the guest's to arm).
+ * the guest set: pmuvirt_arm_check() (a profiling session's counters,
+ * which come after them, are not the guest's to arm).
  *
  * Return: 0; -EINVAL when @mask is empty, names a counter the guest's
  * control does not have or one that is not i-mode, or a named counter has a zero

@@ -133,22 +133,7 @@ int pmuvirt_xen_check_arg(unsigned int cmd, const void *arg, size_t len)
 int pmuvirt_xen_check_arm(const struct pmuvirt_xen_arm *op, const struct pmuvirt_ctx *ctx)
 {
 	/* The guest's counters: a profiling session's come after them. */
-	unsigned int i, n = ctx->nr_shared;
-
-	if (!op->mask || (n < 32 && (op->mask >> n)))
-		return -EINVAL;
-	for (i = 0; i < n && i < PMUVIRT_MAX_COUNTERS; i++) {
-		if (!(op->mask & (1u << i)))
-			continue;
-		if (!ctx->counter[i].period || !op->period[i] || !op->remaining[i])
-			return -EINVAL;
-		if (op->period[i] > PMUVIRT_PERIOD_MAX)
-			return -ERANGE;
-		if (op->remaining[i] > PMUVIRT_ARM_REMAINING_MAX ||
-		    ctx->counter[i].count + op->remaining[i] < op->remaining[i])
-			return -ERANGE;
-	}
-	return 0;
+	return pmuvirt_arm_check(ctx, op->mask, op->remaining, op->period);
 }
 
 int pmuvirt_xen_check_map_phys(const struct pmuvirt_xen_map_phys *op, uint32_t nr_frames)

@@ -144,7 +144,7 @@ static struct pmuvirt_thread *counts_in(struct pmuvirt_counts *c, unsigned long 
 	memset(c->value, 0, sizeof(c->value));
 	c->flags = 0;
 	c->ovf_mask = 0;
-	c->nr_counters = thr->ctx->nr_counters;
+	c->nr_counters = pmuvirt_ctx_nr_counters(thr->ctx);
 	return thr;
 }
 

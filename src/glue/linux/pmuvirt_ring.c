@@ -394,10 +394,10 @@ void pmuvirt_lx_report(struct pmuvirt_thread *thr, const u64 *vals, u32 flags, u
 	n->rep.tid = thr->tid;
 	n->rep.pid = thr->pid;
 	n->rep.how = how;
-	n->rep.nr_counters = thr->ctx->nr_counters;
+	n->rep.nr_counters = pmuvirt_ctx_nr_counters(thr->ctx);
 	n->rep.flags = flags;
 	get_task_comm(n->rep.comm, thr->task);
-	memcpy(n->rep.value, vals, sizeof(u64) * thr->ctx->nr_counters);
+	memcpy(n->rep.value, vals, sizeof(u64) * pmuvirt_ctx_nr_counters(thr->ctx));
 	list_add_tail(&n->link, &pf->reports);
 	pf->nr_reports++;
 	spin_unlock(&pf->lock);

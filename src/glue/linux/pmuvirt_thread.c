@@ -138,7 +138,7 @@ static void sum_add(struct pmuvirt_thread *thr, const u64 *vals, u32 flags)
 	if (!sum || thr->sum_owner)
 		return;
 	spin_lock_irqsave(&sum->lock, irqflags);
-	for (i = 0; i < thr->ctx->nr_counters; i++)
+	for (i = 0; i < pmuvirt_ctx_nr_counters(thr->ctx); i++)
 		sum->value[i] += vals[i];
 	sum->flags |= flags;
 	spin_unlock_irqrestore(&sum->lock, irqflags);
@@ -154,7 +154,7 @@ static void sum_read(struct pmuvirt_thread *thr, u64 *vals, u32 *flags)
 	if (!sum || !thr->sum_owner)
 		return;
 	spin_lock_irqsave(&sum->lock, irqflags);
-	for (i = 0; i < thr->ctx->nr_counters; i++)
+	for (i = 0; i < pmuvirt_ctx_nr_counters(thr->ctx); i++)
 		vals[i] += sum->value[i];
 	*flags |= sum->flags;
 	spin_unlock_irqrestore(&sum->lock, irqflags);

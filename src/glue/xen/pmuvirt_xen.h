@@ -193,10 +193,4 @@ void pmuvirt_xen_prof_pmi_done(struct pmuvirt_ctx *ctx);
 void pmuvirt_xen_prof_vcpu_destroy(struct vcpu *v);
 void pmuvirt_xen_prof_domain_destroy(struct domain *d);
 
-/* Counters of @ctx its owner sees (a session's come after them). */
-static inline uint32_t pmuvirt_xen_own_mask(const struct pmuvirt_ctx *ctx)
-{
-	return ctx->nr_shared >= 32 ? ~0u : (1u << ctx->nr_shared) - 1;
-}
-
 #endif /* PMUVIRT_XEN_GLUE_H */

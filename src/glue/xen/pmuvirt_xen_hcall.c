@@ -33,7 +33,7 @@ static int pmuvirt_xen_read_own(struct pmuvirt_ctx *ctx, uint32_t *nr, uint64_t 
 	unsigned int i;
 	int rc = pmuvirt_read(ctx, all);
 
-	*nr = min_t(uint32_t, ctx->nr_shared, PMUVIRT_MAX_COUNTERS);
+	*nr = min_t(uint32_t, pmuvirt_ctx_nr_own(ctx), PMUVIRT_MAX_COUNTERS);
 	for (i = 0; i < PMUVIRT_MAX_COUNTERS; i++)
 		value[i] = i < *nr ? all[i] : 0;
 	return rc;
@@ -263,7 +263,7 @@ static int hcall_take_overflows(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg
 	memset(op.count, 0, sizeof(op.count));
 	local_irq_save(flags);
 	op.mask = pmuvirt_take_overflows(v->arch.pmuvirt, op.count) &
-		  pmuvirt_xen_own_mask(v->arch.pmuvirt);
+		  pmuvirt_ctx_own_mask(v->arch.pmuvirt);
 	local_irq_restore(flags);
 	/* A profiling session's counters are not the guest's to see. */
 	for (i = 0; i < PMUVIRT_MAX_COUNTERS; i++)

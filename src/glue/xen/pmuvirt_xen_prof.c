@@ -169,9 +169,9 @@ static void prof_sync(struct vcpu *v, struct pmuvirt_ctx *ctx, uint64_t want)
 
 	if (xv->prof_gen == want) {
 		/* A PCPU's ring has one writer: its PCPU. */
-		if (want && ctx->samples) {
+		if (want && pmuvirt_ctx_samples(ctx)) {
 			r = prof_ring_of(v, &listed);
-			if (!listed && r && ctx->samples != &r->w)
+			if (!listed && r && pmuvirt_ctx_samples(ctx) != &r->w)
 				pmuvirt_ctx_attach_samples(ctx, &r->w, prof_fill, NULL);
 		}
 		return;
@@ -264,9 +264,9 @@ void pmuvirt_xen_prof_pmi_done(struct pmuvirt_ctx *ctx)
 	struct prof_ring *r;
 	uint32_t tail;
 
-	if (!ctx || !ctx->samples || !prof_running())
+	if (!ctx || !pmuvirt_ctx_samples(ctx) || !prof_running())
 		return;
-	r = container_of(ctx->samples, struct prof_ring, w);
+	r = container_of(pmuvirt_ctx_samples(ctx), struct prof_ring, w);
 	tail = read_atomic(&r->w.ring->tail);
 	if (r->w.head - tail < prof.high_water || r->virq_tail == tail + 1)
 		return;
@@ -385,7 +385,7 @@ static int prof_fits_domain(struct domain *d)
 		if (!ctx)
 			continue;
 		rc = pmuvirt_session_fits(&pmuvirt_xen_pmu, &pmuvirt_xen_vcpu_of(ctx)->ctl, &prof.ctl,
-					  ctx->max_counters, &err);
+					  pmuvirt_ctx_max_counters(ctx), &err);
 		if (rc) {
 			gdprintk(XENLOG_INFO, "pmuvirt: profiling refused: %pv: %s\n", v,
 				 err.reason ? err.reason : "");
