@@ -21,6 +21,7 @@ struct pmuvirt_attach;
 struct pmuvirt_counts;
 struct pmuvirt_sample_tail;
 struct pmuvirt_sample_open;
+struct pmuvirt_below;
 
 /*
  * Highest signal number pmuvirt_attach.signo may name: Linux's _NSIG on
@@ -319,6 +320,82 @@ void pmuvirt_xen_prof_record(struct pmuvirt_sample *s, const struct pmuvirt_xen_
 			     uint32_t domain, uint32_t vcpu, bool profiled, uint64_t time);
 
 /**
+ * enum pmuvirt_linux_caller - who may make an ioctl
+ * @PMUVIRT_LINUX_CALLER_THREAD: a thread with a context: the request acts
+ *				on it (-ESRCH without one, after the
+ *				argument's checks).
+ * @PMUVIRT_LINUX_CALLER_NEW:	a thread without a context: the request
+ *				gives it one (-EBUSY for a thread that has
+ *				one, after its control was accepted).
+ * @PMUVIRT_LINUX_CALLER_FILE:	any process holding the file.
+ */
+enum pmuvirt_linux_caller {
+	PMUVIRT_LINUX_CALLER_THREAD,
+	PMUVIRT_LINUX_CALLER_NEW,
+	PMUVIRT_LINUX_CALLER_FILE,
+};
+
+/*
+ * The ioctls of /dev/pmuvirt, one row each:
+ *
+ *	X(NAME, name, nr, arg, caller)
+ *
+ * NAME		the request is PMUVIRT_IOC_<NAME> (include/pmuvirt/linux.h),
+ *		whose number (_IOC_NR) is @nr;
+ * name		its handler in the module is ioc_<name>() (pmuvirt_ioctl.c);
+ * arg		its argument is struct pmuvirt_<arg>, of exactly that size,
+ *		starting with its size and PMUVIRT_LINUX_VERSION, checked by
+ *		pmuvirt_linux_check_<arg>();
+ * caller	who may call it: PMUVIRT_LINUX_CALLER_<caller>.
+ *
+ * src/abi/linux_ioctl.c makes of it the table pmuvirt_linux_ioctl()
+ * returns rows of; the module its dispatch (one ioc_<name>() per row, so a
+ * row without a handler does not build) and a check, at build time, that
+ * PMUVIRT_IOC_<NAME> encodes @nr and the argument's size.  A sample ring's
+ * descriptor takes SAMPLE_TAIL alone, for its own ring.
+ */
+#define PMUVIRT_LINUX_IOCTLS(X)							\
+	X(ATTACH,	attach,		1, attach,	NEW)			\
+	X(READ,		read,		2, counts,	THREAD)			\
+	X(DETACH,	detach,		3, counts,	THREAD)			\
+	X(RESUME,	resume,		4, counts,	THREAD)			\
+	X(BELOW,	below,		5, below,	FILE)			\
+	X(SAMPLE_TAIL,	sample_tail,	6, sample_tail,	THREAD)			\
+	X(SAMPLE_OPEN,	sample_open,	7, sample_open,	FILE)
+
+/**
+ * struct pmuvirt_linux_ioctl - the host-neutral part of an ioctl's row
+ * @size:	exact size of its argument.
+ * @caller:	enum pmuvirt_linux_caller.
+ * @check:	the argument's check, pmuvirt_linux_check_<arg>().
+ */
+struct pmuvirt_linux_ioctl {
+	uint32_t size;
+	uint8_t caller;
+	int (*check)(const void *arg);
+};
+
+/**
+ * pmuvirt_linux_ioctl() - an ioctl's row
+ * @nr:		its number, _IOC_NR(PMUVIRT_IOC_*).
+ *
+ * Return: the row, or NULL for an unknown number.
+ */
+const struct pmuvirt_linux_ioctl *pmuvirt_linux_ioctl(unsigned int nr);
+
+/**
+ * pmuvirt_linux_check_arg() - check a copied-in ioctl argument by its row
+ * @nr:		_IOC_NR(PMUVIRT_IOC_*).
+ * @arg:	the argument, copied from the caller.
+ * @len:	bytes at @arg.
+ *
+ * Return: 0; -EOPNOTSUPP for an unknown number (the module answers
+ * -ENOTTY before it gets here); -EINVAL when @len is not the
+ * row's size or the row's check refuses the argument.
+ */
+int pmuvirt_linux_check_arg(unsigned int nr, const void *arg, size_t len);
+
+/**
  * pmuvirt_linux_check_hdr() - check the first two words of an ioctl argument
  * @hdr:	size and version, copied from the caller.
  * @size:	the exact size of the request's struct.
@@ -387,5 +464,16 @@ int pmuvirt_linux_check_sample_open(const struct pmuvirt_sample_open *o);
  * Return: 0 or -EINVAL.
  */
 int pmuvirt_linux_check_counts(const struct pmuvirt_counts *c);
+
+/**
+ * pmuvirt_linux_check_below() - check a copied-in struct pmuvirt_below
+ * @b:		the argument of PMUVIRT_IOC_BELOW.
+ *
+ * Size and version, @flags and the reserved word zero.  The other fields
+ * are outputs and are not looked at.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int pmuvirt_linux_check_below(const struct pmuvirt_below *b);
 
 #endif /* PMUVIRT_ABI_CHECK_H */

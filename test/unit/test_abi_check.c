@@ -979,6 +979,108 @@ static void test_linux_counts(void **state)
 	}
 }
 
+/* Who may make each ioctl, from include/pmuvirt/linux.h and docs/linux.md. */
+static int doc_linux_caller(unsigned long cmd)
+{
+	switch (cmd) {
+	case PMUVIRT_IOC_ATTACH: return PMUVIRT_LINUX_CALLER_NEW;
+	case PMUVIRT_IOC_BELOW:
+	case PMUVIRT_IOC_SAMPLE_OPEN: return PMUVIRT_LINUX_CALLER_FILE;
+	default: return PMUVIRT_LINUX_CALLER_THREAD;
+	}
+}
+
+/*
+ * Each ioctl's row: numbered and sized as its request (PMUVIRT_IOC_*), its
+ * caller, and its check the one of its struct: a zero argument with its
+ * header passes, a reserved word set or a wrong length fails.  Numbers
+ * without a request have no row.
+ */
+static void test_linux_table(void **state)
+{
+	static const unsigned long reqs[] = {
+		PMUVIRT_IOC_ATTACH, PMUVIRT_IOC_READ, PMUVIRT_IOC_DETACH, PMUVIRT_IOC_RESUME,
+		PMUVIRT_IOC_BELOW, PMUVIRT_IOC_SAMPLE_TAIL, PMUVIRT_IOC_SAMPLE_OPEN,
+	};
+	union {
+		uint32_t hdr[2];
+		struct pmuvirt_attach attach;
+		struct pmuvirt_counts counts;
+		struct pmuvirt_below below;
+		struct pmuvirt_sample_tail tail;
+		struct pmuvirt_sample_open open;
+	} u;
+	unsigned int i, nr, rows = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
+		const struct pmuvirt_linux_ioctl *row;
+		size_t size = _IOC_SIZE(reqs[i]);
+		uint32_t *reserved;
+
+		nr = _IOC_NR(reqs[i]);
+		row = pmuvirt_linux_ioctl(nr);
+		assert_non_null(row);
+		assert_int_equal(row->size, size);
+		assert_int_equal(row->caller, doc_linux_caller(reqs[i]));
+		memset(&u, 0, sizeof(u));
+		u.hdr[0] = (uint32_t)size;
+		u.hdr[1] = PMUVIRT_LINUX_VERSION;
+		assert_int_equal(pmuvirt_linux_check_arg(nr, &u, size), 0);
+		assert_int_equal(pmuvirt_linux_check_arg(nr, &u, size - 8), -EINVAL);
+		assert_int_equal(pmuvirt_linux_check_arg(nr, &u, size + 8), -EINVAL);
+		switch (reqs[i]) {
+		case PMUVIRT_IOC_ATTACH: reserved = &u.attach.reserved[1]; break;
+		case PMUVIRT_IOC_BELOW: reserved = &u.below.reserved; break;
+		case PMUVIRT_IOC_SAMPLE_TAIL: reserved = &u.tail.reserved; break;
+		case PMUVIRT_IOC_SAMPLE_OPEN: reserved = &u.open.reserved[0]; break;
+		default: reserved = &u.counts.reserved; break;
+		}
+		*reserved = 1;
+		assert_int_equal(pmuvirt_linux_check_arg(nr, &u, size), -EINVAL);
+		*reserved = 0;
+		u.hdr[1] = PMUVIRT_LINUX_VERSION + 1;
+		assert_int_equal(pmuvirt_linux_check_arg(nr, &u, size), -EINVAL);
+	}
+	for (nr = 0; nr < 256; nr++)
+		rows += pmuvirt_linux_ioctl(nr) != NULL;
+	assert_int_equal(rows, sizeof(reqs) / sizeof(reqs[0]));
+	assert_null(pmuvirt_linux_ioctl(0));
+	assert_null(pmuvirt_linux_ioctl(~0u));
+	assert_int_equal(pmuvirt_linux_check_arg(8, &u, sizeof(u)), -EOPNOTSUPP);
+}
+
+static void test_linux_below(void **state)
+{
+	struct pmuvirt_below b, before;
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(sizeof(b), 40);
+	for (i = 0; i < 6; i++) {
+		int expect = -EINVAL;
+
+		memset(&b, 0, sizeof(b));
+		b.size = sizeof(b);
+		b.version = PMUVIRT_LINUX_VERSION;
+		switch (i) {
+		case 0: expect = 0; break;
+		case 1: b.flags = 1; break;
+		case 2: b.reserved = 0x80000000u; break;
+		case 3: b.size = 32; break;
+		case 4: b.version = 0; break;
+		case 5:	/* outputs hold anything on the way in */
+			b.kind = b.nr_records = b.record_size = ~0u;
+			b.per_frame = b.nr_frames = b.pgoff = ~0u;
+			expect = 0;
+			break;
+		}
+		before = b;
+		assert_int_equal(pmuvirt_linux_check_below(&b), expect);
+		assert_memory_equal(&b, &before, sizeof(b));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -997,6 +1099,8 @@ int main(void)
 		cmocka_unit_test(test_linux_sample_pages),
 		cmocka_unit_test(test_linux_sample_open),
 		cmocka_unit_test(test_linux_counts),
+		cmocka_unit_test(test_linux_below),
+		cmocka_unit_test(test_linux_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
