@@ -556,6 +556,26 @@ int pmuvirt_arm_counters(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint3
 			 const uint64_t *remaining, const uint64_t *period);
 
 /**
+ * pmuvirt_arm_check() - would an ARM of the counters its owner set be taken?
+ * @ctx:	the context.
+ * @mask:	counters to arm, as pmuvirt_arm_counters()'s.
+ * @remaining:	as pmuvirt_arm_counters()'s.
+ * @period:	as pmuvirt_arm_counters()'s.
+ *
+ * The argument checks pmuvirt_arm_counters() makes, in its order and with
+ * its errors, on the counters of the control its owner set (see
+ * pmuvirt_ctx_nr_own(): a joined session's counters are not the owner's
+ * to arm).  Changes nothing; does not look at where @ctx runs.
+ *
+ * Return: 0; -EINVAL for an empty mask, one that names a counter the
+ * owner's control does not have or one that is not i-mode, or a named
+ * counter with a zero remaining count or period; -ERANGE as
+ * pmuvirt_arm_counters().
+ */
+int pmuvirt_arm_check(const struct pmuvirt_ctx *ctx, uint32_t mask, const uint64_t *remaining,
+		      const uint64_t *period);
+
+/**
  * pmuvirt_read() - logical 64-bit values of a context's counters
  * @ctx:	the context (running: call on its own CPU).
  * @vals:	receives ctx->nr_counters values.
@@ -623,6 +643,100 @@ int pmuvirt_collect(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx);
  * (bit i = counter i); 0 if none.
  */
 uint32_t pmuvirt_ctx_pending(const struct pmuvirt_ctx *ctx);
+
+/**
+ * pmuvirt_ctx_nr_counters() - how many counters a context counts with
+ * @ctx:	the context.
+ *
+ * Return: the counters of its control, a joined profiling session's
+ * included (pmuvirt_ctx_join()): what pmuvirt_read() and
+ * pmuvirt_take_overflows() fill.
+ */
+static inline unsigned int pmuvirt_ctx_nr_counters(const struct pmuvirt_ctx *ctx)
+{
+	return ctx->nr_counters;
+}
+
+/**
+ * pmuvirt_ctx_nr_own() - how many of a context's counters its owner set
+ * @ctx:	the context.
+ *
+ * Return: the counters of the control pmuvirt_set_control() or
+ * pmuvirt_ctx_restore() gave it, which come first; a joined session's
+ * come after them and are not the owner's to see or arm.
+ */
+static inline unsigned int pmuvirt_ctx_nr_own(const struct pmuvirt_ctx *ctx)
+{
+	return ctx->nr_shared;
+}
+
+/**
+ * pmuvirt_ctx_own_mask() - the counters a context's owner set, as a mask
+ * @ctx:	the context.
+ *
+ * Return: bit i for each of the first pmuvirt_ctx_nr_own() counters.
+ */
+static inline uint32_t pmuvirt_ctx_own_mask(const struct pmuvirt_ctx *ctx)
+{
+	return ctx->nr_shared >= 32 ? ~0u : (1u << ctx->nr_shared) - 1;
+}
+
+/**
+ * pmuvirt_ctx_imode_mask() - a context's i-mode counters
+ * @ctx:	the context.
+ *
+ * Return: bit i for each counter with a period: the only ones that can
+ * have pending notifications.
+ */
+static inline uint32_t pmuvirt_ctx_imode_mask(const struct pmuvirt_ctx *ctx)
+{
+	return ctx->imode_mask;
+}
+
+/**
+ * pmuvirt_ctx_max_counters() - the most counters a context's controls may have
+ * @ctx:	the context.
+ *
+ * Return: what its storage was sized for (pmuvirt_ctx_size()): the limit
+ * to pass to pmuvirt_validate() for its controls.
+ */
+static inline unsigned int pmuvirt_ctx_max_counters(const struct pmuvirt_ctx *ctx)
+{
+	return ctx->max_counters;
+}
+
+/**
+ * pmuvirt_ctx_running_on() - where a context counts
+ * @ctx:	the context.
+ *
+ * Return: the pcpu whose counters hold it, or NULL when it is switched out.
+ */
+static inline struct pmuvirt_pcpu *pmuvirt_ctx_running_on(const struct pmuvirt_ctx *ctx)
+{
+	return ctx->running_on;
+}
+
+/**
+ * pmuvirt_ctx_samples() - the sample ring a context writes
+ * @ctx:	the context.
+ *
+ * Return: the writer pmuvirt_ctx_attach_samples() gave it, or NULL.
+ */
+static inline struct pmuvirt_sample_writer *pmuvirt_ctx_samples(const struct pmuvirt_ctx *ctx)
+{
+	return ctx->samples;
+}
+
+/**
+ * pmuvirt_ctx_own_user_index() - does the owner count on a counter user mode reads?
+ * @ctx:	the context.
+ * @index:	a user read index (x86: rdpmc's ECX).
+ *
+ * Return: true when one of the counters its owner set sits on a general or
+ * fixed slot whose user read index (struct pmuvirt_slot.user_index - 1) is
+ * @index.
+ */
+bool pmuvirt_ctx_own_user_index(const struct pmuvirt_ctx *ctx, uint32_t index);
 
 /**
  * pmuvirt_pause() - account the running context up to now

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 /*
  * Checks of the Linux module's ioctl argument structs
- * (include/pmuvirt/linux.h).  src/glue/linux/pmuvirt_main.c calls them on
- * its copies of the caller's arguments; fuzz_linux_ioctl and test_abi_check
- * call them directly.
+ * (include/pmuvirt/linux.h) and the table of the ioctls, one row each
+ * (PMUVIRT_LINUX_IOCTLS).  src/glue/linux/pmuvirt_ioctl.c calls
+ * pmuvirt_linux_check_arg() on its copies of the caller's arguments;
+ * fuzz_linux_ioctl and test_abi_check call the checks directly.
  */
 #include "pmuvirt_defaults.h"
 #include "pmuvirt_abi_check.h"
@@ -82,4 +83,48 @@ int pmuvirt_linux_check_counts(const struct pmuvirt_counts *c)
 	if (check_size_version(c->size, c->version, sizeof(*c)))
 		return -EINVAL;
 	return c->reserved ? -EINVAL : 0;
+}
+
+int pmuvirt_linux_check_below(const struct pmuvirt_below *b)
+{
+	if (check_size_version(b->size, b->version, sizeof(*b)))
+		return -EINVAL;
+	return (b->flags || b->reserved) ? -EINVAL : 0;
+}
+
+/* The check of a row, on an argument of the row's size. */
+#define PMUVIRT_LINUX_CHECK(NAME, name, nr, arg, who)				\
+	static int check_##name(const void *a)					\
+	{									\
+		return pmuvirt_linux_check_##arg(a);				\
+	}
+PMUVIRT_LINUX_IOCTLS(PMUVIRT_LINUX_CHECK)
+
+#define PMUVIRT_LINUX_ROW(NAME, name, nr, arg, who)				\
+	[nr] = {								\
+		.size = sizeof(struct pmuvirt_##arg),				\
+		.caller = PMUVIRT_LINUX_CALLER_##who,				\
+		.check = check_##name,						\
+	},
+
+static const struct pmuvirt_linux_ioctl ioctls[] = {
+	PMUVIRT_LINUX_IOCTLS(PMUVIRT_LINUX_ROW)
+};
+
+const struct pmuvirt_linux_ioctl *pmuvirt_linux_ioctl(unsigned int nr)
+{
+	if (nr >= sizeof(ioctls) / sizeof(ioctls[0]) || !ioctls[nr].size)
+		return NULL;
+	return &ioctls[nr];
+}
+
+int pmuvirt_linux_check_arg(unsigned int nr, const void *arg, size_t len)
+{
+	const struct pmuvirt_linux_ioctl *row = pmuvirt_linux_ioctl(nr);
+
+	if (!row)
+		return -EOPNOTSUPP;
+	if (len != row->size)
+		return -EINVAL;
+	return row->check(arg);
 }

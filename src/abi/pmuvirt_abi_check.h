@@ -21,6 +21,7 @@ struct pmuvirt_attach;
 struct pmuvirt_counts;
 struct pmuvirt_sample_tail;
 struct pmuvirt_sample_open;
+struct pmuvirt_below;
 
 /*
  * Highest signal number pmuvirt_attach.signo may name: Linux's _NSIG on
@@ -28,30 +29,98 @@ struct pmuvirt_sample_open;
  */
 #define PMUVIRT_LINUX_SIGNO_MAX	64
 
+/**
+ * enum pmuvirt_xen_caller - who may make a hypercall command
+ * @PMUVIRT_XEN_CALLER_SELF:	any domain: the command acts on the calling
+ *				VCPU or its own domain.
+ * @PMUVIRT_XEN_CALLER_MANAGER:	the command names a domain: a domain Xen
+ *				lets manage it (the XSM check of a domctl
+ *				on it; VCPU_READ and VCPU_SET_CONTROL take
+ *				the caller's own calling VCPU without it).
+ * @PMUVIRT_XEN_CALLER_CONTROL:	the control domain.
+ * @PMUVIRT_XEN_CALLER_CONTROLLER: the domain that started the profiling
+ *				session (-ENOENT without one, -EPERM for
+ *				any other).
+ */
+enum pmuvirt_xen_caller {
+	PMUVIRT_XEN_CALLER_SELF,
+	PMUVIRT_XEN_CALLER_MANAGER,
+	PMUVIRT_XEN_CALLER_CONTROL,
+	PMUVIRT_XEN_CALLER_CONTROLLER,
+};
+
+/*
+ * The hypercall's commands, one row each:
+ *
+ *	X(NAME, arg, caller, zero0, zero1, domid)
+ *
+ * NAME		the command is PMUVIRT_XEN_<NAME> (include/pmuvirt/xen.h);
+ * arg		its argument is struct pmuvirt_xen_<arg>, of exactly that size;
+ * caller	who may call it: PMUVIRT_XEN_CALLER_<caller>, which the
+ *		command's handler enforces;
+ * zero0, zero1	32-bit fields of the argument that must be zero (reserved,
+ *		flags), or none;
+ * domid	a 32-bit field naming a domain, which must fit in 16 bits, or
+ *		none (SET_POLICY's domain is checked by the glue).
+ *
+ * src/abi/xen_hcall.c makes of it the table pmuvirt_xen_cmd() returns
+ * rows of; the Xen glue (pmuvirt_xen_hcall.c) its dispatch, one call of
+ * pmuvirt_xen_op_<arg>() per row, so a row without a handler does not
+ * build; union pmuvirt_xen_any_arg below has a member <arg> per row.
+ */
+#define PMUVIRT_XEN_COMMANDS(X)							\
+	X(QUERY,		query,		  SELF,		none,	  none,  none)	\
+	X(SET_CONTROL,		set_control,	  SELF,		reserved, none,  none)	\
+	X(ARM,			arm,		  SELF,		reserved, none,  none)	\
+	X(MAP_SHARED,		map_shared,	  SELF,		none,	  none,  none)	\
+	X(READ,			read,		  SELF,		reserved, none,  none)	\
+	X(TAKE_OVERFLOWS,	take_overflows,	  SELF,		reserved, none,  none)	\
+	X(SET_POLICY,		set_policy,	  MANAGER,	reserved, none,  none)	\
+	X(VCPU_READ,		vcpu_read,	  MANAGER,	reserved, none,  domid)	\
+	X(VCPU_SET_CONTROL,	vcpu_set_control, MANAGER,	reserved, none,  domid)	\
+	X(MAP_PHYS,		map_phys,	  SELF,		reserved, flags, none)	\
+	X(UNMAP_PHYS,		unmap_phys,	  SELF,		reserved, none,  none)	\
+	X(PROF_START,		prof_start,	  CONTROL,	reserved, flags, none)	\
+	X(PROF_STOP,		prof_stop,	  CONTROLLER,	reserved, flags, none)	\
+	X(PROF_MAP,		prof_map,	  CONTROLLER,	none,	  none,  none)	\
+	X(PROF_TAIL,		prof_tail,	  CONTROLLER,	reserved, none,  none)	\
+	X(PROF_RELEASE,		prof_release,	  CONTROLLER,	reserved, flags, none)
+
 /*
  * Room for the argument of any hypercall command, for code that takes them
- * by command number (tests, fuzzers); pmuvirt_xen_arg_size() gives the
- * size of the member a command uses.
+ * by command number (the glue's dispatch, tests, fuzzers); the member of
+ * command PMUVIRT_XEN_<NAME> is its row's <arg>.
  */
 union pmuvirt_xen_any_arg {
 	struct pmuvirt_xen_hdr hdr;
-	struct pmuvirt_xen_query query;
-	struct pmuvirt_xen_set_control set_control;
-	struct pmuvirt_xen_arm arm;
-	struct pmuvirt_xen_map_shared map_shared;
-	struct pmuvirt_xen_read read;
-	struct pmuvirt_xen_take_overflows take;
-	struct pmuvirt_xen_set_policy set_policy;
-	struct pmuvirt_xen_vcpu_read vcpu_read;
-	struct pmuvirt_xen_vcpu_set_control vcpu_set_control;
-	struct pmuvirt_xen_prof_start prof_start;
-	struct pmuvirt_xen_prof_stop prof_stop;
-	struct pmuvirt_xen_prof_map prof_map;
-	struct pmuvirt_xen_prof_tail prof_tail;
-	struct pmuvirt_xen_prof_release prof_release;
-	struct pmuvirt_xen_map_phys map_phys;
-	struct pmuvirt_xen_unmap_phys unmap_phys;
+#define PMUVIRT_XEN_ARG_MEMBER(NAME, arg, ...)	struct pmuvirt_xen_##arg arg;
+	PMUVIRT_XEN_COMMANDS(PMUVIRT_XEN_ARG_MEMBER)
+#undef PMUVIRT_XEN_ARG_MEMBER
 };
+
+/**
+ * struct pmuvirt_xen_cmd - the host-neutral part of a command's row
+ * @size:	exact size of its argument.
+ * @caller:	enum pmuvirt_xen_caller.
+ * @zero:	offsets of 32-bit fields that must be zero; 0 for none (the
+ *		header sits at offset 0).
+ * @domid:	offset of a 32-bit domain id that must fit in 16 bits; 0 for
+ *		none.
+ */
+struct pmuvirt_xen_cmd {
+	uint32_t size;
+	uint8_t caller;
+	uint16_t zero[2];
+	uint16_t domid;
+};
+
+/**
+ * pmuvirt_xen_cmd() - a hypercall command's row
+ * @cmd:	PMUVIRT_XEN_*.
+ *
+ * Return: the row, or NULL for an unknown command.
+ */
+const struct pmuvirt_xen_cmd *pmuvirt_xen_cmd(unsigned int cmd);
 
 /**
  * pmuvirt_xen_arg_size() - exact argument size of a hypercall command
@@ -78,12 +147,14 @@ int pmuvirt_xen_check_hdr(unsigned int cmd, const struct pmuvirt_xen_hdr *hdr);
  * @len:	bytes at @arg.
  *
  * Checks the header again (on the copy that will be used, so a guest that
- * changes it after the header was fetched gains nothing) and that every
- * reserved field is zero.  The counters named by ARM are checked by
+ * changes it after the header was fetched gains nothing), then what the
+ * command's row says: its reserved and flags fields zero, a domain id in
+ * 16 bits.  The counters named by ARM are checked by
  * pmuvirt_xen_check_arm(), the control of SET_CONTROL by pmuvirt_validate().
  *
  * Return: 0; -EOPNOTSUPP for an unknown command; -EINVAL when @len is not
- * the command's size, or for a bad header or a nonzero reserved field.
+ * the command's size, or for a bad header, a nonzero reserved or flags
+ * field or a domain id past 16 bits.
  */
 int pmuvirt_xen_check_arg(unsigned int cmd, const void *arg, size_t len);
 
@@ -94,8 +165,8 @@ int pmuvirt_xen_check_arg(unsigned int cmd, const void *arg, size_t len);
  *
  * The same argument checks, in the same order and with the same errors, as
  * pmuvirt_arm_counters() makes before it changes anything, on the counters
- * the guest set (ctx->nr_shared: a profiling session's counters, which
- * come after them, are not the guest's to arm).
+ * the guest set: pmuvirt_arm_check() (a profiling session's counters,
+ * which come after them, are not the guest's to arm).
  *
  * Return: 0; -EINVAL when @mask is empty, names a counter the guest's
  * control does not have or one that is not i-mode, or a named counter has a zero
@@ -249,6 +320,82 @@ void pmuvirt_xen_prof_record(struct pmuvirt_sample *s, const struct pmuvirt_xen_
 			     uint32_t domain, uint32_t vcpu, bool profiled, uint64_t time);
 
 /**
+ * enum pmuvirt_linux_caller - who may make an ioctl
+ * @PMUVIRT_LINUX_CALLER_THREAD: a thread with a context: the request acts
+ *				on it (-ESRCH without one, after the
+ *				argument's checks).
+ * @PMUVIRT_LINUX_CALLER_NEW:	a thread without a context: the request
+ *				gives it one (-EBUSY for a thread that has
+ *				one, after its control was accepted).
+ * @PMUVIRT_LINUX_CALLER_FILE:	any process holding the file.
+ */
+enum pmuvirt_linux_caller {
+	PMUVIRT_LINUX_CALLER_THREAD,
+	PMUVIRT_LINUX_CALLER_NEW,
+	PMUVIRT_LINUX_CALLER_FILE,
+};
+
+/*
+ * The ioctls of /dev/pmuvirt, one row each:
+ *
+ *	X(NAME, name, nr, arg, caller)
+ *
+ * NAME		the request is PMUVIRT_IOC_<NAME> (include/pmuvirt/linux.h),
+ *		whose number (_IOC_NR) is @nr;
+ * name		its handler in the module is ioc_<name>() (pmuvirt_ioctl.c);
+ * arg		its argument is struct pmuvirt_<arg>, of exactly that size,
+ *		starting with its size and PMUVIRT_LINUX_VERSION, checked by
+ *		pmuvirt_linux_check_<arg>();
+ * caller	who may call it: PMUVIRT_LINUX_CALLER_<caller>.
+ *
+ * src/abi/linux_ioctl.c makes of it the table pmuvirt_linux_ioctl()
+ * returns rows of; the module its dispatch (one ioc_<name>() per row, so a
+ * row without a handler does not build) and a check, at build time, that
+ * PMUVIRT_IOC_<NAME> encodes @nr and the argument's size.  A sample ring's
+ * descriptor takes SAMPLE_TAIL alone, for its own ring.
+ */
+#define PMUVIRT_LINUX_IOCTLS(X)							\
+	X(ATTACH,	attach,		1, attach,	NEW)			\
+	X(READ,		read,		2, counts,	THREAD)			\
+	X(DETACH,	detach,		3, counts,	THREAD)			\
+	X(RESUME,	resume,		4, counts,	THREAD)			\
+	X(BELOW,	below,		5, below,	FILE)			\
+	X(SAMPLE_TAIL,	sample_tail,	6, sample_tail,	THREAD)			\
+	X(SAMPLE_OPEN,	sample_open,	7, sample_open,	FILE)
+
+/**
+ * struct pmuvirt_linux_ioctl - the host-neutral part of an ioctl's row
+ * @size:	exact size of its argument.
+ * @caller:	enum pmuvirt_linux_caller.
+ * @check:	the argument's check, pmuvirt_linux_check_<arg>().
+ */
+struct pmuvirt_linux_ioctl {
+	uint32_t size;
+	uint8_t caller;
+	int (*check)(const void *arg);
+};
+
+/**
+ * pmuvirt_linux_ioctl() - an ioctl's row
+ * @nr:		its number, _IOC_NR(PMUVIRT_IOC_*).
+ *
+ * Return: the row, or NULL for an unknown number.
+ */
+const struct pmuvirt_linux_ioctl *pmuvirt_linux_ioctl(unsigned int nr);
+
+/**
+ * pmuvirt_linux_check_arg() - check a copied-in ioctl argument by its row
+ * @nr:		_IOC_NR(PMUVIRT_IOC_*).
+ * @arg:	the argument, copied from the caller.
+ * @len:	bytes at @arg.
+ *
+ * Return: 0; -EOPNOTSUPP for an unknown number (the module answers
+ * -ENOTTY before it gets here); -EINVAL when @len is not the
+ * row's size or the row's check refuses the argument.
+ */
+int pmuvirt_linux_check_arg(unsigned int nr, const void *arg, size_t len);
+
+/**
  * pmuvirt_linux_check_hdr() - check the first two words of an ioctl argument
  * @hdr:	size and version, copied from the caller.
  * @size:	the exact size of the request's struct.
@@ -317,5 +464,16 @@ int pmuvirt_linux_check_sample_open(const struct pmuvirt_sample_open *o);
  * Return: 0 or -EINVAL.
  */
 int pmuvirt_linux_check_counts(const struct pmuvirt_counts *c);
+
+/**
+ * pmuvirt_linux_check_below() - check a copied-in struct pmuvirt_below
+ * @b:		the argument of PMUVIRT_IOC_BELOW.
+ *
+ * Size and version, @flags and the reserved word zero.  The other fields
+ * are outputs and are not looked at.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int pmuvirt_linux_check_below(const struct pmuvirt_below *b);
 
 #endif /* PMUVIRT_ABI_CHECK_H */

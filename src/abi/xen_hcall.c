@@ -8,44 +8,48 @@
 #include "pmuvirt_abi_check.h"
 #include <pmuvirt/xen.h>
 
+/* The offset of @field in command @arg's struct, or 0 for none. */
+#define PMUVIRT_XEN_AT(arg, field)	PMUVIRT_XEN_AT_##field(arg)
+#define PMUVIRT_XEN_AT_none(arg)	0
+#define PMUVIRT_XEN_AT_reserved(arg)	__builtin_offsetof(struct pmuvirt_xen_##arg, reserved)
+#define PMUVIRT_XEN_AT_flags(arg)	__builtin_offsetof(struct pmuvirt_xen_##arg, flags)
+#define PMUVIRT_XEN_AT_domid(arg)	__builtin_offsetof(struct pmuvirt_xen_##arg, domid)
+
+#define PMUVIRT_XEN_ROW(NAME, arg, who, zero0, zero1, dom)			\
+	[PMUVIRT_XEN_##NAME] = {						\
+		.size = sizeof(struct pmuvirt_xen_##arg),			\
+		.caller = PMUVIRT_XEN_CALLER_##who,				\
+		.zero = { PMUVIRT_XEN_AT(arg, zero0), PMUVIRT_XEN_AT(arg, zero1) }, \
+		.domid = PMUVIRT_XEN_AT(arg, dom),				\
+	},
+
+static const struct pmuvirt_xen_cmd cmds[] = {
+	PMUVIRT_XEN_COMMANDS(PMUVIRT_XEN_ROW)
+};
+
+/* Every field a row names is 32 bits wide. */
+#define PMUVIRT_XEN_SIZE(arg, field)	PMUVIRT_XEN_SIZE_##field(arg)
+#define PMUVIRT_XEN_SIZE_none(arg)	4
+#define PMUVIRT_XEN_SIZE_reserved(arg)	sizeof(((struct pmuvirt_xen_##arg *)0)->reserved)
+#define PMUVIRT_XEN_SIZE_flags(arg)	sizeof(((struct pmuvirt_xen_##arg *)0)->flags)
+#define PMUVIRT_XEN_SIZE_domid(arg)	sizeof(((struct pmuvirt_xen_##arg *)0)->domid)
+#define PMUVIRT_XEN_FIELDS_32(NAME, arg, who, zero0, zero1, dom)		\
+	_Static_assert(PMUVIRT_XEN_SIZE(arg, zero0) == 4 && PMUVIRT_XEN_SIZE(arg, zero1) == 4 && \
+		       PMUVIRT_XEN_SIZE(arg, dom) == 4, #NAME ": a 32-bit field");
+PMUVIRT_XEN_COMMANDS(PMUVIRT_XEN_FIELDS_32)
+
+const struct pmuvirt_xen_cmd *pmuvirt_xen_cmd(unsigned int cmd)
+{
+	if (cmd >= sizeof(cmds) / sizeof(cmds[0]) || !cmds[cmd].size)
+		return NULL;
+	return &cmds[cmd];
+}
+
 uint32_t pmuvirt_xen_arg_size(unsigned int cmd)
 {
-	switch (cmd) {
-	case PMUVIRT_XEN_QUERY:
-		return sizeof(struct pmuvirt_xen_query);
-	case PMUVIRT_XEN_SET_CONTROL:
-		return sizeof(struct pmuvirt_xen_set_control);
-	case PMUVIRT_XEN_ARM:
-		return sizeof(struct pmuvirt_xen_arm);
-	case PMUVIRT_XEN_MAP_SHARED:
-		return sizeof(struct pmuvirt_xen_map_shared);
-	case PMUVIRT_XEN_READ:
-		return sizeof(struct pmuvirt_xen_read);
-	case PMUVIRT_XEN_TAKE_OVERFLOWS:
-		return sizeof(struct pmuvirt_xen_take_overflows);
-	case PMUVIRT_XEN_SET_POLICY:
-		return sizeof(struct pmuvirt_xen_set_policy);
-	case PMUVIRT_XEN_VCPU_READ:
-		return sizeof(struct pmuvirt_xen_vcpu_read);
-	case PMUVIRT_XEN_VCPU_SET_CONTROL:
-		return sizeof(struct pmuvirt_xen_vcpu_set_control);
-	case PMUVIRT_XEN_PROF_START:
-		return sizeof(struct pmuvirt_xen_prof_start);
-	case PMUVIRT_XEN_PROF_STOP:
-		return sizeof(struct pmuvirt_xen_prof_stop);
-	case PMUVIRT_XEN_PROF_MAP:
-		return sizeof(struct pmuvirt_xen_prof_map);
-	case PMUVIRT_XEN_PROF_TAIL:
-		return sizeof(struct pmuvirt_xen_prof_tail);
-	case PMUVIRT_XEN_PROF_RELEASE:
-		return sizeof(struct pmuvirt_xen_prof_release);
-	case PMUVIRT_XEN_MAP_PHYS:
-		return sizeof(struct pmuvirt_xen_map_phys);
-	case PMUVIRT_XEN_UNMAP_PHYS:
-		return sizeof(struct pmuvirt_xen_unmap_phys);
-	default:
-		return 0;
-	}
+	const struct pmuvirt_xen_cmd *c = pmuvirt_xen_cmd(cmd);
+
+	return c ? c->size : 0;
 }
 
 int pmuvirt_xen_check_hdr(unsigned int cmd, const struct pmuvirt_xen_hdr *hdr)
@@ -59,96 +63,37 @@ int pmuvirt_xen_check_hdr(unsigned int cmd, const struct pmuvirt_xen_hdr *hdr)
 	return 0;
 }
 
+/* The 32-bit field at @off of @arg. */
+static uint32_t field32(const void *arg, uint16_t off)
+{
+	return *(const uint32_t *)((const char *)arg + off);
+}
+
 int pmuvirt_xen_check_arg(unsigned int cmd, const void *arg, size_t len)
 {
-	uint32_t size = pmuvirt_xen_arg_size(cmd);
-	uint32_t reserved;
+	const struct pmuvirt_xen_cmd *c = pmuvirt_xen_cmd(cmd);
+	unsigned int i;
 	int ret;
 
-	if (!size)
+	if (!c)
 		return -EOPNOTSUPP;
-	if (len != size)
+	if (len != c->size)
 		return -EINVAL;
 	ret = pmuvirt_xen_check_hdr(cmd, arg);
 	if (ret)
 		return ret;
-	switch (cmd) {
-	case PMUVIRT_XEN_SET_CONTROL:
-		reserved = ((const struct pmuvirt_xen_set_control *)arg)->reserved;
-		break;
-	case PMUVIRT_XEN_ARM:
-		reserved = ((const struct pmuvirt_xen_arm *)arg)->reserved;
-		break;
-	case PMUVIRT_XEN_READ:
-		reserved = ((const struct pmuvirt_xen_read *)arg)->reserved;
-		break;
-	case PMUVIRT_XEN_TAKE_OVERFLOWS:
-		reserved = ((const struct pmuvirt_xen_take_overflows *)arg)->reserved;
-		break;
-	case PMUVIRT_XEN_SET_POLICY:
-		reserved = ((const struct pmuvirt_xen_set_policy *)arg)->reserved;
-		break;
-	case PMUVIRT_XEN_VCPU_READ:
-		reserved = ((const struct pmuvirt_xen_vcpu_read *)arg)->reserved;
-		/* a domid is 16 bits */
-		if (((const struct pmuvirt_xen_vcpu_read *)arg)->domid > 0xffff)
+	for (i = 0; i < 2; i++)
+		if (c->zero[i] && field32(arg, c->zero[i]))
 			return -EINVAL;
-		break;
-	case PMUVIRT_XEN_VCPU_SET_CONTROL:
-		reserved = ((const struct pmuvirt_xen_vcpu_set_control *)arg)->reserved;
-		if (((const struct pmuvirt_xen_vcpu_set_control *)arg)->domid > 0xffff)
-			return -EINVAL;
-		break;
-	case PMUVIRT_XEN_PROF_START:
-		/* the rest: pmuvirt_xen_check_prof_start() */
-		reserved = ((const struct pmuvirt_xen_prof_start *)arg)->reserved |
-			   ((const struct pmuvirt_xen_prof_start *)arg)->flags;
-		break;
-	case PMUVIRT_XEN_PROF_STOP:
-		reserved = ((const struct pmuvirt_xen_prof_stop *)arg)->reserved |
-			   ((const struct pmuvirt_xen_prof_stop *)arg)->flags;
-		break;
-	case PMUVIRT_XEN_PROF_TAIL:
-		reserved = ((const struct pmuvirt_xen_prof_tail *)arg)->reserved;
-		break;
-	case PMUVIRT_XEN_PROF_RELEASE:
-		reserved = ((const struct pmuvirt_xen_prof_release *)arg)->reserved |
-			   ((const struct pmuvirt_xen_prof_release *)arg)->flags;
-		break;
-	case PMUVIRT_XEN_MAP_PHYS:
-		reserved = ((const struct pmuvirt_xen_map_phys *)arg)->reserved |
-			   ((const struct pmuvirt_xen_map_phys *)arg)->flags;
-		break;
-	case PMUVIRT_XEN_UNMAP_PHYS:
-		reserved = ((const struct pmuvirt_xen_unmap_phys *)arg)->reserved;
-		break;
-	default:
-		/* QUERY is all output; MAP_SHARED's and PROF_MAP's inputs may hold any value. */
-		reserved = 0;
-		break;
-	}
-	return reserved ? -EINVAL : 0;
+	if (c->domid && field32(arg, c->domid) > 0xffff)
+		return -EINVAL;
+	return 0;
 }
 
 int pmuvirt_xen_check_arm(const struct pmuvirt_xen_arm *op, const struct pmuvirt_ctx *ctx)
 {
 	/* The guest's counters: a profiling session's come after them. */
-	unsigned int i, n = ctx->nr_shared;
-
-	if (!op->mask || (n < 32 && (op->mask >> n)))
-		return -EINVAL;
-	for (i = 0; i < n && i < PMUVIRT_MAX_COUNTERS; i++) {
-		if (!(op->mask & (1u << i)))
-			continue;
-		if (!ctx->counter[i].period || !op->period[i] || !op->remaining[i])
-			return -EINVAL;
-		if (op->period[i] > PMUVIRT_PERIOD_MAX)
-			return -ERANGE;
-		if (op->remaining[i] > PMUVIRT_ARM_REMAINING_MAX ||
-		    ctx->counter[i].count + op->remaining[i] < op->remaining[i])
-			return -ERANGE;
-	}
-	return 0;
+	return pmuvirt_arm_check(ctx, op->mask, op->remaining, op->period);
 }
 
 int pmuvirt_xen_check_map_phys(const struct pmuvirt_xen_map_phys *op, uint32_t nr_frames)

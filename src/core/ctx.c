@@ -972,19 +972,19 @@ int pmuvirt_ctx_load_control(struct pmuvirt_ctx *ctx, const struct pmuvirt_contr
 	return 0;
 }
 
-int pmuvirt_arm_counters(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint32_t mask,
-			 const uint64_t *remaining, const uint64_t *period)
+/* May an ARM name @mask among the first @n counters? */
+static bool arm_mask_ok(unsigned int n, uint32_t mask)
 {
-	bool running, called = false;
-	unsigned int i;
-	int ret;
+	return mask && !(n < 32 && (mask >> n));
+}
 
-	if (!ctx || !remaining || !period || !mask ||
-	    (ctx->nr_counters < 32 && (mask >> ctx->nr_counters)))
-		return -EINVAL;
-	if (ctx->running_on && ctx->running_on != pc)
-		return -EBUSY;
-	for (i = 0; i < ctx->nr_counters; i++) {
+/* The checks of each counter an ARM names among the first @n. */
+static int arm_check_counters(const struct pmuvirt_ctx *ctx, unsigned int n, uint32_t mask,
+			      const uint64_t *remaining, const uint64_t *period)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
 		if (!(mask & (1u << i)))
 			continue;
 		if (!ctx->counter[i].period || !period[i] || !remaining[i])
@@ -996,6 +996,31 @@ int pmuvirt_arm_counters(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint3
 		    ctx->counter[i].count + remaining[i] < remaining[i])
 			return -ERANGE;
 	}
+	return 0;
+}
+
+int pmuvirt_arm_check(const struct pmuvirt_ctx *ctx, uint32_t mask, const uint64_t *remaining,
+		      const uint64_t *period)
+{
+	if (!ctx || !remaining || !period || !arm_mask_ok(ctx->nr_shared, mask))
+		return -EINVAL;
+	return arm_check_counters(ctx, ctx->nr_shared, mask, remaining, period);
+}
+
+int pmuvirt_arm_counters(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint32_t mask,
+			 const uint64_t *remaining, const uint64_t *period)
+{
+	bool running, called = false;
+	unsigned int i;
+	int ret;
+
+	if (!ctx || !remaining || !period || !arm_mask_ok(ctx->nr_counters, mask))
+		return -EINVAL;
+	if (ctx->running_on && ctx->running_on != pc)
+		return -EBUSY;
+	ret = arm_check_counters(ctx, ctx->nr_counters, mask, remaining, period);
+	if (ret)
+		return ret;
 	running = ctx->running_on != NULL;
 	if (running && pc->running == ctx) {
 		ret = pc->paused ? 0 : sample_current(pc, false);
@@ -1250,6 +1275,19 @@ int pmuvirt_pmi(struct pmuvirt_pcpu *pc, uint32_t *ovf_mask)
 	if (!ret && ovf_mask)
 		*ovf_mask = mask;
 	return ret;
+}
+
+bool pmuvirt_ctx_own_user_index(const struct pmuvirt_ctx *ctx, uint32_t index)
+{
+	unsigned int i;
+
+	for (i = 0; i < ctx->nr_shared; i++) {
+		const struct pmuvirt_slot *s = &ctx->pmu->slot[ctx->counter[i].slot];
+
+		if (s->cls != PMUVIRT_CLASS_TSC && s->user_index && s->user_index - 1 == index)
+			return true;
+	}
+	return false;
 }
 
 uint32_t pmuvirt_ctx_pending(const struct pmuvirt_ctx *ctx)

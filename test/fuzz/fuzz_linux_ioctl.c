@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 /*
  * Fuzz the Linux ioctls' argument checks (src/abi/linux_ioctl.c) the way
- * src/glue/linux/pmuvirt_main.c uses them, with the strict fake PMU as the
+ * src/glue/linux/pmuvirt_ioctl.c uses them (by the request's row), with the strict fake PMU as the
  * oracle.  One thread attaches, reads, resumes and detaches on one fake
  * CPU that it shares with another thread's context; the input is a
  * sequence of ioctls (any bytes) and steps (events, switches,
@@ -55,7 +55,10 @@ static int do_attach(struct rig *r, struct thread *t, struct pmuvirt_attach *a)
 	uint8_t slots[PMUVIRT_MAX_COUNTERS];
 	int ret, v;
 
-	ret = pmuvirt_linux_check_attach(a);
+	/* get_arg(): the row's check, which is the struct's */
+	ret = pmuvirt_linux_check_arg(_IOC_NR(PMUVIRT_IOC_ATTACH), a, sizeof(*a));
+	if (ret != pmuvirt_linux_check_attach(a))
+		abort();
 	if ((ret == 0) != attach_ok(a) || (ret && ret != -EINVAL))
 		abort();
 	if (memcmp(a, &before, sizeof(*a)))
@@ -86,7 +89,16 @@ static int do_counts(struct rig *r, struct thread *t, enum req req, struct pmuvi
 	uint64_t v[PMUVIRT_MAX_COUNTERS];
 	int ret;
 
-	ret = pmuvirt_linux_check_counts(c);
+	static const unsigned long reqs[] = {
+		[REQ_READ] = PMUVIRT_IOC_READ,
+		[REQ_DETACH] = PMUVIRT_IOC_DETACH,
+		[REQ_RESUME] = PMUVIRT_IOC_RESUME,
+	};
+
+	/* get_arg(): the row's check, which is the struct's */
+	ret = pmuvirt_linux_check_arg(_IOC_NR(reqs[req]), c, sizeof(*c));
+	if (ret != pmuvirt_linux_check_counts(c))
+		abort();
 	if ((ret == 0) != (c->size == sizeof(*c) && c->version == PMUVIRT_LINUX_VERSION &&
 			   !c->reserved))
 		abort();

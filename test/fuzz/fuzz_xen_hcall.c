@@ -8,8 +8,10 @@
  * switches, invalidation).
  *
  * Checked for every call: the checks agree with each other and with the
- * ABI (an accepted argument has the right header and zero reserved
- * fields; ARM names only i-mode counters of a, with nonzero counts of at
+ * ABI (an argument is accepted exactly when it has the right header and
+ * length, zero reserved and flags fields and a named domain in 16 bits,
+ * as written again here, so a command's row that misses a field or names
+ * a wrong one fails; ARM names only i-mode counters of a, with nonzero counts of at
  * most 2^63 that keep the logical count within 64 bits, and periods of at
  * most 2^62 on any counter width); a refused argument changes nothing
  * in the context; ARM's check and pmuvirt_arm_counters() return the same
@@ -67,7 +69,7 @@ static uint32_t *reserved_of(union xen_arg *u, unsigned int cmd)
 	case PMUVIRT_XEN_SET_CONTROL: return &u->a.set_control.reserved;
 	case PMUVIRT_XEN_ARM: return &u->a.arm.reserved;
 	case PMUVIRT_XEN_READ: return &u->a.read.reserved;
-	case PMUVIRT_XEN_TAKE_OVERFLOWS: return &u->a.take.reserved;
+	case PMUVIRT_XEN_TAKE_OVERFLOWS: return &u->a.take_overflows.reserved;
 	case PMUVIRT_XEN_SET_POLICY: return &u->a.set_policy.reserved;
 	case PMUVIRT_XEN_VCPU_READ: return &u->a.vcpu_read.reserved;
 	case PMUVIRT_XEN_VCPU_SET_CONTROL: return &u->a.vcpu_set_control.reserved;
@@ -149,8 +151,33 @@ static uint32_t *flags_of(union xen_arg *u, unsigned int cmd)
 	case PMUVIRT_XEN_PROF_START: return &u->a.prof_start.flags;
 	case PMUVIRT_XEN_PROF_STOP: return &u->a.prof_stop.flags;
 	case PMUVIRT_XEN_PROF_RELEASE: return &u->a.prof_release.flags;
+	case PMUVIRT_XEN_MAP_PHYS: return &u->a.map_phys.flags;
 	default: return NULL;
 	}
+}
+
+/* The domain a command names that must fit in 16 bits before Xen looks it up. */
+static uint32_t *domid_of(union xen_arg *u, unsigned int cmd)
+{
+	switch (cmd) {
+	case PMUVIRT_XEN_VCPU_READ: return &u->a.vcpu_read.domid;
+	case PMUVIRT_XEN_VCPU_SET_CONTROL: return &u->a.vcpu_set_control.domid;
+	default: return NULL;
+	}
+}
+
+/* The whole copy's rule, written from xen.h: header, length, zero fields, domain. */
+static int arg_expect(union xen_arg *u, unsigned int cmd, size_t len, int hret)
+{
+	if (hret)
+		return hret;
+	if (len != pmuvirt_xen_arg_size(cmd))
+		return -EINVAL;
+	if ((reserved_of(u, cmd) && *reserved_of(u, cmd)) ||
+	    (flags_of(u, cmd) && *flags_of(u, cmd)) ||
+	    (domid_of(u, cmd) && *domid_of(u, cmd) > 0xffff))
+		return -EINVAL;
+	return 0;
 }
 
 /* The rules of a session's description (xen.h), written again. */
@@ -539,19 +566,11 @@ static void hypercall(struct rig *r, unsigned int cmd, union xen_arg *u, size_t 
 	if (size && hret != ((u->a.hdr.version == PMUVIRT_XEN_VERSION && u->a.hdr.size == size) ?
 			     0 : -EINVAL))
 		abort();
-	/* the command's handler: the whole copy */
+	/* do_pmuvirt_op(): the whole copy, by the command's row, exactly as the ABI says */
 	ret = pmuvirt_xen_check_arg(cmd, u, len);
-	if (hret && ret != hret)
+	if (ret != arg_expect(u, cmd, len, hret))
 		abort();
-	if (!hret && len != size && ret != -EINVAL)
-		abort();
-	if (!ret && ((reserved_of(u, cmd) && *reserved_of(u, cmd)) ||
-		     (flags_of(u, cmd) && *flags_of(u, cmd))))
-		abort();
-	/* a named domain is 16 bits */
-	if (!ret && ((cmd == PMUVIRT_XEN_VCPU_READ && u->a.vcpu_read.domid > 0xffff) ||
-		     (cmd == PMUVIRT_XEN_VCPU_SET_CONTROL &&
-		      u->a.vcpu_set_control.domid > 0xffff)))
+	if (size && pmuvirt_xen_cmd(cmd)->size != size)
 		abort();
 	if (memcmp(copy, u, sizeof(*copy)) || memcmp(snap, r->a, r->csize))
 		abort();

@@ -155,24 +155,34 @@ static uint32_t doc_size(unsigned int cmd)
 	}
 }
 
-static void set_reserved(union pmuvirt_xen_any_arg *u, unsigned int cmd, uint32_t v)
+/* The reserved field of each command, from include/pmuvirt/xen.h; NULL for none. */
+static uint32_t *reserved_field(union pmuvirt_xen_any_arg *u, unsigned int cmd)
 {
 	switch (cmd) {
-	case PMUVIRT_XEN_SET_CONTROL: u->set_control.reserved = v; break;
-	case PMUVIRT_XEN_ARM: u->arm.reserved = v; break;
-	case PMUVIRT_XEN_READ: u->read.reserved = v; break;
-	case PMUVIRT_XEN_TAKE_OVERFLOWS: u->take.reserved = v; break;
-	case PMUVIRT_XEN_SET_POLICY: u->set_policy.reserved = v; break;
-	case PMUVIRT_XEN_VCPU_READ: u->vcpu_read.reserved = v; break;
-	case PMUVIRT_XEN_VCPU_SET_CONTROL: u->vcpu_set_control.reserved = v; break;
-	case PMUVIRT_XEN_PROF_START: u->prof_start.reserved = v; break;
-	case PMUVIRT_XEN_PROF_STOP: u->prof_stop.reserved = v; break;
-	case PMUVIRT_XEN_PROF_TAIL: u->prof_tail.reserved = v; break;
-	case PMUVIRT_XEN_PROF_RELEASE: u->prof_release.reserved = v; break;
-	case PMUVIRT_XEN_MAP_PHYS: u->map_phys.reserved = v; break;
-	case PMUVIRT_XEN_UNMAP_PHYS: u->unmap_phys.reserved = v; break;
-	default: fail_msg("command %u has no reserved field", cmd);
+	case PMUVIRT_XEN_SET_CONTROL: return &u->set_control.reserved;
+	case PMUVIRT_XEN_ARM: return &u->arm.reserved;
+	case PMUVIRT_XEN_READ: return &u->read.reserved;
+	case PMUVIRT_XEN_TAKE_OVERFLOWS: return &u->take_overflows.reserved;
+	case PMUVIRT_XEN_SET_POLICY: return &u->set_policy.reserved;
+	case PMUVIRT_XEN_VCPU_READ: return &u->vcpu_read.reserved;
+	case PMUVIRT_XEN_VCPU_SET_CONTROL: return &u->vcpu_set_control.reserved;
+	case PMUVIRT_XEN_PROF_START: return &u->prof_start.reserved;
+	case PMUVIRT_XEN_PROF_STOP: return &u->prof_stop.reserved;
+	case PMUVIRT_XEN_PROF_TAIL: return &u->prof_tail.reserved;
+	case PMUVIRT_XEN_PROF_RELEASE: return &u->prof_release.reserved;
+	case PMUVIRT_XEN_MAP_PHYS: return &u->map_phys.reserved;
+	case PMUVIRT_XEN_UNMAP_PHYS: return &u->unmap_phys.reserved;
+	default: return NULL;
 	}
+}
+
+static void set_reserved(union pmuvirt_xen_any_arg *u, unsigned int cmd, uint32_t v)
+{
+	uint32_t *f = reserved_field(u, cmd);
+
+	if (!f)
+		fail_msg("command %u has no reserved field", cmd);
+	*f = v;
 }
 
 static void fill_outputs(union pmuvirt_xen_any_arg *u, unsigned int cmd)
@@ -198,8 +208,8 @@ static void fill_outputs(union pmuvirt_xen_any_arg *u, unsigned int cmd)
 		memset(u->read.value, 0xee, sizeof(u->read.value));
 		break;
 	case PMUVIRT_XEN_TAKE_OVERFLOWS:
-		u->take.mask = ~0u;
-		memset(u->take.count, 0xee, sizeof(u->take.count));
+		u->take_overflows.mask = ~0u;
+		memset(u->take_overflows.count, 0xee, sizeof(u->take_overflows.count));
 		break;
 	case PMUVIRT_XEN_SET_POLICY:
 		/* the domain is the glue's, the policy pmuvirt_policy_validate()'s */
@@ -247,24 +257,130 @@ static void fill_outputs(union pmuvirt_xen_any_arg *u, unsigned int cmd)
 	}
 }
 
-static void set_flags(union pmuvirt_xen_any_arg *u, unsigned int cmd, uint32_t v)
+/* The flags field that must be zero, from include/pmuvirt/xen.h; NULL for none. */
+static uint32_t *flags_field(union pmuvirt_xen_any_arg *u, unsigned int cmd)
 {
 	switch (cmd) {
-	case PMUVIRT_XEN_PROF_START: u->prof_start.flags = v; break;
-	case PMUVIRT_XEN_PROF_STOP: u->prof_stop.flags = v; break;
-	case PMUVIRT_XEN_PROF_RELEASE: u->prof_release.flags = v; break;
-	case PMUVIRT_XEN_MAP_PHYS: u->map_phys.flags = v; break;
-	default: fail_msg("command %u has no flags field", cmd);
+	case PMUVIRT_XEN_PROF_START: return &u->prof_start.flags;
+	case PMUVIRT_XEN_PROF_STOP: return &u->prof_stop.flags;
+	case PMUVIRT_XEN_PROF_RELEASE: return &u->prof_release.flags;
+	case PMUVIRT_XEN_MAP_PHYS: return &u->map_phys.flags;
+	default: return NULL;
+	}
+}
+
+static void set_flags(union pmuvirt_xen_any_arg *u, unsigned int cmd, uint32_t v)
+{
+	uint32_t *f = flags_field(u, cmd);
+
+	if (!f)
+		fail_msg("command %u has no flags field", cmd);
+	*f = v;
+}
+
+/* The domain the check keeps in 16 bits (SET_POLICY's is the glue's); NULL for none. */
+static uint32_t *domid_field(union pmuvirt_xen_any_arg *u, unsigned int cmd)
+{
+	switch (cmd) {
+	case PMUVIRT_XEN_VCPU_READ: return &u->vcpu_read.domid;
+	case PMUVIRT_XEN_VCPU_SET_CONTROL: return &u->vcpu_set_control.domid;
+	default: return NULL;
 	}
 }
 
 static void set_domid(union pmuvirt_xen_any_arg *u, unsigned int cmd, uint32_t v)
 {
+	uint32_t *f = domid_field(u, cmd);
+
+	if (!f)
+		fail_msg("command %u names no domain it checks", cmd);
+	*f = v;
+}
+
+/* Offset of @f in @u, or 0 for none (the header is at 0). */
+static uint16_t offset_in(const union pmuvirt_xen_any_arg *u, const uint32_t *f)
+{
+	return f ? (uint16_t)((const char *)f - (const char *)u) : 0;
+}
+
+/* Who may call a command, from docs/xen.md and include/pmuvirt/xen.h. */
+static int doc_caller(unsigned int cmd)
+{
 	switch (cmd) {
-	case PMUVIRT_XEN_VCPU_READ: u->vcpu_read.domid = v; break;
-	case PMUVIRT_XEN_VCPU_SET_CONTROL: u->vcpu_set_control.domid = v; break;
-	default: fail_msg("command %u names no domain it checks", cmd);
+	case PMUVIRT_XEN_SET_POLICY:
+	case PMUVIRT_XEN_VCPU_READ:
+	case PMUVIRT_XEN_VCPU_SET_CONTROL:
+		return PMUVIRT_XEN_CALLER_MANAGER;
+	case PMUVIRT_XEN_PROF_START:
+		return PMUVIRT_XEN_CALLER_CONTROL;
+	case PMUVIRT_XEN_PROF_STOP:
+	case PMUVIRT_XEN_PROF_MAP:
+	case PMUVIRT_XEN_PROF_TAIL:
+	case PMUVIRT_XEN_PROF_RELEASE:
+		return PMUVIRT_XEN_CALLER_CONTROLLER;
+	default:
+		return PMUVIRT_XEN_CALLER_SELF;
 	}
+}
+
+/*
+ * Each command's row: its size, who may call it, and exactly the fields
+ * include/pmuvirt/xen.h says must be zero (reserved, flags) or hold a
+ * 16-bit domain; garbage in every other field passes.  A command without
+ * a row, a row with the wrong struct or a missing or extra field fails.
+ */
+static void test_xen_table(void **state)
+{
+	union pmuvirt_xen_any_arg u;
+	unsigned int cmd, i;
+
+	(void)state;
+	for (cmd = 0; cmd < 64; cmd++) {
+		const struct pmuvirt_xen_cmd *c = pmuvirt_xen_cmd(cmd);
+		uint16_t want[2], got[2], t;
+
+		if (!doc_size(cmd)) {
+			assert_null(c);
+			continue;
+		}
+		assert_non_null(c);
+		assert_int_equal(c->size, doc_size(cmd));
+		assert_int_equal(c->caller, doc_caller(cmd));
+		/* the same fields, in either order */
+		want[0] = offset_in(&u, reserved_field(&u, cmd));
+		want[1] = offset_in(&u, flags_field(&u, cmd));
+		got[0] = c->zero[0];
+		got[1] = c->zero[1];
+		if (want[0] > want[1]) {
+			t = want[0]; want[0] = want[1]; want[1] = t;
+		}
+		if (got[0] > got[1]) {
+			t = got[0]; got[0] = got[1]; got[1] = t;
+		}
+		assert_int_equal(got[0], want[0]);
+		assert_int_equal(got[1], want[1]);
+		assert_int_equal(c->domid, offset_in(&u, domid_field(&u, cmd)));
+		for (i = 0; i < 3; i++) {
+			uint16_t off = i < 2 ? c->zero[i] : c->domid;
+
+			if (!off)
+				continue;
+			assert_true(off >= sizeof(u.hdr) && off + 4u <= c->size);
+			memset(&u, 0, sizeof(u));
+			u.hdr.version = PMUVIRT_XEN_VERSION;
+			u.hdr.size = c->size;
+			assert_int_equal(pmuvirt_xen_check_arg(cmd, &u, c->size), 0);
+			*(uint32_t *)((char *)&u + off) = i < 2 ? 1 : 0x10000;
+			assert_int_equal(pmuvirt_xen_check_arg(cmd, &u, c->size), -EINVAL);
+		}
+		/* every other field: anything */
+		memset(&u, 0, sizeof(u));
+		u.hdr.version = PMUVIRT_XEN_VERSION;
+		u.hdr.size = c->size;
+		fill_outputs(&u, cmd);
+		assert_int_equal(pmuvirt_xen_check_arg(cmd, &u, c->size), 0);
+	}
+	assert_null(pmuvirt_xen_cmd(0xffffffffu));
 }
 
 static void test_xen_arg_size(void **state)
@@ -863,9 +979,112 @@ static void test_linux_counts(void **state)
 	}
 }
 
+/* Who may make each ioctl, from include/pmuvirt/linux.h and docs/linux.md. */
+static int doc_linux_caller(unsigned long cmd)
+{
+	switch (cmd) {
+	case PMUVIRT_IOC_ATTACH: return PMUVIRT_LINUX_CALLER_NEW;
+	case PMUVIRT_IOC_BELOW:
+	case PMUVIRT_IOC_SAMPLE_OPEN: return PMUVIRT_LINUX_CALLER_FILE;
+	default: return PMUVIRT_LINUX_CALLER_THREAD;
+	}
+}
+
+/*
+ * Each ioctl's row: numbered and sized as its request (PMUVIRT_IOC_*), its
+ * caller, and its check the one of its struct: a zero argument with its
+ * header passes, a reserved word set or a wrong length fails.  Numbers
+ * without a request have no row.
+ */
+static void test_linux_table(void **state)
+{
+	static const unsigned long reqs[] = {
+		PMUVIRT_IOC_ATTACH, PMUVIRT_IOC_READ, PMUVIRT_IOC_DETACH, PMUVIRT_IOC_RESUME,
+		PMUVIRT_IOC_BELOW, PMUVIRT_IOC_SAMPLE_TAIL, PMUVIRT_IOC_SAMPLE_OPEN,
+	};
+	union {
+		uint32_t hdr[2];
+		struct pmuvirt_attach attach;
+		struct pmuvirt_counts counts;
+		struct pmuvirt_below below;
+		struct pmuvirt_sample_tail tail;
+		struct pmuvirt_sample_open open;
+	} u;
+	unsigned int i, nr, rows = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
+		const struct pmuvirt_linux_ioctl *row;
+		size_t size = _IOC_SIZE(reqs[i]);
+		uint32_t *reserved;
+
+		nr = _IOC_NR(reqs[i]);
+		row = pmuvirt_linux_ioctl(nr);
+		assert_non_null(row);
+		assert_int_equal(row->size, size);
+		assert_int_equal(row->caller, doc_linux_caller(reqs[i]));
+		memset(&u, 0, sizeof(u));
+		u.hdr[0] = (uint32_t)size;
+		u.hdr[1] = PMUVIRT_LINUX_VERSION;
+		assert_int_equal(pmuvirt_linux_check_arg(nr, &u, size), 0);
+		assert_int_equal(pmuvirt_linux_check_arg(nr, &u, size - 8), -EINVAL);
+		assert_int_equal(pmuvirt_linux_check_arg(nr, &u, size + 8), -EINVAL);
+		switch (reqs[i]) {
+		case PMUVIRT_IOC_ATTACH: reserved = &u.attach.reserved[1]; break;
+		case PMUVIRT_IOC_BELOW: reserved = &u.below.reserved; break;
+		case PMUVIRT_IOC_SAMPLE_TAIL: reserved = &u.tail.reserved; break;
+		case PMUVIRT_IOC_SAMPLE_OPEN: reserved = &u.open.reserved[0]; break;
+		default: reserved = &u.counts.reserved; break;
+		}
+		*reserved = 1;
+		assert_int_equal(pmuvirt_linux_check_arg(nr, &u, size), -EINVAL);
+		*reserved = 0;
+		u.hdr[1] = PMUVIRT_LINUX_VERSION + 1;
+		assert_int_equal(pmuvirt_linux_check_arg(nr, &u, size), -EINVAL);
+	}
+	for (nr = 0; nr < 256; nr++)
+		rows += pmuvirt_linux_ioctl(nr) != NULL;
+	assert_int_equal(rows, sizeof(reqs) / sizeof(reqs[0]));
+	assert_null(pmuvirt_linux_ioctl(0));
+	assert_null(pmuvirt_linux_ioctl(~0u));
+	assert_int_equal(pmuvirt_linux_check_arg(8, &u, sizeof(u)), -EOPNOTSUPP);
+}
+
+static void test_linux_below(void **state)
+{
+	struct pmuvirt_below b, before;
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(sizeof(b), 40);
+	for (i = 0; i < 6; i++) {
+		int expect = -EINVAL;
+
+		memset(&b, 0, sizeof(b));
+		b.size = sizeof(b);
+		b.version = PMUVIRT_LINUX_VERSION;
+		switch (i) {
+		case 0: expect = 0; break;
+		case 1: b.flags = 1; break;
+		case 2: b.reserved = 0x80000000u; break;
+		case 3: b.size = 32; break;
+		case 4: b.version = 0; break;
+		case 5:	/* outputs hold anything on the way in */
+			b.kind = b.nr_records = b.record_size = ~0u;
+			b.per_frame = b.nr_frames = b.pgoff = ~0u;
+			expect = 0;
+			break;
+		}
+		before = b;
+		assert_int_equal(pmuvirt_linux_check_below(&b), expect);
+		assert_memory_equal(&b, &before, sizeof(b));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_xen_table),
 		cmocka_unit_test(test_xen_arg_size),
 		cmocka_unit_test(test_xen_cases),
 		cmocka_unit_test(test_xen_hdr_cross),
@@ -880,6 +1099,8 @@ int main(void)
 		cmocka_unit_test(test_linux_sample_pages),
 		cmocka_unit_test(test_linux_sample_open),
 		cmocka_unit_test(test_linux_counts),
+		cmocka_unit_test(test_linux_below),
+		cmocka_unit_test(test_linux_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -536,6 +536,28 @@ static void test_join_leave(void **state)
 		}
 	}
 	pmuvirt_sample_publish(&s.r);
+	/* What a host may ask of the joined context: the owner's three of five. */
+	assert_int_equal(pmuvirt_ctx_nr_counters(ctx), 5);
+	assert_int_equal(pmuvirt_ctx_nr_own(ctx), 3);
+	assert_int_equal(pmuvirt_ctx_own_mask(ctx), 0x7);
+	assert_int_equal(pmuvirt_ctx_imode_mask(ctx), ctx->imode_mask);
+	assert_ptr_equal(pmuvirt_ctx_running_on(ctx), &s.c.pc);
+	assert_ptr_equal(pmuvirt_ctx_samples(ctx), ctx->samples);
+	assert_int_equal(pmuvirt_ctx_max_counters(ctx), ctx->max_counters);
+	for (i = 0; i < 5; i++) {
+		const struct pmuvirt_slot *sl = &ctx->pmu->slot[ctx->counter[i].slot];
+		bool mine = false;
+		unsigned int j;
+
+		if (sl->cls == PMUVIRT_CLASS_TSC || !sl->user_index)
+			continue;
+		for (j = 0; j < 3; j++)
+			mine |= ctx->pmu->slot[ctx->counter[j].slot].user_index == sl->user_index &&
+				ctx->pmu->slot[ctx->counter[j].slot].cls != PMUVIRT_CLASS_TSC;
+		assert_int_equal(pmuvirt_ctx_own_user_index(ctx, sl->user_index - 1), mine);
+		assert_int_equal(mine, i < 3);
+	}
+	assert_false(pmuvirt_ctx_own_user_index(ctx, 0x7fffffffu));
 	/* The guest may not arm the session's counters, only its own. */
 	memset(&arm, 0, sizeof(arm));
 	arm.mask = 1u << 3;

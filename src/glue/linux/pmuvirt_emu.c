@@ -4,8 +4,8 @@
  * for CPUs without a PMU (QEMU's TCG models).  The registers are the
  * host-neutral src/arch/x86/emu.c, one bank per CPU, counting TSC ticks at
  * a rate per event, and its register adapter src/arch/x86/emu_hw.c; the
- * CPU's user or kernel mode comes from pmuvirt_main.c's system call
- * tracepoint probes (pmuvirt_lx_emu_set_mode()); here are the host's
+ * CPU's user or kernel mode follows the attached threads' system calls
+ * (probes on the sys_enter and sys_exit tracepoints); here are the host's
  * callbacks and the PMI: a per-CPU hrtimer (hard interrupt context, not
  * NMI) armed for the next wrap of a counter that interrupts, which runs
  * the module's PMI path.  A wrap that a register access finds
@@ -13,7 +13,8 @@
  * an NMI would be.  LVTPC is modelled: a delivered PMI masks it, and PMIs
  * are lost until the module unmasks it.  Only the module's hardware accessors
  * change; the core, the x86 backend and the rest of the module run as on a
- * real PMU.  Nothing here touches the real PMU.
+ * real PMU.  Nothing here touches the real PMU.  The module uses this
+ * backend only when loaded with emulate_pmu=1.
  */
 #define pr_fmt(fmt) "pmuvirt: " fmt
 
@@ -24,13 +25,14 @@
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/hrtimer.h>
+#include <linux/tracepoint.h>
 #include <asm/irq_regs.h>
 #include <asm/msr.h>
 #include <asm/processor.h>
 #include <asm/tsc.h>
 
-bool pmuvirt_lx_emulate;
-module_param_named(emulate_pmu, pmuvirt_lx_emulate, bool, 0444);
+static bool emulate_pmu;
+module_param(emulate_pmu, bool, 0444);
 MODULE_PARM_DESC(emulate_pmu, "test instrument: emulate an Intel PMU whose counters count TSC ticks at a rate per event (default 0)");
 
 static unsigned long long nr_emu_pmis;
@@ -124,77 +126,17 @@ static enum hrtimer_restart emu_timer_fn(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
-/**
- * pmuvirt_lx_emu_hw_arg() - the hw_arg of a CPU's emulated PMU accessors
- * @cpu:	the CPU.
- *
- * Return: its struct pmuvirt_x86_emu_cpu, which pmuvirt_x86_emu_hw takes.
- */
-void *pmuvirt_lx_emu_hw_arg(unsigned int cpu)
+/* The hw_arg of CPU @cpu: its struct pmuvirt_x86_emu_cpu, which pmuvirt_x86_emu_hw takes. */
+static void *emu_hw_arg(unsigned int cpu)
 {
 	return &per_cpu_ptr(&emu_cpu, cpu)->emu;
 }
 
-/**
- * pmuvirt_lx_emu_init() - use the emulated PMU instead of the hardware
- *
- * Return: 0 or a negative errno.
+/*
+ * This CPU's emulated PMU enters user or kernel mode: counters whose filter
+ * excludes the mode stop until the next change.  Preemption off.
  */
-int pmuvirt_lx_emu_init(void)
-{
-	unsigned int cpu;
-	int ret;
-
-	for_each_possible_cpu(cpu) {
-		struct emu_cpu *e = per_cpu_ptr(&emu_cpu, cpu);
-
-		e->emu.host = &emu_host;
-		pmuvirt_x86_emu_reset(&e->emu.regs, rdtsc_ordered());
-		pmuvirt_x86_emu_write_lvtpc(&e->emu.regs, 0);	/* as the kernel's APIC setup leaves it */
-		hrtimer_init(&e->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
-		e->timer.function = emu_timer_fn;
-	}
-	pmuvirt_lx_hw = &pmuvirt_x86_emu_hw;
-	preempt_disable();
-	ret = pmuvirt_x86_probe(&pmuvirt_lx_pmu, pmuvirt_lx_hw,
-				pmuvirt_lx_emu_hw_arg(smp_processor_id()));
-	preempt_enable();
-	if (ret)
-		return ret;
-	pmuvirt_lx_pmu.caps &= ~PMUVIRT_CAP_GUEST_ONLY;	/* no guests here */
-	pr_warn("emulate_pmu=1: an EMULATED %s (%u general, %u fixed counters) whose counters count TSC ticks at a rate per event: for testing only\n",
-		pmuvirt_lx_pmu.name, pmuvirt_lx_pmu.nr_gp, pmuvirt_lx_pmu.nr_fixed);
-	pmuvirt_lx_pmc_ok = true;
-	return 0;
-}
-
-/**
- * pmuvirt_lx_emu_exit() - stop the emulated PMU's timers
- */
-void pmuvirt_lx_emu_exit(void)
-{
-	unsigned int cpu;
-
-	for_each_possible_cpu(cpu)
-		hrtimer_cancel(&per_cpu_ptr(&emu_cpu, cpu)->timer);
-}
-
-/**
- * pmuvirt_lx_emu_unmask() - unmask this CPU's emulated LVTPC
- */
-void pmuvirt_lx_emu_unmask(void)
-{
-	pmuvirt_x86_emu_write_lvtpc(&this_cpu_ptr(&emu_cpu)->emu.regs, 0);
-}
-
-/**
- * pmuvirt_lx_emu_set_mode() - this CPU's emulated PMU enters user or kernel mode
- * @user:	true for user mode.
- *
- * Counters whose filter excludes the mode stop until the next change.
- * Preemption off.
- */
-void pmuvirt_lx_emu_set_mode(bool user)
+static void emu_set_mode(bool user)
 {
 	unsigned long flags;
 
@@ -204,23 +146,123 @@ void pmuvirt_lx_emu_set_mode(bool user)
 	local_irq_restore(flags);
 }
 
-/**
- * pmuvirt_lx_emu_cpu_offline() - this CPU goes offline: its PMU stops
- *
- * Interrupts off.  The timer goes with the PMU.
+/*
+ * The privilege mode, at system call granularity: an attached thread is in
+ * kernel mode between the sys_enter and sys_exit tracepoints and in user
+ * mode otherwise (interrupts and exceptions taken from user mode count as
+ * user mode).  Its switch-in sets the CPU's mode from the thread's
+ * (emu_sched_in()).
  */
-void pmuvirt_lx_emu_cpu_offline(void)
+static struct tracepoint *sys_enter_tp, *sys_exit_tp;
+
+static void emu_sys_enter(void *data, struct pt_regs *regs, long id)
+{
+	struct pmuvirt_thread *thr = pmuvirt_lx_current_thread();
+
+	if (!thr)
+		return;
+	thr->in_syscall = true;
+	emu_set_mode(false);
+}
+
+static void emu_sys_exit(void *data, struct pt_regs *regs, long ret)
+{
+	struct pmuvirt_thread *thr = pmuvirt_lx_current_thread();
+
+	if (!thr)
+		return;
+	thr->in_syscall = false;
+	emu_set_mode(true);
+}
+
+static void emu_sched_in(struct pmuvirt_thread *thr)
+{
+	emu_set_mode(!thr->in_syscall);
+}
+
+static void emu_mode_init(void)
+{
+	sys_enter_tp = pmuvirt_lx_tracepoint("sys_enter");
+	sys_exit_tp = pmuvirt_lx_tracepoint("sys_exit");
+	if (sys_enter_tp && sys_exit_tp &&
+	    !tracepoint_probe_register(sys_enter_tp, emu_sys_enter, NULL)) {
+		if (!tracepoint_probe_register(sys_exit_tp, emu_sys_exit, NULL))
+			return;
+		tracepoint_probe_unregister(sys_enter_tp, emu_sys_enter, NULL);
+	}
+	sys_enter_tp = sys_exit_tp = NULL;
+	pr_notice("emulate_pmu=1: no system call tracepoints: the user/kernel filter is not modelled\n");
+}
+
+static void emu_mode_exit(void)
+{
+	if (!sys_enter_tp)
+		return;
+	tracepoint_probe_unregister(sys_enter_tp, emu_sys_enter, NULL);
+	tracepoint_probe_unregister(sys_exit_tp, emu_sys_exit, NULL);
+	tracepoint_synchronize_unregister();
+	sys_enter_tp = sys_exit_tp = NULL;
+}
+
+/* Use the emulated PMU instead of the hardware: only with emulate_pmu=1. */
+static int emu_init(void)
+{
+	unsigned int cpu;
+	int ret;
+
+	if (!emulate_pmu)
+		return -ENODEV;
+	for_each_possible_cpu(cpu) {
+		struct emu_cpu *e = per_cpu_ptr(&emu_cpu, cpu);
+
+		e->emu.host = &emu_host;
+		pmuvirt_x86_emu_reset(&e->emu.regs, rdtsc_ordered());
+		pmuvirt_x86_emu_write_lvtpc(&e->emu.regs, 0);	/* as the kernel's APIC setup leaves it */
+		hrtimer_init(&e->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+		e->timer.function = emu_timer_fn;
+	}
+	preempt_disable();
+	ret = pmuvirt_x86_probe(&pmuvirt_lx_pmu, &pmuvirt_x86_emu_hw,
+				emu_hw_arg(smp_processor_id()));
+	preempt_enable();
+	if (ret)
+		return ret;
+	pmuvirt_lx_pmu.caps &= ~PMUVIRT_CAP_GUEST_ONLY;	/* no guests here */
+	pr_warn("emulate_pmu=1: an EMULATED %s (%u general, %u fixed counters) whose counters count TSC ticks at a rate per event: for testing only\n",
+		pmuvirt_lx_pmu.name, pmuvirt_lx_pmu.nr_gp, pmuvirt_lx_pmu.nr_fixed);
+	pmuvirt_lx_pmc_ok = true;
+	emu_mode_init();
+	return 0;
+}
+
+/* Stop following system calls, then the emulated PMU's timers. */
+static void emu_exit(void)
+{
+	unsigned int cpu;
+
+	emu_mode_exit();
+	for_each_possible_cpu(cpu)
+		hrtimer_cancel(&per_cpu_ptr(&emu_cpu, cpu)->timer);
+}
+
+/* Unmask this CPU's emulated LVTPC. */
+static void emu_unmask(void)
+{
+	pmuvirt_x86_emu_write_lvtpc(&this_cpu_ptr(&emu_cpu)->emu.regs, 0);
+}
+
+/* This CPU goes offline: its PMU stops, and the timer with it.  Interrupts off. */
+static void emu_cpu_down(void)
 {
 	hrtimer_try_to_cancel(&this_cpu_ptr(&emu_cpu)->timer);
 }
 
-/**
- * pmuvirt_lx_emu_cpu_online() - this CPU comes (back) online: power-on state
- *
- * Interrupts off.  Registers zero and stopped, LVTPC masked, as a CPU whose
- * PMU lost its state comes up; the module must rewrite both.
+/*
+ * This CPU comes (back) online: its PMU in the power-on state, registers
+ * zero and stopped, LVTPC masked, as a CPU whose PMU lost its state comes
+ * up; then the module's unmask.  Interrupts off.
  */
-void pmuvirt_lx_emu_cpu_online(void)
+static void emu_cpu_up(void)
 {
 	struct emu_cpu *e = this_cpu_ptr(&emu_cpu);
 	u64 lost = e->emu.regs.lost;
@@ -231,4 +273,25 @@ void pmuvirt_lx_emu_cpu_online(void)
 	e->emu.regs.lost = lost;
 	e->emu.regs.mode = mode;
 	pmuvirt_x86_emu_write_lvtpc(&e->emu.regs, PMUVIRT_X86_EMU_LVTPC_MASKED);
+	emu_unmask();
 }
+
+/* User mode reads the TSC itself; these counters take the read ioctl. */
+static u32 emu_uread_caps(const u8 *slots, unsigned int nr)
+{
+	return pmuvirt_lx_x86_uread_tsc();
+}
+
+const struct pmuvirt_lx_backend pmuvirt_lx_emu_backend = {
+	.name = "emulated PMU",
+	.init = emu_init,
+	.exit = emu_exit,
+	.hw = &pmuvirt_x86_emu_hw,
+	.hw_arg = emu_hw_arg,
+	.uread_caps = emu_uread_caps,
+	.pmi_unmask = emu_unmask,
+	.pmi_stale = pmuvirt_lx_x86_pmi_stale,
+	.cpu_up = emu_cpu_up,
+	.cpu_down = emu_cpu_down,
+	.sched_in = emu_sched_in,
+};

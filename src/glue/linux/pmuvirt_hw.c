@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 /*
- * pmuvirt.ko hardware side: register accessors, PMU probe, counter
- * reservation against perf and the NMI watchdog, and the PMI (NMI) handler.
+ * pmuvirt.ko on the x86 hardware (the native backend): register accessors,
+ * PMU probe, counter reservation against perf and the NMI watchdog, and
+ * the PMI (NMI) handler.  Also the x86 helpers the emulated and Xen
+ * backends share: an rdpmc that faults safely, the TSC's user read, the
+ * overflow status of a PMI that found no context.
  */
 #define pr_fmt(fmt) "pmuvirt: " fmt
 
@@ -22,8 +25,6 @@ static bool pmc = true;
 module_param(pmc, bool, 0444);
 MODULE_PARM_DESC(pmc, "use hardware counters besides the TSC (default 1)");
 
-struct pmuvirt_pmu pmuvirt_lx_pmu;
-bool pmuvirt_lx_pmc_ok;
 static bool rdpmc_ok;
 static unsigned int nr_reserved;
 static bool nmi_registered;
@@ -133,8 +134,6 @@ static const struct pmuvirt_hw_ops lx_native_ops = {
 	.read_counters = lx_read_counters,
 };
 
-const struct pmuvirt_hw_ops *pmuvirt_lx_hw = &lx_native_ops;
-
 /* MSRs of general counter @i, as the kernel's reservation bitmap names them. */
 static bool gp_msrs(unsigned int i, u32 *ctr, u32 *sel)
 {
@@ -208,7 +207,7 @@ static bool pmu_responds(void)
 }
 
 /* Overflow bits of the module's counters in the global status; 0 without that register. */
-static u64 lx_ovf_status(struct pmuvirt_lx_cpu *lc)
+static u64 lx_ovf_status(const struct pmuvirt_lx_cpu *lc)
 {
 	const struct pmuvirt_pmu *pmu = &pmuvirt_lx_pmu;
 	u64 v, ours = 0;
@@ -220,42 +219,33 @@ static u64 lx_ovf_status(struct pmuvirt_lx_cpu *lc)
 		ours |= GENMASK_ULL(pmu->nr_gp - 1, 0);
 	if (pmu->nr_fixed)
 		ours |= GENMASK_ULL(pmu->nr_fixed - 1, 0) << 32;
-	if (pmuvirt_lx_hw->read_reg(lc->pc.hw_arg, msr, &v))
+	/* the backend's accessors: a PMI may come before the CPU's pcpu is set up */
+	if (pmuvirt_lx_be->hw->read_reg(lc->pc.hw_arg, msr, &v))
 		return 0;
 	return v & ours;
 }
 
 /**
- * pmuvirt_lx_pmi_stale() - did the counters cross with no context on them?
+ * pmuvirt_lx_x86_pmi_stale() - did the counters cross with no context on them?
  * @lc:		this CPU's state.
+ *
+ * The x86 backends' @pmi_stale (struct pmuvirt_lx_backend).
  *
  * Return: true when an overflow bit of the module's counters is set.
  */
-bool pmuvirt_lx_pmi_stale(struct pmuvirt_lx_cpu *lc)
+bool pmuvirt_lx_x86_pmi_stale(struct pmuvirt_lx_cpu *lc)
 {
 	return lx_ovf_status(lc) != 0;
 }
 
-/**
- * pmuvirt_lx_hw_cpu_up() - this CPU came (back) online
- */
-void pmuvirt_lx_hw_cpu_up(void)
-{
-	pmuvirt_lx_pmi_unmask();
-}
-
-/**
- * pmuvirt_lx_pmi_unmask() - let this CPU take PMIs again
- *
+/*
  * Intel masks LVTPC when it delivers a PMI; until it is rewritten the CPU
- * gets no more.  Only when the module owns the PMI (its NMI handler or the
- * emulated PMU).
+ * gets no more.  Only when the module owns the PMI (its NMI handler).
+ * Also when a CPU comes (back) online or resumes.
  */
-void pmuvirt_lx_pmi_unmask(void)
+static void native_pmi_unmask(void)
 {
-	if (pmuvirt_lx_emulate)
-		pmuvirt_lx_emu_unmask();
-	else if (nmi_registered)
+	if (nmi_registered)
 		apic_write(APIC_LVTPC, APIC_DM_NMI);
 }
 
@@ -271,23 +261,22 @@ static int pmuvirt_nmi(unsigned int type, struct pt_regs *regs)
 }
 
 /**
- * pmuvirt_lx_uread_caps() - what user mode may read itself
- * @slots:	slot of each counter of a validated control.
- * @nr:		number of counters.
+ * pmuvirt_lx_x86_uread_tsc() - may the calling thread read the TSC itself?
  *
- * Return: PMUVIRT_UREAD_* flags valid for the calling thread.
+ * Return: PMUVIRT_UREAD_TSC, or 0 when it disabled rdtsc (PR_SET_TSC).
  */
-u32 pmuvirt_lx_uread_caps(const u8 *slots, unsigned int nr)
+u32 pmuvirt_lx_x86_uread_tsc(void)
 {
-	u32 caps = 0;
+	return test_thread_flag(TIF_NOTSC) ? 0 : PMUVIRT_UREAD_TSC;
+}
+
+/* The TSC, and the PMCs when the kernel lets user mode rdpmc. */
+static u32 native_uread_caps(const u8 *slots, unsigned int nr)
+{
+	u32 caps = pmuvirt_lx_x86_uread_tsc();
 	unsigned int i;
 	bool pmcs = false;
 
-	if (!test_thread_flag(TIF_NOTSC))
-		caps |= PMUVIRT_UREAD_TSC;
-	/* on Xen, user rdpmc of Xen's counters is not offered (untested here) */
-	if (pmuvirt_lx_xen)
-		return caps | PMUVIRT_UREAD_VCPU;
 	for (i = 0; i < nr; i++)
 		if (pmuvirt_lx_pmu.slot[slots[i]].cls != PMUVIRT_CLASS_TSC)
 			pmcs = true;
@@ -297,21 +286,12 @@ u32 pmuvirt_lx_uread_caps(const u8 *slots, unsigned int nr)
 	return caps;
 }
 
-/**
- * pmuvirt_lx_hw_init() - probe the PMU and take what may be taken
- *
- * Return: 0, or a negative errno when not even the TSC can be used.
- */
-int pmuvirt_lx_hw_init(void)
+/* Probe the PMU and take what may be taken; an error when not even the TSC can be used. */
+static int native_init(void)
 {
 	int ret;
 
-	if (pmuvirt_lx_emulate)
-		return pmuvirt_lx_emu_init();
-	ret = pmuvirt_lx_xen_init();
-	if (ret != -ENODEV)
-		return ret;
-	ret = pmuvirt_x86_probe(&pmuvirt_lx_pmu, pmuvirt_lx_hw, NULL);
+	ret = pmuvirt_x86_probe(&pmuvirt_lx_pmu, &lx_native_ops, NULL);
 	if (ret) {
 		pr_err("probe failed: %s\n", pmuvirt_strerror(ret));
 		return ret;
@@ -352,28 +332,9 @@ int pmuvirt_lx_hw_init(void)
 	return 0;
 }
 
-/**
- * pmuvirt_lx_hw_arg() - the hw_arg of a CPU's struct pmuvirt_pcpu
- * @cpu:	the CPU.
- *
- * Return: the CPU's emulated PMU under emulate_pmu=1, the PV
- * backend's VCPU state on Xen, NULL on the hardware.
- */
-void *pmuvirt_lx_hw_arg(unsigned int cpu)
+/* Give back what native_init() took. */
+static void native_exit(void)
 {
-	if (pmuvirt_lx_emulate)
-		return pmuvirt_lx_emu_hw_arg(cpu);
-	return pmuvirt_lx_xen_hw_arg(cpu);
-}
-
-/**
- * pmuvirt_lx_hw_exit() - give back what pmuvirt_lx_hw_init() took
- */
-void pmuvirt_lx_hw_exit(void)
-{
-	if (pmuvirt_lx_emulate)
-		pmuvirt_lx_emu_exit();
-	pmuvirt_lx_xen_exit();
 	if (nmi_registered)
 		unregister_nmi_handler(NMI_LOCAL, "pmuvirt");
 	nmi_registered = false;
@@ -381,3 +342,14 @@ void pmuvirt_lx_hw_exit(void)
 	pmuvirt_lx_pmc_ok = false;
 	rdpmc_ok = false;
 }
+
+const struct pmuvirt_lx_backend pmuvirt_lx_native_backend = {
+	.name = "x86 hardware",
+	.init = native_init,
+	.exit = native_exit,
+	.hw = &lx_native_ops,
+	.uread_caps = native_uread_caps,
+	.pmi_unmask = native_pmi_unmask,
+	.pmi_stale = pmuvirt_lx_x86_pmi_stale,
+	.cpu_up = native_pmi_unmask,
+};

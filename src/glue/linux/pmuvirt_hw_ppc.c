@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 /*
- * pmuvirt.ko hardware side on 64-bit Book3S POWER (POWER8/9/10): SPR
+ * pmuvirt.ko on 64-bit Book3S POWER (POWER8/9/10), the POWER backend: SPR
  * accessors, PMU probe, the PMU taken from the kernel the way perf takes it
  * (reserve_pmc_hardware(), which also installs the perf_irq hook, and the
  * per-CPU "PMU in use" flag the hypervisor reads), and the PMI.
@@ -17,8 +17,6 @@
 #include <asm/pmc.h>
 #include <asm/cputable.h>
 
-struct pmuvirt_pmu pmuvirt_lx_pmu;
-bool pmuvirt_lx_pmc_ok;
 static bool reserved;
 
 static_assert(PMUVIRT_PPC_SPR_PVR == SPRN_PVR);
@@ -133,8 +131,6 @@ static const struct pmuvirt_hw_ops lx_ppc_ops = {
 	.read_counters = lx_read_counters,
 };
 
-const struct pmuvirt_hw_ops *pmuvirt_lx_hw = &lx_ppc_ops;
-
 /*
  * The alert exception (0xF00) arrives here through perf_irq while the PMU
  * is reserved.  It may come as a soft NMI, inside a section with
@@ -154,21 +150,14 @@ static void pmuvirt_perf_irq(struct pt_regs *regs)
 	pmuvirt_lx_pmi_irq(lc);
 }
 
-/**
- * pmuvirt_lx_pmi_stale() - did a PMC alert with no context on the counters?
- * @lc:		this CPU's state.
- *
- * Return: true when MMCR0 shows an alert (PMAO); the handler then freezes
- * and clears it through the core.
+/*
+ * Did a PMC alert with no context on the counters?  MMCR0 shows an alert
+ * (PMAO); the handler then freezes and clears it through the core.
+ * (POWER needs no re-arming of the interrupt itself: no @pmi_unmask.)
  */
-bool pmuvirt_lx_pmi_stale(struct pmuvirt_lx_cpu *lc)
+static bool power_pmi_stale(struct pmuvirt_lx_cpu *lc)
 {
 	return (mfspr(SPRN_MMCR0) & MMCR0_PMAO) != 0;
-}
-
-/* POWER needs no re-arming of the interrupt itself (x86: LVTPC). */
-void pmuvirt_lx_pmi_unmask(void)
-{
 }
 
 /*
@@ -205,30 +194,20 @@ static void pmu_give_cpu(void *unused)
 	ppc_set_pmu_inuse(0);
 }
 
-/**
- * pmuvirt_lx_hw_cpu_up() - this CPU came (back) online
- *
- * Its PMU may hold anything; the core forgot its cache before this.
- */
-void pmuvirt_lx_hw_cpu_up(void)
+/* This CPU came (back) online: its PMU may hold anything; the core forgot its cache. */
+static void power_cpu_up(void)
 {
 	if (reserved)
 		pmu_take_cpu(NULL);
 }
 
-/**
- * pmuvirt_lx_uread_caps() - what user mode may read itself
- * @slots:	slot of each counter of a validated control.
- * @nr:		number of counters.
- *
- * mftb works in problem state.  The PMCs (mfspr UPMCn) do while
- * MMCR0[PMCC] is 00 (the value of the module's images) and, on ISA 3.1,
- * MMCR0[PMCCEXT] is clear; POWER10 kernels set PMCCEXT, and the module
- * does not offer PMC reads there.
- *
- * Return: PMUVIRT_UREAD_* flags.
+/*
+ * What user mode may read itself: mftb works in problem state.  The PMCs
+ * (mfspr UPMCn) do while MMCR0[PMCC] is 00 (the value of the module's
+ * images) and, on ISA 3.1, MMCR0[PMCCEXT] is clear; POWER10 kernels set
+ * PMCCEXT, and the module does not offer PMC reads there.
  */
-u32 pmuvirt_lx_uread_caps(const u8 *slots, unsigned int nr)
+static u32 power_uread_caps(const u8 *slots, unsigned int nr)
 {
 	u32 caps = PMUVIRT_UREAD_TSC;
 	unsigned int i;
@@ -241,17 +220,16 @@ u32 pmuvirt_lx_uread_caps(const u8 *slots, unsigned int nr)
 	return caps;
 }
 
-/**
- * pmuvirt_lx_hw_init() - probe the PMU and take it from the kernel
- *
- * Return: 0; -EBUSY when perf (or another owner) holds the PMU; the
- * probe's error for a processor the backend does not know.
+/*
+ * Probe the PMU and take it from the kernel: 0; -EBUSY when perf (or
+ * another owner) holds the PMU; the probe's error for a processor the
+ * backend does not know.
  */
-int pmuvirt_lx_hw_init(void)
+static int power_init(void)
 {
 	int ret;
 
-	ret = pmuvirt_ppc_probe(&pmuvirt_lx_pmu, pmuvirt_lx_hw, NULL);
+	ret = pmuvirt_ppc_probe(&pmuvirt_lx_pmu, &lx_ppc_ops, NULL);
 	if (ret) {
 		pr_err("probe failed (PVR 0x%08lx): %s\n", mfspr(SPRN_PVR), pmuvirt_strerror(ret));
 		return ret;
@@ -272,21 +250,8 @@ int pmuvirt_lx_hw_init(void)
 	return 0;
 }
 
-/**
- * pmuvirt_lx_hw_arg() - the hw_arg of a CPU's struct pmuvirt_pcpu
- * @cpu:	the CPU.
- *
- * Return: NULL: the accessors act on the calling CPU.
- */
-void *pmuvirt_lx_hw_arg(unsigned int cpu)
-{
-	return NULL;
-}
-
-/**
- * pmuvirt_lx_hw_exit() - give the PMU back, frozen and zero
- */
-void pmuvirt_lx_hw_exit(void)
+/* Give the PMU back, frozen and zero. */
+static void power_exit(void)
 {
 	if (reserved) {
 		on_each_cpu(pmu_give_cpu, NULL, 1);
@@ -295,3 +260,14 @@ void pmuvirt_lx_hw_exit(void)
 	}
 	pmuvirt_lx_pmc_ok = false;
 }
+
+/* The accessors act on the calling CPU: no @hw_arg. */
+const struct pmuvirt_lx_backend pmuvirt_lx_power_backend = {
+	.name = "POWER hardware",
+	.init = power_init,
+	.exit = power_exit,
+	.hw = &lx_ppc_ops,
+	.uread_caps = power_uread_caps,
+	.pmi_stale = power_pmi_stale,
+	.cpu_up = power_cpu_up,
+};

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 /*
  * pmuvirt.ko security policy: who may count what, whose signal a thread
- * gets, who may map every VCPU's record, and how many PMIs a CPU takes.
+ * gets, who may map every VCPU's record.  (How many PMIs a CPU takes,
+ * max_pmi_rate, is the PMI's own business: pmuvirt_pmi.c.)
  *
  * The rules follow perf's:
  *  - perf_event_paranoid (the kernel's sysctl, read through a file opened
@@ -11,8 +12,7 @@
  *    and PMC use;
  *  - the overflow signal is sent only while the attacher's credentials
  *    (taken at attach, like F_SETOWN's) could signal the task with kill(2);
- *  - i-mode periods have a floor (min_period) and PMIs a rate limit per CPU
- *    (max_pmi_rate); over the limit the PMI work waits for the next tick;
+ *  - i-mode periods have a floor (min_period);
  *  - an administrator's event policy (user_event_policy, the text form of
  *    src/abi/pmuvirt_policy_text.h) restricts the events of callers without
  *    perfmon_capable(), as perf's sysctls bind unprivileged users only.
@@ -29,9 +29,7 @@
 #include <linux/cred.h>
 #include <linux/capability.h>
 #include <linux/user_namespace.h>
-#include <linux/jiffies.h>
 #include <linux/sched.h>
-#include <linux/irq_work.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
@@ -44,11 +42,6 @@ static unsigned long long min_period = 10000;
 module_param(min_period, ullong, 0644);
 MODULE_PARM_DESC(min_period, "smallest i-mode period accepted at attach, in events (default 10000)");
 
-static unsigned int max_pmi_rate = 100000;
-module_param(max_pmi_rate, uint, 0644);
-MODULE_PARM_DESC(max_pmi_rate, "PMIs per second and CPU handled at once; more wait for the next tick (0: no limit; default 100000)");
-
-static atomic_long_t nr_throttled = ATOMIC_LONG_INIT(0);
 static atomic_long_t nr_sig_refused = ATOMIC_LONG_INIT(0);
 
 static struct file *paranoid_file;
@@ -346,89 +339,11 @@ void pmuvirt_lx_signal_refused(int signo)
 			      current->comm, task_pid_nr(current), signo);
 }
 
-/* ---- PMI rate limit ---- */
-
-/**
- * struct lx_throttle - PMI accounting of one CPU
- * @tick:	jiffies of the window @pmis counts.
- * @pmis:	PMIs handled in that tick.
- * @deferred:	PMIs wait for @work (the next tick).
- * @work:	lazy irq_work: runs from the next timer tick.
- */
-struct lx_throttle {
-	unsigned long tick;
-	unsigned int pmis;
-	bool deferred;
-	struct irq_work work;
-};
-
-static DEFINE_PER_CPU(struct lx_throttle, lx_throttle);
-
-/* The next tick on a throttled CPU: do the PMI work that waited. */
-static void throttle_work_fn(struct irq_work *iw)
-{
-	struct lx_throttle *t = container_of(iw, struct lx_throttle, work);
-	struct pmuvirt_lx_cpu *lc;
-	unsigned long flags;
-
-	local_irq_save(flags);
-	lc = this_cpu_ptr(&pmuvirt_lx_cpu);
-	t->deferred = false;
-	t->tick = jiffies;
-	t->pmis = 0;
-	if (lc->pc.running) {
-		if (lc->busy)
-			lc->pmi_deferred = true;
-		else
-			pmuvirt_lx_pmi(lc);
-	}
-	local_irq_restore(flags);
-	pr_warn_ratelimited("CPU %d: over max_pmi_rate (%u per second): overflow interrupts were handled at the next tick\n",
-			    smp_processor_id(), READ_ONCE(max_pmi_rate));
-}
-
-/**
- * pmuvirt_lx_pmi_throttle() - should this PMI wait for the next tick?
- * @lc:		this CPU (any context, NMI included; interrupts off).
- *
- * Each CPU handles at most DIV_ROUND_UP(max_pmi_rate, HZ) PMIs per tick.
- * Beyond that the PMI is left as it is: the overflowed counters keep
- * counting past their overflow point (a counter interrupts again only
- * after a new arm or a full wrap), and a lazy irq_work on the next tick
- * runs the PMI path, which finds every period boundary crossed meanwhile.
- * Counts are never stopped; notifications come late, none is lost.
- *
- * Return: true when the caller must not handle this PMI now.
- */
-bool pmuvirt_lx_pmi_throttle(struct pmuvirt_lx_cpu *lc)
-{
-	struct lx_throttle *t = this_cpu_ptr(&lx_throttle);
-	unsigned int rate = READ_ONCE(max_pmi_rate);
-	unsigned long now = jiffies;
-
-	if (!rate)
-		return false;
-	if (t->deferred)
-		return true;
-	if (t->tick != now) {
-		t->tick = now;
-		t->pmis = 0;
-	}
-	if (++t->pmis <= DIV_ROUND_UP(rate, HZ))
-		return false;
-	t->deferred = true;
-	atomic_long_inc(&nr_throttled);
-	irq_work_queue(&t->work);
-	return true;
-}
-
-module_param_cb(throttled, &pmuvirt_lx_atomic_long_ops, &nr_throttled, 0444);
-MODULE_PARM_DESC(throttled, "times a CPU went over max_pmi_rate and deferred its PMIs to the next tick (read-only)");
 module_param_cb(signals_refused, &pmuvirt_lx_atomic_long_ops, &nr_sig_refused, 0444);
 MODULE_PARM_DESC(signals_refused, "overflow signals not sent because the attacher may not signal the task (read-only)");
 
 /**
- * pmuvirt_lx_policy_init() - open perf_event_paranoid, set up the rate limit
+ * pmuvirt_lx_policy_init() - open perf_event_paranoid
  *
  * The sysctl file is opened once, here, in the namespaces of the loader:
  * nobody can later put another file at that path for the module.  When it
@@ -437,7 +352,6 @@ MODULE_PARM_DESC(signals_refused, "overflow signals not sent because the attache
 void pmuvirt_lx_policy_init(void)
 {
 	struct file *f = filp_open(PARANOID_PATH, O_RDONLY, 0);
-	unsigned int cpu;
 
 	if (IS_ERR(f)) {
 		pr_warn("cannot open %s (%ld): hardware counters need CAP_PERFMON\n",
@@ -445,22 +359,13 @@ void pmuvirt_lx_policy_init(void)
 		f = NULL;
 	}
 	paranoid_file = f;
-	for_each_possible_cpu(cpu)
-		per_cpu_ptr(&lx_throttle, cpu)->work =
-			IRQ_WORK_INIT_LAZY(throttle_work_fn);
 }
 
 /**
  * pmuvirt_lx_policy_exit() - undo pmuvirt_lx_policy_init()
- *
- * Call after nothing can raise a PMI any more.
  */
 void pmuvirt_lx_policy_exit(void)
 {
-	unsigned int cpu;
-
-	for_each_possible_cpu(cpu)
-		irq_work_sync(&per_cpu_ptr(&lx_throttle, cpu)->work);
 	if (paranoid_file)
 		fput(paranoid_file);
 	paranoid_file = NULL;

@@ -11,12 +11,13 @@
  * on request, into user processes (mmap at page offset 1), so threads read
  * their two levels without a system call.  A PV kernel maps them by
  * machine frame (MAP_SHARED); a PVH or HVM kernel has Xen place them at
- * guest frames of its own (MAP_PHYS) and maps those.
+ * guest frames of its own (MAP_PHYS) and maps those.  Built for kernels
+ * that can be Xen guests (CONFIG_XEN); the module uses this backend when
+ * it finds itself in such a domain and Xen answers QUERY.
  */
 #define pr_fmt(fmt) "pmuvirt: " fmt
 
 #include "pmuvirt_lx.h"
-#include "pmuvirt_arch.h"
 #include <pv/pmuvirt_pv.h>
 #include <pmuvirt/xen.h>
 #include <asm/barrier.h>
@@ -26,14 +27,9 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/mm.h>
-
-bool pmuvirt_lx_xen;
-
-#ifdef CONFIG_XEN
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/interrupt.h>
-#include <linux/uaccess.h>
 #include <linux/platform_device.h>
 #include <asm/msr.h>
 #include <asm/pgtable.h>
@@ -453,10 +449,10 @@ static const struct pmuvirt_shared_ctx *record_of(u32 vcpu)
  * Save and restore.  A PV domain's page tables may map no frame outside
  * the domain when the toolstack saves it, and its record frames are new
  * ones afterwards: before the suspend the kernel's mapping is taken down
- * (syscore, pmuvirt_lx_xen_suspend()) and the processes' mappings zapped
+ * (syscore, xen_suspend()) and the processes' mappings zapped
  * (the freeze callback of a platform device, while they are frozen);
  * after it MAP_SHARED gives the new frames, the kernel maps them
- * (pmuvirt_lx_xen_resume()) and a process's next access maps them again
+ * (xen_resume()) and a process's next access maps them again
  * (the fault handler).  A PVH or HVM domain's record frames sit at its
  * own guest frames, which the restore fills with plain copies: MAP_PHYS
  * places Xen's frames there again, and every mapping stays valid.  In
@@ -512,7 +508,7 @@ static vm_fault_t xen_records_fault(struct vm_fault *vmf)
 	xen_pfn_t mfn;
 	int err = 0;
 
-	if (!pmuvirt_lx_xen || k >= xen_layout.nr_frames || !READ_ONCE(xen_records_mapped))
+	if (k >= xen_layout.nr_frames || !READ_ONCE(xen_records_mapped))
 		return VM_FAULT_SIGBUS;
 	mfn = xen_frames[k];
 	if (xen_remap_domain_mfn_array(vmf->vma, vmf->address & PAGE_MASK, &mfn, 1, &err,
@@ -561,33 +557,20 @@ static void set_records(bool mapped)
 	WRITE_ONCE(xen_records_mapped, mapped);
 }
 
-/**
- * pmuvirt_lx_xen_suspend() - the domain is about to be suspended (saved)
- *
- * From syscore suspend: CPU 0 with interrupts off, the others stopped.
- */
-void pmuvirt_lx_xen_suspend(void)
+/* The domain is about to be suspended (saved). */
+static void xen_suspend(void)
 {
-	if (!pmuvirt_lx_xen)
-		return;
 	set_records(false);
 	if (!xen_translated && unpoint_records())
 		pr_err("suspend: the kernel still maps Xen's record frames: the toolstack will refuse to save\n");
 }
 
-/**
- * pmuvirt_lx_xen_resume() - the domain runs again (restored, or the
- *			     suspend was cancelled)
- *
- * From syscore resume: CPU 0 with interrupts off, the others stopped.
- */
-void pmuvirt_lx_xen_resume(void)
+/* The domain runs again: restored, or the suspend was cancelled. */
+static void xen_resume(void)
 {
 	struct pmuvirt_xen_map_shared was = xen_layout;
 	int ret;
 
-	if (!pmuvirt_lx_xen)
-		return;
 	if (xen_translated) {
 		ret = place_records();
 	} else {
@@ -610,18 +593,14 @@ void pmuvirt_lx_xen_resume(void)
 	xen_resumes++;
 }
 
-/**
- * pmuvirt_lx_xen_mmap() - map Xen's VCPU records into a process
- * @vma:	a read-only mapping at page offsets 1 .. nr_frames.
- *
- * Every thread's events on every VCPU are in these records, as in a
- * CPU-wide perf event: pmuvirt_lx_may_map_vcpus() decides.
- *
- * Return: 0, -EINVAL for a range outside the frames, -EPERM for a
- * writable mapping, -EACCES without the right to see CPU-wide counts,
- * -EINVAL when not on Xen.
+/*
+ * Map Xen's VCPU records into a process: a read-only mapping at page
+ * offsets 1 .. nr_frames.  Every thread's events on every VCPU are in these
+ * records, as in a CPU-wide perf event: pmuvirt_lx_may_map_vcpus() decides
+ * (-EACCES).  -EINVAL for a range outside the frames, -EPERM for a writable
+ * mapping.
  */
-int pmuvirt_lx_xen_mmap(struct vm_area_struct *vma)
+static int xen_mmap(struct vm_area_struct *vma)
 {
 	unsigned long pages = vma_pages(vma);
 	xen_pfn_t *mfns;
@@ -629,8 +608,6 @@ int pmuvirt_lx_xen_mmap(struct vm_area_struct *vma)
 	unsigned long i;
 	int ret;
 
-	if (!pmuvirt_lx_xen)
-		return -EINVAL;	/* as before: only offset 0 exists */
 	if (vma->vm_pgoff < 1 || vma->vm_pgoff > xen_layout.nr_frames ||
 	    pages > xen_layout.nr_frames - (vma->vm_pgoff - 1))
 		return -EINVAL;
@@ -675,31 +652,15 @@ out:
 	return ret;
 }
 
-/**
- * pmuvirt_lx_xen_below() - where a thread finds the VCPU records
- * @uarg:	user address of a struct pmuvirt_below.
- *
- * Return: 0, -ENODEV when threads sit on the hardware directly, or the
- * errors of a malformed argument.
- */
-int pmuvirt_lx_xen_below(unsigned long uarg)
+/* Where a thread finds the VCPU records (PMUVIRT_IOC_BELOW). */
+static void xen_below(struct pmuvirt_below *b)
 {
-	struct pmuvirt_below b;
-
-	if (copy_from_user(&b, (void __user *)uarg, sizeof(b)))
-		return -EFAULT;
-	if (b.size != sizeof(b) || b.version != PMUVIRT_LINUX_VERSION || b.flags ||
-	    b.reserved)
-		return -EINVAL;
-	if (!pmuvirt_lx_xen)
-		return -ENODEV;
-	b.kind = PMUVIRT_BELOW_XEN;
-	b.nr_records = xen_layout.nr_records;
-	b.record_size = xen_layout.record_size;
-	b.per_frame = xen_layout.per_frame;
-	b.nr_frames = xen_layout.nr_frames;
-	b.pgoff = 1;
-	return copy_to_user((void __user *)uarg, &b, sizeof(b)) ? -EFAULT : 0;
+	b->kind = PMUVIRT_BELOW_XEN;
+	b->nr_records = xen_layout.nr_records;
+	b->record_size = xen_layout.record_size;
+	b->per_frame = xen_layout.per_frame;
+	b->nr_frames = xen_layout.nr_frames;
+	b->pgoff = 1;
 }
 
 /* ---- setup ---- */
@@ -728,25 +689,24 @@ MODULE_PARM_DESC(xen_resumes, "Xen: suspends the domain came back from, its reco
 MODULE_PARM_DESC(xen_hypercalls,
 		 "Xen: pmuvirt hypercalls made by the module since load, and how many of them were READ fallbacks (read-only)");
 
-/**
- * pmuvirt_lx_xen_hw_arg() - the hw_arg of a CPU's struct pmuvirt_pcpu
- * @cpu:	the CPU.
- *
- * Return: its struct pmuvirt_pv_vcpu on Xen, NULL on hardware.
- */
-void *pmuvirt_lx_xen_hw_arg(unsigned int cpu)
+/* The hw_arg of CPU @cpu's struct pmuvirt_pcpu: its struct pmuvirt_pv_vcpu. */
+static void *xen_hw_arg(unsigned int cpu)
 {
-	return pmuvirt_lx_xen ? &xen_vcpus[cpu].pv : NULL;
+	return &xen_vcpus[cpu].pv;
 }
 
-/**
- * pmuvirt_lx_xen_init() - use Xen's counters when in a PV domain of a
- *			   Xen with pmuvirt
- *
- * Return: 0 with pmuvirt_lx_pmu the PV PMU, -ENODEV when not in such a
- * domain (use the hardware), another negative errno on failure.
+/* On Xen, user rdpmc of Xen's counters is not offered (untested here). */
+static u32 xen_uread_caps(const u8 *slots, unsigned int nr)
+{
+	return pmuvirt_lx_x86_uread_tsc() | PMUVIRT_UREAD_VCPU;
+}
+
+/*
+ * Use Xen's counters when in a Xen domain whose Xen has pmuvirt: 0 with
+ * pmuvirt_lx_pmu the PV PMU, -ENODEV when not in such a domain (the
+ * hardware is used), another negative errno on failure.
  */
-int pmuvirt_lx_xen_init(void)
+static int xen_init(void)
 {
 	struct pmuvirt_xen_query *q;
 	struct pmuvirt_pv_desc *d;
@@ -832,7 +792,6 @@ int pmuvirt_lx_xen_init(void)
 			pr_warn("no freeze callback: a process that maps the VCPU records keeps the domain from being saved\n");
 	}
 	xen_records_mapped = true;
-	pmuvirt_lx_xen = true;
 	pmuvirt_lx_pmc_ok = true;	/* Xen owns the hardware and checks every control */
 	pr_info("backend: Xen %s (hypercall %u, VIRQ %u) on Xen's %s, %u VCPU records in %u frames\n",
 		xen_pv_domain() ? "PV" : xen_pvh_domain() ? "PVH" : "HVM", PMUVIRT_XEN_HYPERCALL,
@@ -860,23 +819,19 @@ static void lx_xen_clear(void *unused)
 	lx_xen_set_control(v, &ctl);
 }
 
-/**
- * pmuvirt_lx_xen_exit() - undo pmuvirt_lx_xen_init()
- *
- * No thread is attached any more: the VCPUs' counters are emptied, the
- * VIRQ unbound and the record mapping removed.
+/*
+ * Undo xen_init(); no thread is attached any more: the VCPUs' counters are
+ * emptied, the VIRQ unbound and the record mapping removed.
  */
-void pmuvirt_lx_xen_exit(void)
+static void xen_exit(void)
 {
 	unsigned int cpu;
 
-	if (!pmuvirt_lx_xen)
-		return;
 	on_each_cpu(lx_xen_clear, NULL, 1);
 	for_each_possible_cpu(cpu)
 		if (xen_vcpus[cpu].irq >= 0)
 			unbind_from_irqhandler(xen_vcpus[cpu].irq, NULL);
-	pmuvirt_lx_xen = false;
+	WRITE_ONCE(xen_records_mapped, false);
 	pmuvirt_lx_pmc_ok = false;
 	if (xen_pm_dev) {
 		platform_device_unregister(xen_pm_dev);
@@ -891,38 +846,14 @@ void pmuvirt_lx_xen_exit(void)
 	xen_frames = NULL;
 }
 
-#else /* !CONFIG_XEN: a kernel that cannot be a Xen guest uses the hardware */
-
-int pmuvirt_lx_xen_init(void)
-{
-	return -ENODEV;
-}
-
-void pmuvirt_lx_xen_exit(void)
-{
-}
-
-void pmuvirt_lx_xen_suspend(void)
-{
-}
-
-void pmuvirt_lx_xen_resume(void)
-{
-}
-
-void *pmuvirt_lx_xen_hw_arg(unsigned int cpu)
-{
-	return NULL;
-}
-
-int pmuvirt_lx_xen_mmap(struct vm_area_struct *vma)
-{
-	return -EINVAL;
-}
-
-int pmuvirt_lx_xen_below(unsigned long uarg)
-{
-	return -ENODEV;
-}
-
-#endif /* CONFIG_XEN */
+const struct pmuvirt_lx_backend pmuvirt_lx_xen_backend = {
+	.name = "Xen",
+	.init = xen_init,
+	.exit = xen_exit,
+	.hw_arg = xen_hw_arg,
+	.uread_caps = xen_uread_caps,
+	.mmap = xen_mmap,
+	.below = xen_below,
+	.suspend = xen_suspend,
+	.resume = xen_resume,
+};

@@ -616,7 +616,7 @@ void pmuvirt_xen_vcpu_destroy(struct vcpu *v)
 	if (!ctx)
 		return;
 	v->arch.pmuvirt = NULL;
-	pc = ctx->running_on;
+	pc = pmuvirt_ctx_running_on(ctx);
 	/* A PCPU's state belongs to that PCPU: release the context there. */
 	if (pc && pc->cpu != smp_processor_id()) {
 		printk(XENLOG_ERR "pmuvirt: %pv destroyed while its counters run on CPU%u\n", v,
@@ -705,10 +705,10 @@ int pmuvirt_xen_set_vcpu_control(struct vcpu *v, const struct pmuvirt_control *c
 	/* A profiling session starts before or after the check and the setting. */
 	pmuvirt_xen_prof_read_lock();
 	spin_lock_irqsave(&dd->policy_lock, flags);
-	rc = pmuvirt_validate_policy(&pmuvirt_xen_pmu, ctl, ctx->max_counters, NULL, NULL,
+	rc = pmuvirt_validate_policy(&pmuvirt_xen_pmu, ctl, pmuvirt_ctx_max_counters(ctx), NULL, NULL,
 				     &dd->policy, err);
 	if (!rc)
-		rc = pmuvirt_xen_prof_fits(ctl, ctx->max_counters, err);
+		rc = pmuvirt_xen_prof_fits(ctl, pmuvirt_ctx_max_counters(ctx), err);
 	if (!rc)
 		rc = pmuvirt_xen_apply(v, ctx, ctl, err);
 	if (!rc)
@@ -755,8 +755,8 @@ void pmuvirt_xen_switch(struct vcpu *prev, struct vcpu *next)
 	if (unlikely(rc))
 		printk(XENLOG_G_WARNING "pmuvirt: switch to %pv: %s\n", next, pmuvirt_strerror(rc));
 	pc->host = pc->running ? next : NULL;
-	if (out && owner && (out->imode_mask & pmuvirt_xen_own_mask(out)) &&
-	    (pmuvirt_ctx_pending(out) & pmuvirt_xen_own_mask(out)))
+	if (out && owner && (pmuvirt_ctx_imode_mask(out) & pmuvirt_ctx_own_mask(out)) &&
+	    (pmuvirt_ctx_pending(out) & pmuvirt_ctx_own_mask(out)))
 		send_guest_vcpu_virq(owner, PMUVIRT_XEN_VIRQ);
 }
 
@@ -789,7 +789,7 @@ void pmuvirt_xen_deliver_pmi(void)
 		printk(XENLOG_G_WARNING "pmuvirt: PMI on CPU%u: register access failed\n", pc->cpu);
 	/* A profiling session's counters notify no VCPU. */
 	if (pc->running)
-		mask &= pmuvirt_xen_own_mask(pc->running);
+		mask &= pmuvirt_ctx_own_mask(pc->running);
 	if (mask && pc->host)
 		send_guest_vcpu_virq(pc->host, PMUVIRT_XEN_VIRQ);
 	pmuvirt_xen_prof_pmi_done(pc->running);
@@ -815,7 +815,7 @@ bool pmuvirt_xen_rdpmc_exits(const struct vcpu *v)
 	if (!pmuvirt_xen_ready)
 		return false;
 	return !ctx || cpu >= pmuvirt_xen_nr_pcpus || pmuvirt_xen_pcpus[cpu].running != ctx ||
-	       ctx->nr_counters != ctx->nr_shared;
+	       pmuvirt_ctx_nr_counters(ctx) != pmuvirt_ctx_nr_own(ctx);
 }
 
 /**
@@ -835,21 +835,14 @@ int pmuvirt_xen_rdpmc(struct vcpu *v, uint32_t ecx, uint64_t *val)
 	const struct pmuvirt_ctx *ctx = v->arch.pmuvirt;
 	struct pmuvirt_pcpu *pc;
 	unsigned long flags;
-	unsigned int i;
 	int rc = -EPERM;
 
 	/* As every access to this PCPU's PMU: a PMI (the emulated one's timer) waits. */
 	local_irq_save(flags);
 	pc = pmuvirt_xen_this_pcpu();
-	for (i = 0; ctx && pc && pc->running == ctx && i < ctx->nr_shared; i++) {
-		const struct pmuvirt_slot *s = &ctx->pmu->slot[ctx->counter[i].slot];
-
-		if (s->cls != PMUVIRT_CLASS_TSC && s->user_index && s->user_index - 1 == ecx) {
-			if (!pc->hw->read_counter(pc->hw_arg, ecx, val))
-				rc = 0;
-			break;
-		}
-	}
+	if (ctx && pc && pc->running == ctx && pmuvirt_ctx_own_user_index(ctx, ecx) &&
+	    !pc->hw->read_counter(pc->hw_arg, ecx, val))
+		rc = 0;
 	local_irq_restore(flags);
 	return rc;
 }

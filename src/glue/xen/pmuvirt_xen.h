@@ -152,19 +152,24 @@ void pmuvirt_xen_emu_cpu_dead(unsigned int cpu);
 void pmuvirt_xen_deliver_pmi(void);
 
 /*
- * The argument of command @cmd from the guest's @arg into @op: @size bytes
- * (its struct's), then pmuvirt_xen_check_arg().  -EFAULT when the copy
- * fails.  (pmuvirt_xen_hcall.c)
- */
-int pmuvirt_xen_copy_arg(unsigned int cmd, XEN_GUEST_HANDLE_PARAM(void) arg, void *op,
-			 size_t size);
-
-/*
  * System-wide profiling (pmuvirt_xen_prof.c).  Interrupts off for all but
- * pmuvirt_xen_prof_op() and the destroy hooks.
+ * the commands' handlers and the destroy hooks.
  */
-/* The hypercall's PROF_* commands. */
-long pmuvirt_xen_prof_op(struct vcpu *v, unsigned int cmd, XEN_GUEST_HANDLE_PARAM(void) arg);
+/*
+ * The handlers of the PROF_* commands (rows of PMUVIRT_XEN_COMMANDS):
+ * @op is the argument, copied in and checked by do_pmuvirt_op(), @arg the
+ * guest's copy.
+ */
+long pmuvirt_xen_op_prof_start(struct vcpu *v, struct pmuvirt_xen_prof_start *op,
+			       XEN_GUEST_HANDLE_PARAM(void) arg);
+long pmuvirt_xen_op_prof_stop(struct vcpu *v, struct pmuvirt_xen_prof_stop *op,
+			      XEN_GUEST_HANDLE_PARAM(void) arg);
+long pmuvirt_xen_op_prof_map(struct vcpu *v, struct pmuvirt_xen_prof_map *op,
+			     XEN_GUEST_HANDLE_PARAM(void) arg);
+long pmuvirt_xen_op_prof_tail(struct vcpu *v, struct pmuvirt_xen_prof_tail *op,
+			      XEN_GUEST_HANDLE_PARAM(void) arg);
+long pmuvirt_xen_op_prof_release(struct vcpu *v, struct pmuvirt_xen_prof_release *op,
+				 XEN_GUEST_HANDLE_PARAM(void) arg);
 /* @v's context, not running, follows the session before it is switched in. */
 void pmuvirt_xen_prof_switch_in(struct vcpu *v, struct pmuvirt_ctx *ctx);
 /* The context an idle PCPU runs: the session's counters, or NULL. */
@@ -192,11 +197,5 @@ void pmuvirt_xen_prof_set_regs(const struct cpu_user_regs *regs);
 void pmuvirt_xen_prof_pmi_done(struct pmuvirt_ctx *ctx);
 void pmuvirt_xen_prof_vcpu_destroy(struct vcpu *v);
 void pmuvirt_xen_prof_domain_destroy(struct domain *d);
-
-/* Counters of @ctx its owner sees (a session's come after them). */
-static inline uint32_t pmuvirt_xen_own_mask(const struct pmuvirt_ctx *ctx)
-{
-	return ctx->nr_shared >= 32 ? ~0u : (1u << ctx->nr_shared) - 1;
-}
 
 #endif /* PMUVIRT_XEN_GLUE_H */

@@ -2,15 +2,21 @@
 /*
  * The pmuvirt hypercall (include/pmuvirt/xen.h).
  *
- * Everything the guest passes is untrusted: the header is checked before
- * anything else is read, sizes must match exactly, reserved fields must be
- * zero, counter numbers are bounded by the calling VCPU's own control, and
- * guest addresses only go through copy_{from,to}_guest.  Every command
- * acts on the calling VCPU or its own domain, except SET_POLICY, VCPU_READ
- * and VCPU_SET_CONTROL, which need the right to manage the domain they
- * name when it is not the caller's.  The checks of the copied-in
- * arguments are host-neutral (src/abi/xen_hcall.c), so they are fuzzed and
- * unit-tested outside Xen.
+ * Each command is one row of PMUVIRT_XEN_COMMANDS (src/abi/
+ * pmuvirt_abi_check.h): its argument's size and the fields that must be
+ * zero, who may call it, and its handler here, pmuvirt_xen_op_<arg>() (the
+ * profiling commands' are in pmuvirt_xen_prof.c).  do_pmuvirt_op() does
+ * what every command needs before its handler runs: the header checked
+ * before anything else is read, the whole argument copied into Xen's
+ * memory and checked by the row (src/abi/xen_hcall.c, fuzzed and
+ * unit-tested outside Xen).  Everything the guest passes is untrusted:
+ * counter numbers are bounded by the calling VCPU's own control, and guest
+ * addresses only go through copy_{from,to}_guest.  Who may call a command
+ * (its row's caller) is checked by its handler, where the ABI puts the
+ * refusal: a command that names a domain (MANAGER) checks the right to
+ * manage that domain, PROF_START (CONTROL) refuses other domains after
+ * its argument's checks, and the session's controller (CONTROLLER) is
+ * checked under the session's lock.
  */
 #include <xen/lib.h>
 #include <xen/sched.h>
@@ -33,135 +39,116 @@ static int pmuvirt_xen_read_own(struct pmuvirt_ctx *ctx, uint32_t *nr, uint64_t 
 	unsigned int i;
 	int rc = pmuvirt_read(ctx, all);
 
-	*nr = min_t(uint32_t, ctx->nr_shared, PMUVIRT_MAX_COUNTERS);
+	*nr = min_t(uint32_t, pmuvirt_ctx_nr_own(ctx), PMUVIRT_MAX_COUNTERS);
 	for (i = 0; i < PMUVIRT_MAX_COUNTERS; i++)
 		value[i] = i < *nr ? all[i] : 0;
 	return rc;
 }
 
-int pmuvirt_xen_copy_arg(unsigned int cmd, XEN_GUEST_HANDLE_PARAM(void) arg, void *op,
-			 size_t size)
-{
-	XEN_GUEST_HANDLE_PARAM(char) bytes = guest_handle_cast(arg, char);
-
-	if (copy_from_guest((char *)op, bytes, size))
-		return -EFAULT;
-	return pmuvirt_xen_check_arg(cmd, op, size);
-}
-
-static int hcall_query(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+/* @q: all output. */
+static long pmuvirt_xen_op_query(struct vcpu *v, struct pmuvirt_xen_query *q,
+				  XEN_GUEST_HANDLE_PARAM(void) arg)
 {
 	const struct pmuvirt_pmu *pmu = &pmuvirt_xen_pmu;
 	const struct pmuvirt_xen_domain *dd = v->domain->arch.pmuvirt;
-	struct pmuvirt_xen_query q;
 	unsigned int i;
 
-	memset(&q, 0, sizeof(q));
-	q.hdr.version = PMUVIRT_XEN_VERSION;
-	q.hdr.size = sizeof(q);
-	q.abi_version = PMUVIRT_ABI_VERSION;
-	q.arch = pmu->arch;
-	q.model = pmu->model;
+	memset(q, 0, sizeof(*q));
+	q->hdr.version = PMUVIRT_XEN_VERSION;
+	q->hdr.size = sizeof(*q);
+	q->abi_version = PMUVIRT_ABI_VERSION;
+	q->arch = pmu->arch;
+	q->model = pmu->model;
 	/* Xen sets PMUVIRT_CTR_GUEST itself (pmuvirt_xen_guest_privilege()). */
-	q.caps = pmu->caps & ~PMUVIRT_CAP_GUEST_ONLY;
-	q.nr_slots = min_t(uint32_t, pmu->nr_slots, PMUVIRT_MAX_SLOTS);
-	q.nr_gp = pmu->nr_gp;
-	q.nr_fixed = pmu->nr_fixed;
-	q.virq = PMUVIRT_XEN_VIRQ;
-	q.max_counters = PMUVIRT_MAX_COUNTERS;
-	q.nr_records = dd ? dd->nr_records : 0;
-	q.record_size = sizeof(struct pmuvirt_shared_ctx);
-	q.nr_frames = dd ? dd->nr_frames : 0;
-	q.vcpu_id = v->vcpu_id;
-	safe_strcpy(q.name, pmu->name);
-	for (i = 0; i < q.nr_slots; i++) {
-		q.slot[i].cls = pmu->slot[i].cls;
-		q.slot[i].index = pmu->slot[i].index;
-		q.slot[i].width = pmu->slot[i].width;
-		q.slot[i].flags = pmu->slot[i].flags;
-		q.slot[i].events = pmu->slot[i].events;
-		q.slot[i].user_index = pmu->slot[i].user_index;
-		q.slot[i].threshold = pmu->slot[i].threshold;
+	q->caps = pmu->caps & ~PMUVIRT_CAP_GUEST_ONLY;
+	q->nr_slots = min_t(uint32_t, pmu->nr_slots, PMUVIRT_MAX_SLOTS);
+	q->nr_gp = pmu->nr_gp;
+	q->nr_fixed = pmu->nr_fixed;
+	q->virq = PMUVIRT_XEN_VIRQ;
+	q->max_counters = PMUVIRT_MAX_COUNTERS;
+	q->nr_records = dd ? dd->nr_records : 0;
+	q->record_size = sizeof(struct pmuvirt_shared_ctx);
+	q->nr_frames = dd ? dd->nr_frames : 0;
+	q->vcpu_id = v->vcpu_id;
+	safe_strcpy(q->name, pmu->name);
+	for (i = 0; i < q->nr_slots; i++) {
+		q->slot[i].cls = pmu->slot[i].cls;
+		q->slot[i].index = pmu->slot[i].index;
+		q->slot[i].width = pmu->slot[i].width;
+		q->slot[i].flags = pmu->slot[i].flags;
+		q->slot[i].events = pmu->slot[i].events;
+		q->slot[i].user_index = pmu->slot[i].user_index;
+		q->slot[i].threshold = pmu->slot[i].threshold;
 	}
-	return copy_to_guest(arg, &q, 1) ? -EFAULT : 0;
+	return copy_to_guest(arg, q, 1) ? -EFAULT : 0;
 }
 
-static int hcall_set_control(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+static long pmuvirt_xen_op_set_control(struct vcpu *v, struct pmuvirt_xen_set_control *op,
+					XEN_GUEST_HANDLE_PARAM(void) arg)
 {
-	struct pmuvirt_xen_set_control op;
 	struct pmuvirt_control ctl;
 	struct pmuvirt_error err = { .counter = -1, .reason = NULL };
 	unsigned long flags;
 	int rc;
 
-	rc = pmuvirt_xen_copy_arg(PMUVIRT_XEN_SET_CONTROL, arg, &op, sizeof(op));
-	if (rc)
-		return rc;
 	/* Xen's own events never count for a guest; the guest sees its flags back. */
-	ctl = op.ctl;
+	ctl = op->ctl;
 	rc = pmuvirt_xen_guest_privilege(&ctl, is_pv_domain(v->domain), pmuvirt_xen_pmu.caps, &err);
 	/* pmuvirt_validate_policy() checks version, counter count, reserved bits, policy. */
 	local_irq_save(flags);
 	if (!rc)
 		rc = pmuvirt_xen_set_vcpu_control(v, &ctl, &err);
 	local_irq_restore(flags);
-	op.err_counter = rc ? err.counter : -1;
+	op->err_counter = rc ? err.counter : -1;
 	if (rc && err.reason)
 		gdprintk(XENLOG_DEBUG, "pmuvirt: control refused: counter %d: %s\n",
 			 err.counter, err.reason);
-	if (copy_to_guest(arg, &op, 1))
+	if (copy_to_guest(arg, op, 1))
 		return -EFAULT;
 	return rc;
 }
 
-static int hcall_arm(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+static long pmuvirt_xen_op_arm(struct vcpu *v, struct pmuvirt_xen_arm *op,
+				XEN_GUEST_HANDLE_PARAM(void) arg)
 {
 	struct pmuvirt_ctx *ctx = v->arch.pmuvirt;
-	struct pmuvirt_xen_arm op;
 	struct pmuvirt_pcpu *pc;
 	unsigned long flags;
 	int rc;
 
-	rc = pmuvirt_xen_copy_arg(PMUVIRT_XEN_ARM, arg, &op, sizeof(op));
-	if (rc)
-		return rc;
 	local_irq_save(flags);
 	pc = pmuvirt_xen_this_pcpu();
 	/* pmuvirt_arm_counters() makes the same checks again before it changes anything. */
-	rc = pc ? pmuvirt_xen_check_arm(&op, ctx) : -ENODEV;
+	rc = pc ? pmuvirt_xen_check_arm(op, ctx) : -ENODEV;
 	if (!rc)
-		rc = pmuvirt_arm_counters(pc->running == ctx ? pc : NULL, ctx, op.mask,
-					  op.remaining, op.period);
+		rc = pmuvirt_arm_counters(pc->running == ctx ? pc : NULL, ctx, op->mask,
+					  op->remaining, op->period);
 	local_irq_restore(flags);
 	return rc;
 }
 
-static int hcall_map_shared(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+static long pmuvirt_xen_op_map_shared(struct vcpu *v, struct pmuvirt_xen_map_shared *op,
+				       XEN_GUEST_HANDLE_PARAM(void) arg)
 {
 	const struct pmuvirt_xen_domain *dd = v->domain->arch.pmuvirt;
 	XEN_GUEST_HANDLE_PARAM(void) frames;
-	struct pmuvirt_xen_map_shared op;
 	unsigned int capacity, i;
-	int rc;
 
-	rc = pmuvirt_xen_copy_arg(PMUVIRT_XEN_MAP_SHARED, arg, &op, sizeof(op));
-	if (rc)
-		return rc;
 	/* HVM guests need the frames in their physical map first. */
 	if (!is_pv_domain(v->domain))
 		return -EOPNOTSUPP;
 	if (!dd)
 		return -ENODEV;
-	capacity = op.nr_frames;
-	op.nr_records = dd->nr_records;
-	op.record_size = sizeof(struct pmuvirt_shared_ctx);
-	op.per_frame = dd->per_frame;
-	op.nr_frames = dd->nr_frames;
-	if (copy_to_guest(arg, &op, 1))
+	capacity = op->nr_frames;
+	op->nr_records = dd->nr_records;
+	op->record_size = sizeof(struct pmuvirt_shared_ctx);
+	op->per_frame = dd->per_frame;
+	op->nr_frames = dd->nr_frames;
+	if (copy_to_guest(arg, op, 1))
 		return -EFAULT;
 	if (capacity < dd->nr_frames)
 		return -ENOSPC;
-	frames = guest_handle_from_ptr((uintptr_t)op.frames, void);
+	frames = guest_handle_from_ptr((uintptr_t)op->frames, void);
 	for (i = 0; i < dd->nr_frames; i++) {
 		uint64_t mfn = mfn_x(virt_to_mfn(dd->frames[i]));
 
@@ -180,33 +167,31 @@ static int phys_domain(const struct domain *d)
 	return d->arch.pmuvirt ? 0 : -ENODEV;
 }
 
-static int hcall_map_phys(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+static long pmuvirt_xen_op_map_phys(struct vcpu *v, struct pmuvirt_xen_map_phys *op,
+				     XEN_GUEST_HANDLE_PARAM(void) arg)
 {
 	struct domain *d = v->domain;
 	const struct pmuvirt_xen_domain *dd = d->arch.pmuvirt;
 	XEN_GUEST_HANDLE_PARAM(uint64_t) handle;
-	struct pmuvirt_xen_map_phys op;
 	uint64_t *gfns;
 	int rc;
 
-	rc = pmuvirt_xen_copy_arg(PMUVIRT_XEN_MAP_PHYS, arg, &op, sizeof(op));
-	if (!rc)
-		rc = phys_domain(d);
+	rc = phys_domain(d);
 	if (rc)
 		return rc;
-	rc = pmuvirt_xen_check_map_phys(&op, dd->nr_frames);
-	op.nr_records = dd->nr_records;
-	op.record_size = sizeof(struct pmuvirt_shared_ctx);
-	op.per_frame = dd->per_frame;
-	op.nr_frames = dd->nr_frames;
-	if (copy_to_guest(arg, &op, 1))
+	rc = pmuvirt_xen_check_map_phys(op, dd->nr_frames);
+	op->nr_records = dd->nr_records;
+	op->record_size = sizeof(struct pmuvirt_shared_ctx);
+	op->per_frame = dd->per_frame;
+	op->nr_frames = dd->nr_frames;
+	if (copy_to_guest(arg, op, 1))
 		return -EFAULT;
 	if (rc)
 		return rc;
 	gfns = xmalloc_array(uint64_t, dd->nr_frames);
 	if (!gfns)
 		return -ENOMEM;
-	handle = guest_handle_from_ptr((uintptr_t)op.gfns, uint64_t);
+	handle = guest_handle_from_ptr((uintptr_t)op->gfns, uint64_t);
 	rc = copy_from_guest(gfns, handle, dd->nr_frames) ? -EFAULT : 0;
 	if (!rc)
 		rc = pmuvirt_xen_check_gfns(gfns, dd->nr_frames,
@@ -217,75 +202,64 @@ static int hcall_map_phys(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 	return rc;
 }
 
-static int hcall_unmap_phys(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+static long pmuvirt_xen_op_unmap_phys(struct vcpu *v, struct pmuvirt_xen_unmap_phys *op,
+				       XEN_GUEST_HANDLE_PARAM(void) arg)
 {
 	struct domain *d = v->domain;
-	struct pmuvirt_xen_unmap_phys op;
 	int rc;
 
-	rc = pmuvirt_xen_copy_arg(PMUVIRT_XEN_UNMAP_PHYS, arg, &op, sizeof(op));
-	if (!rc)
-		rc = phys_domain(d);
+	rc = phys_domain(d);
 	if (rc)
 		return rc;
-	op.nr_frames = pmuvirt_xen_unplace(d);
-	return copy_to_guest(arg, &op, 1) ? -EFAULT : 0;
+	op->nr_frames = pmuvirt_xen_unplace(d);
+	return copy_to_guest(arg, op, 1) ? -EFAULT : 0;
 }
 
-static int hcall_read(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+static long pmuvirt_xen_op_read(struct vcpu *v, struct pmuvirt_xen_read *op,
+				 XEN_GUEST_HANDLE_PARAM(void) arg)
 {
 	struct pmuvirt_ctx *ctx = v->arch.pmuvirt;
-	struct pmuvirt_xen_read op;
 	unsigned long flags;
 	int rc;
 
-	rc = pmuvirt_xen_copy_arg(PMUVIRT_XEN_READ, arg, &op, sizeof(op));
-	if (rc)
-		return rc;
 	local_irq_save(flags);
-	rc = pmuvirt_xen_read_own(ctx, &op.nr_counters, op.value);
+	rc = pmuvirt_xen_read_own(ctx, &op->nr_counters, op->value);
 	local_irq_restore(flags);
-	if (copy_to_guest(arg, &op, 1))
+	if (copy_to_guest(arg, op, 1))
 		return -EFAULT;
 	return rc;
 }
 
-static int hcall_take_overflows(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+static long pmuvirt_xen_op_take_overflows(struct vcpu *v,
+					   struct pmuvirt_xen_take_overflows *op,
+					   XEN_GUEST_HANDLE_PARAM(void) arg)
 {
-	struct pmuvirt_xen_take_overflows op;
 	unsigned long flags;
 	unsigned int i;
-	int rc;
 
-	rc = pmuvirt_xen_copy_arg(PMUVIRT_XEN_TAKE_OVERFLOWS, arg, &op, sizeof(op));
-	if (rc)
-		return rc;
-	memset(op.count, 0, sizeof(op.count));
+	memset(op->count, 0, sizeof(op->count));
 	local_irq_save(flags);
-	op.mask = pmuvirt_take_overflows(v->arch.pmuvirt, op.count) &
-		  pmuvirt_xen_own_mask(v->arch.pmuvirt);
+	op->mask = pmuvirt_take_overflows(v->arch.pmuvirt, op->count) &
+		   pmuvirt_ctx_own_mask(v->arch.pmuvirt);
 	local_irq_restore(flags);
 	/* A profiling session's counters are not the guest's to see. */
 	for (i = 0; i < PMUVIRT_MAX_COUNTERS; i++)
-		if (!(op.mask & (1u << i)))
-			op.count[i] = 0;
-	return copy_to_guest(arg, &op, 1) ? -EFAULT : 0;
+		if (!(op->mask & (1u << i)))
+			op->count[i] = 0;
+	return copy_to_guest(arg, op, 1) ? -EFAULT : 0;
 }
 
-static int hcall_set_policy(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+static long pmuvirt_xen_op_set_policy(struct vcpu *v, struct pmuvirt_xen_set_policy *op,
+				       XEN_GUEST_HANDLE_PARAM(void) arg)
 {
-	struct pmuvirt_xen_set_policy op;
 	struct pmuvirt_xen_domain *dd;
 	struct domain *d;
 	unsigned long flags;
 	int rc;
 
-	rc = pmuvirt_xen_copy_arg(PMUVIRT_XEN_SET_POLICY, arg, &op, sizeof(op));
-	if (rc)
-		return rc;
-	if (op.domid > 0xffff || pmuvirt_policy_validate(&op.policy))
+	if (op->domid > 0xffff || pmuvirt_policy_validate(&op->policy))
 		return -EINVAL;
-	d = rcu_lock_domain_by_any_id(op.domid);
+	d = rcu_lock_domain_by_any_id(op->domid);
 	if (!d)
 		return -ESRCH;
 	/* What a domctl on @d needs (by default: the control domain). */
@@ -295,7 +269,7 @@ static int hcall_set_policy(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
 		rc = -ENODEV;
 	if (!rc) {
 		spin_lock_irqsave(&dd->policy_lock, flags);
-		dd->policy = op.policy;
+		dd->policy = op->policy;
 		write_atomic(&dd->policy_gen, dd->policy_gen + 1);
 		spin_unlock_irqrestore(&dd->policy_lock, flags);
 		/* The caller's VCPU at once; the others at their next switch in. */
@@ -356,57 +330,66 @@ static void pmuvirt_xen_put_vcpu(struct vcpu *v, struct vcpu *t)
 	rcu_unlock_domain(d);
 }
 
-static int hcall_vcpu_read(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+static long pmuvirt_xen_op_vcpu_read(struct vcpu *v, struct pmuvirt_xen_vcpu_read *op,
+				      XEN_GUEST_HANDLE_PARAM(void) arg)
 {
-	struct pmuvirt_xen_vcpu_read op;
 	struct pmuvirt_ctx *ctx;
 	unsigned long flags;
 	struct vcpu *t;
 	int rc;
 
-	rc = pmuvirt_xen_copy_arg(PMUVIRT_XEN_VCPU_READ, arg, &op, sizeof(op));
-	if (rc)
-		return rc;
-	rc = pmuvirt_xen_get_vcpu(v, op.domid, op.vcpu, XEN_DOMCTL_getvcpucontext, &t);
+	rc = pmuvirt_xen_get_vcpu(v, op->domid, op->vcpu, XEN_DOMCTL_getvcpucontext, &t);
 	if (rc)
 		return rc;
 	ctx = t->arch.pmuvirt;
 	local_irq_save(flags);
-	rc = pmuvirt_xen_read_own(ctx, &op.nr_counters, op.value);
+	rc = pmuvirt_xen_read_own(ctx, &op->nr_counters, op->value);
 	local_irq_restore(flags);
 	pmuvirt_xen_put_vcpu(v, t);
-	if (copy_to_guest(arg, &op, 1))
+	if (copy_to_guest(arg, op, 1))
 		return -EFAULT;
 	return rc;
 }
 
-static int hcall_vcpu_set_control(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) arg)
+static long pmuvirt_xen_op_vcpu_set_control(struct vcpu *v,
+					     struct pmuvirt_xen_vcpu_set_control *op,
+					     XEN_GUEST_HANDLE_PARAM(void) arg)
 {
-	struct pmuvirt_xen_vcpu_set_control op;
 	struct pmuvirt_error err = { .counter = -1, .reason = NULL };
 	struct pmuvirt_control ctl;
 	unsigned long flags;
 	struct vcpu *t;
 	int rc;
 
-	rc = pmuvirt_xen_copy_arg(PMUVIRT_XEN_VCPU_SET_CONTROL, arg, &op, sizeof(op));
-	if (rc)
-		return rc;
-	rc = pmuvirt_xen_get_vcpu(v, op.domid, op.vcpu, XEN_DOMCTL_setvcpucontext, &t);
+	rc = pmuvirt_xen_get_vcpu(v, op->domid, op->vcpu, XEN_DOMCTL_setvcpucontext, &t);
 	if (rc)
 		return rc;
 	/* As SET_CONTROL, with the target domain's privilege mode and policy. */
-	ctl = op.ctl;
+	ctl = op->ctl;
 	rc = pmuvirt_xen_guest_privilege(&ctl, is_pv_domain(t->domain), pmuvirt_xen_pmu.caps, &err);
 	local_irq_save(flags);
 	if (!rc)
 		rc = pmuvirt_xen_set_vcpu_control(t, &ctl, &err);
 	local_irq_restore(flags);
 	pmuvirt_xen_put_vcpu(v, t);
-	op.err_counter = rc ? err.counter : -1;
-	if (copy_to_guest(arg, &op, 1))
+	op->err_counter = rc ? err.counter : -1;
+	if (copy_to_guest(arg, op, 1))
 		return -EFAULT;
 	return rc;
+}
+
+/*
+ * The argument of command @cmd from the guest's @arg into @u: @size bytes
+ * (its struct's), then the checks of its row.  -EFAULT when the copy fails.
+ */
+static int copy_arg(unsigned int cmd, XEN_GUEST_HANDLE_PARAM(void) arg,
+		    union pmuvirt_xen_any_arg *u, size_t size)
+{
+	XEN_GUEST_HANDLE_PARAM(char) bytes = guest_handle_cast(arg, char);
+
+	if (copy_from_guest((char *)u, bytes, size))
+		return -EFAULT;
+	return pmuvirt_xen_check_arg(cmd, u, size);
 }
 
 /**
@@ -418,51 +401,32 @@ static int hcall_vcpu_set_control(struct vcpu *v, XEN_GUEST_HANDLE_PARAM(void) a
  */
 long do_pmuvirt_op(unsigned int cmd, XEN_GUEST_HANDLE_PARAM(void) arg)
 {
+	const struct pmuvirt_xen_cmd *c = pmuvirt_xen_cmd(cmd);
+	union pmuvirt_xen_any_arg u;
 	struct vcpu *v = current;
-	struct pmuvirt_xen_hdr hdr;
 	int rc;
 
-	if (!pmuvirt_xen_arg_size(cmd))
+	if (!c)
 		return -EOPNOTSUPP;
 	if (pmuvirt_xen_refused)
 		return pmuvirt_xen_refused;
 	if (!pmuvirt_xen_ready || !v->arch.pmuvirt)
 		return -ENODEV;
-	if (copy_from_guest(&hdr, arg, 1))
+	/* The header alone first: a wrong version or size reads no further. */
+	if (copy_from_guest(&u.hdr, arg, 1))
 		return -EFAULT;
-	rc = pmuvirt_xen_check_hdr(cmd, &hdr);
+	rc = pmuvirt_xen_check_hdr(cmd, &u.hdr);
+	if (!rc)
+		rc = copy_arg(cmd, arg, &u, c->size);
 	if (rc)
 		return rc;
 
 	switch (cmd) {
-	case PMUVIRT_XEN_QUERY:
-		return hcall_query(v, arg);
-	case PMUVIRT_XEN_SET_CONTROL:
-		return hcall_set_control(v, arg);
-	case PMUVIRT_XEN_ARM:
-		return hcall_arm(v, arg);
-	case PMUVIRT_XEN_MAP_SHARED:
-		return hcall_map_shared(v, arg);
-	case PMUVIRT_XEN_READ:
-		return hcall_read(v, arg);
-	case PMUVIRT_XEN_TAKE_OVERFLOWS:
-		return hcall_take_overflows(v, arg);
-	case PMUVIRT_XEN_SET_POLICY:
-		return hcall_set_policy(v, arg);
-	case PMUVIRT_XEN_VCPU_READ:
-		return hcall_vcpu_read(v, arg);
-	case PMUVIRT_XEN_VCPU_SET_CONTROL:
-		return hcall_vcpu_set_control(v, arg);
-	case PMUVIRT_XEN_PROF_START:
-	case PMUVIRT_XEN_PROF_STOP:
-	case PMUVIRT_XEN_PROF_MAP:
-	case PMUVIRT_XEN_PROF_TAIL:
-	case PMUVIRT_XEN_PROF_RELEASE:
-		return pmuvirt_xen_prof_op(v, cmd, arg);
-	case PMUVIRT_XEN_MAP_PHYS:
-		return hcall_map_phys(v, arg);
-	case PMUVIRT_XEN_UNMAP_PHYS:
-		return hcall_unmap_phys(v, arg);
+#define PMUVIRT_XEN_OP_CASE(NAME, type, ...)				\
+	case PMUVIRT_XEN_##NAME:					\
+		return pmuvirt_xen_op_##type(v, &u.type, arg);
+	PMUVIRT_XEN_COMMANDS(PMUVIRT_XEN_OP_CASE)
+#undef PMUVIRT_XEN_OP_CASE
 	}
 	return -EOPNOTSUPP;
 }

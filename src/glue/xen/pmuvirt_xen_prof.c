@@ -169,9 +169,9 @@ static void prof_sync(struct vcpu *v, struct pmuvirt_ctx *ctx, uint64_t want)
 
 	if (xv->prof_gen == want) {
 		/* A PCPU's ring has one writer: its PCPU. */
-		if (want && ctx->samples) {
+		if (want && pmuvirt_ctx_samples(ctx)) {
 			r = prof_ring_of(v, &listed);
-			if (!listed && r && ctx->samples != &r->w)
+			if (!listed && r && pmuvirt_ctx_samples(ctx) != &r->w)
 				pmuvirt_ctx_attach_samples(ctx, &r->w, prof_fill, NULL);
 		}
 		return;
@@ -264,9 +264,9 @@ void pmuvirt_xen_prof_pmi_done(struct pmuvirt_ctx *ctx)
 	struct prof_ring *r;
 	uint32_t tail;
 
-	if (!ctx || !ctx->samples || !prof_running())
+	if (!ctx || !pmuvirt_ctx_samples(ctx) || !prof_running())
 		return;
-	r = container_of(ctx->samples, struct prof_ring, w);
+	r = container_of(pmuvirt_ctx_samples(ctx), struct prof_ring, w);
 	tail = read_atomic(&r->w.ring->tail);
 	if (r->w.head - tail < prof.high_water || r->virq_tail == tail + 1)
 		return;
@@ -385,7 +385,7 @@ static int prof_fits_domain(struct domain *d)
 		if (!ctx)
 			continue;
 		rc = pmuvirt_session_fits(&pmuvirt_xen_pmu, &pmuvirt_xen_vcpu_of(ctx)->ctl, &prof.ctl,
-					  ctx->max_counters, &err);
+					  pmuvirt_ctx_max_counters(ctx), &err);
 		if (rc) {
 			gdprintk(XENLOG_INFO, "pmuvirt: profiling refused: %pv: %s\n", v,
 				 err.reason ? err.reason : "");
@@ -462,9 +462,12 @@ static int prof_alloc(const struct pmuvirt_xen_prof_start *op, struct domain **d
 	return 0;
 }
 
-/* @op: PROF_START's argument, copied in and checked (pmuvirt_xen_copy_arg()). */
-static int prof_start(struct vcpu *v, struct pmuvirt_xen_prof_start *op,
-		      XEN_GUEST_HANDLE_PARAM(void) arg)
+/*
+ * The control domain only (PMUVIRT_XEN_CALLER_CONTROL), refused after the
+ * argument's own checks, with err_counter written back like any refusal.
+ */
+long pmuvirt_xen_op_prof_start(struct vcpu *v, struct pmuvirt_xen_prof_start *op,
+			       XEN_GUEST_HANDLE_PARAM(void) arg)
 {
 	struct pmuvirt_error err = { .counter = -1, .reason = NULL };
 	struct domain *doms[PMUVIRT_XEN_PROF_MAX_DOMAINS];
@@ -588,24 +591,23 @@ static int prof_stop_locked(const struct domain *d)
 	return 0;
 }
 
-static int prof_map_locked(struct pmuvirt_xen_prof_map *opp, XEN_GUEST_HANDLE_PARAM(void) arg)
+static int prof_map_locked(struct pmuvirt_xen_prof_map *op, XEN_GUEST_HANDLE_PARAM(void) arg)
 {
-	struct pmuvirt_xen_prof_map op = *opp;
 	XEN_GUEST_HANDLE_PARAM(void) rings, frames;
 	unsigned int rcap, fcap, i, p;
 
-	rcap = op.nr_rings;
-	fcap = op.nr_frames;
-	op.nr_rings = prof.nr_rings;
-	op.nr_frames = prof.nr_rings * prof.ring_pages;
-	op.ring_pages = prof.ring_pages;
-	op.nr_records = prof.nr_records;
-	if (copy_to_guest(arg, &op, 1))
+	rcap = op->nr_rings;
+	fcap = op->nr_frames;
+	op->nr_rings = prof.nr_rings;
+	op->nr_frames = prof.nr_rings * prof.ring_pages;
+	op->ring_pages = prof.ring_pages;
+	op->nr_records = prof.nr_records;
+	if (copy_to_guest(arg, op, 1))
 		return -EFAULT;
-	if (rcap < op.nr_rings || fcap < op.nr_frames)
+	if (rcap < op->nr_rings || fcap < op->nr_frames)
 		return -ENOSPC;
-	rings = guest_handle_from_ptr((uintptr_t)op.rings, void);
-	frames = guest_handle_from_ptr((uintptr_t)op.frames, void);
+	rings = guest_handle_from_ptr((uintptr_t)op->rings, void);
+	frames = guest_handle_from_ptr((uintptr_t)op->frames, void);
 	for (i = 0; i < prof.nr_rings; i++) {
 		const struct prof_ring *r = &prof.rings[i];
 		struct pmuvirt_xen_prof_ring d = {
@@ -652,7 +654,8 @@ static int prof_tail_locked(const struct pmuvirt_xen_prof_tail *op)
 	return rc;
 }
 
-static int prof_release(struct vcpu *v)
+long pmuvirt_xen_op_prof_release(struct vcpu *v, struct pmuvirt_xen_prof_release *op,
+				 XEN_GUEST_HANDLE_PARAM(void) arg)
 {
 	int rc;
 
@@ -668,28 +671,39 @@ static int prof_release(struct vcpu *v)
 	return rc;
 }
 
-long pmuvirt_xen_prof_op(struct vcpu *v, unsigned int cmd, XEN_GUEST_HANDLE_PARAM(void) arg)
+long pmuvirt_xen_op_prof_stop(struct vcpu *v, struct pmuvirt_xen_prof_stop *op,
+			      XEN_GUEST_HANDLE_PARAM(void) arg)
 {
-	union pmuvirt_xen_any_arg u;
-	int rc = pmuvirt_xen_copy_arg(cmd, arg, &u, pmuvirt_xen_arg_size(cmd));
+	int rc;
 
-	if (rc)
-		return rc;
-	switch (cmd) {
-	case PMUVIRT_XEN_PROF_START:
-		return prof_start(v, &u.prof_start, arg);
-	case PMUVIRT_XEN_PROF_RELEASE:
-		return prof_release(v);
-	}
-	/* STOP, MAP and TAIL: the session's controller only */
+	spin_lock(&prof_op_lock);
+	rc = prof_stop_locked(v->domain);
+	spin_unlock(&prof_op_lock);
+	return rc;
+}
+
+long pmuvirt_xen_op_prof_map(struct vcpu *v, struct pmuvirt_xen_prof_map *op,
+			     XEN_GUEST_HANDLE_PARAM(void) arg)
+{
+	int rc;
+
 	spin_lock(&prof_op_lock);
 	rc = prof_controller_check(v->domain);
-	if (!rc && cmd == PMUVIRT_XEN_PROF_MAP)
-		rc = prof_map_locked(&u.prof_map, arg);
-	else if (!rc && cmd == PMUVIRT_XEN_PROF_TAIL)
-		rc = prof_tail_locked(&u.prof_tail);
-	else if (!rc)
-		rc = prof_stop_locked(v->domain);
+	if (!rc)
+		rc = prof_map_locked(op, arg);
+	spin_unlock(&prof_op_lock);
+	return rc;
+}
+
+long pmuvirt_xen_op_prof_tail(struct vcpu *v, struct pmuvirt_xen_prof_tail *op,
+			      XEN_GUEST_HANDLE_PARAM(void) arg)
+{
+	int rc;
+
+	spin_lock(&prof_op_lock);
+	rc = prof_controller_check(v->domain);
+	if (!rc)
+		rc = prof_tail_locked(op);
 	spin_unlock(&prof_op_lock);
 	return rc;
 }
