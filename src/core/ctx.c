@@ -462,10 +462,42 @@ static int rebase(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint64_t *sn
 	return 0;
 }
 
+/*
+ * May i-mode counter @c (on slot @s) start from the raw value the counter
+ * holds, without a write?  Yes when the counter reaches its threshold no
+ * later than its next notification (the PMI there samples it and arms the
+ * rest, silently when it comes early) and no sooner than a quarter of the
+ * range from now, so that early PMIs come no more often than an a-mode
+ * counter's re-base.  The value is looked at when @snap has it, or when
+ * the notification is at least half a range away (a read then saves the
+ * write).  Returns 1 and sets @c->start when it may, 0 when it must be
+ * armed, or a read's error.
+ */
+static int keep_armed(struct pmuvirt_pcpu *pc, struct pmuvirt_counter *c,
+		      const struct pmuvirt_slot *s, uint64_t *snap, uint32_t *have)
+{
+	uint64_t remaining = c->next_ovf - c->count, to_signal;
+	int ret;
+
+	if (!(*have & (1u << c->slot)) && remaining < half_range(s))
+		return 0;
+	ret = read_slot(pc, c->slot, snap, have);
+	if (ret)
+		return ret;
+	/* Above half a range (or 0): past the threshold. */
+	to_signal = (s->threshold - snap[c->slot]) & pmuvirt_width_mask(s->width);
+	if (to_signal < half_range(s) / 2 || to_signal > half_range(s) || to_signal > remaining)
+		return 0;
+	c->start = snap[c->slot];
+	return 1;
+}
+
 /* Put @ctx on the CPU; @snap holds values read before any control write. */
 static int resume(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint64_t *snap, uint32_t have)
 {
 	bool self_arming = stacked(pc);
+	/* The counters hold this domain's events: i-mode ones may be offset too. */
+	bool offsetting = !self_arming && same_domain(pc, ctx);
 	bool loaded = false, called = false;
 	unsigned int i;
 	int ret;
@@ -493,7 +525,11 @@ static int resume(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint64_t *sn
 			ret = read_slot(pc, c->slot, snap, &have);
 			c->start = snap[c->slot];
 		} else {
-			ret = arm(pc, ctx, i);
+			ret = offsetting ? keep_armed(pc, c, slot_of(ctx, i), snap, &have) : 0;
+			if (!ret)
+				ret = arm(pc, ctx, i);
+			else if (ret > 0)
+				ret = 0;
 		}
 		if (ret)
 			return fault(pc, ctx, ret);
