@@ -957,6 +957,26 @@ static void apply_control(struct pmuvirt_ctx *ctx, const struct pmuvirt_control 
 	ctx->stamp = pmuvirt_stamp_next();
 }
 
+void pmuvirt_ctx_apply(struct pmuvirt_ctx *ctx, const struct pmuvirt_control *ctl,
+		       const struct pmuvirt_hwctl *img, const uint8_t *slots)
+{
+	apply_control(ctx, ctl, img, slots);
+}
+
+int pmuvirt_ctx_suspend(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx)
+{
+	uint64_t snap[PMUVIRT_MAX_SLOTS];
+	uint32_t have = 0;
+
+	if (!ctx->running_on)
+		return 0;
+	if (ctx->running_on != pc || pc->running != ctx)
+		return -EBUSY;
+	if (pc->stop_first)
+		return stop_and_suspend(pc, snap, &have, ctx);
+	return suspend_current(pc, snap, &have, 0);
+}
+
 int pmuvirt_set_control(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx,
 			const struct pmuvirt_control *ctl, struct pmuvirt_error *err)
 {
@@ -975,13 +995,7 @@ int pmuvirt_set_control(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx,
 
 	was_running = ctx->running_on != NULL;
 	if (was_running) {
-		uint64_t snap[PMUVIRT_MAX_SLOTS];
-		uint32_t have = 0;
-
-		if (pc->stop_first)
-			ret = stop_and_suspend(pc, snap, &have, ctx);
-		else
-			ret = suspend_current(pc, snap, &have, 0);
+		ret = pmuvirt_ctx_suspend(pc, ctx);
 		if (ret)
 			return ret;
 	}
@@ -1062,6 +1076,29 @@ int pmuvirt_arm_counters(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint3
 	if (ret)
 		return fault(pc, ctx, ret);
 	publish(ctx);
+	return 0;
+}
+
+int pmuvirt_read_counter(struct pmuvirt_ctx *ctx, unsigned int i, uint64_t *val)
+{
+	struct pmuvirt_pcpu *pc = ctx->running_on;
+	const struct pmuvirt_counter *c;
+	uint64_t raw;
+	int ret;
+
+	if (i >= ctx->nr_counters)
+		return -EINVAL;
+	c = &ctx->counter[i];
+	*val = c->count;
+	if (!pc || pc->paused)
+		return 0;
+	ret = ops_of(pc)->read(pc, c->slot, &raw);
+	if (ret) {
+		fault(pc, ctx, ret);
+		*val = c->count;
+		return -EFAULT;
+	}
+	*val += (raw - c->start) & pmuvirt_width_mask(slot_of(ctx, i)->width);
 	return 0;
 }
 
@@ -1299,21 +1336,28 @@ uint32_t pmuvirt_ctx_pending(const struct pmuvirt_ctx *ctx)
 	return mask;
 }
 
-uint32_t pmuvirt_take_overflows(struct pmuvirt_ctx *ctx, uint32_t *counts)
+uint32_t pmuvirt_take_overflows_mask(struct pmuvirt_ctx *ctx, uint32_t which, uint32_t *counts)
 {
 	uint32_t mask = 0;
 	unsigned int i;
 
 	for (i = 0; i < ctx->nr_counters; i++) {
-		/* one step: a PMI between a read and a clear would lose what it adds */
-		uint32_t n = PMUVIRT_XCHG32(&ctx->counter[i].pending, 0);
+		uint32_t n = 0;
 
+		/* one step: a PMI between a read and a clear would lose what it adds */
+		if (which & (1u << i))
+			n = PMUVIRT_XCHG32(&ctx->counter[i].pending, 0);
 		if (counts)
 			counts[i] = n;
 		if (n)
 			mask |= 1u << i;
 	}
 	return mask;
+}
+
+uint32_t pmuvirt_take_overflows(struct pmuvirt_ctx *ctx, uint32_t *counts)
+{
+	return pmuvirt_take_overflows_mask(ctx, ~(uint32_t)0, counts);
 }
 
 /*

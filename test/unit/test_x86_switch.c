@@ -428,6 +428,52 @@ static void cross_next(struct rig *r, struct pmuvirt_ctx *ctx, enum fakehw_event
 }
 
 /*
+ * pmuvirt_read_counter() gives what pmuvirt_read() gives, one counter at a
+ * time (one rdpmc while running, none while suspended);
+ * pmuvirt_take_overflows_mask() drains only the counters asked for.
+ */
+static void test_read_one_take_some(void **state)
+{
+	static const struct pmuvirt_counter_ctl ci[] = {
+		{ .event = PMUVIRT_EV_BRANCHES, .flags = U, .period = 100 },
+		{ .event = PMUVIRT_EV_BRANCHES, .flags = U, .period = 30 },
+		{ .event = PMUVIRT_EV_TSC },
+	};
+	struct rig *r = rig_new(&rig_intel_v4);
+	struct pmuvirt_ctx *a = rig_ctx_new_n(&r->pmu, 3, ci);
+	const struct fakehw_stats *st = fakehw_stats(r->hw);
+	uint64_t v[PMUVIRT_MAX_COUNTERS], one;
+	uint32_t counts[PMUVIRT_MAX_COUNTERS];
+	unsigned int i;
+
+	assert_int_equal(pmuvirt_switch_in(&r->pc, a), 0);
+	rig_run(r->hw, FAKEHW_BRANCHES, 250, false);
+	rig_run(r->hw, FAKEHW_CYCLES, 9, false);
+	assert_int_equal(pmuvirt_read(a, v), 0);
+	for (i = 0; i < 3; i++) {
+		fakehw_reset_stats(r->hw);
+		assert_int_equal(pmuvirt_read_counter(a, i, &one), 0);
+		assert_int_equal(st->counter_reads + st->tsc_reads, 1);
+		assert_true(one == v[i]);
+	}
+	assert_int_equal(v[0], 250);
+	assert_int_equal(pmuvirt_read_counter(a, 3, &one), -EINVAL);
+	assert_int_equal(pmuvirt_take_overflows_mask(a, 2, counts), 2);
+	assert_int_equal(counts[0], 0);
+	assert_int_equal(counts[1], 8);
+	assert_int_equal(pmuvirt_take_overflows_mask(a, 2, counts), 0);
+	assert_int_equal(pmuvirt_take_overflows(a, counts), 1);
+	assert_int_equal(counts[0], 2);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	fakehw_reset_stats(r->hw);
+	assert_int_equal(pmuvirt_read_counter(a, 0, &one), 0);
+	assert_int_equal(one, 250);
+	assert_int_equal(st->counter_reads, 0);
+	rig_ctx_free(a);
+	rig_free(r);
+}
+
+/*
  * An i-mode counter that reaches its threshold no later than its next
  * notification starts from the value the counter holds, as an a-mode one
  * does: two contexts of one domain counting toward Linux perf's
@@ -663,6 +709,7 @@ int main(void)
 		cmocka_unit_test(test_imode_overflows),
 		cmocka_unit_test(test_imode_long_period),
 		cmocka_unit_test(test_imode_offset),
+		cmocka_unit_test(test_read_one_take_some),
 		cmocka_unit_test(test_non_global_stop),
 		cmocka_unit_test(test_invalidate_fault_legacy),
 	};
