@@ -169,6 +169,13 @@ void pmuvirt_ctx_apply(struct pmuvirt_ctx *ctx, const struct pmuvirt_control *ct
 		       const struct pmuvirt_hwctl *img, const uint8_t *slots);
 
 /*
+ * pmuvirt_ctx_save() of the first @ctl->nr_counters counters of @ctx, which
+ * count @ctl; the counters after them are left out.
+ */
+int pmuvirt_ctx_save_part(const struct pmuvirt_ctx *ctx, const struct pmuvirt_control *ctl,
+			  struct pmuvirt_saved_ctx *out);
+
+/*
  * pmuvirt_ctx_restore() of a blob whose first @nr_own counters are the
  * context's own and the rest a session's: the shared record, published
  * once when the state is final, shows the own ones (save.c).
