@@ -479,7 +479,9 @@ static int keep_armed(struct pmuvirt_pcpu *pc, struct pmuvirt_counter *c,
 	uint64_t remaining = c->next_ovf - c->count, to_signal;
 	int ret;
 
-	if (!(*have & (1u << c->slot)) && remaining < half_range(s))
+	/* nearer than a quarter of the range: it must be armed */
+	if (remaining < half_range(s) / 2 ||
+	    (!(*have & (1u << c->slot)) && remaining < half_range(s)))
 		return 0;
 	ret = read_slot(pc, c->slot, snap, have);
 	if (ret)
