@@ -98,12 +98,12 @@ static inline uint64_t gbit(unsigned int g)
 
 static uint64_t counter_bits(const struct pmuvirt_vpmu_model *m)
 {
-	uint64_t b = 0;
-	unsigned int g;
+	uint64_t b = ((uint64_t)1 << m->nr_gp) - 1;
+	unsigned int j;
 
-	for (g = 0; g < NR; g++)
-		if (present(m, g))
-			b |= gbit(g);
+	for (j = 0; intel(m) && m->version >= 2 && j < PMUVIRT_VPMU_MAX_FIXED; j++)
+		if (fixed_present(m, j))
+			b |= gbit(FIXED0 + j);
 	return b;
 }
 
@@ -569,8 +569,9 @@ static uint64_t take(struct pmuvirt_vpmu *vp)
 
 	if (!attached(vp))
 		return 0;
+	/* a look first: the exchange only for counters with notifications */
 	for (g = 0; g < NR; g++)
-		if (counting(vp, g))
+		if (counting(vp, g) && PMUVIRT_READ_ONCE32(&vp->ctx->counter[vp->idx[g]].pending))
 			which |= 1u << vp->idx[g];
 	if (!which)
 		return 0;
@@ -601,28 +602,38 @@ static int plan(struct pmuvirt_vpmu *vp, const struct pmuvirt_control *host, boo
 		struct plan *p, struct pmuvirt_error *err)
 {
 	struct pmuvirt_ctx *ctx = vp->ctx;
-	unsigned int g, k, pass, must = 0, n = host ? host->nr_counters : 0;
+	unsigned int g, k, i, nr_new = 0, must = 0, n = host ? host->nr_counters : 0;
 	bool live = attached(vp);
+	uint8_t later[NR];
+	uint64_t c[NR];
 	struct pmuvirt_error e;
 	int ret;
 
-	p->ctl = (struct pmuvirt_control){ .version = PMUVIRT_ABI_VERSION };
+	/* the header; counters past nr_counters are never looked at */
+	p->ctl.version = PMUVIRT_ABI_VERSION;
+	p->ctl.flags = 0;
+	p->ctl.reserved = 0;
 	for (k = 0; k < n; k++)
 		p->ctl.counter[k] = host->counter[k];
 	p->n = n;
-	for (pass = 0; pass < 2; pass++) {
-		for (g = 0; g < NR && k < PMUVIRT_MAX_COUNTERS; g++) {
-			uint64_t c = cfg(vp, g);
-
-			if ((live && counting(vp, g)) != !pass || !c)
-				continue;
-			if (!translate(vp, g, c, &p->ctl.counter[k]))
-				continue;
-			p->who[k - n] = (uint8_t)g;
-			k++;
+	/* those counting now, then the others */
+	for (g = 0; g < NR; g++) {
+		c[g] = cfg(vp, g);
+		if (!c[g])
+			continue;
+		if (!live || !counting(vp, g)) {
+			later[nr_new++] = (uint8_t)g;
+			continue;
 		}
-		if (!pass && host_asks)
-			must = k - n;
+		if (k < PMUVIRT_MAX_COUNTERS && translate(vp, g, c[g], &p->ctl.counter[k]))
+			p->who[k++ - n] = (uint8_t)g;
+	}
+	if (host_asks)
+		must = k - n;
+	for (i = 0; i < nr_new; i++) {
+		g = later[i];
+		if (k < PMUVIRT_MAX_COUNTERS && translate(vp, g, c[g], &p->ctl.counter[k]))
+			p->who[k++ - n] = (uint8_t)g;
 	}
 	for (;;) {
 		unsigned int drop;
@@ -769,21 +780,17 @@ int pmuvirt_vpmu_init(struct pmuvirt_vpmu *vp, struct pmuvirt_ctx *ctx,
 	return 0;
 }
 
-/* Every guest counter's setting, to tell whether a write changes what counts. */
-static void cfgs(const struct pmuvirt_vpmu *vp, uint64_t *c)
+/* The settings of the guest counters in @which, to tell whether a write changes what counts. */
+static void cfgs(const struct pmuvirt_vpmu *vp, uint32_t which, uint64_t *c)
 {
-	unsigned int g;
-
-	for (g = 0; g < NR; g++)
-		c[g] = cfg(vp, g);
+	for (; which; which &= which - 1)
+		c[__builtin_ctz(which)] = cfg(vp, (unsigned int)__builtin_ctz(which));
 }
 
-static bool cfgs_differ(const struct pmuvirt_vpmu *vp, const uint64_t *old)
+static bool cfgs_differ(const struct pmuvirt_vpmu *vp, uint32_t which, const uint64_t *old)
 {
-	unsigned int g;
-
-	for (g = 0; g < NR; g++)
-		if (cfg(vp, g) != old[g])
+	for (; which; which &= which - 1)
+		if (cfg(vp, (unsigned int)__builtin_ctz(which)) != old[__builtin_ctz(which)])
 			return true;
 	return false;
 }
@@ -864,9 +871,10 @@ int pmuvirt_vpmu_wrmsr(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp, uint32_
 		       uint64_t val)
 {
 	const struct pmuvirt_vpmu_model *m = &vp->model;
-	uint64_t old[NR], irq, *reg, bad;
+	uint64_t old[NR], irq, prev, *reg, bad;
 	unsigned int g = 0;
 	enum vreg r = decode(m, msr, &g);
+	uint32_t which;
 	int ret;
 
 	switch (r) {
@@ -894,14 +902,17 @@ int pmuvirt_vpmu_wrmsr(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp, uint32_
 	case V_EVTSEL:
 		bad = val & ~evtsel_valid(m);
 		reg = &vp->evtsel[g];
+		which = 1u << g;
 		goto control;
 	case V_FIXED_CTRL:
 		bad = val & ~fixed_ctrl_valid(m);
 		reg = &vp->fixed_ctrl;
+		which = ((1u << PMUVIRT_VPMU_MAX_FIXED) - 1) << FIXED0;
 		goto control;
 	case V_CTRL:
 		bad = val & ~counter_bits(m);
 		reg = &vp->global_ctrl;
+		which = (1u << NR) - 1;
 		goto control;
 	}
 	ret = on_cpu(pc, vp);
@@ -915,11 +926,15 @@ control:
 	ret = on_cpu(pc, vp);
 	if (ret)
 		return ret;
-	cfgs(vp, old);
+	cfgs(vp, which, old);
+	prev = *reg;
+	*reg = val;
+	if (!cfgs_differ(vp, which, old))
+		return 0;
+	/* overflows found on the way are raised by the interrupt bits before the write */
+	*reg = prev;
 	irq = irq_mask(vp);
 	*reg = val;
-	if (!cfgs_differ(vp, old))
-		return 0;
 	return recount(pc, vp, irq);
 }
 
@@ -950,10 +965,13 @@ int pmuvirt_vpmu_rdpmc(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp, uint32_
 int pmuvirt_vpmu_deliver(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp)
 {
 	int ret = on_cpu(pc, vp);
+	uint64_t ovf;
 
 	if (ret)
 		return ret;
-	raise(vp, take(vp), irq_mask(vp));
+	ovf = take(vp);
+	if (ovf)
+		raise(vp, ovf, irq_mask(vp));
 	return 0;
 }
 
