@@ -550,6 +550,36 @@ static void test_overflow_at_switch(void **state)
 }
 
 /*
+ * Overflows whose PMI has not come yet (held back here) are the guest's as
+ * soon as it looks: a GLOBAL_STATUS read shows them and raises their
+ * interrupt once, and a clear of GLOBAL_OVF_CTRL without a read clears
+ * them for good (the PMI that comes later sets nothing again).
+ */
+static void test_status_before_pmi(void **state)
+{
+	struct vr *r = vr_new(&rig_intel_v4, NULL, 0);
+
+	vr_switch(r, 0);
+	vr_wr(r, 0, EVTSEL0, SEL(0xc0));
+	vr_wr(r, 0, EVTSEL0 + 1, SEL(0xc4));
+	vr_wr(r, 0, A_PMC0, W48 - 10);
+	vr_wr(r, 0, A_PMC0 + 1, W48 - 10);
+	fakehw_set_pmi(r->hw, NULL, NULL);
+	vr_run(r, FAKEHW_INSTRUCTIONS, 11, false);
+	assert_int_equal(vr_rd(r, 0, G_STATUS), 1);
+	assert_int_equal(r->v[0].pmis, 1);
+	vr_run(r, FAKEHW_BRANCHES, 11, false);
+	vr_wr(r, 0, G_OVF, 3);
+	assert_int_equal(r->v[0].pmis, 2);
+	fakehw_set_pmi(r->hw, vr_host_pmi, r);
+	vr_host_pmi(r);
+	assert_int_equal(vr_rd(r, 0, G_STATUS), 0);
+	assert_int_equal(r->v[0].pmis, 2);
+	vr_switch(r, -1);
+	vr_free(r);
+}
+
+/*
  * A counter without its interrupt bit raises nothing, but its wrap sets its
  * GLOBAL_STATUS bit (Intel v2+, PerfMonV2) right when it happens; a model
  * without status (Intel v1) just wraps.
@@ -903,6 +933,7 @@ int main(void)
 		cmocka_unit_test(test_two_vcpus),
 		cmocka_unit_test(test_overflow_at_switch),
 		cmocka_unit_test(test_status_without_interrupt),
+		cmocka_unit_test(test_status_before_pmi),
 		cmocka_unit_test(test_save_restore),
 		cmocka_unit_test(test_share_with_host),
 		cmocka_unit_test(test_taken_away),

@@ -582,6 +582,27 @@ static uint64_t take(struct pmuvirt_vpmu *vp)
 	return ovf;
 }
 
+/*
+ * Give the guest the overflows its counting counters have reached, their
+ * PMI in flight or not: before GLOBAL_STATUS is read or cleared.  Nothing
+ * to read when none counts (perf's handler runs with GLOBAL_CTRL at 0).
+ */
+static int sync(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp)
+{
+	unsigned int g;
+	int ret = 0;
+
+	if (!attached(vp))
+		return 0;
+	for (g = 0; g < NR; g++)
+		if (counting(vp, g))
+			break;
+	if (g < NR && vp->ctx->running_on)
+		ret = pmuvirt_collect(pc, vp->ctx);
+	raise(vp, take(vp), irq_mask(vp));
+	return ret;
+}
+
 /* The context's new control: the host's counters, then the guest's that count. */
 struct plan {
 	struct pmuvirt_control ctl;
@@ -851,10 +872,7 @@ int pmuvirt_vpmu_rdmsr(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp, uint32_
 		ret = on_cpu(pc, vp);
 		if (ret)
 			return ret;
-		/* the overflows reached so far, their PMI in flight or not */
-		if (attached(vp) && vp->ctx->running_on)
-			ret = pmuvirt_collect(pc, vp->ctx);
-		raise(vp, take(vp), irq_mask(vp));
+		ret = sync(pc, vp);
 		*val = vp->global_status;
 		return ret;
 	case V_CLEAR:
@@ -886,11 +904,17 @@ int pmuvirt_vpmu_wrmsr(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp, uint32_
 	case V_SET:
 		if (val & ~status_valid(m))
 			return -EINVAL;
-		if (r == V_CLEAR)
-			vp->global_status &= ~val;
-		else
+		if (r == V_SET) {
 			vp->global_status |= val;
-		return 0;
+			return 0;
+		}
+		ret = on_cpu(pc, vp);
+		if (ret)
+			return ret;
+		/* an overflow before the clear is cleared by it, not set again after */
+		ret = sync(pc, vp);
+		vp->global_status &= ~val;
+		return ret;
 	case V_PMC:
 		/* bits 31:0, sign-extended, cut to the width (SDM: IA32_PMCx writes) */
 		val = (uint64_t)(int64_t)(int32_t)(uint32_t)val & wmask(m, g);
