@@ -2,8 +2,8 @@
 /*
  * The emulated PMU's registers against a strict model written here from
  * the SDM (vol. 3B, "Performance Monitoring", vol. 4) and the APM (vol. 2,
- * 13.2): for Intel v1, v2, v4, v5 (with a fixed-counter bitmap), AMD K8,
- * family 10h (legacy), 17h (core extension) and 19h (PerfMonV2), every
+ * 13.2): for Intel v1, v2, v4, v5 (with a fixed-counter bitmap), AMD K7,
+ * K8, family 10h (legacy), 17h (core extension) and 19h (PerfMonV2), every
  * MSR of the PMU's ranges exists or not as the model says, every reserved
  * bit of every register is refused with nothing changed, every valid write
  * reads back as the architecture says, and the CPUID leaves describe it.
@@ -40,6 +40,7 @@ static const struct mcase cases[] = {
 	{ "Intel v5 bitmap", { .vendor = FAKEHW_INTEL, .version = 5, .nr_gp = 8, .nr_fixed = 4, .width = 48 },
 	  true, { .vendor = PMUVIRT_VPMU_INTEL, .version = 5, .nr_gp = 3, .nr_fixed = 1, .width = 44,
 		  .fixed_width = 40, .fixed_mask = 0x4, .flags = PMUVIRT_VPMU_M_FW_WRITE } },
+	{ "AMD K7", { .vendor = FAKEHW_AMD, .amd_family = 6 } },
 	{ "AMD K8", { .vendor = FAKEHW_AMD, .amd_family = 0x0f } },
 	{ "AMD 10h", { .vendor = FAKEHW_AMD, .amd_family = 0x10 } },
 	{ "AMD 17h", { .vendor = FAKEHW_AMD, .amd_family = 0x17, .amd_core_ext = true } },
@@ -325,10 +326,11 @@ static void test_model_host(void **state)
 		{ 1, { PMUVIRT_VPMU_INTEL, 2, 2, 3, 40, 40, 0, 0x80 } },
 		{ 2, { PMUVIRT_VPMU_INTEL, 4, 4, 3, 48, 48, 0, 0x80, 0, PMUVIRT_VPMU_M_FW_WRITE } },
 		{ 3, { PMUVIRT_VPMU_INTEL, 5, 8, 3, 48, 48, 0, 0x80 } },
-		{ 5, { PMUVIRT_VPMU_AMD, PMUVIRT_VPMU_AMD_LEGACY, 4, 0, 48, 0, 0, 0, 0x0f } },
-		{ 6, { PMUVIRT_VPMU_AMD, PMUVIRT_VPMU_AMD_LEGACY, 4, 0, 48, 0, 0, 0, 0x10 } },
-		{ 7, { PMUVIRT_VPMU_AMD, PMUVIRT_VPMU_AMD_CORE_EXT, 6, 0, 48, 0, 0, 0, 0x17 } },
-		{ 8, { PMUVIRT_VPMU_AMD, PMUVIRT_VPMU_AMD_PERFMON_V2, 6, 0, 48, 0, 0, 0, 0x19 } },
+		{ 5, { PMUVIRT_VPMU_AMD, PMUVIRT_VPMU_AMD_LEGACY, 4, 0, 48, 0, 0, 0, 6 } },
+		{ 6, { PMUVIRT_VPMU_AMD, PMUVIRT_VPMU_AMD_LEGACY, 4, 0, 48, 0, 0, 0, 0x0f } },
+		{ 7, { PMUVIRT_VPMU_AMD, PMUVIRT_VPMU_AMD_LEGACY, 4, 0, 48, 0, 0, 0, 0x10 } },
+		{ 8, { PMUVIRT_VPMU_AMD, PMUVIRT_VPMU_AMD_CORE_EXT, 6, 0, 48, 0, 0, 0, 0x17 } },
+		{ 9, { PMUVIRT_VPMU_AMD, PMUVIRT_VPMU_AMD_PERFMON_V2, 6, 0, 48, 0, 0, 0, 0x19 } },
 	};
 	struct pmuvirt_vpmu_model m;
 	struct pmuvirt_pmu pmu;

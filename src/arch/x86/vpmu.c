@@ -550,7 +550,7 @@ static int value_of(struct pmuvirt_vpmu *vp, unsigned int g, uint64_t *val)
  * Overflows found: set their GLOBAL_STATUS bits and raise the guest's
  * interrupt for those whose interrupt bit (in @irq) was set.
  */
-static void raise(struct pmuvirt_vpmu *vp, uint64_t ovf, uint64_t irq)
+static void give(struct pmuvirt_vpmu *vp, uint64_t ovf, uint64_t irq)
 {
 	if (!ovf)
 		return;
@@ -587,7 +587,7 @@ static uint64_t take(struct pmuvirt_vpmu *vp)
  * PMI in flight or not: before GLOBAL_STATUS is read or cleared.  Nothing
  * to read when none counts (perf's handler runs with GLOBAL_CTRL at 0).
  */
-static int sync(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp)
+static int take_reached(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp)
 {
 	unsigned int g;
 	int ret = 0;
@@ -599,7 +599,7 @@ static int sync(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp)
 			break;
 	if (g < NR && vp->ctx->running_on)
 		ret = pmuvirt_collect(pc, vp->ctx);
-	raise(vp, take(vp), irq_mask(vp));
+	give(vp, take(vp), irq_mask(vp));
 	return ret;
 }
 
@@ -752,7 +752,7 @@ static int finish(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp, const struct
 	pmuvirt_ctx_publish(ctx);
 	if (was_running && !ret)
 		ret = pmuvirt_switch(pc, ctx);
-	raise(vp, ovf, irq);
+	give(vp, ovf, irq);
 	return ret;
 }
 
@@ -872,7 +872,7 @@ int pmuvirt_vpmu_rdmsr(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp, uint32_
 		ret = on_cpu(pc, vp);
 		if (ret)
 			return ret;
-		ret = sync(pc, vp);
+		ret = take_reached(pc, vp);
 		*val = vp->global_status;
 		return ret;
 	case V_CLEAR:
@@ -912,7 +912,7 @@ int pmuvirt_vpmu_wrmsr(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp, uint32_
 		if (ret)
 			return ret;
 		/* an overflow before the clear is cleared by it, not set again after */
-		ret = sync(pc, vp);
+		ret = take_reached(pc, vp);
 		vp->global_status &= ~val;
 		return ret;
 	case V_PMC:
@@ -995,7 +995,7 @@ int pmuvirt_vpmu_deliver(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp)
 		return ret;
 	ovf = take(vp);
 	if (ovf)
-		raise(vp, ovf, irq_mask(vp));
+		give(vp, ovf, irq_mask(vp));
 	return 0;
 }
 
@@ -1083,7 +1083,7 @@ int pmuvirt_vpmu_reset(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp)
 		return ret;
 	ret = begin(pc, vp, &was_running, &ovf);
 	/* overflows before the reset happened before it */
-	raise(vp, ovf, irq);
+	give(vp, ovf, irq);
 	for (g = 0; g < NR; g++)
 		vp->value[g] = 0;
 	vp->global_status = 0;
@@ -1140,7 +1140,7 @@ int pmuvirt_vpmu_save(struct pmuvirt_vpmu *vp, struct pmuvirt_vpmu_saved *out)
 		return -EINVAL;
 	if (vp->ctx->running_on)
 		return -EBUSY;
-	raise(vp, take(vp), irq_mask(vp));
+	give(vp, take(vp), irq_mask(vp));
 	*out = (struct pmuvirt_vpmu_saved){ 0 };
 	out->magic = PMUVIRT_VPMU_SAVED_MAGIC;
 	out->version = PMUVIRT_VPMU_SAVED_VERSION;
