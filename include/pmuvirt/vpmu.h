@@ -217,8 +217,13 @@ unsigned int pmuvirt_vpmu_counters(const struct pmuvirt_vpmu_model *m);
  * deprecated on v5), 8000_0001h ECX[23] and leaf 8000_0022h cleared.  AMD
  * models: leaf 1 ECX[15] and leaf 0AH cleared, 8000_0001h ECX[23]
  * (PerfCtrExtCore), leaf 8000_0022h (EAX[0] PerfMonV2, EBX[3:0] counters).
- * Other leaves are left as they are; the host's policy must reach leaf 0AH
- * (Intel) or 8000_0022h (AMD PerfMonV2).
+ * Both: the PMU features the emulator does not serve are cleared: the
+ * debug store (leaf 1 EDX[21] DS, ECX[2] DTES64, ECX[4] DS-CPL),
+ * architectural LBR (leaf 7.0 EDX[19], leaf 1CH), the extended perfmon
+ * leaf (leaf 7.1 EAX[8], leaf 23H), IBS (8000_0001h ECX[10], leaf
+ * 8000_001Bh) and the northbridge and L3 counters (8000_0001h ECX[24],
+ * ECX[28]).  Other leaves are left as they are; the host's policy must
+ * reach leaf 0AH (Intel) or 8000_0022h (AMD PerfMonV2).
  */
 void pmuvirt_vpmu_cpuid(const struct pmuvirt_vpmu_model *m, uint32_t leaf, uint32_t sub,
 			uint32_t regs[4]);

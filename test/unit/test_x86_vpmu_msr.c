@@ -401,7 +401,7 @@ static void test_cpuid(void **state)
 	struct pmuvirt_vpmu_model m;
 	struct pmuvirt_pmu pmu;
 	uint32_t r[4];
-	unsigned int i;
+	unsigned int i, j;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct fakehw *hw = rig_x86_new(&cases[i].cfg, &pmu);
@@ -414,7 +414,9 @@ static void test_cpuid(void **state)
 		intel = m.vendor == PMUVIRT_VPMU_INTEL;
 		memset(r, 0xff, sizeof(r));
 		pmuvirt_vpmu_cpuid(&m, 1, 0, r);
-		assert_true(r[0] == ~0u && r[1] == ~0u && r[3] == ~0u);
+		/* DS (EDX[21]), DTES64 and DS-CPL (ECX[2], [4]): no debug store */
+		assert_true(r[0] == ~0u && r[1] == ~0u && r[3] == ~(1u << 21));
+		assert_int_equal(r[2] | (1u << 15), ~((1u << 2) | (1u << 4)));
 		assert_int_equal(!!(r[2] & (1u << 15)),
 				 intel && (m.version >= 2 || (m.flags & PMUVIRT_VPMU_M_FW_WRITE)));
 		memset(r, 0xff, sizeof(r));
@@ -440,7 +442,9 @@ static void test_cpuid(void **state)
 		pmuvirt_vpmu_cpuid(&m, 0x80000001u, 0, r);
 		assert_int_equal(!!(r[2] & (1u << 23)),
 				 !intel && m.version >= PMUVIRT_VPMU_AMD_CORE_EXT);
-		assert_int_equal(r[2] | (1u << 23), ~0u);
+		/* IBS (ECX[10]), PerfCtrExtNB and PerfCtrExtLLC (ECX[24], [28]) */
+		assert_int_equal(r[2] | (1u << 23), ~((1u << 10) | (1u << 24) | (1u << 28)));
+		assert_true(r[0] == ~0u && r[1] == ~0u && r[3] == ~0u);
 		memset(r, 0xff, sizeof(r));
 		pmuvirt_vpmu_cpuid(&m, 0x80000022u, 0, r);
 		if (!intel && m.version == PMUVIRT_VPMU_AMD_PERFMON_V2) {
@@ -450,9 +454,26 @@ static void test_cpuid(void **state)
 			assert_true(!r[0] && !r[1]);
 		}
 		assert_true(!r[2] && !r[3]);
+		/* architectural LBR (7.0:EDX[19]), leaf 23H (7.1:EAX[8]) */
+		memset(r, 0xff, sizeof(r));
+		pmuvirt_vpmu_cpuid(&m, 7, 0, r);
+		assert_true(r[0] == ~0u && r[1] == ~0u && r[2] == ~0u && r[3] == ~(1u << 19));
+		memset(r, 0xff, sizeof(r));
+		pmuvirt_vpmu_cpuid(&m, 7, 1, r);
+		assert_true(r[0] == ~(1u << 8) && r[1] == ~0u && r[2] == ~0u && r[3] == ~0u);
+		/* the leaves of architectural LBR, extended perfmon and IBS read zero */
+		for (j = 0; j < 3; j++) {
+			static const uint32_t zero_leaf[] = { 0x1c, 0x23, 0x8000001bu };
+
+			memset(r, 0xff, sizeof(r));
+			pmuvirt_vpmu_cpuid(&m, zero_leaf[j], 0, r);
+			assert_true(!r[0] && !r[1] && !r[2] && !r[3]);
+		}
 		/* leaves that describe no PMU pass through */
 		memset(r, 0x5a, sizeof(r));
-		pmuvirt_vpmu_cpuid(&m, 7, 0, r);
+		pmuvirt_vpmu_cpuid(&m, 7, 2, r);
+		assert_true(r[0] == 0x5a5a5a5a && r[3] == 0x5a5a5a5a);
+		pmuvirt_vpmu_cpuid(&m, 0xd, 0, r);
 		assert_true(r[0] == 0x5a5a5a5a && r[3] == 0x5a5a5a5a);
 		rig_hw_free(hw);
 	}

@@ -36,6 +36,18 @@ _Static_assert(sizeof(struct pmuvirt_vpmu_model) == 16, "the vPMU model's layout
 #define AMD_CODE_BITS		(PMUVIRT_EVSEL_LOW_FREE | PMUVIRT_EVSEL_AMD_EVENT_HI)
 #define AMD_HG			(PMUVIRT_EVSEL_AMD_GUEST_ONLY | PMUVIRT_EVSEL_AMD_HOST_ONLY)
 
+/* CPUID bits of PMU features (SDM vol. 2A, CPUID; APM vol. 3, appendix E) */
+#define CPUID1_ECX_DTES64		(1u << 2)
+#define CPUID1_ECX_DSCPL		(1u << 4)
+#define CPUID1_ECX_PDCM			(1u << 15)
+#define CPUID1_EDX_DS			(1u << 21)
+#define CPUID7_EDX_ARCH_LBR		(1u << 19)
+#define CPUID7_1_EAX_PERFMON_EXT	(1u << 8)	/* leaf 23H */
+#define CPUIDX1_ECX_IBS			(1u << 10)
+#define CPUIDX1_ECX_PERFCTR_CORE	(1u << 23)
+#define CPUIDX1_ECX_PERFCTR_NB		(1u << 24)
+#define CPUIDX1_ECX_PERFCTR_LLC		(1u << 28)
+
 /* IA32_FIXED_CTR_CTRL field bits */
 #define FX_EN			(PMUVIRT_FIXED_OS | PMUVIRT_FIXED_USR)
 
@@ -329,10 +341,25 @@ void pmuvirt_vpmu_cpuid(const struct pmuvirt_vpmu_model *m, uint32_t leaf, uint3
 {
 	unsigned int len;
 
-	(void)sub;
 	switch (leaf) {
 	case 1:
-		regs[2] = (regs[2] & ~(1u << 15)) | (has_caps(m) ? 1u << 15 : 0);
+		/* PDCM; DTES64, DS-CPL and DS: no debug store (PEBS, BTS) */
+		regs[2] = (regs[2] & ~(CPUID1_ECX_PDCM | CPUID1_ECX_DTES64 | CPUID1_ECX_DSCPL)) |
+			  (has_caps(m) ? CPUID1_ECX_PDCM : 0);
+		regs[3] &= ~CPUID1_EDX_DS;
+		return;
+	case 7:
+		/* architectural LBR (leaf 1CH); leaf 23H's counters beyond leaf 0AH's */
+		if (sub == 0)
+			regs[3] &= ~CPUID7_EDX_ARCH_LBR;
+		else if (sub == 1)
+			regs[0] &= ~CPUID7_1_EAX_PERFMON_EXT;
+		return;
+	case 0x1c:
+	case 0x23:
+	case 0x8000001bu:
+		/* architectural LBR, the extended perfmon leaf, IBS: not modelled */
+		regs[0] = regs[1] = regs[2] = regs[3] = 0;
 		return;
 	case 0xa:
 		regs[0] = regs[1] = regs[2] = regs[3] = 0;
@@ -349,9 +376,11 @@ void pmuvirt_vpmu_cpuid(const struct pmuvirt_vpmu_model *m, uint32_t leaf, uint3
 		}
 		return;
 	case 0x80000001u:
-		regs[2] &= ~(1u << 23);
+		/* IBS and the northbridge and L3 counters are not modelled */
+		regs[2] &= ~(CPUIDX1_ECX_IBS | CPUIDX1_ECX_PERFCTR_CORE | CPUIDX1_ECX_PERFCTR_NB |
+			     CPUIDX1_ECX_PERFCTR_LLC);
 		if (!intel(m) && m->version >= PMUVIRT_VPMU_AMD_CORE_EXT)
-			regs[2] |= 1u << 23;	/* PerfCtrExtCore */
+			regs[2] |= CPUIDX1_ECX_PERFCTR_CORE;
 		return;
 	case 0x80000022u:
 		regs[0] = regs[1] = regs[2] = regs[3] = 0;
