@@ -16,7 +16,9 @@
  * changes nothing; a VCPU that does not run keeps its values whatever the
  * other does and whatever events happen; while one runs, n events move
  * each of its counters by 0 or n (modulo its width), never by another
- * VCPU's events; a blob that restores saves back to the same bytes.  At
+ * VCPU's events, and give its guest exactly one overflow for each counter
+ * with its interrupt bit that wrapped, none for another counter and none
+ * to the other VCPU; a blob that restores saves back to the same bytes.  At
  * the end a VCPU released while it runs leaves no counter enabled, and
  * the fake refused no register access throughout.
  *
@@ -45,6 +47,8 @@ struct vcpu {
 	struct pmuvirt_vpmu vp;
 	uint64_t shadow[NR];
 	unsigned int pmis;
+	unsigned int ovfs;	/* overflows delivered, counted one per bit */
+	uint64_t ovf;		/* their bits, or-ed */
 };
 
 struct fz {
@@ -66,6 +70,8 @@ static void guest_pmi(void *arg, uint64_t ovf)
 	if (!ovf)
 		abort();
 	v->pmis++;
+	v->ovfs += (unsigned int)__builtin_popcountll(ovf);
+	v->ovf |= ovf;
 }
 
 static void host_pmi(void *arg)
@@ -156,14 +162,31 @@ static void unchanged(struct fz *f, unsigned int k)
 			abort();
 }
 
-/* @n events ran: a VCPU that ran moved each counter by 0 or n, the other none. */
-static void after_run(struct fz *f, int running, uint64_t n)
+/* Has guest counter @g of @v its interrupt bit set? */
+static bool irq_bit(const struct vcpu *v, unsigned int g)
+{
+	if (g < PMUVIRT_VPMU_MAX_GP)
+		return v->vp.evtsel[g] & (1ull << 20);
+	return (v->vp.fixed_ctrl >> (4 * (g - PMUVIRT_VPMU_MAX_GP))) & 0x8;
+}
+
+/*
+ * @n events ran (fewer than 2^32, so a counter wraps at most once): a VCPU
+ * that ran moved each counter by 0 or n, the other none.  The guest got
+ * exactly one overflow for each counter with its interrupt bit that
+ * wrapped in the run, none for any other, and the other VCPU none.
+ */
+static void after_run(struct fz *f, int running, uint64_t n, const unsigned int *ovfs)
 {
 	unsigned int k, g;
 
 	for (k = 0; k < 2; k++) {
+		uint64_t wrapped = 0;
+
 		if ((int)k != running) {
 			unchanged(f, k);
+			if (f->v[k].ovfs != ovfs[k])
+				abort();
 			continue;
 		}
 		for (g = 0; g < NR; g++) {
@@ -172,8 +195,14 @@ static void after_run(struct fz *f, int running, uint64_t n)
 
 			if (d && d != (n & m))
 				abort();
+			if (d && v < f->v[k].shadow[g] && irq_bit(&f->v[k], g))
+				wrapped |= g < PMUVIRT_VPMU_MAX_GP ? 1ull << g :
+					   1ull << (32 + g - PMUVIRT_VPMU_MAX_GP);
 			f->v[k].shadow[g] = v;
 		}
+		if (f->v[k].ovf != wrapped ||
+		    f->v[k].ovfs - ovfs[k] != (unsigned int)__builtin_popcountll(wrapped))
+			abort();
 	}
 }
 
@@ -433,14 +462,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 5: {
 			int running = f->pc.running == f->v[0].ctx ? 0 :
 				      f->pc.running == f->v[1].ctx ? 1 : -1;
+			unsigned int ovfs[2] = { f->v[0].ovfs, f->v[1].ovfs };
 			uint64_t n;
 
 			take(&data, &size, &a, 1);
 			take(&data, &size, &b, 1);
 			n = ((uint64_t)1 << (b & 31)) + (b >> 5);
+			f->v[0].ovf = f->v[1].ovf = 0;
 			if (fakehw_run(f->hw, (enum fakehw_event)(a % FAKEHW_NR_EVENTS), n, op & 0x20))
 				abort();
-			after_run(f, running, n);
+			after_run(f, running, n, ovfs);
 			break;
 		}
 		case 6: {
