@@ -39,6 +39,8 @@ static const struct fakehw_x86_config intel_v1 = {
 	.vendor = FAKEHW_INTEL, .version = 1, .nr_gp = 2, .width = 40 };
 static const struct fakehw_x86_config intel_v2 = {
 	.vendor = FAKEHW_INTEL, .version = 2, .nr_gp = 2, .nr_fixed = 3, .width = 40 };
+static const struct fakehw_x86_config intel_v3 = {
+	.vendor = FAKEHW_INTEL, .version = 3, .nr_gp = 4, .nr_fixed = 3, .width = 48 };
 /* what the emulated PMU (src/arch/x86/emu.c) describes */
 static const struct fakehw_x86_config intel_emu = {
 	.vendor = FAKEHW_INTEL, .version = 2, .nr_gp = 2, .nr_fixed = 1, .width = 48, .fw_write = true };
@@ -74,7 +76,7 @@ static uint64_t intel_handler(struct vr *r, unsigned int k, uint64_t enable, uin
 }
 
 /*
- * Intel v4 (and v5): general counter 0 counts branches with a period of
+ * Intel v2 to v5: general counter 0 counts branches with a period of
  * 1000, fixed counter 0 instructions with a period of 3000, re-armed by
  * the handler as Linux re-arms them; user and kernel events.  Every period
  * gives exactly one interrupt at its exact event, and counts are exact.
@@ -139,6 +141,7 @@ static void test_perf_sequence_intel(void **state)
 {
 	perf_sequence_intel(&rig_intel_v4);
 	perf_sequence_intel(&intel_v5);
+	perf_sequence_intel(&intel_v3);
 	perf_sequence_intel(&intel_v2);
 }
 

@@ -2,8 +2,8 @@
 /*
  * The emulated PMU's registers against a strict model written here from
  * the SDM (vol. 3B, "Performance Monitoring", vol. 4) and the APM (vol. 2,
- * 13.2): for Intel v1, v2, v4, v5 (with a fixed-counter bitmap), AMD K7,
- * K8, family 10h (legacy), 17h (core extension) and 19h (PerfMonV2), every
+ * 13.2): for Intel v1 to v5 (and a v5 model with a fixed-counter bitmap),
+ * AMD K7, K8, family 10h (legacy), 17h (core extension) and 19h (PerfMonV2), every
  * MSR of the PMU's ranges exists or not as the model says, every reserved
  * bit of every register is refused with nothing changed, every valid write
  * reads back as the architecture says, and the CPUID leaves describe it.
@@ -46,6 +46,7 @@ static const struct mcase cases[] = {
 	{ "AMD 17h", { .vendor = FAKEHW_AMD, .amd_family = 0x17, .amd_core_ext = true } },
 	{ "AMD 19h PerfMonV2", { .vendor = FAKEHW_AMD, .amd_family = 0x19, .amd_core_ext = true,
 				 .amd_perfmon_v2 = true, .nr_gp = 6 } },
+	{ "Intel v3", { .vendor = FAKEHW_INTEL, .version = 3, .nr_gp = 4, .nr_fixed = 3, .width = 48 } },
 };
 
 /* The MSRs the tests try: every PMU range, with neighbours past the ends. */
@@ -331,6 +332,7 @@ static void test_model_host(void **state)
 		{ 7, { PMUVIRT_VPMU_AMD, PMUVIRT_VPMU_AMD_LEGACY, 4, 0, 48, 0, 0, 0, 0x10 } },
 		{ 8, { PMUVIRT_VPMU_AMD, PMUVIRT_VPMU_AMD_CORE_EXT, 6, 0, 48, 0, 0, 0, 0x17 } },
 		{ 9, { PMUVIRT_VPMU_AMD, PMUVIRT_VPMU_AMD_PERFMON_V2, 6, 0, 48, 0, 0, 0, 0x19 } },
+		{ 10, { PMUVIRT_VPMU_INTEL, 3, 4, 3, 48, 48, 0, 0x80 } },
 	};
 	struct pmuvirt_vpmu_model m;
 	struct pmuvirt_pmu pmu;
