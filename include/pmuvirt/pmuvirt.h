@@ -586,6 +586,19 @@ int pmuvirt_arm_check(const struct pmuvirt_ctx *ctx, uint32_t mask, const uint64
 int pmuvirt_read(struct pmuvirt_ctx *ctx, uint64_t *vals);
 
 /**
+ * pmuvirt_read_counter() - logical 64-bit value of one counter of a context
+ * @ctx:	the context (running: call on its own CPU).
+ * @i:		the counter (index in its control).
+ * @val:	receives the value.
+ *
+ * What pmuvirt_read() gives for counter @i, with one register read at most.
+ *
+ * Return: 0; -EINVAL when @ctx has no counter @i; -EFAULT if the register
+ * read failed (@val is then the last value known).
+ */
+int pmuvirt_read_counter(struct pmuvirt_ctx *ctx, unsigned int i, uint64_t *val);
+
+/**
  * pmuvirt_pmi() - handle a performance-monitor interrupt on this CPU
  * @pc:		the pcpu.
  * @ovf_mask:	receives the counters of the current context that got new
@@ -611,6 +624,20 @@ int pmuvirt_pmi(struct pmuvirt_pcpu *pc, uint32_t *ovf_mask);
  * returned exactly once.
  */
 uint32_t pmuvirt_take_overflows(struct pmuvirt_ctx *ctx, uint32_t *counts);
+
+/**
+ * pmuvirt_take_overflows_mask() - drain the pending notifications of some counters
+ * @ctx:	the context.
+ * @which:	the counters to drain (bit i = counter i).
+ * @counts:	if not NULL, receives ctx->nr_counters counts (0 outside @which).
+ *
+ * pmuvirt_take_overflows() of the counters in @which; the others keep
+ * theirs.  A host whose context also holds counters that another party
+ * takes (a vPMU's, include/pmuvirt/vpmu.h) drains its own this way.
+ *
+ * Return: mask of the counters in @which that had notifications.
+ */
+uint32_t pmuvirt_take_overflows_mask(struct pmuvirt_ctx *ctx, uint32_t which, uint32_t *counts);
 
 /**
  * pmuvirt_collect() - make pending every boundary a running count has reached

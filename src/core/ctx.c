@@ -462,10 +462,44 @@ static int rebase(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint64_t *sn
 	return 0;
 }
 
+/*
+ * May i-mode counter @c (on slot @s) start from the raw value the counter
+ * holds, without a write?  Yes when the counter reaches its threshold no
+ * later than its next notification (the PMI there samples it and arms the
+ * rest, silently when it comes early) and no sooner than a quarter of the
+ * range from now, so that early PMIs come no more often than an a-mode
+ * counter's re-base.  The value is looked at when @snap has it, or when
+ * the notification is at least half a range away (a read then saves the
+ * write).  Returns 1 and sets @c->start when it may, 0 when it must be
+ * armed, or a read's error.
+ */
+static int keep_armed(struct pmuvirt_pcpu *pc, struct pmuvirt_counter *c,
+		      const struct pmuvirt_slot *s, uint64_t *snap, uint32_t *have)
+{
+	uint64_t remaining = c->next_ovf - c->count, to_signal;
+	int ret;
+
+	/* nearer than a quarter of the range: it must be armed */
+	if (remaining < half_range(s) / 2 ||
+	    (!(*have & (1u << c->slot)) && remaining < half_range(s)))
+		return 0;
+	ret = read_slot(pc, c->slot, snap, have);
+	if (ret)
+		return ret;
+	/* Above half a range (or 0): past the threshold. */
+	to_signal = (s->threshold - snap[c->slot]) & pmuvirt_width_mask(s->width);
+	if (to_signal < half_range(s) / 2 || to_signal > half_range(s) || to_signal > remaining)
+		return 0;
+	c->start = snap[c->slot];
+	return 1;
+}
+
 /* Put @ctx on the CPU; @snap holds values read before any control write. */
 static int resume(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint64_t *snap, uint32_t have)
 {
 	bool self_arming = stacked(pc);
+	/* The counters hold this domain's events: i-mode ones may be offset too. */
+	bool offsetting = !self_arming && same_domain(pc, ctx);
 	bool loaded = false, called = false;
 	unsigned int i;
 	int ret;
@@ -493,7 +527,11 @@ static int resume(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint64_t *sn
 			ret = read_slot(pc, c->slot, snap, &have);
 			c->start = snap[c->slot];
 		} else {
-			ret = arm(pc, ctx, i);
+			ret = offsetting ? keep_armed(pc, c, slot_of(ctx, i), snap, &have) : 0;
+			if (!ret)
+				ret = arm(pc, ctx, i);
+			else if (ret > 0)
+				ret = 0;
 		}
 		if (ret)
 			return fault(pc, ctx, ret);
@@ -921,6 +959,26 @@ static void apply_control(struct pmuvirt_ctx *ctx, const struct pmuvirt_control 
 	ctx->stamp = pmuvirt_stamp_next();
 }
 
+void pmuvirt_ctx_apply(struct pmuvirt_ctx *ctx, const struct pmuvirt_control *ctl,
+		       const struct pmuvirt_hwctl *img, const uint8_t *slots)
+{
+	apply_control(ctx, ctl, img, slots);
+}
+
+int pmuvirt_ctx_suspend(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx)
+{
+	uint64_t snap[PMUVIRT_MAX_SLOTS];
+	uint32_t have = 0;
+
+	if (!ctx->running_on)
+		return 0;
+	if (ctx->running_on != pc || pc->running != ctx)
+		return -EBUSY;
+	if (pc->stop_first)
+		return stop_and_suspend(pc, snap, &have, ctx);
+	return suspend_current(pc, snap, &have, 0);
+}
+
 int pmuvirt_set_control(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx,
 			const struct pmuvirt_control *ctl, struct pmuvirt_error *err)
 {
@@ -939,13 +997,7 @@ int pmuvirt_set_control(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx,
 
 	was_running = ctx->running_on != NULL;
 	if (was_running) {
-		uint64_t snap[PMUVIRT_MAX_SLOTS];
-		uint32_t have = 0;
-
-		if (pc->stop_first)
-			ret = stop_and_suspend(pc, snap, &have, ctx);
-		else
-			ret = suspend_current(pc, snap, &have, 0);
+		ret = pmuvirt_ctx_suspend(pc, ctx);
 		if (ret)
 			return ret;
 	}
@@ -1051,6 +1103,29 @@ int pmuvirt_arm_counters(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint3
 	if (ret)
 		return fault(pc, ctx, ret);
 	publish(ctx);
+	return 0;
+}
+
+int pmuvirt_read_counter(struct pmuvirt_ctx *ctx, unsigned int i, uint64_t *val)
+{
+	struct pmuvirt_pcpu *pc = ctx->running_on;
+	const struct pmuvirt_counter *c;
+	uint64_t raw;
+	int ret;
+
+	if (i >= ctx->nr_counters)
+		return -EINVAL;
+	c = &ctx->counter[i];
+	*val = c->count;
+	if (!pc || pc->paused)
+		return 0;
+	ret = ops_of(pc)->read(pc, c->slot, &raw);
+	if (ret) {
+		fault(pc, ctx, ret);
+		*val = c->count;
+		return -EFAULT;
+	}
+	*val += (raw - c->start) & pmuvirt_width_mask(slot_of(ctx, i)->width);
 	return 0;
 }
 
@@ -1301,21 +1376,28 @@ uint32_t pmuvirt_ctx_pending(const struct pmuvirt_ctx *ctx)
 	return mask;
 }
 
-uint32_t pmuvirt_take_overflows(struct pmuvirt_ctx *ctx, uint32_t *counts)
+uint32_t pmuvirt_take_overflows_mask(struct pmuvirt_ctx *ctx, uint32_t which, uint32_t *counts)
 {
 	uint32_t mask = 0;
 	unsigned int i;
 
 	for (i = 0; i < ctx->nr_counters; i++) {
-		/* one step: a PMI between a read and a clear would lose what it adds */
-		uint32_t n = PMUVIRT_XCHG32(&ctx->counter[i].pending, 0);
+		uint32_t n = 0;
 
+		/* one step: a PMI between a read and a clear would lose what it adds */
+		if (which & (1u << i))
+			n = PMUVIRT_XCHG32(&ctx->counter[i].pending, 0);
 		if (counts)
 			counts[i] = n;
 		if (n)
 			mask |= 1u << i;
 	}
 	return mask;
+}
+
+uint32_t pmuvirt_take_overflows(struct pmuvirt_ctx *ctx, uint32_t *counts)
+{
+	return pmuvirt_take_overflows_mask(ctx, ~(uint32_t)0, counts);
 }
 
 /*

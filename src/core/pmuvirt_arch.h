@@ -152,6 +152,30 @@ int pmuvirt_ctx_load_control(struct pmuvirt_ctx *ctx, const struct pmuvirt_contr
 			     struct pmuvirt_error *err);
 
 /*
+ * Take @ctx, running on @pc, off the CPU with a last sample of every
+ * counter (overflows collected), as pmuvirt_set_control() does first: no
+ * register is written (a backend with a start operation stops counting
+ * first).  Afterwards @pc runs no context until pmuvirt_switch().  0 when
+ * @ctx runs nowhere; -EBUSY when it runs on another pcpu; -EFAULT.
+ */
+int pmuvirt_ctx_suspend(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx);
+
+/*
+ * Give @ctx, running nowhere, the control @ctl that pmuvirt_validate()
+ * turned into @img and @slots: every counter from zero, i-mode counters
+ * notifying after their period, a new stamp.  Publishes nothing.
+ */
+void pmuvirt_ctx_apply(struct pmuvirt_ctx *ctx, const struct pmuvirt_control *ctl,
+		       const struct pmuvirt_hwctl *img, const uint8_t *slots);
+
+/*
+ * pmuvirt_ctx_save() of the first @ctl->nr_counters counters of @ctx, which
+ * count @ctl; the counters after them are left out.
+ */
+int pmuvirt_ctx_save_part(const struct pmuvirt_ctx *ctx, const struct pmuvirt_control *ctl,
+			  struct pmuvirt_saved_ctx *out);
+
+/*
  * pmuvirt_ctx_restore() of a blob whose first @nr_own counters are the
  * context's own and the rest a session's: the shared record, published
  * once when the state is final, shows the own ones (save.c).

@@ -22,14 +22,15 @@ uint32_t pmuvirt_saved_check(const struct pmuvirt_saved_ctx *s)
 	return h;
 }
 
-/* Does @ctl describe what @ctx counts? */
-static bool control_matches(const struct pmuvirt_ctx *ctx, const struct pmuvirt_control *ctl)
+/* Does @ctl describe what @ctx counts (with @part: its first counters)? */
+static bool control_matches(const struct pmuvirt_ctx *ctx, const struct pmuvirt_control *ctl,
+			    bool part)
 {
 	unsigned int i;
 
-	if (ctl->nr_counters != ctx->nr_counters)
+	if (part ? ctl->nr_counters > ctx->nr_counters : ctl->nr_counters != ctx->nr_counters)
 		return false;
-	for (i = 0; i < ctx->nr_counters; i++) {
+	for (i = 0; i < ctl->nr_counters; i++) {
 		const struct pmuvirt_counter_ctl *cc = &ctl->counter[i];
 		const struct pmuvirt_counter *c = &ctx->counter[i];
 
@@ -39,8 +40,8 @@ static bool control_matches(const struct pmuvirt_ctx *ctx, const struct pmuvirt_
 	return true;
 }
 
-int pmuvirt_ctx_save(const struct pmuvirt_ctx *ctx, const struct pmuvirt_control *ctl,
-		     struct pmuvirt_saved_ctx *out)
+static int save(const struct pmuvirt_ctx *ctx, const struct pmuvirt_control *ctl,
+		struct pmuvirt_saved_ctx *out, bool part)
 {
 	unsigned int i;
 
@@ -50,7 +51,7 @@ int pmuvirt_ctx_save(const struct pmuvirt_ctx *ctx, const struct pmuvirt_control
 		return -EBUSY;
 	if (ctx->flags & PMUVIRT_CTX_FAULTED)
 		return -EFAULT;
-	if (!control_matches(ctx, ctl))
+	if (ctl->nr_counters > PMUVIRT_MAX_COUNTERS || !control_matches(ctx, ctl, part))
 		return -EINVAL;
 	*out = (struct pmuvirt_saved_ctx){ 0 };
 	out->magic = PMUVIRT_SAVED_MAGIC;
@@ -62,7 +63,7 @@ int pmuvirt_ctx_save(const struct pmuvirt_ctx *ctx, const struct pmuvirt_control
 
 		out->ctl.counter[i] = none;
 	}
-	for (i = 0; i < ctx->nr_counters; i++) {
+	for (i = 0; i < ctl->nr_counters; i++) {
 		const struct pmuvirt_counter *c = &ctx->counter[i];
 
 		out->count[i] = c->count;
@@ -74,6 +75,18 @@ int pmuvirt_ctx_save(const struct pmuvirt_ctx *ctx, const struct pmuvirt_control
 	}
 	out->check = pmuvirt_saved_check(out);
 	return 0;
+}
+
+int pmuvirt_ctx_save(const struct pmuvirt_ctx *ctx, const struct pmuvirt_control *ctl,
+		     struct pmuvirt_saved_ctx *out)
+{
+	return save(ctx, ctl, out, false);
+}
+
+int pmuvirt_ctx_save_part(const struct pmuvirt_ctx *ctx, const struct pmuvirt_control *ctl,
+			  struct pmuvirt_saved_ctx *out)
+{
+	return save(ctx, ctl, out, true);
 }
 
 /* Every field but the control: the header, the check and the counters. */

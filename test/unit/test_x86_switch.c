@@ -428,6 +428,122 @@ static void cross_next(struct rig *r, struct pmuvirt_ctx *ctx, enum fakehw_event
 }
 
 /*
+ * pmuvirt_read_counter() gives what pmuvirt_read() gives, one counter at a
+ * time (one rdpmc while running, none while suspended);
+ * pmuvirt_take_overflows_mask() drains only the counters asked for.
+ */
+static void test_read_one_take_some(void **state)
+{
+	static const struct pmuvirt_counter_ctl ci[] = {
+		{ .event = PMUVIRT_EV_BRANCHES, .flags = U, .period = 100 },
+		{ .event = PMUVIRT_EV_BRANCHES, .flags = U, .period = 30 },
+		{ .event = PMUVIRT_EV_TSC },
+	};
+	struct rig *r = rig_new(&rig_intel_v4);
+	struct pmuvirt_ctx *a = rig_ctx_new_n(&r->pmu, 3, ci);
+	const struct fakehw_stats *st = fakehw_stats(r->hw);
+	uint64_t v[PMUVIRT_MAX_COUNTERS], one;
+	uint32_t counts[PMUVIRT_MAX_COUNTERS];
+	unsigned int i;
+
+	assert_int_equal(pmuvirt_switch_in(&r->pc, a), 0);
+	rig_run(r->hw, FAKEHW_BRANCHES, 250, false);
+	rig_run(r->hw, FAKEHW_CYCLES, 9, false);
+	assert_int_equal(pmuvirt_read(a, v), 0);
+	for (i = 0; i < 3; i++) {
+		fakehw_reset_stats(r->hw);
+		assert_int_equal(pmuvirt_read_counter(a, i, &one), 0);
+		assert_int_equal(st->counter_reads + st->tsc_reads, 1);
+		assert_true(one == v[i]);
+	}
+	assert_int_equal(v[0], 250);
+	assert_int_equal(pmuvirt_read_counter(a, 3, &one), -EINVAL);
+	assert_int_equal(pmuvirt_take_overflows_mask(a, 2, counts), 2);
+	assert_int_equal(counts[0], 0);
+	assert_int_equal(counts[1], 8);
+	assert_int_equal(pmuvirt_take_overflows_mask(a, 2, counts), 0);
+	assert_int_equal(pmuvirt_take_overflows(a, counts), 1);
+	assert_int_equal(counts[0], 2);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	fakehw_reset_stats(r->hw);
+	assert_int_equal(pmuvirt_read_counter(a, 0, &one), 0);
+	assert_int_equal(one, 250);
+	assert_int_equal(st->counter_reads, 0);
+	rig_ctx_free(a);
+	rig_free(r);
+}
+
+/*
+ * An i-mode counter that reaches its threshold no later than its next
+ * notification starts from the value the counter holds, as an a-mode one
+ * does: two contexts of one domain counting toward Linux perf's
+ * counting-mode period (2^47 - 1 at 48 bits) switch with reads only, and
+ * each notification still comes at its exact count.  A nearer notification
+ * is armed by a write; another domain re-bases every counter.
+ */
+static void test_imode_offset(void **state)
+{
+	const uint64_t p = ((uint64_t)1 << 47) - 1;
+	const struct pmuvirt_counter_ctl ci[] = {
+		{ .event = PMUVIRT_EV_BRANCHES, .flags = U, .period = p },
+		{ .event = PMUVIRT_EV_INSTRUCTIONS, .flags = U, .period = p },
+	};
+	static const struct pmuvirt_counter_ctl near[] = {
+		{ .event = PMUVIRT_EV_BRANCHES, .flags = U, .period = 1000 },
+		{ .event = PMUVIRT_EV_INSTRUCTIONS, .flags = U, .period = ((uint64_t)1 << 47) - 1 },
+	};
+	struct rig *r = rig_new(&rig_intel_v4);
+	struct pmuvirt_ctx *a = rig_ctx_new_n(&r->pmu, 2, ci), *b = rig_ctx_new_n(&r->pmu, 2, ci);
+	struct pmuvirt_ctx *c = rig_ctx_new_n(&r->pmu, 2, near);
+	const struct fakehw_stats *st = fakehw_stats(r->hw);
+	unsigned int k;
+
+	assert_int_equal(pmuvirt_ctx_set_domain(a, 1), 0);
+	assert_int_equal(pmuvirt_ctx_set_domain(b, 1), 0);
+	assert_int_equal(pmuvirt_ctx_set_domain(c, 1), 0);
+	assert_int_equal(pmuvirt_switch_in(&r->pc, a), 0);
+	for (k = 0; k < 4; k++) {
+		rig_run(r->hw, FAKEHW_BRANCHES, 1000 + k, false);
+		rig_run(r->hw, FAKEHW_INSTRUCTIONS, 2000, false);
+		fakehw_reset_stats(r->hw);
+		assert_int_equal(pmuvirt_switch(&r->pc, k & 1 ? a : b), 0);
+		assert_int_equal(st->reg_writes, 0);
+		assert_int_equal(st->reg_reads, 0);
+		assert_int_equal(st->counter_reads, 2);
+	}
+	assert_int_equal(rig_val(a, 0), 1000 + 1002);
+	assert_int_equal(rig_val(b, 0), 1001 + 1003);
+	assert_int_equal(rig_val(a, 1), 4000);
+
+	/* a's first notification, exactly at p, after a silent re-arm */
+	r->watch = a;
+	cross_next(r, a, FAKEHW_BRANCHES, p, 0, 2002);
+	assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
+	r->watch = b;
+	cross_next(r, b, FAKEHW_BRANCHES, p, 0, 2004);
+
+	/* c's branch counter notifies within 1000: that one is written */
+	fakehw_reset_stats(r->hw);
+	assert_int_equal(pmuvirt_switch(&r->pc, c), 0);
+	assert_int_equal(st->reg_writes, 1);
+	r->watch = c;
+	cross_next(r, c, FAKEHW_BRANCHES, 1000, 0, 0);
+
+	/* another domain: every counter but the TSC is written */
+	assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
+	assert_int_equal(pmuvirt_ctx_set_domain(b, 2), 0);
+	fakehw_reset_stats(r->hw);
+	assert_int_equal(pmuvirt_switch(&r->pc, b), 0);
+	assert_int_equal(st->reg_writes, 7);
+	assert_true(rig_val(b, 0) == p);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	rig_ctx_free(a);
+	rig_ctx_free(b);
+	rig_ctx_free(c);
+	rig_free(r);
+}
+
+/*
  * Periods longer than half the 48-bit range (and longer than the whole
  * range) are reached in several armings; notifications come exactly at
  * every multiple of the period, across switches and ARMs, up to 2^62.
@@ -592,6 +708,8 @@ int main(void)
 		cmocka_unit_test(test_wrap_exact),
 		cmocka_unit_test(test_imode_overflows),
 		cmocka_unit_test(test_imode_long_period),
+		cmocka_unit_test(test_imode_offset),
+		cmocka_unit_test(test_read_one_take_some),
 		cmocka_unit_test(test_non_global_stop),
 		cmocka_unit_test(test_invalidate_fault_legacy),
 	};

@@ -68,6 +68,8 @@ int pmuvirt_x86_amd_probe(struct pmuvirt_pmu *pmu, const struct pmuvirt_hw_ops *
 
 	l->vendor = &amd_vendor;
 	l->events = PMUVIRT_X86_GP_EVENTS;
+	l->cpuid_width = 48;
+	l->family = (uint8_t)(family > 0xff ? 0xff : family);
 	l->raw_ok = PMUVIRT_EVSEL_LOW_FREE | (family >= 0x10 ? PMUVIRT_EVSEL_AMD_EVENT_HI : 0);
 	if (family >= 0x10) {
 		/* HostOnly/GuestOnly (APM vol. 2, 13.2.1), pmuvirt's own bits */

@@ -116,6 +116,8 @@ int pmuvirt_x86_intel_probe(struct pmuvirt_pmu *pmu, const struct pmuvirt_hw_ops
 	pmuvirt_pmu_set_name(pmu, NULL, names[pmu->model - PMUVIRT_X86_INTEL_V1]);
 	l->vendor = &intel_vendor;
 	l->events = events;
+	l->arch_unavail = (uint8_t)(a[1] | (len < 8 ? ~0u << len : 0));
+	l->cpuid_width = (uint8_t)width;
 	l->raw_ok = PMUVIRT_EVSEL_LOW_FREE;
 	if (version >= 3 && (l7[1] & (1u << 11))) {	/* CPUID.7.0:EBX.RTM */
 		l->flags |= PMUVIRT_X86_F_RTM;

@@ -53,6 +53,11 @@ struct pmuvirt_x86_vendor {
  * @nr_fixed:	fixed-counter fields in IA32_FIXED_CTR_CTRL (present or not).
  * @gp_width:	width of the general counters' slots (32 under legacy writes).
  * @flags:	PMUVIRT_X86_F_*.
+ * @arch_unavail: Intel: CPUID.0AH:EBX bits 7:0 (bit set: architectural event
+ *		not available), bits at or above the EBX length set too.
+ * @cpuid_width: the general counters' width as CPUID gives it (Intel
+ *		CPUID.0AH:EAX[23:16], AMD 48), also under legacy writes.
+ * @family:	AMD: the CPU family (at most 255).
  *
  * Zero (after pmuvirt_pmu_clear()) is the TSC-only PMU.
  */
@@ -73,6 +78,9 @@ struct pmuvirt_x86_layout {
 	uint8_t nr_fixed;
 	uint8_t gp_width;
 	uint8_t flags;
+	uint8_t arch_unavail;
+	uint8_t cpuid_width;
+	uint8_t family;
 } __attribute__((__may_alias__));	/* it lives in uint64_t arch_data[] */
 
 _Static_assert(sizeof(struct pmuvirt_x86_layout) <= sizeof(((struct pmuvirt_pmu *)0)->arch_data),
