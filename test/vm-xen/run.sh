@@ -591,6 +591,9 @@ require() {
 	for m in "$@"; do
 		grep -qa "$m" "$console" && continue
 		log "missing on the console: $m"
+		# what a guest or Xen said went wrong, wherever it is in the log
+		grep -a "FAIL\|BUG\|WARNING\|Oops\|panic" "$console" | head -n 40 >&2
+		log "the console's end:"
 		tail -n 30 "$console" >&2
 		log "FAIL"
 		exit 1
