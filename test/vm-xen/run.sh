@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 # Boot Xen with pmuvirt under QEMU (TCG, -icount shift=0) with Debian's
-# kernel as a PV dom0 on one physical CPU, five times.  With two dom0 VCPUs,
+# kernel as a PV dom0, seven times.  With two dom0 VCPUs,
 # as the hardware is (the TSC alone): pmuvirt_xen_test drives the
 # hypercall, then pmuvirt.ko is loaded and pmuvirt_xen_guest checks
 # per-thread counts on top of the VCPUs'.  With Xen's emulated PMU
@@ -24,7 +24,7 @@
 #              (the same for pmuvirt_xen_guest, default 5e7),
 #              PMUVIRT_XEN_TIMEOUT (seconds, default 900),
 #              PMUVIRT_XEN_BOOTS (the boots to run, default
-#              "real emulated refused watchdog domu hvm"; the test passes
+#              "real emulated refused watchdog domu smp hvm"; the test passes
 #              only with all), PMUVIRT_XEN_EMU_ARGS (more Xen options for the
 #              emulated boot, e.g. timer_slop=0 for docs/sampling.md).
 set -eu
