@@ -6,9 +6,10 @@
 # hypercall, then pmuvirt.ko is loaded and pmuvirt_xen_guest checks
 # per-thread counts on top of the VCPUs'.  With Xen's emulated PMU
 # (pmuvirt-emulate): xen_emu_test checks PMC counting per VCPU and the
-# PMI -> VIRQ path.  With vpmu=1, and with the NMI watchdog: pmuvirt
-# refuses to start, and its hypercall answers -EBUSY.  With one dom0 VCPU
-# and the emulated PMU, on
+# PMI -> VIRQ path, and system-wide profiles (a full ring's losses
+# counted, a ring drained by its high-water VIRQ alone).  With vpmu=1, and
+# with the NMI watchdog: pmuvirt refuses to start, and its hypercall
+# answers -EBUSY.  With one dom0 VCPU and the emulated PMU, on
 # an AMD CPU model with SVM: Debian's toolstack (xl) creates a PV and a
 # PVH domU from domu.cfg that run pmuvirt_xen_guest, vmtest imode and
 # xen_access_test at once while dom0 spins, then xen_save_guest while dom0
@@ -459,6 +460,16 @@ elif grep -q pmuvirt_emulated_boot /proc/cmdline; then
 	/pmuvirt-xenprof report -i /tmp/lossy.data --exe 0=/xen_prof_test --top 100000 >/tmp/lossy.txt
 	sed -n 's/^\(# .*\)/prof-lossy: \1/p' /tmp/lossy.txt
 	/xen_prof_test check /tmp/lossy.txt $prof_period $lossy_work_a $lossy_work_b lossy
+	# The same rings drained by the VIRQ alone (its timer drain would come
+	# after 1000 s): a ring at its mark of 16 records calls the drain, on
+	# VCPU 1, before it fills; none is lost.
+	/pmuvirt-xenprof record -c $prof_period --pages 2 --high-water 50 --drain-ms 1000000 \
+		--cpu 1 -o /tmp/virq.data -- /xen_prof_test hot $lossy_rounds 2>/tmp/virq.log
+	echo "PMUVIRT-XEN-PROF-VIRQ-RECORD-EXIT=\$?"
+	sed 's/^/prof-virq: /' /tmp/virq.log
+	/pmuvirt-xenprof report -i /tmp/virq.data --exe 0=/xen_prof_test --top 100000 >/tmp/virq.txt
+	sed -n 's/^\(# .*\)/prof-virq: \1/p' /tmp/virq.txt
+	/xen_prof_test check /tmp/virq.txt $prof_period $lossy_work_a $lossy_work_b virq /tmp/virq.log
 	# Both levels on the emulated PMU: guest threads' i-mode counters
 	# overflow through Xen's PMI, the VIRQ and the module's signal.
 	insmod /lib/modules/pmuvirt.ko && echo "PMUVIRT-XEN-EMU-GUEST-LOADED"
@@ -630,7 +641,8 @@ require "PMUVIRT-XEN-EMU-PASSED" "PMUVIRT-XEN-EMU-EXIT=0" \
 	"PMUVIRT-XEN-PROF-RULES-PASSED" "PMUVIRT-XEN-PROF-RULES-EXIT=0" \
 	"PMUVIRT-XEN-PROF-RECORD-EXIT=0" "PMUVIRT-XEN-PROF-REPORT-EXIT=0" \
 	"PMUVIRT-XEN-PROF-SHARE-PASSED" "PMUVIRT-XEN-PROF-LOSSY-RECORD-EXIT=0" \
-	"PMUVIRT-XEN-PROF-LOSSY-PASSED" \
+	"PMUVIRT-XEN-PROF-LOSSY-PASSED" "PMUVIRT-XEN-PROF-VIRQ-RECORD-EXIT=0" \
+	"PMUVIRT-XEN-PROF-VIRQ-PASSED" \
 	"PMUVIRT-XEN-EMU-GUEST-EXIT=0" "PMUVIRT-XEN-EMU-SAMPLE-EXIT=0" "PMUVIRT-XEN-EMU-GUEST-UNLOADED" \
 	"PMUVIRT-XEN-EMU-GUEST-KERNEL-WARNINGS=0"
 fi
