@@ -1,20 +1,25 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 # Boot Xen with pmuvirt under QEMU (TCG, -icount shift=0) with Debian's
-# kernel as a PV dom0 on one physical CPU, five times.  With two dom0 VCPUs,
+# kernel as a PV dom0, seven times.  With two dom0 VCPUs,
 # as the hardware is (the TSC alone): pmuvirt_xen_test drives the
 # hypercall, then pmuvirt.ko is loaded and pmuvirt_xen_guest checks
 # per-thread counts on top of the VCPUs'.  With Xen's emulated PMU
 # (pmuvirt-emulate): xen_emu_test checks PMC counting per VCPU and the
-# PMI -> VIRQ path.  With vpmu=1, and with the NMI watchdog: pmuvirt
-# refuses to start, and its hypercall answers -EBUSY.  With one dom0 VCPU
-# and the emulated PMU, on
+# PMI -> VIRQ path, and system-wide profiles (a full ring's losses
+# counted, a ring drained by its high-water VIRQ alone).  With vpmu=1, and
+# with the NMI watchdog: pmuvirt refuses to start, and its hypercall
+# answers -EBUSY.  With one dom0 VCPU and the emulated PMU, on
 # an AMD CPU model with SVM: Debian's toolstack (xl) creates a PV and a
 # PVH domU from domu.cfg that run pmuvirt_xen_guest, vmtest imode and
 # xen_access_test at once while dom0 spins, then xen_save_guest while dom0
-# saves and restores each of them, and report on their consoles.  On the
-# same Xen, xl creates an HVM domU with QEMU as its device model (hvm.cfg)
-# that runs pmuvirt_xen_guest and vmtest imode.
+# saves and restores each of them and migrates each to its own host, and
+# report on their consoles; the same two domUs on two PCPUs while dom0
+# moves their VCPUs between them and takes PCPU 1 offline and back.  On
+# the domu boot's Xen, xl creates an HVM domU with
+# QEMU as its device model (hvm.cfg) that runs pmuvirt_xen_guest and
+# vmtest imode; dom0 makes a save of it fail with Xen's test instrument
+# pmuvirt-fail-save, then saves and restores it during xen_save_guest.
 # Judged by console markers, not by QEMU's exit status.
 #
 # usage: test/vm-xen/run.sh [BUILD_DIR]     (default <source>/build-xen)
@@ -24,7 +29,7 @@
 #              (the same for pmuvirt_xen_guest, default 5e7),
 #              PMUVIRT_XEN_TIMEOUT (seconds, default 900),
 #              PMUVIRT_XEN_BOOTS (the boots to run, default
-#              "real emulated refused watchdog domu hvm"; the test passes
+#              "real emulated refused watchdog domu smp hvm"; the test passes
 #              only with all), PMUVIRT_XEN_EMU_ARGS (more Xen options for the
 #              emulated boot, e.g. timer_slop=0 for docs/sampling.md).
 set -eu
@@ -180,8 +185,9 @@ cp "$build/module/pmuvirt.ko" "$work/root/lib/modules/"
 
 # The domU's initramfs (inside dom0's): busybox, pmuvirt.ko and the guest
 # tests, which run in the domU as in dom0 and report on its console.  The
-# hvm boot's domain (pmuvirt_hvm on its command line) runs the guest
-# tests alone: no other domain to refuse, no save.
+# hvm boot's domain (pmuvirt_hvm on its command line) has no other domain
+# to refuse and no profiling session; dom0 fails a save of it, then saves
+# and restores it.
 droot=$work/domu-root
 mkdir -p "$droot/bin" "$droot/proc" "$droot/sys" "$droot/dev" "$droot/tmp"
 cp "$busybox" "$droot/bin/busybox"
@@ -200,7 +206,8 @@ echo "PMUVIRT-DOMU-UP cpus=\$(grep -c ^processor /proc/cpuinfo)"
 # Its own VCPUs only: dom0's and the other domU's are refused by Xen.
 # (Linux's privcmd passes a domU's hypercalls on only when unrestricted.)
 insmod /xen-privcmd.ko unrestricted=1
-# domu: beside the other domU, saved and restored; hvm: alone; smp: on two
+# domu: beside the other domU, saved, restored and migrated; hvm: alone,
+# a save of it failed, then saved and restored; smp: on two
 # PCPUs, where the TSC is no exact truth for a thread's work (shared).
 run=domu shared=
 grep -q pmuvirt_hvm /proc/cmdline && run=hvm
@@ -218,10 +225,22 @@ echo "PMUVIRT-DOMU-GUEST-EXIT=\$?"
 # i-mode counters on Xen's emulated PMU: overflow -> PMI -> VIRQ -> signal.
 /vmtest imode \${shared:-0.04}
 echo "PMUVIRT-DOMU-IMODE-EXIT=\$?"
-if [ \$run = domu ]; then
-	# dom0 saves and restores the domain in the middle of these loops.
-	mode=; dmesg | grep -q "backend: Xen PVH" && mode=guest-only
-	/xen_save_guest \$mode
+if [ \$run = hvm ]; then
+	# dom0 makes a save of this domain fail (Xen's pmuvirt-fail-save): the
+	# suspend is cancelled, the domain carries on and maps its records again.
+	resumes=/sys/module/pmuvirt/parameters/xen_resumes
+	r0=\$(cat \$resumes)
+	echo "PMUVIRT-DOMU-FAIL-SAVE-WAITING"
+	/xs_rendezvous wait data/pmuvirt-failed 300
+	r1=\$(cat \$resumes)
+	echo "PMUVIRT-DOMU-FAIL-SAVE-RESUMES \$r0 then \$r1"
+	[ "\$r1" = "\$((r0 + 1))" ] && echo "PMUVIRT-DOMU-FAIL-SAVE-CANCELLED"
+fi
+if [ \$run != smp ]; then
+	# In the middle of these loops dom0 saves and restores the domain, then
+	# migrates a PV or PVH one to its own host: two comebacks, or one.
+	mode=; dmesg | grep -q "backend: Xen PVH\|backend: Xen HVM" && mode=guest-only
+	/xen_save_guest \$mode \$([ \$run = hvm ] && echo 1 || echo 2)
 	echo "PMUVIRT-DOMU-SAVE-EXIT=\$?"
 fi
 /vmtest reap
@@ -307,6 +326,15 @@ fi
 # the dom0 command line says which.
 cat >"$work/root/init" <<INIT
 #!/bin/sh
+# wait_for FILE MARKER SECONDS: MARKER is in FILE, or false after SECONDS.
+wait_for() {
+	_i=0
+	until grep -q "\$2" "\$1" 2>/dev/null; do
+		[ \$_i -lt \$3 ] || return 1
+		sleep 1
+		_i=\$((_i + 1))
+	done
+}
 # Xen's toolstack in dom0: xenstored, dom0's entries, xenconsoled.
 toolstack_up() {
 	for m in xen-gntdev xen-gntalloc; do insmod /lib/modules/\$m.ko; done
@@ -375,8 +403,10 @@ if grep -q pmuvirt_domu_boot /proc/cmdline; then
 	sed -n '1,40s/^/prof: /p' /tmp/domu.txt
 	/xen_prof_test domus /tmp/domu.txt d\$a d\$b:hvm
 	/usr/bin/xl list
+	# a migrated domain logs to the name it had while it came in
+	echo "PMUVIRT-DOM0-CONSOLE-LOGS" \$(ls /var/log/xen/console)
 	for d in a b; do
-		sed "s/^/domu-\$d: /" \$log-\$d.log
+		cat \$log-\$d.log \$log-\$d--incoming.log 2>/dev/null | sed "s/^/domu-\$d: /"
 	done
 elif grep -q pmuvirt_smp_boot /proc/cmdline; then
 	# Two PCPUs for six VCPUs: dom0's two, and a PV and a PVH domU of two
@@ -416,11 +446,49 @@ elif grep -q pmuvirt_smp_boot /proc/cmdline; then
 	sed -n '1,12s/^/prof-hp: /p' /tmp/hp2.txt
 elif grep -q pmuvirt_hvm_boot /proc/cmdline; then
 	# An HVM domU with QEMU as its device model in dom0 (hvm.cfg), its
-	# serial port in a file: the guest tests on Xen's emulated PMU.
+	# serial port in a file: the guest tests on Xen's emulated PMU, a save
+	# that Xen's test instrument makes fail, then a save and a restore.
 	toolstack_up
 	t0=\$(cut -d. -f1 /proc/uptime)
 	/usr/bin/xl create /etc/xen/hvm.cfg
 	echo "PMUVIRT-DOM0-HVM-CREATE-EXIT=\$? seconds=\$(( \$(cut -d. -f1 /proc/uptime) - t0 ))"
+	serial=/var/log/xen/hvm-serial.log
+	h=\$(/usr/bin/xl domid pmuvirt-hvm)
+	if wait_for \$serial PMUVIRT-DOMU-FAIL-SAVE-WAITING 300; then
+		/usr/bin/xl set-parameters pmuvirt-fail-save=\$h && echo "PMUVIRT-DOM0-FAIL-SAVE-SET \$h"
+		s0=\$(cut -d. -f1 /proc/uptime)
+		/usr/bin/xl save pmuvirt-hvm /var/lib/xen/hvm.save || echo "PMUVIRT-DOM0-SAVE-FAILED hvm"
+		echo "PMUVIRT-DOM0-FAIL-SAVE-SECONDS \$(( \$(cut -d. -f1 /proc/uptime) - s0 ))"
+		rm -f /var/lib/xen/hvm.save
+		/usr/bin/xl dmesg | grep -q "pmuvirt: d\${h}v0: counters cannot be saved (-5): the save fails" &&
+			echo "PMUVIRT-DOM0-FAIL-SAVE-LOGGED d\${h}v0"
+		# the suspend was cancelled: the domain runs (r), blocks (b) or waits
+		# for the PCPU (no flag), neither paused nor shut down
+		st=\$(/usr/bin/xl list pmuvirt-hvm | sed -n 's/^pmuvirt-hvm  *'\$h'  *[0-9]*  *[0-9]*  *\([-rbpscd]*\) .*/\1/p')
+		case "\$st" in
+		*[pscd]* | "") echo "PMUVIRT-DOM0-FAIL-SAVE-STATE '\$st'" ;;
+		*) echo "PMUVIRT-DOM0-FAIL-SAVE-RUNNING \$st" ;;
+		esac
+		/usr/bin/xl set-parameters pmuvirt-fail-save=0 && echo "PMUVIRT-DOM0-FAIL-SAVE-RESET"
+		/xs_rendezvous write /local/domain/\$h/data/pmuvirt-failed 0
+	fi
+	# In the middle of xen_save_guest's loops: saved and restored.  The
+	# restored device model starts the serial file afresh: the first
+	# life's output is kept aside.
+	first=
+	if wait_for \$serial PMUVIRT-SAVE-READY 300; then
+		s0=\$(cut -d. -f1 /proc/uptime)
+		if /usr/bin/xl save pmuvirt-hvm /var/lib/xen/hvm.save; then
+			echo "PMUVIRT-DOM0-SAVED hvm"
+			first=/var/log/xen/hvm-serial-first.log
+			cp \$serial \$first
+		fi
+		s1=\$(cut -d. -f1 /proc/uptime)
+		[ -n "\$first" ] && /usr/bin/xl restore /var/lib/xen/hvm.save &&
+			echo "PMUVIRT-DOM0-RESTORED hvm"
+		echo "PMUVIRT-DOM0-SAVE-SECONDS hvm save \$((s1 - s0)) restore \$(( \$(cut -d. -f1 /proc/uptime) - s1 )) image \$(du -m /var/lib/xen/hvm.save | cut -f1) MiB"
+		rm -f /var/lib/xen/hvm.save
+	fi
 	i=0
 	while [ \$i -lt 300 ] && /usr/bin/xl list | grep -q pmuvirt-hvm; do
 		sleep 1
@@ -428,7 +496,7 @@ elif grep -q pmuvirt_hvm_boot /proc/cmdline; then
 	done
 	/usr/bin/xl list | grep -q pmuvirt-hvm || echo "PMUVIRT-DOM0-HVM-ENDED"
 	echo "PMUVIRT-DOM0-HVM-SECONDS \$(( \$(cut -d. -f1 /proc/uptime) - t0 ))"
-	sed 's/^/hvm: /' /var/log/xen/hvm-serial.log
+	cat \$first \$serial | sed 's/^/hvm: /'
 elif grep -q pmuvirt_refused_boot /proc/cmdline; then
 	# Xen's vPMU or the NMI watchdog was asked for: pmuvirt refused to start.
 	/xen_policy_test refused
@@ -459,6 +527,16 @@ elif grep -q pmuvirt_emulated_boot /proc/cmdline; then
 	/pmuvirt-xenprof report -i /tmp/lossy.data --exe 0=/xen_prof_test --top 100000 >/tmp/lossy.txt
 	sed -n 's/^\(# .*\)/prof-lossy: \1/p' /tmp/lossy.txt
 	/xen_prof_test check /tmp/lossy.txt $prof_period $lossy_work_a $lossy_work_b lossy
+	# The same rings drained by the VIRQ alone (its timer drain would come
+	# after 1000 s): a ring at its mark of 16 records calls the drain, on
+	# VCPU 1, before it fills; none is lost.
+	/pmuvirt-xenprof record -c $prof_period --pages 2 --high-water 50 --drain-ms 1000000 \
+		--cpu 1 -o /tmp/virq.data -- /xen_prof_test hot $lossy_rounds 2>/tmp/virq.log
+	echo "PMUVIRT-XEN-PROF-VIRQ-RECORD-EXIT=\$?"
+	sed 's/^/prof-virq: /' /tmp/virq.log
+	/pmuvirt-xenprof report -i /tmp/virq.data --exe 0=/xen_prof_test --top 100000 >/tmp/virq.txt
+	sed -n 's/^\(# .*\)/prof-virq: \1/p' /tmp/virq.txt
+	/xen_prof_test check /tmp/virq.txt $prof_period $lossy_work_a $lossy_work_b virq /tmp/virq.log
 	# Both levels on the emulated PMU: guest threads' i-mode counters
 	# overflow through Xen's PMI, the VIRQ and the module's signal.
 	insmod /lib/modules/pmuvirt.ko && echo "PMUVIRT-XEN-EMU-GUEST-LOADED"
@@ -527,21 +605,38 @@ for d in a b; do
 	/xs_rendezvous write /local/domain/$(/usr/bin/xl domid pmuvirt-$d)/data/pmuvirt-go $go &&
 		echo "PMUVIRT-DOM0-GO $d $go"
 done
-saved=
+# In the middle of its last loops each domU is saved and restored, then,
+# once it says it is back, migrated live to this same host (the receiver
+# is "xl migrate-receive" run here, not over ssh): one xl at a time.
+step_a=save step_b=save
 i=0
 while [ $i -lt 600 ] && /usr/bin/xl list | grep -q pmuvirt-; do
 	for d in a b; do
-		case " $saved " in *" $d "*) continue ;; esac
-		grep -q PMUVIRT-SAVE-READY $log-$d.log 2>/dev/null || continue
-		# save and restore in the middle of its loops; xl is slow enough without the spinner
-		[ -n "$spin" ] && kill $spin && spin=
-		s0=$(cut -d. -f1 /proc/uptime)
-		/usr/bin/xl save pmuvirt-$d /var/lib/xen/$d.save && echo "PMUVIRT-DOM0-SAVED $d"
-		s1=$(cut -d. -f1 /proc/uptime)
-		/usr/bin/xl restore /var/lib/xen/$d.save && echo "PMUVIRT-DOM0-RESTORED $d"
-		echo "PMUVIRT-DOM0-SAVE-SECONDS $d save $((s1 - s0)) restore $(( $(cut -d. -f1 /proc/uptime) - s1 )) image $(du -m /var/lib/xen/$d.save | cut -f1) MiB"
-		rm -f /var/lib/xen/$d.save
-		saved="$saved $d"
+		eval step=\$step_$d
+		case $step in
+		save)
+			grep -q PMUVIRT-SAVE-READY $log-$d.log 2>/dev/null || continue
+			# xl is slow enough without the spinner
+			[ -n "$spin" ] && kill $spin && spin=
+			s0=$(cut -d. -f1 /proc/uptime)
+			/usr/bin/xl save pmuvirt-$d /var/lib/xen/$d.save && echo "PMUVIRT-DOM0-SAVED $d"
+			s1=$(cut -d. -f1 /proc/uptime)
+			/usr/bin/xl restore /var/lib/xen/$d.save && echo "PMUVIRT-DOM0-RESTORED $d"
+			echo "PMUVIRT-DOM0-SAVE-SECONDS $d save $((s1 - s0)) restore $(( $(cut -d. -f1 /proc/uptime) - s1 )) image $(du -m /var/lib/xen/$d.save | cut -f1) MiB"
+			rm -f /var/lib/xen/$d.save
+			step=migrate
+			;;
+		migrate)
+			grep -q "PMUVIRT-SAVE-BACK 1" $log-$d.log 2>/dev/null || continue
+			/usr/bin/xl info | sed -n "s/^free_memory *: */PMUVIRT-DOM0-FREE-MIB $d /p"
+			s0=$(cut -d. -f1 /proc/uptime)
+			/usr/bin/xl migrate -s "" pmuvirt-$d "/usr/bin/xl migrate-receive" &&
+				echo "PMUVIRT-DOM0-MIGRATED $d"
+			echo "PMUVIRT-DOM0-MIGRATE-SECONDS $d $(( $(cut -d. -f1 /proc/uptime) - s0 ))"
+			step=done
+			;;
+		esac
+		eval step_$d=\$step
 	done
 	sleep 1
 	i=$((i + 1))
@@ -633,7 +728,8 @@ require "PMUVIRT-XEN-EMU-PASSED" "PMUVIRT-XEN-EMU-EXIT=0" \
 	"PMUVIRT-XEN-PROF-RULES-PASSED" "PMUVIRT-XEN-PROF-RULES-EXIT=0" \
 	"PMUVIRT-XEN-PROF-RECORD-EXIT=0" "PMUVIRT-XEN-PROF-REPORT-EXIT=0" \
 	"PMUVIRT-XEN-PROF-SHARE-PASSED" "PMUVIRT-XEN-PROF-LOSSY-RECORD-EXIT=0" \
-	"PMUVIRT-XEN-PROF-LOSSY-PASSED" \
+	"PMUVIRT-XEN-PROF-LOSSY-PASSED" "PMUVIRT-XEN-PROF-VIRQ-RECORD-EXIT=0" \
+	"PMUVIRT-XEN-PROF-VIRQ-PASSED" \
 	"PMUVIRT-XEN-EMU-GUEST-EXIT=0" "PMUVIRT-XEN-EMU-SAMPLE-EXIT=0" "PMUVIRT-XEN-EMU-GUEST-UNLOADED" \
 	"PMUVIRT-XEN-EMU-GUEST-KERNEL-WARNINGS=0"
 fi
@@ -663,13 +759,15 @@ require "PMUVIRT-DOM0-XENSTORED" "PMUVIRT-DOM0-INIT-DOM0" "PMUVIRT-DOM0-XENCONSO
 	"PMUVIRT-DOM0-GO a" "PMUVIRT-DOM0-GO b" "HVM: SVM enabled" "pmuvirt: HVM and PVH kernel mode: counted in SVM guest mode only" \
 	"PMUVIRT-DOM0-SAVED a" "PMUVIRT-DOM0-RESTORED a" \
 	"PMUVIRT-DOM0-SAVED b" "PMUVIRT-DOM0-RESTORED b" \
+	"PMUVIRT-DOM0-MIGRATED a" "PMUVIRT-DOM0-MIGRATED b" \
 	"PMUVIRT-XEN-PROF-DOMU-RECORD-EXIT=0" "PMUVIRT-XEN-PROF-DOMU-REPORT-EXIT=0" \
 	"PMUVIRT-XEN-PROF-DOMUS-PASSED"
 for d in a:PV b:PVH; do
 	k=${d#*:} d=${d%:*}
 	require_domu "domu-$d: " "$k" "domu-$d: PMUVIRT-XEN-ACCESS-DOMU-PASSED" \
 		"domu-$d: PMUVIRT-DOMU-ACCESS-EXIT=0" \
-		"domu-$d: PMUVIRT-SAVE-PASSED" "domu-$d: PMUVIRT-DOMU-SAVE-EXIT=0" \
+		"domu-$d: PMUVIRT-SAVE-BACK 2" "domu-$d: PMUVIRT-SAVE-PASSED" \
+		"domu-$d: PMUVIRT-DOMU-SAVE-EXIT=0" \
 		"domu-$d: PMUVIRT-RDPMC-PASSED"
 done
 # The two domains' loops ran at once (Xen's wall clock, which both read).
@@ -719,8 +817,13 @@ if want hvm; then
 boot hvm "dom0_max_vcpus=1 pmuvirt-emulate sched=credit" "pmuvirt_hvm_boot" \
 	"Nehalem,vendor=AuthenticAMD,+svm,+npt" "$work/initrd-hvm.cpio.gz"
 require "PMUVIRT-DOM0-XENSTORED" "PMUVIRT-DOM0-INIT-DOM0" "PMUVIRT-DOM0-XENCONSOLED" \
-	"HVM: SVM enabled" "PMUVIRT-DOM0-HVM-CREATE-EXIT=0" "PMUVIRT-DOM0-HVM-ENDED"
-require_domu "hvm: " HVM
+	"HVM: SVM enabled" "PMUVIRT-DOM0-HVM-CREATE-EXIT=0" \
+	"PMUVIRT-DOM0-FAIL-SAVE-SET 1" "pmuvirt: d1v0: counters cannot be saved (-5): the save fails" \
+	"PMUVIRT-DOM0-SAVE-FAILED hvm" "PMUVIRT-DOM0-FAIL-SAVE-LOGGED d1v0" \
+	"PMUVIRT-DOM0-FAIL-SAVE-RUNNING" "PMUVIRT-DOM0-FAIL-SAVE-RESET" \
+	"PMUVIRT-DOM0-SAVED hvm" "PMUVIRT-DOM0-RESTORED hvm" "PMUVIRT-DOM0-HVM-ENDED"
+require_domu "hvm: " HVM "hvm: PMUVIRT-DOMU-FAIL-SAVE-CANCELLED" \
+	"hvm: PMUVIRT-SAVE-BACK 1" "hvm: PMUVIRT-SAVE-PASSED" "hvm: PMUVIRT-DOMU-SAVE-EXIT=0"
 fi
 log "boots passed: $boots"
 for b in real emulated refused watchdog domu smp hvm; do

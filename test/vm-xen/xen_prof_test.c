@@ -22,12 +22,18 @@
  * over the loop, read from a TSC counter on its VCPU (which shares the PMU
  * with a running session): the work plus what Xen and interrupts cost it.
  *
- * "xen_prof_test check REPORT PERIOD WORK_A WORK_B [lossy]": reads the
- * report of pmuvirt-xenprof: dom0's user samples in hot_a and hot_b split
- * 3:1 (within 3%) and number the work over the period (within 10%); the
- * idle PCPU's samples resolve to Xen's symbols.  With "lossy": the ring of
- * dom0's VCPU 0 lost records, reported, and its records read plus lost
- * number the work over the period.
+ * "xen_prof_test check REPORT PERIOD WORK_A WORK_B [lossy | virq LOG]": reads
+ * the report of pmuvirt-xenprof: dom0's user samples in hot_a and hot_b
+ * split 3:1 (within 3%) and number the work over the period (within 10%);
+ * the idle PCPU's samples resolve to Xen's symbols.  With "lossy": the
+ * ring of dom0's VCPU 0 lost records, reported, and its records read plus
+ * lost number the work over the period.  With "virq" (a recorder whose
+ * timer never drained, its summary line in LOG): the VIRQ came and every
+ * drain was its, no ring lost or skipped a record, and the ring of dom0's
+ * VCPU 0 read the work over the period.  The 10% on the number of records
+ * is room for what else ran on VCPU 0 during the session (the program's
+ * start and exit, dom0's kernel) and for records that stand for more than
+ * one period; a ring holds 32 records.
  *
  * "xen_prof_test domus REPORT A B": both passive domUs have kernel samples
  * resolved from their System.map and user samples; a domain given as
@@ -346,6 +352,66 @@ static int ring_line(const char *path, unsigned long long *read, unsigned long l
 	return found;
 }
 
+/* The report's first line: "... from R rings of N, L lost, S skipped". */
+static int report_losses(const char *path, unsigned long long *lost, unsigned long long *skipped)
+{
+	char text[512];
+	FILE *f = fopen(path, "r");
+	int found = 0;
+
+	if (!f)
+		return 0;
+	if (fgets(text, sizeof(text), f)) {
+		const char *p = strstr(text, " rings of ");
+
+		found = p && sscanf(p, " rings of %*u, %llu lost, %llu skipped", lost, skipped) == 2;
+	}
+	fclose(f);
+	return found;
+}
+
+/* The recorder's summary: "... (D drains, V VIRQs), ..." */
+static int recorder_virqs(const char *path, unsigned int *drains, unsigned int *virqs)
+{
+	char text[512];
+	FILE *f = fopen(path, "r");
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(text, sizeof(text), f)) {
+		const char *p = strstr(text, " drains, ");
+
+		while (p && p > text && p[-1] != '(')
+			p--;
+		if (p && sscanf(p, "%u drains, %u VIRQs)", drains, virqs) == 2)
+			found = 1;
+	}
+	fclose(f);
+	return found;
+}
+
+static int check_virq(const char *path, const char *log, double want)
+{
+	unsigned long long read = 0, lost = 0, all_lost = ~0ull, skipped = ~0ull;
+	unsigned int drains = 0, virqs = 0;
+	double got;
+	int bad = 0;
+
+	if (!ring_line(path, &read, &lost) || !report_losses(path, &all_lost, &skipped) ||
+	    !recorder_virqs(log, &drains, &virqs))
+		bad++;
+	got = (double)(read + lost);
+	printf("PMUVIRT-XEN-PROF-VIRQ d0 vcpu 0: read %llu lost %llu, expected about %.0f "
+	       "(%+.1f%%); %u VIRQs, %u drains; all rings: %llu lost, %llu skipped\n", read, lost,
+	       want, 100.0 * (got - want) / want, virqs, drains, all_lost, skipped);
+	if (!virqs || drains != virqs || all_lost || skipped || got < 0.9 * want ||
+	    got > 1.1 * want)
+		bad++;
+	printf("PMUVIRT-XEN-PROF-VIRQ-%s\n", bad ? "FAILED" : "PASSED");
+	return bad ? 1 : 0;
+}
+
 static int check(const char *path, double period, double work_a, double work_b, int lossy)
 {
 	unsigned long long a = sum(path, "d0", "user", "hot_a", 0);
@@ -439,12 +505,15 @@ int main(int argc, char **argv)
 			return 1;
 		return hot();
 	}
-	if ((argc == 6 || argc == 7) && !strcmp(argv[1], "check"))
+	if (argc == 8 && !strcmp(argv[1], "check") && !strcmp(argv[6], "virq"))
+		return check_virq(argv[2], argv[7],
+				  (strtod(argv[4], NULL) + strtod(argv[5], NULL)) / strtod(argv[3], NULL));
+	if ((argc == 6 || (argc == 7 && !strcmp(argv[6], "lossy"))) && !strcmp(argv[1], "check"))
 		return check(argv[2], strtod(argv[3], NULL), strtod(argv[4], NULL),
 			     strtod(argv[5], NULL), argc == 7);
 	if (argc == 5 && !strcmp(argv[1], "domus"))
 		return domus(argv[2], argv[3], argv[4]);
 	fprintf(stderr, "usage: xen_prof_test rules | nopmu | hot ROUNDS | check REPORT PERIOD WORK_A "
-		"WORK_B [lossy] | domus REPORT DOMA DOMB\n");
+		"WORK_B [lossy | virq LOG] | domus REPORT DOMA DOMB\n");
 	return 2;
 }

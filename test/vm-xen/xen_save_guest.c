@@ -1,33 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 /*
  * Runs in a domU under Xen with pmuvirt (its emulated PMU below), with
- * pmuvirt.ko loaded, while dom0 saves the domain with xl save and brings
- * it back with xl restore: the threads' counts go on as if nothing
- * happened.
+ * pmuvirt.ko loaded, while dom0 takes the domain away and brings it back
+ * COMEBACKS times (xl save and xl restore, xl migrate): the threads'
+ * counts go on as if nothing happened.
  *
  * Two threads per VCPU, each pinned, attach {instructions (i-mode: a
  * notification every PERIOD events, signal SIGUSR1), TSC} and run
  * `dec; jnz` loops in chunks of CHUNK iterations.  After each chunk a
- * thread looks whether the domain came back from a suspend (the module's
- * xen_resumes, which the main thread polls) and, once it has, runs AFTER
- * more chunks.  When every thread is in its loops, the main thread prints
- * PMUVIRT-SAVE-READY, on which dom0 saves and restores the domain.
+ * thread looks how often the domain came back from a suspend (the
+ * module's xen_resumes, which the main thread polls) and, once it has
+ * COMEBACKS times, runs AFTER more chunks.  When every thread is in its
+ * loops, the main thread prints PMUVIRT-SAVE-READY, on which dom0 takes
+ * the domain away the first time, and PMUVIRT-SAVE-BACK N each time it
+ * sees the domain back, on which dom0 goes on with the next.
  *
  * Checks per thread: its virtual TSC, read from user mode through its
  * record and its VCPU's (a PV domain maps the new record frames again on
- * the first access after the restore), and its instruction count within
+ * the first access after each comeback), and its instruction count within
  * TOLERANCE of its work, 2 instructions per iteration; its notifications,
  * taken by the signal handler and at the end, exactly floor(count /
- * PERIOD), less at most one still on its way; the thread saw the domain
- * come back.  The domain came back exactly once during the loops.  With
- * "guest-only" (a PVH domain, whose kernel-mode counters Xen makes
- * guest-only), each instruction count must be below the TSC count: the
- * TSC holds Xen's own work at each VM exit while the VCPU ran, the
- * guest-only counter does not.  That work is heavier than on hardware
- * (the emulated PMU's GLOBAL_CTRL is switched in software at every VMRUN
- * and #VMEXIT), so there the TSC may be TSC_GUEST_ONLY off its work.
+ * PERIOD), less at most one still on its way; the thread ran chunks before
+ * the first comeback, between each two and after the last.  The domain
+ * came back exactly COMEBACKS times during the loops.  With "guest-only"
+ * (an HVM or PVH domain, whose kernel-mode counters Xen makes guest-only),
+ * each instruction count must be below the TSC count: the TSC holds Xen's
+ * own work at each VM exit while the VCPU ran, the guest-only counter does
+ * not.  That work is heavier than on hardware (the emulated PMU's
+ * GLOBAL_CTRL is switched in software at every VMRUN and #VMEXIT), so
+ * there the TSC may be TSC_GUEST_ONLY off its work.
  *
- * usage: xen_save_guest [guest-only]
+ * usage: xen_save_guest [guest-only] [COMEBACKS]    (COMEBACKS 1 to 4, default 1)
  * Prints PMUVIRT-SAVE-* markers; the boot script judges by them.
  */
 #define _GNU_SOURCE
@@ -50,26 +53,30 @@
 #define NR_THREADS	(NR_VCPUS * PER_VCPU)
 #define CHUNK		1000000ull	/* iterations: 2,000,000 instructions */
 #define AFTER		25		/* chunks after the domain came back */
-#define MAX_CHUNKS	5000		/* give up: the save never came */
+#define MAX_CHUNKS	5000		/* give up: the domain never came back */
+#define MAX_COMEBACKS	4
 #define PERIOD		10000000ull
 #define TOLERANCE	0.02
-#define TSC_GUEST_ONLY	0.04	/* the TSC of a PVH domain with guest-only counters */
+#define TSC_GUEST_ONLY	0.04	/* the TSC of an HVM or PVH domain with guest-only counters */
 #define RESUMES		"/sys/module/pmuvirt/parameters/xen_resumes"
 
 struct worker {
 	pthread_t th;
 	int cpu;
 	int err;
-	unsigned int chunks, chunks_before;
+	unsigned int chunks;
+	unsigned int seen;			/* comebacks this thread saw */
+	unsigned int before[MAX_COMEBACKS];	/* chunks done before it saw each */
 	uint64_t v0[2], v1[2];		/* instructions, TSC around the loops */
-	uint64_t before[2], after[2];	/* around the last take */
+	uint64_t pre[2], post[2];	/* around the last take */
 	uint64_t notified;
 	unsigned int signals, bad_signals;
 };
 
 static struct worker workers[NR_THREADS];
 static pthread_barrier_t started;
-static volatile int resumed;
+static volatile unsigned int comebacks;	/* the main thread's count */
+static unsigned int expected = 1;
 static __thread struct worker *self;
 static __thread const struct pmuvirt_user *self_user;
 
@@ -144,17 +151,17 @@ static void *work(void *arg)
 
 		__asm__ __volatile__("1: dec %0\n\tjnz 1b" : "+r" (n) : : "cc");
 		w->chunks++;
-		if (!resumed)
-			w->chunks_before = w->chunks;
-		else if (w->chunks - w->chunks_before >= AFTER)
+		while (w->seen < comebacks && w->seen < MAX_COMEBACKS)
+			w->before[w->seen++] = w->chunks - 1;
+		if (w->seen >= expected && w->chunks - w->before[expected - 1] >= AFTER)
 			break;
 	}
 	if (pmuvirt_user_read(&u, w->v1))
 		w->err = errno;
 	/* the handler stops taking: the last take gets the rest */
 	self = NULL;
-	if (pmuvirt_user_read(&u, w->before) || pmuvirt_user_resume(&u, counts, &mask) ||
-	    pmuvirt_user_read(&u, w->after))
+	if (pmuvirt_user_read(&u, w->pre) || pmuvirt_user_resume(&u, counts, &mask) ||
+	    pmuvirt_user_read(&u, w->post))
 		w->err = errno;
 	else
 		w->notified += counts[0];
@@ -172,11 +179,23 @@ static double rel(uint64_t got, uint64_t want)
 
 int main(int argc, char **argv)
 {
-	int guest_only = argc > 1 && !strcmp(argv[1], "guest-only");
+	int a = 1, guest_only = 0;
 	struct sigaction sa;
 	long r0, r1, r;
+	unsigned int k;
 	int i, failures = 0, running;
 
+	if (a < argc && !strcmp(argv[a], "guest-only")) {
+		guest_only = 1;
+		a++;
+	}
+	if (a < argc)
+		expected = (unsigned int)strtoul(argv[a++], NULL, 10);
+	if (a < argc || expected < 1 || expected > MAX_COMEBACKS) {
+		fprintf(stderr, "usage: xen_save_guest [guest-only] [COMEBACKS]   (1 to %d)\n",
+			MAX_COMEBACKS);
+		return 2;
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_overflow;
@@ -194,39 +213,50 @@ int main(int argc, char **argv)
 	}
 	pthread_barrier_wait(&started);
 	printf("PMUVIRT-SAVE-READY\n");
-	/* until the domain is back, or every thread gave up */
+	/* until the domain came back often enough, or every thread gave up */
 	do {
 		usleep(20000);
 		r = resumes();
-		if (r != r0)
-			resumed = 1;
+		while (r > r0 + (long)comebacks && comebacks < expected)
+			printf("PMUVIRT-SAVE-BACK %u\n", ++comebacks);
 		for (i = running = 0; i < NR_THREADS; i++)
 			running += !workers[i].err && workers[i].chunks < MAX_CHUNKS;
-	} while (!resumed && running);
+	} while (comebacks < expected && running);
 	for (i = 0; i < NR_THREADS; i++)
 		pthread_join(workers[i].th, NULL);
 	r1 = resumes();
 	printf("PMUVIRT-SAVE-RESUMES %ld then %ld\n", r0, r1);
-	if (r1 != r0 + 1) {
-		printf("PMUVIRT-SAVE-FAIL the domain came back %ld times during the loops\n", r1 - r0);
+	if (r1 != r0 + (long)expected) {
+		printf("PMUVIRT-SAVE-FAIL the domain came back %ld times during the loops, not %u\n",
+		       r1 - r0, expected);
 		failures++;
 	}
 	for (i = 0; i < NR_THREADS; i++) {
 		struct worker *w = &workers[i];
 		uint64_t done = 2 * CHUNK * w->chunks;
 		uint64_t ins = w->v1[0] - w->v0[0], tsc = w->v1[1] - w->v0[1];
-		uint64_t want = w->before[0] / PERIOD, most = w->after[0] / PERIOD;
-		int ok = !w->err;
+		uint64_t want = w->pre[0] / PERIOD, most = w->post[0] / PERIOD;
+		char at[16 * MAX_COMEBACKS] = "";
+		int ok = !w->err, spans = w->seen == expected && w->before[0] >= 1;
 
-		printf("PMUVIRT-SAVE-THREAD %d vcpu=%d chunks=%u before=%u work=%llu tsc=%llu err=%+.3f%% instructions=%llu err=%+.3f%% notified=%llu floor=%llu signals=%u bad=%u err=%d\n",
-		       i, w->cpu, w->chunks, w->chunks_before, (unsigned long long)done,
+		for (k = 0; k < w->seen; k++) {
+			snprintf(at + strlen(at), sizeof(at) - strlen(at), "%s%u", k ? "," : "",
+				 w->before[k]);
+			if (k && w->before[k] <= w->before[k - 1])
+				spans = 0;
+		}
+		if (spans && w->chunks - w->before[expected - 1] != AFTER)
+			spans = 0;
+		printf("PMUVIRT-SAVE-THREAD %d vcpu=%d chunks=%u before=%s work=%llu tsc=%llu err=%+.3f%% instructions=%llu err=%+.3f%% notified=%llu floor=%llu signals=%u bad=%u err=%d\n",
+		       i, w->cpu, w->chunks, at, (unsigned long long)done,
 		       (unsigned long long)tsc, 100 * rel(tsc, done), (unsigned long long)ins,
 		       100 * rel(ins, done), (unsigned long long)w->notified,
 		       (unsigned long long)want, w->signals, w->bad_signals, w->err);
 		if (!ok)
 			printf("PMUVIRT-SAVE-FAIL thread %d: %s\n", i, strerror(w->err));
-		if (ok && (w->chunks_before < 1 || w->chunks - w->chunks_before != AFTER)) {
-			printf("PMUVIRT-SAVE-FAIL thread %d: its loops did not span the save\n", i);
+		if (ok && !spans) {
+			printf("PMUVIRT-SAVE-FAIL thread %d: its loops did not run before, between and after the comebacks\n",
+			       i);
 			ok = 0;
 		}
 		if (ok && (rel(tsc, done) < -TOLERANCE ||
@@ -238,7 +268,7 @@ int main(int argc, char **argv)
 		if (ok && (w->notified + 1 < want || w->notified > most || w->bad_signals ||
 			   !w->signals)) {
 			printf("PMUVIRT-SAVE-FAIL thread %d: %llu notifications for %llu events\n", i,
-			       (unsigned long long)w->notified, (unsigned long long)w->before[0]);
+			       (unsigned long long)w->notified, (unsigned long long)w->pre[0]);
 			ok = 0;
 		}
 		if (ok && guest_only && ins >= tsc) {

@@ -10,6 +10,7 @@
  */
 #include <xen/lib.h>
 #include <xen/bitmap.h>
+#include <xen/param.h>
 #include <xen/sched.h>
 #include <xen/guest_access.h>
 #include <xen/xmalloc.h>
@@ -21,6 +22,22 @@
 
 #include "pmuvirt_xen.h"
 #include "pmuvirt_abi_check.h"
+
+/*
+ * Test instrument: the save of every VCPU of this domain fails as the save
+ * of a VCPU whose counters cannot be saved does.  Set at run time from the
+ * control domain (xl set-parameters pmuvirt-fail-save=DOMID); 0, the
+ * default, fails nothing (dom0 is never saved).
+ */
+static unsigned int __read_mostly pmuvirt_xen_fail_save;
+integer_runtime_param("pmuvirt-fail-save", pmuvirt_xen_fail_save);
+
+/* Logged with the VCPU when its save fails, and with it the domain's. */
+static int pmuvirt_xen_save_failed(const struct vcpu *v, int rc)
+{
+	printk(XENLOG_G_ERR "pmuvirt: %pv: counters cannot be saved (%d): the save fails\n", v, rc);
+	return rc;
+}
 
 /* Logged with the VCPU when a restore is refused. */
 static void pmuvirt_xen_refuse(const struct vcpu *v, const struct pmuvirt_error *err, int rc)
@@ -36,18 +53,22 @@ static void pmuvirt_xen_refuse(const struct vcpu *v, const struct pmuvirt_error 
  *
  * Return: 0; -ENODATA when there is nothing to save (no counter, or a
  * context a register fault took off the hardware); -EBUSY when the
- * context still runs, -EINVAL when it does not count its control: the
- * caller fails the save rather than drop the counters.
+ * context still runs, -EINVAL when it does not count its control, -EIO
+ * for a domain pmuvirt-fail-save names: the caller fails the save rather
+ * than drop the counters.
  */
 static int pmuvirt_xen_vcpu_save(struct vcpu *v, struct pmuvirt_saved_ctx *out)
 {
 	struct pmuvirt_xen_domain *dd = v->domain->arch.pmuvirt;
 	struct pmuvirt_ctx *ctx = v->arch.pmuvirt;
+	unsigned int fail = read_atomic(&pmuvirt_xen_fail_save);
 	unsigned long flags;
 	int rc;
 
 	if (!dd || !ctx)
 		return -ENODATA;
+	if (fail && fail == v->domain->domain_id)
+		return pmuvirt_xen_save_failed(v, -EIO);
 	/*
 	 * Under the locks VCPU_SET_CONTROL takes: a controlling domain may set
 	 * this paused VCPU's counters from another PCPU meanwhile.
@@ -69,10 +90,7 @@ static int pmuvirt_xen_vcpu_save(struct vcpu *v, struct pmuvirt_saved_ctx *out)
 		printk(XENLOG_G_WARNING "pmuvirt: %pv: counters faulted, not saved\n", v);
 		return -ENODATA;
 	}
-	if (rc)
-		printk(XENLOG_G_ERR "pmuvirt: %pv: counters cannot be saved (%d): the save fails\n",
-		       v, rc);
-	return rc;
+	return rc ? pmuvirt_xen_save_failed(v, rc) : 0;
 }
 
 /**
