@@ -18,8 +18,8 @@ vm_kernel_image "$out" die
 
 vm_module
 vm_root "$src/bench/vm-compare-init.sh" /bin/busybox
-gcc -static -O2 -Wall -Wextra -Werror -I"$src/include" -I"$src/tools/pmuvirt-stat" -pthread \
-	-o "$root/vm-compare" "$src/bench/vm-compare.c" "$src/tools/pmuvirt-stat/libpmuvirt-user.c" ||
+gcc -static -O2 -Wall -Wextra -Werror -I"$src/include" -I"$src/lib/user" -pthread \
+	-o "$root/vm-compare" "$src/bench/vm-compare.c" "$src/lib/user/libpmuvirt-user.c" ||
 	die "vm-compare build"
 vm_pack
 

@@ -47,7 +47,7 @@ apt_private_source "$cache/apt" papi "$cache/papi-src" ${PMUVIRT_PAPI_VERSION:-}
 tree_inputs="$srcroot/papi/Rules.pmuvirt $srcroot/papi/papi_events.csv
  $srcroot/papi/*.patch $srcroot/papi/build.sh"
 comp_files="$srcroot/papi/pmuvirt.c
- $srcroot/tools/pmuvirt-stat/libpmuvirt-user.c $srcroot/tools/pmuvirt-stat/libpmuvirt-user.h"
+ $srcroot/lib/user/libpmuvirt-user.c $srcroot/lib/user/libpmuvirt-user.h"
 comp_headers="$srcroot/include/pmuvirt/abi.h $srcroot/include/pmuvirt/linux.h
  $srcroot/include/pmuvirt/types.h $srcroot/include/pmuvirt/user.h"
 # shellcheck disable=SC2086

@@ -71,12 +71,12 @@ vm_root() {
 }
 
 vm_programs() {
-	cflags="-static -O2 -Wall -Wextra -Werror -I$src/include -I$src/tools/pmuvirt-stat"
+	cflags="-static -O2 -Wall -Wextra -Werror -I$src/include -I$src/lib/user"
 	cp "$src/test/vm-guest.sh" "$root/"
 	$1 $cflags -pthread -o "$root/vmtest" "$src/test/vm-linux/vmtest.c" \
-		"$src/tools/pmuvirt-stat/libpmuvirt-user.c" || die "vmtest build"
+		"$src/lib/user/libpmuvirt-user.c" || die "vmtest build"
 	$1 $cflags -o "$root/pmuvirt-stat" "$src/tools/pmuvirt-stat/pmuvirt-stat.c" \
-		"$src/tools/pmuvirt-stat/libpmuvirt-user.c" || die "pmuvirt-stat build"
+		"$src/lib/user/libpmuvirt-user.c" || die "pmuvirt-stat build"
 }
 
 vm_libs() {

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../tools/pmuvirt-stat/libpmuvirt-user.c"
+#include "../../lib/user/libpmuvirt-user.c"
 #include "fakehw.h"
 #include "x86/pmuvirt_x86.h"
 

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include <pmuvirt/linux.h>
 #if defined(__x86_64__) && defined(__linux__)
-#include "../../tools/pmuvirt-stat/libpmuvirt-user.c"
+#include "../../lib/user/libpmuvirt-user.c"
 #define HAVE_USER_LIB 1
 #endif
 

@@ -27,12 +27,12 @@ vm_programs gcc
 # vmtest for them to profile, with the shared libraries these two link
 rec=$src/tools/pmuvirt-record
 gcc $cflags -I"$rec" -o "$root/pmuvirt-record" "$rec/pmuvirt-record.c" "$rec/profile-file.c" \
-	"$src/tools/pmuvirt-stat/libpmuvirt-user.c" || die "pmuvirt-record build"
-dflags="-O2 -Wall -Wextra -Werror -I$src/include -I$src/tools/pmuvirt-stat -I$rec"
+	"$src/lib/user/libpmuvirt-user.c" || die "pmuvirt-record build"
+dflags="-O2 -Wall -Wextra -Werror -I$src/include -I$src/lib/user -I$rec"
 gcc $dflags -o "$root/pmuvirt-report" "$rec/pmuvirt-report.c" "$rec/report.c" "$rec/symbols.c" \
 	"$rec/profile-file.c" $(pkg-config --libs libdw) || die "pmuvirt-report build"
 gcc $dflags -fPIE -pie -pthread -o "$root/vmtest-pie" "$src/test/vm-linux/vmtest.c" \
-	"$src/tools/pmuvirt-stat/libpmuvirt-user.c" || die "vmtest-pie build"
+	"$src/lib/user/libpmuvirt-user.c" || die "vmtest-pie build"
 vm_libs "$root/pmuvirt-report" "$root/vmtest-pie"
 # setuid root (mode 4755, owner 0 in the archive) for the exec checks
 gcc $cflags -o "$root/suidprobe" "$src/test/vm-linux/suidprobe.c" || die "suidprobe build"

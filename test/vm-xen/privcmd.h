@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
 /*
  * What the dom0 test programs share: Linux's privcmd hypercall ABI
- * (tools/pmuvirt-xenprof/xen_linux.h) and pmuvirt's hypercall.  Each
- * program includes it once.
+ * (lib/xen/xen_linux.h, found with -I lib/xen) and pmuvirt's hypercall.
+ * Each program includes it once.
  */
 #ifndef PMUVIRT_TEST_PRIVCMD_H
 #define PMUVIRT_TEST_PRIVCMD_H
@@ -17,7 +17,7 @@
 #include <sys/ioctl.h>
 
 #include <pmuvirt/xen.h>
-#include "../../tools/pmuvirt-xenprof/xen_linux.h"
+#include "xen_linux.h"
 
 static int privcmd = -1;
 static int failures __attribute__((unused));	/* cases that went wrong (expect_case()) */

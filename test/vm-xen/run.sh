@@ -151,36 +151,36 @@ done
 for m in xen-privcmd.ko xen-evtchn.ko xenfs/xenfs.ko; do
 	cp "$kmods/$m" "$work/root/lib/modules/" || { log "FAIL: $m not in $kver"; exit 1; }
 done
-gcc -O2 -Wall -Wextra -static -pthread -I"$srcroot/include" \
+gcc -O2 -Wall -Wextra -static -pthread -I"$srcroot/include" -I"$srcroot/lib/xen" \
 	-o "$work/root/pmuvirt_xen_test" "$srcroot/test/vm-xen/pmuvirt_xen_test.c"
-gcc -O2 -Wall -Wextra -static -pthread -I"$srcroot/include" \
+gcc -O2 -Wall -Wextra -static -pthread -I"$srcroot/include" -I"$srcroot/lib/xen" \
 	-o "$work/root/xen_emu_test" "$srcroot/test/vm-xen/xen_emu_test.c"
-gcc -O2 -Wall -Wextra -Werror -static -I"$srcroot/include" -o "$work/root/xen_domains_test" \
-	"$srcroot/test/vm-xen/xen_domains_test.c"
-gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" \
+gcc -O2 -Wall -Wextra -Werror -static -I"$srcroot/include" -I"$srcroot/lib/xen" \
+	-o "$work/root/xen_domains_test" "$srcroot/test/vm-xen/xen_domains_test.c"
+gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/lib/xen" \
 	-o "$work/root/xen_policy_test" "$srcroot/test/vm-xen/xen_policy_test.c"
-gcc -O2 -Wall -Wextra -Werror -static -I"$srcroot/include" \
+gcc -O2 -Wall -Wextra -Werror -static -I"$srcroot/include" -I"$srcroot/lib/xen" \
 	-o "$work/root/xen_access_test" "$srcroot/test/vm-xen/xen_access_test.c"
 # System-wide profiling: the tool, its test, and the symbols it reads (a
 # static program's own: non-PIE, its file names its functions' addresses).
-gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" \
+gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/lib/xen" \
 	-o "$work/root/xen_prof_test" "$srcroot/test/vm-xen/xen_prof_test.c"
 xp=$srcroot/tools/pmuvirt-xenprof
-gcc -O2 -Wall -Wextra -Werror -static -I"$srcroot/include" -I"$srcroot/tools/pmuvirt-stat" \
+gcc -O2 -Wall -Wextra -Werror -static -I"$srcroot/include" -I"$srcroot/lib/user" -I"$srcroot/lib/xen" \
 	-o "$work/root/pmuvirt-xenprof" "$xp/pmuvirt-xenprof.c" "$xp/drain.c" "$xp/symtab.c" \
-	"$srcroot/tools/pmuvirt-stat/libpmuvirt-user.c"
+	"$srcroot/lib/user/libpmuvirt-user.c"
 objcopy --strip-debug "$(dirname "$xen")/xen-syms" "$work/root/xen-syms"
-gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/tools/pmuvirt-stat" \
+gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/lib/user" \
 	-o "$work/root/pmuvirt_xen_guest" "$srcroot/test/vm-xen/pmuvirt_xen_guest.c" \
-	"$srcroot/tools/pmuvirt-stat/libpmuvirt-user.c"
-gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/tools/pmuvirt-stat" \
+	"$srcroot/lib/user/libpmuvirt-user.c"
+gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/lib/user" \
 	-o "$work/root/vmtest" "$srcroot/test/vm-linux/vmtest.c" \
-	"$srcroot/tools/pmuvirt-stat/libpmuvirt-user.c"
+	"$srcroot/lib/user/libpmuvirt-user.c"
 gcc -O2 -Wall -Wextra -Werror -static -o "$work/root/xs_rendezvous" \
 	"$srcroot/test/vm-xen/xs_rendezvous.c"
-gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/tools/pmuvirt-stat" \
+gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/lib/user" \
 	-o "$work/root/xen_save_guest" "$srcroot/test/vm-xen/xen_save_guest.c" \
-	"$srcroot/tools/pmuvirt-stat/libpmuvirt-user.c"
+	"$srcroot/lib/user/libpmuvirt-user.c"
 cp "$build/module/pmuvirt.ko" "$work/root/lib/modules/"
 
 # The domU's initramfs (inside dom0's): busybox, pmuvirt.ko and the guest
