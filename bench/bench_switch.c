@@ -43,7 +43,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "fakehw.h"
+#include "fakehw_models.h"
 #include "pmuvirt_arch.h"
 #include "pmuvirt_abi_check.h"
 #include "x86/pmuvirt_x86.h"
@@ -296,10 +296,7 @@ int main(int argc, char **argv)
 	unsigned long switches = 1000000;
 	bool null_only = false, power = false;
 	const char *what = "a";
-	struct fakehw_x86_config cfg = {
-		.vendor = FAKEHW_INTEL, .version = 4, .nr_gp = 4, .nr_fixed = 3, .width = 48,
-		.fw_write = true,
-	};
+	struct fakehw_x86_config cfg = FAKEHW_X86_INTEL_V4;
 	struct pmuvirt_pmu pmu;
 	struct pmuvirt_pcpu pc;
 	struct pmuvirt_control ctl, ctl_i, ctl_other;

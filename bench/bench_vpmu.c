@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fakehw.h"
+#include "fakehw_models.h"
 #include "pmuvirt_arch.h"
 #include "x86/pmuvirt_x86.h"
 #include <pmuvirt/vpmu.h>
@@ -410,17 +410,9 @@ static void fake_rows(const struct fakehw_x86_config *cfg, const char *name, boo
 
 int main(int argc, char **argv)
 {
-	static const struct fakehw_x86_config intel_v4 = {
-		.vendor = FAKEHW_INTEL, .version = 4, .nr_gp = 4, .nr_fixed = 3, .width = 48,
-		.fw_write = true,
-	};
-	static const struct fakehw_x86_config amd_17h = {
-		.vendor = FAKEHW_AMD, .amd_family = 0x17, .amd_core_ext = true,
-	};
-	static const struct fakehw_x86_config amd_19h = {
-		.vendor = FAKEHW_AMD, .amd_family = 0x19, .amd_core_ext = true,
-		.amd_perfmon_v2 = true, .nr_gp = 6,
-	};
+	static const struct fakehw_x86_config intel_v4 = FAKEHW_X86_INTEL_V4;
+	static const struct fakehw_x86_config amd_17h = FAKEHW_X86_AMD_17H;
+	static const struct fakehw_x86_config amd_19h = FAKEHW_X86_AMD_19H;
 	const char *what = NULL;
 	unsigned long n = 100000;
 	bool null_only = false;

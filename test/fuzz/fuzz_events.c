@@ -11,14 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../../lib/user/libpmuvirt-user.c"
-#include "fakehw.h"
+#include "fakehw_models.h"
 #include "x86/pmuvirt_x86.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
-static const struct fakehw_x86_config cfg = {
-	.vendor = FAKEHW_INTEL, .version = 4, .nr_gp = 4, .nr_fixed = 3, .width = 48,
-};
+static const struct fakehw_x86_config cfg = FAKEHW_X86_INTEL_V4;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "fakehw.h"
+#include "fakehw_models.h"
 #include "x86/pmuvirt_x86.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
@@ -21,15 +21,13 @@
  * AMD family 10h, 17h (core extension), 19h (PerfMonV2).
  */
 static const struct fakehw_x86_config rig_configs[] = {
-	{ .vendor = FAKEHW_INTEL, .version = 1, .nr_gp = 2, .width = 40 },
-	{ .vendor = FAKEHW_INTEL, .version = 2, .nr_gp = 2, .nr_fixed = 3, .width = 40 },
-	{ .vendor = FAKEHW_INTEL, .version = 4, .nr_gp = 4, .nr_fixed = 3, .width = 48,
-	  .fw_write = true },
-	{ .vendor = FAKEHW_INTEL, .version = 5, .nr_gp = 8, .nr_fixed = 4, .width = 48 },
-	{ .vendor = FAKEHW_AMD, .amd_family = 0x10 },
-	{ .vendor = FAKEHW_AMD, .amd_family = 0x17, .amd_core_ext = true },
-	{ .vendor = FAKEHW_AMD, .amd_family = 0x19, .amd_core_ext = true,
-	  .amd_perfmon_v2 = true, .nr_gp = 6 },
+	FAKEHW_X86_INTEL_V1,
+	FAKEHW_X86_INTEL_V2,
+	FAKEHW_X86_INTEL_V4,
+	FAKEHW_X86_INTEL_V5_LEGACY,
+	FAKEHW_X86_AMD_10H,
+	FAKEHW_X86_AMD_17H,
+	FAKEHW_X86_AMD_19H,
 };
 #define RIG_NR_CONFIGS	(sizeof(rig_configs) / sizeof(rig_configs[0]))
 

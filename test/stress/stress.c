@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pmuvirt/user.h>
-#include "fakehw.h"
+#include "fakehw_models.h"
 #include "x86/pmuvirt_x86.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
@@ -30,9 +30,7 @@ struct vctx {
 	uint64_t seen;		/* largest value a reader saw (under lock) */
 };
 
-static const struct fakehw_x86_config cfg = {
-	.vendor = FAKEHW_INTEL, .version = 4, .nr_gp = 4, .nr_fixed = 3, .width = 48,
-};
+static const struct fakehw_x86_config cfg = FAKEHW_X86_INTEL_V4;
 static struct pmuvirt_pmu pmu;
 static struct vctx ctxs[NR_CTX];
 static int stop_readers;

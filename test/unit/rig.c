@@ -6,10 +6,7 @@
 #include "x86/pmuvirt_x86.h"
 #include "ppc/pmuvirt_ppc.h"
 
-const struct fakehw_x86_config rig_intel_v4 = {
-	.vendor = FAKEHW_INTEL, .version = 4, .nr_gp = 4, .nr_fixed = 3, .width = 48,
-	.fw_write = true,
-};
+const struct fakehw_x86_config rig_intel_v4 = FAKEHW_X86_INTEL_V4;
 
 struct pmuvirt_ctx *rig_ctx_alloc(const struct pmuvirt_pmu *pmu, unsigned int nr)
 {

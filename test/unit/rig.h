@@ -14,7 +14,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include "pmuvirt_arch.h"
-#include "fakehw.h"
+#include "fakehw_models.h"
 
 /* Intel perfmon v4: four general-purpose and three fixed counters, 48 bits, full-width writes. */
 extern const struct fakehw_x86_config rig_intel_v4;

@@ -82,9 +82,7 @@ static void test_round_trip(void **state)
 	assert_int_equal(blob.period[0], 0);
 
 	/* Restored on another CPU with another PMU model (AMD PerfMonV2). */
-	c = cpu_new(&(struct fakehw_x86_config){ .vendor = FAKEHW_AMD, .amd_family = 0x19,
-						 .amd_core_ext = true, .amd_perfmon_v2 = true,
-						 .nr_gp = 6 }, 1);
+	c = cpu_new(&(struct fakehw_x86_config)FAKEHW_X86_AMD_19H, 1);
 	ctx = rig_ctx_alloc(&c->pmu, NR);
 	assert_int_equal(pmuvirt_ctx_restore(ctx, &blob, NULL), 0);
 	assert_int_equal(rig_val(ctx, 0), 5000);
@@ -271,8 +269,7 @@ static void test_end_of_range(void **state)
 	/* The next point, 500, is below the count: saved and restored as it is. */
 	assert_int_equal(pmuvirt_ctx_save(ctx, &ctl, &again), 0);
 	assert_int_equal(again.next_ovf[1], 500);
-	d = cpu_new(&(struct fakehw_x86_config){ .vendor = FAKEHW_AMD, .amd_family = 0x17,
-						 .amd_core_ext = true }, 1);
+	d = cpu_new(&(struct fakehw_x86_config)FAKEHW_X86_AMD_17H, 1);
 	moved = rig_ctx_alloc(&d->pmu, NR);
 	assert_int_equal(pmuvirt_ctx_restore(moved, &again, NULL), 0);
 	assert_int_equal(pmuvirt_switch_in(&d->pc, moved), 0);

@@ -6,31 +6,19 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include "fakehw.h"
+#include "fakehw_models.h"
 
 #define EN	(1ull << 22)
 #define INT	(1ull << 20)
 #define USR	(1ull << 16)
 #define OS	(1ull << 17)
 
-static const struct fakehw_x86_config intel_v4 = {
-	.vendor = FAKEHW_INTEL, .version = 4, .nr_gp = 4, .nr_fixed = 3, .width = 48,
-	.fw_write = true,
-};
-static const struct fakehw_x86_config intel_v2_legacy = {
-	.vendor = FAKEHW_INTEL, .version = 2, .nr_gp = 2, .nr_fixed = 3, .width = 40,
-};
-static const struct fakehw_x86_config intel_v1 = {
-	.vendor = FAKEHW_INTEL, .version = 1, .nr_gp = 2, .width = 40,
-};
-static const struct fakehw_x86_config amd_k8 = { .vendor = FAKEHW_AMD, .amd_family = 0xf };
-static const struct fakehw_x86_config amd_zen = {
-	.vendor = FAKEHW_AMD, .amd_family = 0x17, .amd_core_ext = true,
-};
-static const struct fakehw_x86_config amd_zen4 = {
-	.vendor = FAKEHW_AMD, .amd_family = 0x19, .amd_core_ext = true, .amd_perfmon_v2 = true,
-	.nr_gp = 6,
-};
+static const struct fakehw_x86_config intel_v4 = FAKEHW_X86_INTEL_V4;
+static const struct fakehw_x86_config intel_v2_legacy = FAKEHW_X86_INTEL_V2;
+static const struct fakehw_x86_config intel_v1 = FAKEHW_X86_INTEL_V1;
+static const struct fakehw_x86_config amd_k8 = FAKEHW_X86_AMD_K8;
+static const struct fakehw_x86_config amd_zen = FAKEHW_X86_AMD_17H;
+static const struct fakehw_x86_config amd_zen4 = FAKEHW_X86_AMD_19H;
 
 static struct fakehw *hw;
 static const struct pmuvirt_hw_ops *ops;

@@ -27,10 +27,7 @@ struct rig {
 	bool ppc;
 };
 
-static const struct fakehw_x86_config cfg_amd = {
-	.vendor = FAKEHW_AMD, .amd_family = 0x19, .amd_core_ext = true, .amd_perfmon_v2 = true,
-	.nr_gp = 6,
-};
+static const struct fakehw_x86_config cfg_amd = FAKEHW_X86_AMD_19H;
 
 /* a: two a-mode counters and the TSC; b: other events; c: an i-mode counter */
 static const struct pmuvirt_counter_ctl ctl_a[] = {

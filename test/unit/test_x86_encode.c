@@ -27,16 +27,13 @@
 enum cpu { V1, V2, V4, V5, K8, ZEN, ZEN4, NR_CPU };
 
 static const struct fakehw_x86_config cpus[NR_CPU] = {
-	[V1] = { .vendor = FAKEHW_INTEL, .version = 1, .nr_gp = 2, .width = 40 },
-	[V2] = { .vendor = FAKEHW_INTEL, .version = 2, .nr_gp = 2, .nr_fixed = 3, .width = 40 },
-	[V4] = { .vendor = FAKEHW_INTEL, .version = 4, .nr_gp = 4, .nr_fixed = 3, .width = 48,
-		 .fw_write = true },
-	[V5] = { .vendor = FAKEHW_INTEL, .version = 5, .nr_gp = 8, .nr_fixed = 4, .width = 48,
-		 .fw_write = true },
-	[K8] = { .vendor = FAKEHW_AMD, .amd_family = 0xf },
-	[ZEN] = { .vendor = FAKEHW_AMD, .amd_family = 0x17, .amd_core_ext = true },
-	[ZEN4] = { .vendor = FAKEHW_AMD, .amd_family = 0x19, .amd_core_ext = true,
-		   .amd_perfmon_v2 = true, .nr_gp = 6 },
+	[V1] = FAKEHW_X86_INTEL_V1,
+	[V2] = FAKEHW_X86_INTEL_V2,
+	[V4] = FAKEHW_X86_INTEL_V4,
+	[V5] = FAKEHW_X86_INTEL_V5,
+	[K8] = FAKEHW_X86_AMD_K8,
+	[ZEN] = FAKEHW_X86_AMD_17H,
+	[ZEN4] = FAKEHW_X86_AMD_19H,
 };
 
 struct ctr {

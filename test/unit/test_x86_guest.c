@@ -17,9 +17,7 @@
 #define R	PMUVIRT_CTR_RAW
 #define GS	PMUVIRT_CTR_GUEST
 
-static const struct fakehw_x86_config zen = {
-	.vendor = FAKEHW_AMD, .amd_family = 0x17, .amd_core_ext = true,
-};
+static const struct fakehw_x86_config zen = FAKEHW_X86_AMD_17H;
 
 /* A CPU that runs a guest: what the hypervisor does around VM entry and exit. */
 struct vm_cpu {
@@ -281,10 +279,8 @@ static void test_guest_pmi(void **state)
 /* Without the capability the flag is refused, whatever the vendor. */
 static void test_no_capability(void **state)
 {
-	static const struct fakehw_x86_config v1 = {
-		.vendor = FAKEHW_INTEL, .version = 1, .nr_gp = 2, .width = 40,
-	};
-	static const struct fakehw_x86_config k8 = { .vendor = FAKEHW_AMD, .amd_family = 0xf };
+	static const struct fakehw_x86_config v1 = FAKEHW_X86_INTEL_V1;
+	static const struct fakehw_x86_config k8 = FAKEHW_X86_AMD_K8;
 	const struct fakehw_x86_config *cfgs[] = { &v1, &k8 };
 	struct pmuvirt_counter_ctl c = { .event = PMUVIRT_EV_INSTRUCTIONS, .flags = K | GS };
 	struct pmuvirt_error err = { -1, NULL };

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include "fakehw.h"
+#include "fakehw_models.h"
 #include "x86/pmuvirt_x86.h"
 #include "pv/pmuvirt_pv.h"
 
@@ -25,13 +25,13 @@ struct probe_case {
 };
 
 static const struct probe_case cases[] = {
-	{ "Intel v1 (Core Duo)", INTEL(1, 2, 0, 40, false),
+	{ "Intel v1 (Core Duo)", FAKEHW_X86_INTEL_V1,
 	  PMUVIRT_X86_INTEL_V1, 2, 0, 32, 0, 0 },
-	{ "Intel v2 (Core 2)", INTEL(2, 2, 3, 40, false),
+	{ "Intel v2 (Core 2)", FAKEHW_X86_INTEL_V2,
 	  PMUVIRT_X86_INTEL_V2, 2, 3, 32, 40, CAP_GLOBAL | G },
 	{ "Intel v2 32-bit", INTEL(2, 2, 3, 32, false),
 	  PMUVIRT_X86_INTEL_V2, 2, 3, 32, 32, CAP_GLOBAL | G },
-	{ "Intel v3 legacy writes", INTEL(3, 4, 3, 48, false),
+	{ "Intel v3 legacy writes", FAKEHW_X86_INTEL_V3,
 	  PMUVIRT_X86_INTEL_V3, 4, 3, 32, 48, CAP_GLOBAL | G },
 	{ "Intel v3 (Haswell)", INTEL(3, 4, 3, 48, true),
 	  PMUVIRT_X86_INTEL_V3, 4, 3, 48, 48, CAP_GLOBAL | PMUVIRT_CAP_FW_WRITE | G },
@@ -39,20 +39,19 @@ static const struct probe_case cases[] = {
 	  PMUVIRT_X86_INTEL_V4, 8, 3, 48, 48, CAP_GLOBAL | PMUVIRT_CAP_FW_WRITE | G },
 	{ "Intel v4 40-bit", INTEL(4, 4, 3, 40, true),
 	  PMUVIRT_X86_INTEL_V4, 4, 3, 40, 40, CAP_GLOBAL | PMUVIRT_CAP_FW_WRITE | G },
-	{ "Intel v5 (Alder Lake)", INTEL(5, 8, 4, 48, true),
+	{ "Intel v5 (Alder Lake)", FAKEHW_X86_INTEL_V5,
 	  PMUVIRT_X86_INTEL_V5, 8, 4, 48, 48, CAP_GLOBAL | PMUVIRT_CAP_FW_WRITE | G },
 	{ "Intel v5, 16 counters", INTEL(5, 16, 8, 48, true),
 	  PMUVIRT_X86_INTEL_V5, 8, 7, 48, 48, CAP_GLOBAL | PMUVIRT_CAP_FW_WRITE | G },
-	{ "AMD K8", { .vendor = FAKEHW_AMD, .amd_family = 0xf },
+	{ "AMD K8", FAKEHW_X86_AMD_K8,
 	  PMUVIRT_X86_AMD_LEGACY, 4, 0, 48, 0, PMUVIRT_CAP_FW_WRITE },
-	{ "AMD family 10h", { .vendor = FAKEHW_AMD, .amd_family = 0x10 },
+	{ "AMD family 10h", FAKEHW_X86_AMD_10H,
 	  PMUVIRT_X86_AMD_LEGACY, 4, 0, 48, 0, PMUVIRT_CAP_FW_WRITE | G },
-	{ "AMD family 15h", { .vendor = FAKEHW_AMD, .amd_family = 0x15, .amd_core_ext = true },
+	{ "AMD family 15h", FAKEHW_X86_AMD_15H,
 	  PMUVIRT_X86_AMD_CORE_EXT, 6, 0, 48, 0, PMUVIRT_CAP_FW_WRITE | G },
-	{ "AMD Zen (17h)", { .vendor = FAKEHW_AMD, .amd_family = 0x17, .amd_core_ext = true },
+	{ "AMD Zen (17h)", FAKEHW_X86_AMD_17H,
 	  PMUVIRT_X86_AMD_CORE_EXT, 6, 0, 48, 0, PMUVIRT_CAP_FW_WRITE | G },
-	{ "AMD Zen 4 (19h)", { .vendor = FAKEHW_AMD, .nr_gp = 6, .amd_family = 0x19,
-			       .amd_core_ext = true, .amd_perfmon_v2 = true },
+	{ "AMD Zen 4 (19h)", FAKEHW_X86_AMD_19H,
 	  PMUVIRT_X86_AMD_PERFMON_V2, 6, 0, 48, 0, CAP_GLOBAL | PMUVIRT_CAP_FW_WRITE | G },
 	{ "AMD PerfMonV2, 4 counters", { .vendor = FAKEHW_AMD, .nr_gp = 4, .amd_family = 0x19,
 					 .amd_core_ext = true, .amd_perfmon_v2 = true },
@@ -384,7 +383,7 @@ static void test_status_msr(void **state)
 /* No MSRs outside an x86 PMU's slots, nor for a PMU of another backend. */
 static void test_slot_msrs_refused(void **state)
 {
-	const struct fakehw_x86_config cfg = INTEL(4, 4, 3, 48, true);
+	const struct fakehw_x86_config cfg = FAKEHW_X86_INTEL_V4;
 	struct fakehw *hw = fakehw_x86_new(&cfg);
 	struct pmuvirt_pmu pmu, pv, none;
 	uint32_t ctr = 7, ctl = 7;

@@ -284,26 +284,25 @@ struct wrap_case {
 };
 
 static const struct wrap_case wraps[] = {
-	{ "Intel v1 40-bit (32-bit writes)", { FAKEHW_INTEL, 1, 2, 0, 40 }, 32,
+	{ "Intel v1 40-bit (32-bit writes)", FAKEHW_X86_INTEL_V1, 32,
 	  { .event = PMUVIRT_EV_BRANCHES, .flags = U }, FAKEHW_BRANCHES },
 	{ "Intel v2 32-bit", { FAKEHW_INTEL, 2, 2, 3, 32 }, 32,
 	  { .event = PMUVIRT_EV_BRANCHES, .flags = U }, FAKEHW_BRANCHES },
-	{ "Intel v2 40-bit fixed counter", { FAKEHW_INTEL, 2, 2, 3, 40 }, 40,
+	{ "Intel v2 40-bit fixed counter", FAKEHW_X86_INTEL_V2, 40,
 	  { .event = PMUVIRT_EV_INSTRUCTIONS, .flags = U }, FAKEHW_INSTRUCTIONS },
-	{ "Intel v3 48-bit, legacy writes", { FAKEHW_INTEL, 3, 4, 3, 48 }, 32,
+	{ "Intel v3 48-bit, legacy writes", FAKEHW_X86_INTEL_V3, 32,
 	  { .event = PMUVIRT_EV_BRANCH_MISSES, .flags = U }, FAKEHW_BRANCH_MISSES },
 	{ "Intel v4 40-bit FW_WRITE", { FAKEHW_INTEL, 4, 4, 3, 40, true }, 40,
 	  { .event = 0xc4, .flags = U | R }, FAKEHW_BRANCHES },
-	{ "Intel v4 48-bit FW_WRITE", { FAKEHW_INTEL, 4, 4, 3, 48, true }, 48,
+	{ "Intel v4 48-bit FW_WRITE", FAKEHW_X86_INTEL_V4, 48,
 	  { .event = PMUVIRT_EV_BRANCHES, .flags = U }, FAKEHW_BRANCHES },
-	{ "Intel v5 48-bit fixed", { FAKEHW_INTEL, 5, 8, 4, 48, true }, 48,
+	{ "Intel v5 48-bit fixed", FAKEHW_X86_INTEL_V5, 48,
 	  { .event = PMUVIRT_EV_CYCLES, .flags = U }, FAKEHW_CYCLES },
-	{ "AMD K8", { .vendor = FAKEHW_AMD, .amd_family = 0xf }, 48,
+	{ "AMD K8", FAKEHW_X86_AMD_K8, 48,
 	  { .event = PMUVIRT_EV_CYCLES, .flags = U }, FAKEHW_CYCLES },
-	{ "AMD Zen", { .vendor = FAKEHW_AMD, .amd_family = 0x17, .amd_core_ext = true }, 48,
+	{ "AMD Zen", FAKEHW_X86_AMD_17H, 48,
 	  { .event = PMUVIRT_EV_INSTRUCTIONS, .flags = U }, FAKEHW_INSTRUCTIONS },
-	{ "AMD Zen 4", { .vendor = FAKEHW_AMD, .nr_gp = 6, .amd_family = 0x19,
-			 .amd_core_ext = true, .amd_perfmon_v2 = true }, 48,
+	{ "AMD Zen 4", FAKEHW_X86_AMD_19H, 48,
 	  { .event = PMUVIRT_EV_BRANCHES, .flags = U }, FAKEHW_BRANCHES },
 };
 
@@ -616,9 +615,7 @@ static void test_imode_long_period(void **state)
 
 static void test_non_global_stop(void **state)
 {
-	static const struct fakehw_x86_config zen = {
-		.vendor = FAKEHW_AMD, .amd_family = 0x17, .amd_core_ext = true,
-	};
+	static const struct fakehw_x86_config zen = FAKEHW_X86_AMD_17H;
 	static const struct pmuvirt_counter_ctl c[] = {
 		{ .event = PMUVIRT_EV_INSTRUCTIONS, .flags = U },
 		{ .event = PMUVIRT_EV_CYCLES, .flags = K },
@@ -649,9 +646,7 @@ static void test_non_global_stop(void **state)
 
 static void test_invalidate_fault_legacy(void **state)
 {
-	static const struct fakehw_x86_config v3_legacy = {
-		.vendor = FAKEHW_INTEL, .version = 3, .nr_gp = 4, .nr_fixed = 3, .width = 48,
-	};
+	static const struct fakehw_x86_config v3_legacy = FAKEHW_X86_INTEL_V3;
 	struct rig *r = rig_new(&rig_intel_v4);
 	struct pmuvirt_ctx *a = rig_ctx_new_n(&r->pmu, 3, same), *b;
 	const struct fakehw_stats *st = fakehw_stats(r->hw);

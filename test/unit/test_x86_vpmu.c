@@ -35,24 +35,15 @@
 
 #define SEL(ev)		(VR_EN | VR_INT | VR_USR | VR_OS | (ev))
 
-static const struct fakehw_x86_config intel_v1 = {
-	.vendor = FAKEHW_INTEL, .version = 1, .nr_gp = 2, .width = 40 };
-static const struct fakehw_x86_config intel_v2 = {
-	.vendor = FAKEHW_INTEL, .version = 2, .nr_gp = 2, .nr_fixed = 3, .width = 40 };
-static const struct fakehw_x86_config intel_v3 = {
-	.vendor = FAKEHW_INTEL, .version = 3, .nr_gp = 4, .nr_fixed = 3, .width = 48 };
-/* what the emulated PMU (src/arch/x86/emu.c) describes */
-static const struct fakehw_x86_config intel_emu = {
-	.vendor = FAKEHW_INTEL, .version = 2, .nr_gp = 2, .nr_fixed = 1, .width = 48, .fw_write = true };
-static const struct fakehw_x86_config intel_v5 = {
-	.vendor = FAKEHW_INTEL, .version = 5, .nr_gp = 8, .nr_fixed = 4, .width = 48 };
-static const struct fakehw_x86_config amd_k8 = { .vendor = FAKEHW_AMD, .amd_family = 0x0f };
-static const struct fakehw_x86_config amd_10h = { .vendor = FAKEHW_AMD, .amd_family = 0x10 };
-static const struct fakehw_x86_config amd_17h = {
-	.vendor = FAKEHW_AMD, .amd_family = 0x17, .amd_core_ext = true };
-static const struct fakehw_x86_config amd_v2 = {
-	.vendor = FAKEHW_AMD, .amd_family = 0x19, .amd_core_ext = true, .amd_perfmon_v2 = true,
-	.nr_gp = 6 };
+static const struct fakehw_x86_config intel_v1 = FAKEHW_X86_INTEL_V1;
+static const struct fakehw_x86_config intel_v2 = FAKEHW_X86_INTEL_V2;
+static const struct fakehw_x86_config intel_v3 = FAKEHW_X86_INTEL_V3;
+static const struct fakehw_x86_config intel_emu = FAKEHW_X86_INTEL_EMU;
+static const struct fakehw_x86_config intel_v5 = FAKEHW_X86_INTEL_V5_LEGACY;
+static const struct fakehw_x86_config amd_k8 = FAKEHW_X86_AMD_K8;
+static const struct fakehw_x86_config amd_10h = FAKEHW_X86_AMD_10H;
+static const struct fakehw_x86_config amd_17h = FAKEHW_X86_AMD_17H;
+static const struct fakehw_x86_config amd_v2 = FAKEHW_X86_AMD_19H;
 
 /*
  * Linux's PMI handler on Intel v2+ (intel_pmu_handle_irq()): disable all,

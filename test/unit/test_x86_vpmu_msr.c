@@ -31,22 +31,19 @@ struct mcase {
 };
 
 static const struct mcase cases[] = {
-	{ "Intel v1", { .vendor = FAKEHW_INTEL, .version = 1, .nr_gp = 2, .width = 40 } },
-	{ "Intel v2", { .vendor = FAKEHW_INTEL, .version = 2, .nr_gp = 2, .nr_fixed = 3, .width = 40 } },
-	{ "Intel v4", { .vendor = FAKEHW_INTEL, .version = 4, .nr_gp = 4, .nr_fixed = 3, .width = 48,
-			.fw_write = true } },
-	{ "Intel v5", { .vendor = FAKEHW_INTEL, .version = 5, .nr_gp = 8, .nr_fixed = 4, .width = 48 } },
+	{ "Intel v1", FAKEHW_X86_INTEL_V1 },
+	{ "Intel v2", FAKEHW_X86_INTEL_V2 },
+	{ "Intel v4", FAKEHW_X86_INTEL_V4 },
+	{ "Intel v5", FAKEHW_X86_INTEL_V5_LEGACY },
 	/* v5 with fixed counters 0 and 2 (CPUID.0AH:EDX[4:0] = 1, ECX = 0x4) */
-	{ "Intel v5 bitmap", { .vendor = FAKEHW_INTEL, .version = 5, .nr_gp = 8, .nr_fixed = 4, .width = 48 },
-	  true, { .vendor = PMUVIRT_VPMU_INTEL, .version = 5, .nr_gp = 3, .nr_fixed = 1, .width = 44,
+	{ "Intel v5 bitmap", FAKEHW_X86_INTEL_V5_LEGACY, true, { .vendor = PMUVIRT_VPMU_INTEL, .version = 5, .nr_gp = 3, .nr_fixed = 1, .width = 44,
 		  .fixed_width = 40, .fixed_mask = 0x4, .flags = PMUVIRT_VPMU_M_FW_WRITE } },
 	{ "AMD K7", { .vendor = FAKEHW_AMD, .amd_family = 6 } },
-	{ "AMD K8", { .vendor = FAKEHW_AMD, .amd_family = 0x0f } },
-	{ "AMD 10h", { .vendor = FAKEHW_AMD, .amd_family = 0x10 } },
-	{ "AMD 17h", { .vendor = FAKEHW_AMD, .amd_family = 0x17, .amd_core_ext = true } },
-	{ "AMD 19h PerfMonV2", { .vendor = FAKEHW_AMD, .amd_family = 0x19, .amd_core_ext = true,
-				 .amd_perfmon_v2 = true, .nr_gp = 6 } },
-	{ "Intel v3", { .vendor = FAKEHW_INTEL, .version = 3, .nr_gp = 4, .nr_fixed = 3, .width = 48 } },
+	{ "AMD K8", FAKEHW_X86_AMD_K8 },
+	{ "AMD 10h", FAKEHW_X86_AMD_10H },
+	{ "AMD 17h", FAKEHW_X86_AMD_17H },
+	{ "AMD 19h PerfMonV2", FAKEHW_X86_AMD_19H },
+	{ "Intel v3", FAKEHW_X86_INTEL_V3 },
 };
 
 /* The MSRs the tests try: every PMU range, with neighbours past the ends. */

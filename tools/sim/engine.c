@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "engine.h"
-#include "fakehw.h"
+#include "fakehw_models.h"
 #include "pmuvirt_arch.h"
 #include "x86/pmuvirt_x86.h"
 #include "ppc/pmuvirt_ppc.h"
@@ -262,20 +262,14 @@ static int make_hw(struct eng *e, unsigned int p)
 		cfg.fw_write = m->fw_write;
 		break;
 	case SIM_MODEL_AMD_K8:
-		cfg.vendor = FAKEHW_AMD;
-		cfg.amd_family = 0x0f;
+		cfg = (struct fakehw_x86_config)FAKEHW_X86_AMD_K8;
 		break;
 	case SIM_MODEL_AMD_FAM17H:
-		cfg.vendor = FAKEHW_AMD;
-		cfg.amd_family = 0x17;
-		cfg.amd_core_ext = true;
+		cfg = (struct fakehw_x86_config)FAKEHW_X86_AMD_17H;
 		break;
 	case SIM_MODEL_AMD_PERFMONV2:
-		cfg.vendor = FAKEHW_AMD;
-		cfg.amd_family = 0x19;
-		cfg.amd_core_ext = true;
-		cfg.amd_perfmon_v2 = true;
-		cfg.nr_gp = m->gp;
+		cfg = (struct fakehw_x86_config)FAKEHW_X86_AMD_19H;
+		cfg.nr_gp = m->gp;	/* the scenario's geometry */
 		break;
 	}
 	e->hw[p] = fakehw_x86_new(&cfg);
