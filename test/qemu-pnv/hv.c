@@ -16,7 +16,8 @@
  * it resumes, or, before the hypervisor switches to another VCPU (or
  * changes the VCPU's control), the hypervisor takes it for its owner.
  * Every alert is followed to its notification and each domain's totals are
- * compared with its count (docs/power.md, H_PERFMON).
+ * compared with its count (docs/power.md, H_PERFMON; the checks:
+ * docs/testing/qemu-ppc.md).
  */
 #include "board.h"
 #include "spr.h"

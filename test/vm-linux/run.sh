@@ -62,7 +62,7 @@ boot() {
 # The smp guest runs both CPUs in one TCG thread: with one thread per CPU,
 # QEMU 7.2 can keep executing an int3 that the kernel's live patching
 # (static keys at insmod) already replaced, and both CPUs hang
-# (docs/linux.md, "Both CPUs stuck in int3").
+# (docs/testing/vm-linux.md, "Both CPUs stuck in int3").
 result=0
 # shellcheck disable=SC2086
 boot icount 1 $vm_icount || result=1
