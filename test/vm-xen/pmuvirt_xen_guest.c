@@ -103,7 +103,7 @@ struct loop_time {
 	uint64_t ran, irq, away;	/* TSC ticks of the blocks of each kind */
 	uint64_t edge_max;		/* largest count growth across an away block */
 	uint64_t loop;			/* the count's growth from the first read to the last */
-	unsigned long nr_away, nr_edge_over;
+	unsigned long nr_away;
 };
 
 struct result {
@@ -173,8 +173,6 @@ static unsigned long timed_loop(struct pmuvirt_user *u, uint64_t n, struct loop_
 			lt->nr_away++;
 			if (v1 - v0 > lt->edge_max)
 				lt->edge_max = v1 - v0;
-			if (v1 - v0 >= EDGE_TICKS)
-				lt->nr_edge_over++;
 		} else {
 			lt->ran += d;
 			if (d > IRQ_TICKS)
@@ -235,7 +233,7 @@ static unsigned long run_loop(struct pmuvirt_user *u, uint64_t n, uint32_t *pcpu
 static int own_time_ok(const struct loop_time *lt, uint64_t user, uint64_t ioctl)
 {
 	return lt->loop >= lt->ran - lt->irq && lt->loop <= lt->ran + lt->nr_away * EDGE_TICKS &&
-	       !lt->nr_edge_over && user >= lt->loop && user - lt->loop < 2 * EDGE_TICKS &&
+	       lt->edge_max < EDGE_TICKS && user >= lt->loop && user - lt->loop < 2 * EDGE_TICKS &&
 	       ioctl >= user && ioctl - user < 2 * EDGE_TICKS;
 }
 
