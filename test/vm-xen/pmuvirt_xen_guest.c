@@ -43,7 +43,10 @@
  * its last; the threads of one VCPU together count at most the TSC span
  * of their loops (their intervals do not overlap).  The loops run in
  * chunks, after each of which the thread notes the PCPU its VCPU runs on
- * (its VCPU record's below), and the PCPUs seen are printed.
+ * (its VCPU record's below), and the PCPUs seen are printed.  A thread
+ * whose VCPU was not yet seen on two PCPUs when its loop ends runs more
+ * chunks until it is (dom0 moves the VCPUs meanwhile), so every thread's
+ * count is checked across a move between PCPUs.
  *
  * Prints PMUVIRT-XEN-GUEST-* markers; the boot script judges by them.
  */
@@ -118,6 +121,7 @@ struct result {
 	uint32_t below0, below1;	/* the record's below before and after */
 	uint64_t ta, tb;		/* TSC before the first read, after the last */
 	uint32_t pcpus;			/* shared: PCPUs its VCPU was seen on (bits) */
+	uint64_t iters;			/* iterations its loop ran */
 	unsigned int bad_reads;		/* reads out of order or too far ahead */
 	unsigned long loop_reads;	/* user-mode reads in the loops */
 	struct loop_time lt;		/* one PCPU: the blocks' time */
@@ -186,23 +190,45 @@ static unsigned long timed_loop(struct pmuvirt_user *u, uint64_t n, struct loop_
 }
 
 /*
+ * Shared clock: a thread whose VCPU was not yet seen on two PCPUs when its
+ * loop ends runs more chunks until it is, for at most this long (ns); dom0
+ * moves the VCPUs about twice a second.
+ */
+#define MOVE_WAIT_NS	20000000000ull
+
+/*
  * @n iterations of "dec; jnz"; on one PCPU timed (timed_loop()), with
  * shared_clock in CHUNKS parts, after each of which the thread notes the
  * PCPU its VCPU runs on and reads its count from user mode: each read at
  * least the one before and at most that plus the TSC since (*@bad counts
- * the reads that are not).  Returns the number of user-mode reads.
+ * the reads that are not).  With @until_moved, more chunks follow until
+ * the VCPU was seen on two PCPUs (see MOVE_WAIT_NS).  Adds the iterations
+ * run to *@done; returns the number of user-mode reads.
  */
-static unsigned long run_loop(struct pmuvirt_user *u, uint64_t n, uint32_t *pcpus,
-			      unsigned int *bad, struct loop_time *lt)
+static unsigned long run_loop(struct pmuvirt_user *u, uint64_t n, int until_moved,
+			      uint64_t *done, uint32_t *pcpus, unsigned int *bad,
+			      struct loop_time *lt)
 {
-	uint64_t chunk = n / CHUNKS, k, v0 = 0, v1, t0 = 0, t1;
+	uint64_t chunk = n / CHUNKS ? n / CHUNKS : 1, k, v0 = 0, v1, t0 = 0, t1, deadline = 0;
 	unsigned int c;
 
-	if (!shared_clock)
+	if (!shared_clock) {
+		*done += n;
 		return timed_loop(u, n, lt, bad);
-	for (c = 0; n; c++) {
-		k = c == CHUNKS - 1 ? n : chunk;
+	}
+	for (c = 0;; c++) {
+		if (!n) {
+			if (!until_moved || __builtin_popcount(*pcpus) > 1)
+				break;
+			if (!deadline)
+				deadline = wall_ns() + MOVE_WAIT_NS;
+			else if (wall_ns() > deadline)
+				break;
+			n = chunk;
+		}
+		k = c == CHUNKS - 1 || n < chunk ? n : chunk;
 		n -= k;
+		*done += k;
 		__asm__ __volatile__("1: dec %0\n\tjnz 1b" : "+r" (k) : : "cc");
 		if (u->vcpus && u->rec->below < u->below.nr_records) {
 			uint32_t v = u->rec->below;
@@ -487,7 +513,7 @@ static void *worker(void *arg)
 		r->rc = -errno;
 	r->w0 = wall_ns();
 	t0 = rdtsc();
-	r->loop_reads = run_loop(&u, n, &r->pcpus, &r->bad_reads, &r->lt);
+	r->loop_reads = run_loop(&u, n, 1, &r->iters, &r->pcpus, &r->bad_reads, &r->lt);
 	t1 = rdtsc();
 	r->w1 = wall_ns();
 	if (pmuvirt_user_read(&u, &u1) || pmuvirt_user_read_ioctl(&u, &i1))
@@ -513,7 +539,6 @@ static int part2(void)
 {
 	pthread_t tid[NR_THREADS];
 	long hc0, hc1, fb0, fb1, hcb, fbb;
-	double work = 2.0 * (double)iterations;	/* dec + jnz per iteration */
 	double most[NR_VCPUS] = { 0 };
 	uint64_t first = UINT64_MAX, last = 0;
 	uint64_t sum[NR_VCPUS] = { 0 }, span0[NR_VCPUS], span1[NR_VCPUS] = { 0 };
@@ -545,6 +570,7 @@ static int part2(void)
 
 	for (i = 0; i < NR_THREADS; i++) {
 		struct result *r = &results[i];
+		double work = 2.0 * (double)r->iters;	/* dec + jnz per iteration */
 		double eu, ei;
 
 		if (r->rc) {
@@ -565,6 +591,11 @@ static int part2(void)
 			printf("PMUVIRT-XEN-GUEST-SHARED thread=%u vcpu=%d user/work=%.3f span/work=%.3f pcpus=%#x bad_reads=%u\n",
 			       i, r->cpu, (double)r->user / work, (double)(r->tb - r->ta) / work,
 			       r->pcpus, r->bad_reads);
+			if (__builtin_popcount(r->pcpus) < 2) {
+				printf("PMUVIRT-XEN-GUEST-FAIL thread %u: its VCPU was not moved to another PCPU within %llu s of its loop's end\n",
+				       i, MOVE_WAIT_NS / 1000000000ull);
+				bad++;
+			}
 			if (r->bad_reads || !shared_bounds(r->user, work, r->ta, r->tb) ||
 			    !shared_bounds(r->ioctl, work, r->ta, r->tb)) {
 				printf("PMUVIRT-XEN-GUEST-FAIL thread %u: virtual TSC outside [work, TSC span]\n",
@@ -679,13 +710,13 @@ static void *migrant(void *arg)
 	if (pmuvirt_user_read_ioctl(&u, &i0) || pmuvirt_user_read(&u, &u0))
 		r->rc = -errno;
 	r->below0 = u.rec->below;
-	r->loop_reads = run_loop(&u, n, &r->pcpus, &r->bad_reads, &r->lt);
+	r->loop_reads = run_loop(&u, n, 0, &r->iters, &r->pcpus, &r->bad_reads, &r->lt);
 	CPU_ZERO(&set);
 	CPU_SET(1, &set);
 	if (sched_setaffinity(0, sizeof(set), &set) || sched_getcpu() != 1)
 		r->rc = -EAGAIN;
 	n = iterations - iterations / 2;
-	r->loop_reads += run_loop(&u, n, &r->pcpus, &r->bad_reads, &r->lt);
+	r->loop_reads += run_loop(&u, n, 0, &r->iters, &r->pcpus, &r->bad_reads, &r->lt);
 	r->below1 = u.rec->below;
 	if (pmuvirt_user_read(&u, &u1) || pmuvirt_user_read_ioctl(&u, &i1))
 		r->rc = -errno;
