@@ -16,7 +16,7 @@
  * own running time, while its raw TSC holds the other threads' time too.
  * The thread measures that time itself: its loop runs in blocks of about
  * two microseconds, each followed by a TSC read and a read of its count
- * (see BLOCK); the count's growth over the blocks that ran without a
+ * (see own_time.h); the count's growth over the blocks that ran without a
  * switch must be their TSC time (their interrupts included, which the
  * VCPU ran), and over a block that held a switch it may grow by the
  * switch's share the VCPU ran, less than half the shortest run of another
@@ -78,36 +78,12 @@
 #include <pmuvirt/abi.h>
 #include <pmuvirt/linux.h>
 #include "libpmuvirt-user.h"
+#include "own_time.h"
 
 #define NR_VCPUS	2
 #define PER_VCPU	2
 #define NR_THREADS	(NR_VCPUS * PER_VCPU)
 #define SECCOMP_READS	100000
-
-/*
- * One-PCPU runs: the loop in blocks of BLOCK iterations (about 2,000 TSC
- * ticks), each followed by a TSC read and a read of the thread's count
- * from user mode.  A block that took AWAY_TICKS or more held a switch to
- * another thread or VCPU ("away"); any other block counts as the thread's
- * own running time ("ran"), interrupts included ("irq": the blocks over
- * IRQ_TICKS, which may also hold a VCPU that woke and blocked again).
- * Across an away block the count may grow by the block itself and the
- * switch out and back in as far as the thread's VCPU runs them, less than
- * EDGE_TICKS (seen: 20,000 to 75,000); the slice of the thread or VCPU
- * switched to would add more than AWAY_TICKS (Linux and Xen preempt a
- * busy thread or VCPU for at least a millisecond, 10^6 ticks).
- */
-#define BLOCK		1024
-#define AWAY_TICKS	500000
-#define EDGE_TICKS	(AWAY_TICKS / 2)
-#define IRQ_TICKS	(3 * 2 * BLOCK)
-
-struct loop_time {
-	uint64_t ran, irq, away;	/* TSC ticks of the blocks of each kind */
-	uint64_t edge_max;		/* largest count growth across an away block */
-	uint64_t loop;			/* the count's growth from the first read to the last */
-	unsigned long nr_away;
-};
 
 struct result {
 	int cpu;
@@ -124,7 +100,7 @@ struct result {
 	uint64_t iters;			/* iterations its loop ran */
 	unsigned int bad_reads;		/* reads out of order or too far ahead */
 	unsigned long loop_reads;	/* user-mode reads in the loops */
-	struct loop_time lt;		/* one PCPU: the blocks' time */
+	struct own_time lt;		/* one PCPU: the blocks' time (own_time.h) */
 };
 
 static uint64_t iterations;
@@ -150,42 +126,30 @@ static uint64_t wall_ns(void)
 #define CHUNKS		100
 
 /*
- * One PCPU: @n iterations in blocks (see BLOCK), the blocks' time in *@lt.
+ * One PCPU: @n iterations in blocks (see own_time.h), the blocks' time in *@lt.
  * Returns the number of user-mode reads.
  */
-static unsigned long timed_loop(struct pmuvirt_user *u, uint64_t n, struct loop_time *lt,
+static unsigned long timed_loop(struct pmuvirt_user *u, uint64_t n, struct own_time *lt,
 				unsigned int *bad)
 {
-	uint64_t t0 = rdtsc(), t1, d, k, v0 = 0, v1;
+	uint64_t t0 = rdtsc(), t1, k, v0 = 0, v1;
 	unsigned long reads = 0;
 
 	if (pmuvirt_user_read(u, &v0))
 		(*bad)++;
 	reads++;
-	lt->loop -= v0;
 	while (n) {
-		k = n < BLOCK ? n : BLOCK;
+		k = n < OWN_BLOCK ? n : OWN_BLOCK;
 		n -= k;
 		__asm__ __volatile__("1: dec %0\n\tjnz 1b" : "+r" (k) : : "cc");
 		t1 = rdtsc();
 		if (pmuvirt_user_read(u, &v1) || v1 < v0)
 			(*bad)++;
 		reads++;
-		d = t1 - t0;
-		if (d >= AWAY_TICKS) {
-			lt->away += d;
-			lt->nr_away++;
-			if (v1 - v0 > lt->edge_max)
-				lt->edge_max = v1 - v0;
-		} else {
-			lt->ran += d;
-			if (d > IRQ_TICKS)
-				lt->irq += d;
-		}
+		own_time_block(lt, t1 - t0, v1 - v0);
 		t0 = t1;
 		v0 = v1;
 	}
-	lt->loop += v0;
 	return reads;
 }
 
@@ -207,7 +171,7 @@ static unsigned long timed_loop(struct pmuvirt_user *u, uint64_t n, struct loop_
  */
 static unsigned long run_loop(struct pmuvirt_user *u, uint64_t n, int until_moved,
 			      uint64_t *done, uint32_t *pcpus, unsigned int *bad,
-			      struct loop_time *lt)
+			      struct own_time *lt)
 {
 	uint64_t chunk = n / CHUNKS ? n / CHUNKS : 1, k, v0 = 0, v1, t0 = 0, t1, deadline = 0;
 	unsigned int c;
@@ -250,26 +214,15 @@ static unsigned long run_loop(struct pmuvirt_user *u, uint64_t n, int until_move
 }
 
 /*
- * One PCPU: the count over the loop's blocks lies between the blocks' own
- * time less their interrupts and their own time plus a switch's share per
- * away block, no away block grew it by EDGE_TICKS or more, and the counts
- * read around the loop (@user, then @ioctl around that) hold it plus at
- * most the reads and calls on either side.
+ * One PCPU: the count over the loop's blocks is the thread's own running
+ * time (own_time.h), and the counts read around the loop (@user, then
+ * @ioctl around that) hold it plus at most the reads and calls on either
+ * side.
  */
-static int own_time_ok(const struct loop_time *lt, uint64_t user, uint64_t ioctl)
+static int own_time_ok(const struct own_time *lt, uint64_t user, uint64_t ioctl)
 {
-	return lt->loop >= lt->ran - lt->irq && lt->loop <= lt->ran + lt->nr_away * EDGE_TICKS &&
-	       lt->edge_max < EDGE_TICKS && user >= lt->loop && user - lt->loop < 2 * EDGE_TICKS &&
-	       ioctl >= user && ioctl - user < 2 * EDGE_TICKS;
-}
-
-static void print_own_time(const char *who, const struct loop_time *lt)
-{
-	printf("PMUVIRT-XEN-GUEST-OWN %s loop=%llu ran=%llu loop/ran=%+.3f%% irq=%llu away=%llu in %lu blocks, largest growth across one %llu\n",
-	       who, (unsigned long long)lt->loop, (unsigned long long)lt->ran,
-	       100.0 * ((double)lt->loop - (double)lt->ran) / (double)lt->ran,
-	       (unsigned long long)lt->irq, (unsigned long long)lt->away, lt->nr_away,
-	       (unsigned long long)lt->edge_max);
+	return own_time_holds(lt) && user >= lt->loop && user - lt->loop < 2 * OWN_EDGE_TICKS &&
+	       ioctl >= user && ioctl - user < 2 * OWN_EDGE_TICKS;
 }
 
 /* Shared clock: a count of @work instructions' thread, read within [@ta, @tb]. */
@@ -612,7 +565,7 @@ static int part2(void)
 			char who[32];
 
 			snprintf(who, sizeof(who), "thread=%u", i);
-			print_own_time(who, &r->lt);
+			own_time_print("PMUVIRT-XEN-GUEST-OWN", who, &r->lt);
 			if (!own_time_ok(&r->lt, r->user, r->ioctl)) {
 				printf("PMUVIRT-XEN-GUEST-FAIL thread %u: virtual TSC is not its own running time\n",
 				       i);
@@ -758,7 +711,7 @@ static int part_migrate(void)
 		return -1;
 	}
 	if (!shared_clock) {
-		print_own_time("migrating", &r.lt);
+		own_time_print("PMUVIRT-XEN-GUEST-OWN", "migrating", &r.lt);
 		if (!own_time_ok(&r.lt, r.user, r.ioctl)) {
 			printf("PMUVIRT-XEN-GUEST-FAIL migrating thread: virtual TSC is not its own running time\n");
 			return -1;
