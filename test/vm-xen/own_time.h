@@ -27,7 +27,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#ifndef OWN_BLOCK
 #define OWN_BLOCK	1024
+#endif
 #define OWN_AWAY_TICKS	500000
 #define OWN_EDGE_TICKS	(OWN_AWAY_TICKS / 2)
 #define OWN_IRQ_TICKS	(3 * 2 * OWN_BLOCK)
@@ -47,7 +49,11 @@ static inline uint64_t own_rdtsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
-/* One block took @ticks of TSC (t1 - t0, wrapped if the TSC went back); the count grew by @growth. */
+/*
+ * One block took @ticks of TSC (t1 - t0, wrapped if the TSC went back); the
+ * count grew by @growth.  A thread that reads its count only around the
+ * whole loop passes 0 and sets ->loop itself (->edge_max stays 0).
+ */
 static inline void own_time_block(struct own_time *ot, uint64_t ticks, uint64_t growth)
 {
 	ot->loop += growth;
