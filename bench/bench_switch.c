@@ -101,6 +101,9 @@ static int null_read_reg(void *arg, uint32_t reg, uint64_t *val)
 static int null_write_reg(void *arg, uint32_t reg, uint64_t val)
 {
 	null_regs[reg & 15] = val;
+	/* rdpmc of general counter i reads what IA32_PMCi or IA32_A_PMCi got */
+	if ((reg >= 0xc1 && reg <= 0xc8) || (reg >= 0x4c1 && reg <= 0x4c8))
+		null_regs[(reg - 1) & 7] = val;
 	return 0;
 }
 

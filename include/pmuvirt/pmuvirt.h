@@ -192,10 +192,12 @@ struct pmuvirt_ctx;
  *		to hold (an identical image), 0 none; forgotten with @cache_owner.
  * @owner_domain: security domain of the last context that counted here:
  *		the counters' raw values derive from its events only.
- * @pair:	stamps of two contexts that switch into each other by offsetting
- *		alone: both found to hold the cached control with no i-mode
- *		counter, their counters on the slots of @pair_slot; 0 none.
- *		Forgotten whenever the control registers change.
+ * @pair:	stamps of two contexts that switch into each other in one pass:
+ *		both found to hold the cached control, with no i-mode counter
+ *		or (on a backend that writes counters while they count) the
+ *		same i-mode counters, their counters on the slots of
+ *		@pair_slot; 0 none.  Forgotten whenever the control registers
+ *		change.
  * @pair_nr:	their number of counters.
  * @pair_slot:	the slot of each of their counters, in counter order.
  * @pair_batched: how the pair's switch reads its counters (library-private

@@ -66,7 +66,8 @@ static uint64_t collect_overflows(struct pmuvirt_counter *c)
 
 	if (!c->period || past >= PMUVIRT_ARM_REMAINING_MAX)
 		return 0;
-	n = 1 + pmuvirt_div64(past, c->period);
+	/* one boundary is the rule: the division is a loop on 32-bit hosts */
+	n = past < c->period ? 1 : 1 + pmuvirt_div64(past, c->period);
 	c->next_ovf += n * c->period;
 	if (n >= (uint64_t)(0xffffffffu - c->pending))
 		c->pending = 0xffffffffu;
@@ -473,8 +474,9 @@ static int rebase(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint64_t *sn
  * write).  Returns 1 and sets @c->start when it may, 0 when it must be
  * armed, or a read's error.
  */
-static int keep_armed(struct pmuvirt_pcpu *pc, struct pmuvirt_counter *c,
-		      const struct pmuvirt_slot *s, uint64_t *snap, uint32_t *have)
+static inline __attribute__((__always_inline__)) int
+keep_armed(struct pmuvirt_pcpu *pc, struct pmuvirt_counter *c, const struct pmuvirt_slot *s,
+	   uint64_t *snap, uint32_t *have)
 {
 	uint64_t remaining = c->next_ovf - c->count, to_signal;
 	int ret;
@@ -744,9 +746,72 @@ static inline bool is_pair(const struct pmuvirt_pcpu *pc, const struct pmuvirt_c
 }
 
 /*
+ * An i-mode pair (the same control with i-mode counters, on a backend that
+ * writes its counters itself while they count): @prev's overflows are
+ * collected, and @next's i-mode counters armed as resume() arms them when
+ * the counters hold the domain's events.  @raw: the pair's values.
+ */
+static __attribute__((__noinline__)) int pair_imode(struct pmuvirt_pcpu *pc,
+						    struct pmuvirt_ctx *prev,
+						    struct pmuvirt_ctx *next, const uint64_t *raw)
+{
+	uint64_t snap[PMUVIRT_MAX_SLOTS] PMUVIRT_NOINIT;
+	uint32_t have = 0;
+	unsigned int i, nr = pc->pair_nr;
+	int ret;
+
+	for (i = 0; i < nr; i++) {
+		snap[pc->pair_slot[i]] = raw[i] & pc->pair_mask[i];
+		have |= 1u << pc->pair_slot[i];
+	}
+	for (i = 0; i < nr; i++) {
+		struct pmuvirt_counter *c = &next->counter[i];
+
+		if (!c->period)
+			continue;
+		collect_overflows(&prev->counter[i]);
+		collect_overflows(c);
+		ret = keep_armed(pc, c, slot_of(next, i), snap, &have);
+		if (!ret)
+			ret = arm(pc, next, i);
+		if (ret < 0)
+			return fault(pc, next, ret);
+	}
+	return 0;
+}
+
+/*
+ * May @prev and @next, which just switched by suspend and resume, become the
+ * pair of @pc although they have i-mode counters?  Both have the same
+ * control (the registers hold it), their counters on the same slots, and
+ * the backend arms by writing while counting goes on.
+ */
+static bool imode_pair(struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *prev,
+		       const struct pmuvirt_ctx *next)
+{
+	unsigned int i;
+
+	if (!prev || !prev->imode_mask || prev->imode_mask != next->imode_mask ||
+	    prev->nr_counters != next->nr_counters || !prev->stamp || !next->stamp ||
+	    stacked(pc) || pc->stop_first || pc->running != next || !same_domain(pc, next) ||
+	    !same_domain(pc, prev) || (prev->flags & PMUVIRT_CTX_FAULTED))
+		return false;
+	/* resume() made @next the cache's owner or twin */
+	if ((pc->cache_owner != next->stamp && pc->cache_twin != next->stamp) ||
+	    (pc->cache_owner != prev->stamp && pc->cache_twin != prev->stamp &&
+	     !cache_holds(pc, &prev->img)))
+		return false;
+	for (i = 0; i < next->nr_counters; i++)
+		if (prev->counter[i].slot != next->counter[i].slot)
+			return false;
+	return true;
+}
+
+/*
  * The one pass between the two contexts of the pair: one backend call reads
  * every counter, and each value ends @prev's interval and starts @next's.
- * Nothing is written.
+ * Nothing is written but the i-mode counters of an i-mode pair that must
+ * be armed.
  */
 static int switch_pair(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *prev, struct pmuvirt_ctx *next)
 {
@@ -766,6 +831,11 @@ static int switch_pair(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *prev, struct
 		o[i].start = v;
 		n[i].start = v;
 		o[i].count += (v - start) & m;
+	}
+	if (pmuvirt_unlikely(next->imode_mask)) {
+		ret = pair_imode(pc, prev, next, raw);
+		if (ret)
+			return ret;
 	}
 	return hand_over(pc, prev, next);
 }
@@ -905,7 +975,10 @@ int pmuvirt_switch(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next)
 		return ret;
 	if (!next || !next->nr_counters || (next->flags & PMUVIRT_CTX_FAULTED))
 		return park(pc, next);
-	return resume(pc, next, snap, have);
+	ret = resume(pc, next, snap, have);
+	if (!ret && imode_pair(pc, prev, next))
+		make_pair(pc, prev, next);
+	return ret;
 }
 
 int pmuvirt_switch_in(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx)

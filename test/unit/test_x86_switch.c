@@ -542,6 +542,75 @@ static void test_imode_offset(void **state)
 	rig_free(r);
 }
 
+static void no_pmi(void *arg)
+{
+	(void)arg;
+}
+
+/*
+ * Two contexts with the same i-mode control become the CPU's pair: each
+ * switch reads every counter once and writes at most the incoming i-mode
+ * counter; counts and notifications stay exact over many switches, and a
+ * boundary the outgoing context passed with its PMI still on its way is
+ * its notification as soon as it is off the CPU.
+ */
+static void test_imode_pair(void **state)
+{
+	static const struct pmuvirt_counter_ctl ci[] = {
+		{ .event = PMUVIRT_EV_BRANCHES, .flags = U, .period = 100 },
+		{ .event = PMUVIRT_EV_INSTRUCTIONS, .flags = U },
+	};
+	struct rig *r = rig_new(&rig_intel_v4);
+	struct pmuvirt_ctx *c[2] = { rig_ctx_new_n(&r->pmu, 2, ci), rig_ctx_new_n(&r->pmu, 2, ci) };
+	const struct fakehw_stats *st = fakehw_stats(r->hw);
+	uint32_t counts[PMUVIRT_MAX_COUNTERS];
+	uint64_t br[2] = { 0, 0 }, ins[2] = { 0, 0 }, before;
+	unsigned int k, cur = 0;
+
+	assert_int_equal(pmuvirt_ctx_set_domain(c[0], 1), 0);
+	assert_int_equal(pmuvirt_ctx_set_domain(c[1], 1), 0);
+	assert_int_equal(pmuvirt_switch_in(&r->pc, c[0]), 0);
+	for (k = 0; k < 300; k++) {
+		rig_run(r->hw, FAKEHW_BRANCHES, 37 + k % 151, false);
+		rig_run(r->hw, FAKEHW_INSTRUCTIONS, 11 + k, false);
+		br[cur] += 37 + k % 151;
+		ins[cur] += 11 + k;
+		fakehw_reset_stats(r->hw);
+		cur ^= 1;
+		assert_int_equal(pmuvirt_switch(&r->pc, c[cur]), 0);
+		if (k > 0) {
+			assert_true(st->reg_writes <= 1);
+			assert_int_equal(st->reg_reads, 0);
+			assert_int_equal(st->counter_reads, 2);
+		}
+	}
+	for (k = 0; k < 2; k++) {
+		assert_true(rig_val(c[k], 0) == br[k]);
+		assert_true(rig_val(c[k], 1) == ins[k]);
+		assert_int_equal(pmuvirt_take_overflows(c[k], counts), 1);
+		assert_true(counts[0] == br[k] / 100);
+	}
+
+	/* the running context's next notification comes at its exact event */
+	r->ovf = 0;
+	r->watch = c[cur];
+	cross_next(r, c[cur], FAKEHW_BRANCHES, 100, br[cur] / 100, br[cur] % 100);
+	br[cur] = (br[cur] / 100 + 1) * 100;
+	r->watch = NULL;
+
+	/* the running context's boundary with its PMI not yet taken */
+	fakehw_set_pmi(r->hw, no_pmi, NULL);
+	before = br[cur] / 100;
+	rig_run(r->hw, FAKEHW_BRANCHES, (before + 1) * 100 - br[cur], false);
+	assert_int_equal(pmuvirt_switch(&r->pc, c[cur ^ 1]), 0);
+	assert_int_equal(pmuvirt_take_overflows(c[cur], counts), 1);
+	assert_int_equal(counts[0], 1);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	rig_ctx_free(c[0]);
+	rig_ctx_free(c[1]);
+	rig_free(r);
+}
+
 /*
  * Periods longer than half the 48-bit range (and longer than the whole
  * range) are reached in several armings; notifications come exactly at
@@ -703,6 +772,7 @@ int main(void)
 		cmocka_unit_test(test_wrap_exact),
 		cmocka_unit_test(test_imode_overflows),
 		cmocka_unit_test(test_imode_long_period),
+		cmocka_unit_test(test_imode_pair),
 		cmocka_unit_test(test_imode_offset),
 		cmocka_unit_test(test_read_one_take_some),
 		cmocka_unit_test(test_non_global_stop),
