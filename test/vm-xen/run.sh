@@ -174,7 +174,7 @@ gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/
 	-o "$work/root/pmuvirt_xen_guest" "$srcroot/test/vm-xen/pmuvirt_xen_guest.c" \
 	"$srcroot/lib/user/libpmuvirt-user.c"
 gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/lib/user" \
-	-o "$work/root/vmtest" "$srcroot/test/vm-linux/vmtest.c" \
+	-o "$work/root/vmtest" "$srcroot"/test/vm-linux/vmtest*.c \
 	"$srcroot/lib/user/libpmuvirt-user.c"
 gcc -O2 -Wall -Wextra -Werror -static -o "$work/root/xs_rendezvous" \
 	"$srcroot/test/vm-xen/xs_rendezvous.c"
