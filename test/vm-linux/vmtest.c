@@ -108,17 +108,23 @@ double rel_err(double got, double want)
 	return e < 0 ? -e : e;
 }
 
-int attached_count(void)
+/* The number in the file at @path, or -1. */
+long long read_number(const char *path)
 {
-	FILE *f = fopen("/sys/module/pmuvirt/parameters/attached", "r");
-	int n = -1;
+	FILE *f = fopen(path, "r");
+	long long v = -1;
 
 	if (f) {
-		if (fscanf(f, "%d", &n) != 1)
-			n = -1;
+		if (fscanf(f, "%lld", &v) != 1)
+			v = -1;
 		fclose(f);
 	}
-	return n;
+	return v;
+}
+
+int attached_count(void)
+{
+	return (int)read_number("/sys/module/pmuvirt/parameters/attached");
 }
 
 /* Wait for threads that just exited to be released by the module. */
@@ -203,17 +209,9 @@ void run_threads(void *(*fn)(void *), void *w, size_t size, int n)
 long long read_param(const char *name)
 {
 	char path[128];
-	long long v = -1;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "/sys/module/pmuvirt/parameters/%s", name);
-	f = fopen(path, "r");
-	if (f) {
-		if (fscanf(f, "%lld", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
+	return read_number(path);
 }
 
 int write_file(const char *path, long long v)

@@ -113,6 +113,7 @@ void pin(int cpu);
 void work_control(struct pmuvirt_control *ctl);
 uint64_t schedstat_ns(void);
 double rel_err(double got, double want);
+long long read_number(const char *path);
 int attached_count(void);
 int wait_attached(int want);
 extern pthread_barrier_t start_barrier;

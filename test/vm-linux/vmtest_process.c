@@ -364,6 +364,14 @@ static void iso_observe(const struct pmuvirt_user *u, uint64_t iterations, struc
 	}
 }
 
+/* The observer's and its neighbours' counter: instructions, user and kernel. */
+static void iso_control(struct pmuvirt_control *ctl)
+{
+	work_control(ctl);
+	ctl->counter[0].event = PMUVIRT_EV_INSTRUCTIONS;
+	ctl->counter[0].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
+}
+
 static void *iso_sibling_fn(void *arg)
 {
 	struct pmuvirt_control ctl;
@@ -371,11 +379,7 @@ static void *iso_sibling_fn(void *arg)
 	int fd = pmuvirt_user_open(1);
 
 	pin(0);
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.version = PMUVIRT_ABI_VERSION;
-	ctl.nr_counters = 1;
-	ctl.counter[0].event = PMUVIRT_EV_INSTRUCTIONS;
-	ctl.counter[0].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
+	iso_control(&ctl);
 	if (fd >= 0 && !pmuvirt_user_attach(&u, fd, &ctl, 0, 0)) {
 		spin(*(uint64_t *)arg);
 		pmuvirt_user_detach(&u, NULL);
@@ -396,11 +400,7 @@ void t_isolation(void)
 	int fd = pmuvirt_user_open(1), status;
 
 	pin(0);
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.version = PMUVIRT_ABI_VERSION;
-	ctl.nr_counters = 1;
-	ctl.counter[0].event = PMUVIRT_EV_INSTRUCTIONS;
-	ctl.counter[0].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
+	iso_control(&ctl);
 	CHECK(fd >= 0 && !pmuvirt_user_attach(&u, fd, &ctl, 0, 0), "attach: %s", strerror(errno));
 	if (failed)
 		return;
@@ -520,15 +520,7 @@ void t_hold(void)
 
 static int module_refcnt(void)
 {
-	FILE *f = fopen("/sys/module/pmuvirt/refcnt", "r");
-	int n = -1;
-
-	if (f) {
-		if (fscanf(f, "%d", &n) != 1)
-			n = -1;
-		fclose(f);
-	}
-	return n;
+	return (int)read_number("/sys/module/pmuvirt/refcnt");
 }
 
 static void *reap_fn(void *arg)
