@@ -282,6 +282,38 @@ static void stacked_fill(void *arg, const struct pmuvirt_pcpu *pc, const struct 
 }
 
 /*
+ * Thread 0 of @w samples instructions every 100 (@flags more) into a ring
+ * of 8 records at @mem, read through @r; @ip is the IP of its records.
+ */
+static void stacked_sampling(struct world *w, unsigned int n, uint32_t flags, void *mem,
+			     size_t size, struct pmuvirt_sample_writer *sw,
+			     struct pmuvirt_sample_reader *r, uint64_t *ip)
+{
+	struct pmuvirt_control ctl;
+	uint64_t per[2] = { 100, 0 };
+
+	make_control(&ctl, n, ev_ic, per);
+	ctl.counter[0].flags |= flags;
+	assert_int_equal(pmuvirt_set_control(NULL, w->t[0], &ctl, NULL), 0);
+	memset(r, 0, sizeof(*r));
+	assert_int_equal(pmuvirt_sample_init(sw, mem, size, 8, 128), 0);
+	assert_int_equal(pmuvirt_sample_reader_init(r, mem, size), 0);
+	assert_int_equal(pmuvirt_ctx_attach_samples(w->t[0], sw, stacked_fill, ip), 0);
+}
+
+/* @steps instructions on VCPU 0: true when they overflowed and the guest took the PMI. */
+static bool stacked_step(struct world *w, uint64_t steps, uint32_t *mask)
+{
+	w->hw.last_ovf = 0;
+	mock_run(&w->hw, PMUVIRT_EV_INSTRUCTIONS, steps);
+	if (!w->hw.last_ovf)
+		return false;
+	pmuvirt_take_overflows(w->v[0].ctx, NULL);
+	assert_int_equal(pmuvirt_pmi(&w->v[0].gpc, mask), 0);
+	return true;
+}
+
+/*
  * Sampling on a stacked instance: the guest's PMI (the VIRQ) appends one
  * record per sampling counter that crossed, weighted by the boundaries
  * crossed, with the counts the level below reported as values.
@@ -289,23 +321,17 @@ static void stacked_fill(void *arg, const struct pmuvirt_pcpu *pc, const struct 
 static void test_sample_stacked(void **state)
 {
 	struct world *w = world_new(7);
-	struct pmuvirt_control ctl;
 	struct pmuvirt_sample_writer sw;
 	struct pmuvirt_sample_reader r;
 	struct pmuvirt_sample out[8];
-	uint64_t per[2] = { 100, 0 }, ip = 0, total = 0, weight = 0;
+	uint64_t ip = 0, total = 0, weight = 0;
 	unsigned int k;
 	size_t size = pmuvirt_sample_ring_bytes(8, 128);
 	void *mem = aligned_alloc(64, size);
 	int n;
 
-	make_control(&ctl, 2, ev_ic, per);
-	ctl.counter[0].flags |= PMUVIRT_CTR_SAMPLE | PMUVIRT_CTR_SAMPLE_VALUES;
-	assert_int_equal(pmuvirt_set_control(NULL, w->t[0], &ctl, NULL), 0);
-	memset(&r, 0, sizeof(r));
-	assert_int_equal(pmuvirt_sample_init(&sw, mem, size, 8, 128), 0);
-	assert_int_equal(pmuvirt_sample_reader_init(&r, mem, size), 0);
-	assert_int_equal(pmuvirt_ctx_attach_samples(w->t[0], &sw, stacked_fill, &ip), 0);
+	stacked_sampling(w, 2, PMUVIRT_CTR_SAMPLE | PMUVIRT_CTR_SAMPLE_VALUES, mem, size, &sw, &r,
+			 &ip);
 	schedule(w, 0);
 	assert_int_equal(pmuvirt_switch(&w->v[0].gpc, w->t[0]), 0);
 	for (k = 0; k < 40; k++) {
@@ -313,13 +339,9 @@ static void test_sample_stacked(void **state)
 		uint32_t mask;
 
 		ip = 0x1000 + k;
-		w->hw.last_ovf = 0;
-		mock_run(&w->hw, PMUVIRT_EV_INSTRUCTIONS, steps);
 		total += steps;
-		if (!w->hw.last_ovf)
+		if (!stacked_step(w, steps, &mask))
 			continue;
-		pmuvirt_take_overflows(w->v[0].ctx, NULL);
-		assert_int_equal(pmuvirt_pmi(&w->v[0].gpc, &mask), 0);
 		n = pmuvirt_sample_read(&r, out, 8);
 		assert_int_equal(n, 1);
 		assert_int_equal(out[0].ip, ip);
@@ -347,23 +369,16 @@ static void test_sample_stacked(void **state)
 static void test_sample_stacked_saturated(void **state)
 {
 	struct world *w = world_new(7);
-	struct pmuvirt_control ctl;
 	struct pmuvirt_sample_writer sw;
 	struct pmuvirt_sample_reader r;
 	struct pmuvirt_sample out[8];
-	uint64_t per[1] = { 100 }, ip = 0, total = 0, weight = 0;
+	uint64_t ip = 0, total = 0, weight = 0;
 	unsigned int k, pmis = 0;
 	size_t size = pmuvirt_sample_ring_bytes(8, 128);
 	void *mem = aligned_alloc(64, size);
 	uint32_t mask;
 
-	make_control(&ctl, 1, ev_ic, per);
-	ctl.counter[0].flags |= PMUVIRT_CTR_SAMPLE;
-	assert_int_equal(pmuvirt_set_control(NULL, w->t[0], &ctl, NULL), 0);
-	memset(&r, 0, sizeof(r));
-	assert_int_equal(pmuvirt_sample_init(&sw, mem, size, 8, 128), 0);
-	assert_int_equal(pmuvirt_sample_reader_init(&r, mem, size), 0);
-	assert_int_equal(pmuvirt_ctx_attach_samples(w->t[0], &sw, stacked_fill, &ip), 0);
+	stacked_sampling(w, 1, PMUVIRT_CTR_SAMPLE, mem, size, &sw, &r, &ip);
 	w->t[0]->counter[0].pending = 0xffffffffu - 3;
 	schedule(w, 0);
 	assert_int_equal(pmuvirt_switch(&w->v[0].gpc, w->t[0]), 0);
@@ -371,13 +386,9 @@ static void test_sample_stacked_saturated(void **state)
 		uint64_t steps = 1 + (k * 53) % 250;
 
 		ip = 0x1000 + k;
-		w->hw.last_ovf = 0;
-		mock_run(&w->hw, PMUVIRT_EV_INSTRUCTIONS, steps);
 		total += steps;
-		if (!w->hw.last_ovf)
+		if (!stacked_step(w, steps, &mask))
 			continue;
-		pmuvirt_take_overflows(w->v[0].ctx, NULL);
-		assert_int_equal(pmuvirt_pmi(&w->v[0].gpc, &mask), 0);
 		assert_int_equal(mask, 1);
 		assert_int_equal(pmuvirt_sample_read(&r, out, 8), 1);
 		assert_int_equal(out[0].ip, ip);
@@ -387,15 +398,8 @@ static void test_sample_stacked_saturated(void **state)
 	assert_int_equal(weight, total / 100);
 	assert_int_equal(w->t[0]->counter[0].pending, 0xffffffffu);
 	/* Nobody reads the ring: 8 records fit, the others are lost, counted. */
-	for (k = 0; k < 20; k++) {
-		w->hw.last_ovf = 0;
-		mock_run(&w->hw, PMUVIRT_EV_INSTRUCTIONS, 100);
-		if (!w->hw.last_ovf)
-			continue;
-		pmuvirt_take_overflows(w->v[0].ctx, NULL);
-		assert_int_equal(pmuvirt_pmi(&w->v[0].gpc, &mask), 0);
-		pmis++;
-	}
+	for (k = 0; k < 20; k++)
+		pmis += stacked_step(w, 100, &mask);
 	assert_int_equal(pmis, 20);
 	assert_int_equal(pmuvirt_sample_pending(&r), 8);
 	assert_int_equal(pmuvirt_sample_lost(&r), 12);

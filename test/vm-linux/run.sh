@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 # Build pmuvirt.ko against Debian's linux-headers-amd64, boot the matching
 # Debian kernel under qemu-system-x86_64 (TCG, -icount shift=0) with a
-# busybox initramfs, and run test/vm-linux/vmtest.c inside.
+# busybox initramfs, and run vmtest (test/vm-linux/vmtest*.c) inside.
 # usage: run.sh SOURCE_DIR BUILD_DIR       exit 0 pass, 1 fail, 77 skipped
 set -eu
 vm_name=vm-linux
@@ -31,7 +31,7 @@ gcc $cflags -I"$rec" -o "$root/pmuvirt-record" "$rec/pmuvirt-record.c" "$rec/pro
 dflags="-O2 -Wall -Wextra -Werror -I$src/include -I$src/lib/user -I$rec"
 gcc $dflags -o "$root/pmuvirt-report" "$rec/pmuvirt-report.c" "$rec/report.c" "$rec/symbols.c" \
 	"$rec/profile-file.c" $(pkg-config --libs libdw) || die "pmuvirt-report build"
-gcc $dflags -fPIE -pie -pthread -o "$root/vmtest-pie" "$src/test/vm-linux/vmtest.c" \
+gcc $dflags -fPIE -pie -pthread -o "$root/vmtest-pie" "$src"/test/vm-linux/vmtest*.c \
 	"$src/lib/user/libpmuvirt-user.c" || die "vmtest-pie build"
 vm_libs "$root/pmuvirt-report" "$root/vmtest-pie"
 # setuid root (mode 4755, owner 0 in the archive) for the exec checks

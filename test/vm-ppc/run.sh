@@ -4,7 +4,7 @@
 # Debian's ppc64el kernel headers (test/vm-ppc/kernel.sh), boot Debian's
 # ppc64el kernel under qemu-system-ppc64 -M pseries (QEMU 10 from
 # bookworm-backports: it raises the performance monitor interrupt) with a
-# busybox-static:ppc64el initramfs, and run test/vm-linux/vmtest.c inside.
+# busybox-static:ppc64el initramfs, and run vmtest (test/vm-linux/vmtest*.c) inside.
 # usage: run.sh SOURCE_DIR BUILD_DIR [QEMU10_DIR]   exit 0 pass, 1 fail, 77 skipped
 # QEMU10_DIR defaults to BUILD_DIR/qemu10 (the qemu-ppc job's can be shared).
 set -eu

@@ -1,0 +1,262 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+# /init of dom0 in every vm-xen boot (run.sh); the dom0 command line says
+# which boot.  /vm-xen.conf holds run.sh's loop lengths and profiling
+# periods.
+. /vm-xen.conf
+# wait_for FILE MARKER SECONDS: MARKER is in FILE, or false after SECONDS.
+wait_for() {
+	_i=0
+	until grep -q "$2" "$1" 2>/dev/null; do
+		[ $_i -lt $3 ] || return 1
+		sleep 1
+		_i=$((_i + 1))
+	done
+}
+# Xen's toolstack in dom0: xenstored, dom0's entries, xenconsoled.
+toolstack_up() {
+	for m in xen-gntdev xen-gntalloc; do insmod /lib/modules/$m.ko; done
+	mkdir -p /run /var/lib /var/log/xen/console /var/lock
+	mount -t tmpfs tmpfs /run
+	mount -t tmpfs tmpfs /var/lib
+	# xenconsoled gives each guest console a pty, even when it only logs.
+	mkdir -p /dev/pts
+	mount -t devpts devpts /dev/pts
+	mkdir -p /run/xen /run/xenstored /var/lib/xen /var/lib/xenstored
+	ln -s /run /var/run
+	export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu
+	/usr/bin/xenstored --pid-file /run/xenstored.pid && echo "PMUVIRT-DOM0-XENSTORED"
+	/usr/bin/xen-init-dom0 && echo "PMUVIRT-DOM0-INIT-DOM0"
+	/usr/bin/xenconsoled --pid-file=/run/xenconsoled.pid --log=guest --log-dir=/var/log/xen/console &&
+		echo "PMUVIRT-DOM0-XENCONSOLED"
+}
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+insmod /lib/modules/xen-privcmd.ko
+insmod /lib/modules/xen-evtchn.ko
+insmod /lib/modules/xenfs.ko
+mkdir -p /proc/xen
+mount -t xenfs xenfs /proc/xen
+echo "PMUVIRT-XEN-DOM0-UP cpus=$(grep -c ^processor /proc/cpuinfo)"
+# The kernel's symbols for profiles, in System.map's format (Debian's
+# System.map is a placeholder); a PV kernel is not relocated, so dom0's
+# addresses are the domUs' too, which run the same image (not their
+# modules': those lines are left out).
+echo 0 >/proc/sys/kernel/kptr_restrict
+grep -v '\[' /proc/kallsyms >/tmp/kallsyms
+if grep -q pmuvirt_domu_boot /proc/cmdline; then
+	# A PV and a PVH domU through Xen's own toolstack, on the one PCPU
+	# with dom0, which spins meanwhile: each domU's threads must count
+	# their own work only.  Then dom0 saves and restores each domU in the
+	# middle of its last loops.
+	toolstack_up
+	t0=$(cut -d. -f1 /proc/uptime)
+	# Xen numbers a fresh boot's domains from 1: each domU is told the
+	# other's domid (and the boot script checks that they got 1 and 2).
+	for d in a:2:pv b:1:pvh; do
+		n=${d%%:*} t=${d##*:} p=${d#*:}
+		/usr/bin/xl create -p /etc/xen/domu.cfg "name=\"pmuvirt-$n\"" "type=\"$t\"" \
+			"extra=\"console=hvc0 panic=-1 quiet pmuvirt_peer=${p%:*}\"" &&
+			echo "PMUVIRT-DOM0-CREATED $n $t"
+	done
+	echo "PMUVIRT-DOM0-CREATE-SECONDS $(( $(cut -d. -f1 /proc/uptime) - t0 ))"
+	/usr/bin/xl list
+	echo "PMUVIRT-DOM0-DOMIDS $(/usr/bin/xl domid pmuvirt-a) $(/usr/bin/xl domid pmuvirt-b)"
+	# dom0 manages the (still paused) domUs: it may read and set their VCPUs.
+	/xen_access_test dom0 $(/usr/bin/xl domid pmuvirt-a) $(/usr/bin/xl domid pmuvirt-b)
+	echo "PMUVIRT-XEN-ACCESS-DOM0-EXIT=$?"
+	# The domUs run under a system-wide profile that names them (passive:
+	# they run no profiling code of their own); /domu-run.sh starts them,
+	# saves and restores each, and returns when both are gone.
+	a=$(/usr/bin/xl domid pmuvirt-a)
+	b=$(/usr/bin/xl domid pmuvirt-b)
+	log=/var/log/xen/console/guest-pmuvirt
+	/pmuvirt-xenprof record -d 0 -d $a -d $b -c $domu_prof_period -o /tmp/domu.data -- sh /domu-run.sh
+	echo "PMUVIRT-XEN-PROF-DOMU-RECORD-EXIT=$?"
+	echo "PMUVIRT-DOM0-DOMUS-SECONDS $(( $(cut -d. -f1 /proc/uptime) - t0 ))"
+	/pmuvirt-xenprof report -i /tmp/domu.data --xen-syms /xen-syms --map 0=/tmp/kallsyms \
+		--map $a=/tmp/kallsyms --map $b=/tmp/kallsyms --top 100000 >/tmp/domu.txt
+	echo "PMUVIRT-XEN-PROF-DOMU-REPORT-EXIT=$?"
+	sed -n '1,40s/^/prof: /p' /tmp/domu.txt
+	/xen_prof_test domus /tmp/domu.txt d$a d$b:hvm
+	/usr/bin/xl list
+	# a migrated domain logs to the name it had while it came in
+	echo "PMUVIRT-DOM0-CONSOLE-LOGS" $(ls /var/log/xen/console)
+	for d in a b; do
+		cat $log-$d.log $log-$d--incoming.log 2>/dev/null | sed "s/^/domu-$d: /"
+	done
+elif grep -q pmuvirt_smp_boot /proc/cmdline; then
+	# Two PCPUs for six VCPUs: dom0's two, and a PV and a PVH domU of two
+	# each.  The domUs run the guest tests under a system-wide profile
+	# while dom0 moves their VCPUs between the PCPUs (xl vcpu-pin) and
+	# takes PCPU 1 offline and back (/smp-run.sh).
+	toolstack_up
+	for d in a:pv b:pvh; do
+		n=${d%%:*} t=${d##*:}
+		/usr/bin/xl create -p /etc/xen/domu.cfg "name=\"pmuvirt-$n\"" "type=\"$t\"" \
+			"extra=\"console=hvc0 panic=-1 quiet pmuvirt_smp\"" &&
+			echo "PMUVIRT-DOM0-CREATED $n $t"
+	done
+	a=$(/usr/bin/xl domid pmuvirt-a)
+	b=$(/usr/bin/xl domid pmuvirt-b)
+	log=/var/log/xen/console/guest-pmuvirt
+	/pmuvirt-xenprof record -d 0 -d $a -d $b -c $domu_prof_period -o /tmp/smp.data -- sh /smp-run.sh
+	echo "PMUVIRT-XEN-PROF-SMP-RECORD-EXIT=$?"
+	/pmuvirt-xenprof report -i /tmp/smp.data --xen-syms /xen-syms --map 0=/tmp/kallsyms \
+		--map $a=/tmp/kallsyms --map $b=/tmp/kallsyms --top 100000 >/tmp/smp.txt
+	echo "PMUVIRT-XEN-PROF-SMP-REPORT-EXIT=$?"
+	sed -n '1,30s/^/prof: /p' /tmp/smp.txt
+	for d in a b; do
+		sed "s/^/domu-$d: /" $log-$d.log
+	done
+	# A PCPU goes down while a session runs (its idle context on it), the
+	# session stops and is freed while it is down, the PCPU comes back and
+	# a session counts on it again: nothing of the freed session is read.
+	/pmuvirt-xenprof record -c $prof_period -o /tmp/hp.data -- /usr/bin/xen-hptool cpu-offline 1
+	echo "PMUVIRT-XEN-HP-OFFLINE-RECORD-EXIT=$?"
+	/usr/bin/xen-hptool cpu-online 1
+	echo "PMUVIRT-XEN-HP-ONLINE-EXIT=$?"
+	/pmuvirt-xenprof record -c $prof_period --cpu 0 -o /tmp/hp2.data -- /xen_prof_test hot $lossy_rounds
+	echo "PMUVIRT-XEN-HP-AGAIN-RECORD-EXIT=$?"
+	/pmuvirt-xenprof report -i /tmp/hp2.data --exe 0=/xen_prof_test --top 100000 >/tmp/hp2.txt
+	echo "PMUVIRT-XEN-HP-AGAIN-REPORT-EXIT=$?"
+	sed -n '1,12s/^/prof-hp: /p' /tmp/hp2.txt
+elif grep -q pmuvirt_hvm_boot /proc/cmdline; then
+	# An HVM domU with QEMU as its device model in dom0 (hvm.cfg), its
+	# serial port in a file: the guest tests on Xen's emulated PMU, a save
+	# that Xen's test instrument makes fail, then a save and a restore.
+	toolstack_up
+	t0=$(cut -d. -f1 /proc/uptime)
+	/usr/bin/xl create /etc/xen/hvm.cfg
+	echo "PMUVIRT-DOM0-HVM-CREATE-EXIT=$? seconds=$(( $(cut -d. -f1 /proc/uptime) - t0 ))"
+	serial=/var/log/xen/hvm-serial.log
+	h=$(/usr/bin/xl domid pmuvirt-hvm)
+	if wait_for $serial PMUVIRT-DOMU-FAIL-SAVE-WAITING 300; then
+		/usr/bin/xl set-parameters pmuvirt-fail-save=$h && echo "PMUVIRT-DOM0-FAIL-SAVE-SET $h"
+		s0=$(cut -d. -f1 /proc/uptime)
+		/usr/bin/xl save pmuvirt-hvm /var/lib/xen/hvm.save || echo "PMUVIRT-DOM0-SAVE-FAILED hvm"
+		echo "PMUVIRT-DOM0-FAIL-SAVE-SECONDS $(( $(cut -d. -f1 /proc/uptime) - s0 ))"
+		rm -f /var/lib/xen/hvm.save
+		/usr/bin/xl dmesg | grep -q "pmuvirt: d${h}v0: counters cannot be saved (-5): the save fails" &&
+			echo "PMUVIRT-DOM0-FAIL-SAVE-LOGGED d${h}v0"
+		# the suspend was cancelled: the domain runs (r), blocks (b) or waits
+		# for the PCPU (no flag), neither paused nor shut down
+		st=$(/usr/bin/xl list pmuvirt-hvm | sed -n 's/^pmuvirt-hvm  *'$h'  *[0-9]*  *[0-9]*  *\([-rbpscd]*\) .*/\1/p')
+		case "$st" in
+		*[pscd]* | "") echo "PMUVIRT-DOM0-FAIL-SAVE-STATE '$st'" ;;
+		*) echo "PMUVIRT-DOM0-FAIL-SAVE-RUNNING $st" ;;
+		esac
+		/usr/bin/xl set-parameters pmuvirt-fail-save=0 && echo "PMUVIRT-DOM0-FAIL-SAVE-RESET"
+		/xs_rendezvous write /local/domain/$h/data/pmuvirt-failed 0
+	fi
+	# In the middle of xen_save_guest's loops: saved and restored.  The
+	# restored device model starts the serial file afresh: the first
+	# life's output is kept aside.
+	first=
+	if wait_for $serial PMUVIRT-SAVE-READY 300; then
+		s0=$(cut -d. -f1 /proc/uptime)
+		if /usr/bin/xl save pmuvirt-hvm /var/lib/xen/hvm.save; then
+			echo "PMUVIRT-DOM0-SAVED hvm"
+			first=/var/log/xen/hvm-serial-first.log
+			cp $serial $first
+		fi
+		s1=$(cut -d. -f1 /proc/uptime)
+		[ -n "$first" ] && /usr/bin/xl restore /var/lib/xen/hvm.save &&
+			echo "PMUVIRT-DOM0-RESTORED hvm"
+		echo "PMUVIRT-DOM0-SAVE-SECONDS hvm save $((s1 - s0)) restore $(( $(cut -d. -f1 /proc/uptime) - s1 )) image $(du -m /var/lib/xen/hvm.save | cut -f1) MiB"
+		rm -f /var/lib/xen/hvm.save
+	fi
+	i=0
+	while [ $i -lt 300 ] && /usr/bin/xl list | grep -q pmuvirt-hvm; do
+		sleep 1
+		i=$((i + 1))
+	done
+	/usr/bin/xl list | grep -q pmuvirt-hvm || echo "PMUVIRT-DOM0-HVM-ENDED"
+	echo "PMUVIRT-DOM0-HVM-SECONDS $(( $(cut -d. -f1 /proc/uptime) - t0 ))"
+	cat $first $serial | sed 's/^/hvm: /'
+elif grep -q pmuvirt_refused_boot /proc/cmdline; then
+	# Xen's vPMU or the NMI watchdog was asked for: pmuvirt refused to start.
+	/xen_policy_test refused
+	echo "PMUVIRT-XEN-REFUSED-EXIT=$?"
+elif grep -q pmuvirt_emulated_boot /proc/cmdline; then
+	/xen_emu_test
+	echo "PMUVIRT-XEN-EMU-EXIT=$?"
+	# System-wide profiling: the session's rules and arbitration, then a
+	# profile of a program with a known hot function.
+	/xen_prof_test rules
+	echo "PMUVIRT-XEN-PROF-RULES-EXIT=$?"
+	# The loop below runs alone on VCPU 0 for seconds: no real-time throttling.
+	echo -1 >/proc/sys/kernel/sched_rt_runtime_us
+	# Its VCPU's time without a session, for the session's cost.
+	/xen_prof_test hot $prof_rounds
+	# The drainer on VCPU 1: the loop owns VCPU 0.
+	/pmuvirt-xenprof record -c $prof_period --cpu 1 -o /tmp/hot.data -- /xen_prof_test hot $prof_rounds
+	echo "PMUVIRT-XEN-PROF-RECORD-EXIT=$?"
+	/pmuvirt-xenprof report -i /tmp/hot.data --xen-syms /xen-syms --map 0=/tmp/kallsyms \
+		--exe 0=/xen_prof_test --top 100000 >/tmp/hot.txt
+	echo "PMUVIRT-XEN-PROF-REPORT-EXIT=$?"
+	sed -n '1,30s/^/prof: /p' /tmp/hot.txt
+	/xen_prof_test check /tmp/hot.txt $prof_period $prof_work_a $prof_work_b
+	# Rings of 32 records drained only at the end: the loss is counted.
+	/pmuvirt-xenprof record -c $prof_period --pages 2 --no-virq --drain-ms 1000000 \
+		-o /tmp/lossy.data -- /xen_prof_test hot $lossy_rounds
+	echo "PMUVIRT-XEN-PROF-LOSSY-RECORD-EXIT=$?"
+	/pmuvirt-xenprof report -i /tmp/lossy.data --exe 0=/xen_prof_test --top 100000 >/tmp/lossy.txt
+	sed -n 's/^\(# .*\)/prof-lossy: \1/p' /tmp/lossy.txt
+	/xen_prof_test check /tmp/lossy.txt $prof_period $lossy_work_a $lossy_work_b lossy
+	# The same rings drained by the VIRQ alone (its timer drain would come
+	# after 1000 s): a ring at its mark of 16 records calls the drain, on
+	# VCPU 1, before it fills; none is lost.
+	/pmuvirt-xenprof record -c $prof_period --pages 2 --high-water 50 --drain-ms 1000000 \
+		--cpu 1 -o /tmp/virq.data -- /xen_prof_test hot $lossy_rounds 2>/tmp/virq.log
+	echo "PMUVIRT-XEN-PROF-VIRQ-RECORD-EXIT=$?"
+	sed 's/^/prof-virq: /' /tmp/virq.log
+	/pmuvirt-xenprof report -i /tmp/virq.data --exe 0=/xen_prof_test --top 100000 >/tmp/virq.txt
+	sed -n 's/^\(# .*\)/prof-virq: \1/p' /tmp/virq.txt
+	/xen_prof_test check /tmp/virq.txt $prof_period $lossy_work_a $lossy_work_b virq /tmp/virq.log
+	# Both levels on the emulated PMU: guest threads' i-mode counters
+	# overflow through Xen's PMI, the VIRQ and the module's signal.
+	insmod /lib/modules/pmuvirt.ko && echo "PMUVIRT-XEN-EMU-GUEST-LOADED"
+	dmesg | grep "pmuvirt:" | sed 's/^/dom0: /'
+	# The emulated counters live in Xen: every guest PMC read is a READ
+	# hypercall, part of whose cost lands in the thread (about 1.5%).
+	/vmtest imode 0.04
+	echo "PMUVIRT-XEN-EMU-GUEST-EXIT=$?"
+	# IP sampling through Xen's PMI and the VIRQ: two threads on VCPU 0,
+	# each a 3:1 split of its work between two loops (docs/sampling.md).
+	/vmtest sample
+	echo "PMUVIRT-XEN-EMU-SAMPLE-EXIT=$?"
+	echo "PMUVIRT-XEN-EMU-GUEST-HYPERCALLS $(cat /sys/module/pmuvirt/parameters/xen_hypercalls)"
+	grep pmuvirt /proc/interrupts
+	rmmod pmuvirt && echo "PMUVIRT-XEN-EMU-GUEST-UNLOADED"
+	echo "PMUVIRT-XEN-EMU-GUEST-KERNEL-WARNINGS=$(dmesg | grep -c 'pmuvirt: VCPU\|pmuvirt: cannot\|WARNING:\|BUG:')"
+else
+	/pmuvirt_xen_test $iterations
+	echo "PMUVIRT-XEN-TEST-EXIT=$?"
+	/xen_domains_test
+	echo "PMUVIRT-XEN-DOMAINS-EXIT=$?"
+	/xen_policy_test
+	echo "PMUVIRT-XEN-POLICY-EXIT=$?"
+	# No profiling session on a PMU that is the TSC alone.
+	/xen_prof_test nopmu
+	# The guest level.  After the direct hypercall test: the module owns the
+	# VCPUs' counters from here on.
+	insmod /lib/modules/pmuvirt.ko && echo "PMUVIRT-XEN-GUEST-LOADED"
+	dmesg | grep "pmuvirt:" | sed 's/^/dom0: /'
+	/pmuvirt_xen_guest $guest_iterations
+	echo "PMUVIRT-XEN-GUEST-EXIT=$?"
+	# processes that exit attached leave no module reference once reaped
+	/vmtest reap
+	echo "PMUVIRT-XEN-GUEST-REAP-EXIT=$?"
+	echo "PMUVIRT-XEN-GUEST-HYPERCALLS-TOTAL $(cat /sys/module/pmuvirt/parameters/xen_hypercalls)"
+	grep pmuvirt /proc/interrupts
+	rmmod pmuvirt && echo "PMUVIRT-XEN-GUEST-UNLOADED"
+	/pmuvirt_xen_test empty
+	dmesg | grep "pmuvirt:" | tail -n 3 | sed 's/^/dom0: /'
+	# Xen refusing a control (at a switch or when unload empties the VCPUs)
+	# or a kernel warning would show here.
+	echo "PMUVIRT-XEN-GUEST-KERNEL-WARNINGS=$(dmesg | grep -c 'pmuvirt: VCPU\|pmuvirt: cannot\|WARNING:\|BUG:')"
+fi
+cat /proc/interrupts
+reboot -f

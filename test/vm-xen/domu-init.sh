@@ -1,0 +1,62 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+# /init of the domUs of the domu, smp and hvm boots (run.sh packs it into
+# dom0's tree); each reports on its console.  /vm-xen.conf holds
+# guest_iterations.
+. /vm-xen.conf
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+echo "PMUVIRT-DOMU-UP cpus=$(grep -c ^processor /proc/cpuinfo)"
+# Its own VCPUs only: dom0's and the other domU's are refused by Xen.
+# (Linux's privcmd passes a domU's hypercalls on only when unrestricted.)
+insmod /xen-privcmd.ko unrestricted=1
+# domu: beside the other domU, saved, restored and migrated; hvm: alone,
+# a save of it failed, then saved and restored; smp: on two
+# PCPUs, where the TSC is no exact truth for a thread's work (shared).
+run=domu shared=
+grep -q pmuvirt_hvm /proc/cmdline && run=hvm
+grep -q pmuvirt_smp /proc/cmdline && run=smp shared=shared
+if [ $run = domu ]; then
+	/xen_access_test domu $(sed -n 's/.*pmuvirt_peer=\([0-9]*\).*/\1/p' /proc/cmdline) profiled
+	echo "PMUVIRT-DOMU-ACCESS-EXIT=$?"
+	# The loops of both domUs start together: dom0 writes the key once both wait.
+	export PMUVIRT_XEN_GUEST_GO="/xs_rendezvous wait data/pmuvirt-go 300"
+fi
+insmod /pmuvirt.ko && echo "PMUVIRT-DOMU-LOADED"
+dmesg | grep "pmuvirt:" | sed 's/^\[[^]]*\] //'
+/pmuvirt_xen_guest $guest_iterations emulated $shared
+echo "PMUVIRT-DOMU-GUEST-EXIT=$?"
+# i-mode counters on Xen's emulated PMU: overflow -> PMI -> VIRQ -> signal.
+/vmtest imode ${shared:-0.04}
+echo "PMUVIRT-DOMU-IMODE-EXIT=$?"
+if [ $run = hvm ]; then
+	# dom0 makes a save of this domain fail (Xen's pmuvirt-fail-save): the
+	# suspend is cancelled, the domain carries on and maps its records again.
+	resumes=/sys/module/pmuvirt/parameters/xen_resumes
+	r0=$(cat $resumes)
+	echo "PMUVIRT-DOMU-FAIL-SAVE-WAITING"
+	/xs_rendezvous wait data/pmuvirt-failed 300
+	r1=$(cat $resumes)
+	echo "PMUVIRT-DOMU-FAIL-SAVE-RESUMES $r0 then $r1"
+	[ "$r1" = "$((r0 + 1))" ] && echo "PMUVIRT-DOMU-FAIL-SAVE-CANCELLED"
+fi
+if [ $run != smp ]; then
+	# In the middle of these loops dom0 saves and restores the domain, then
+	# migrates a PV or PVH one to its own host: two comebacks, or one.
+	mode=; dmesg | grep -q "backend: Xen PVH\|backend: Xen HVM" && mode=guest-only
+	/xen_save_guest $mode $([ $run = hvm ] && echo 1 || echo 2)
+	echo "PMUVIRT-DOMU-SAVE-EXIT=$?"
+fi
+/vmtest reap
+echo "PMUVIRT-DOMU-REAP-EXIT=$?"
+echo "PMUVIRT-DOMU-HYPERCALLS $(cat /sys/module/pmuvirt/parameters/xen_hypercalls)"
+rmmod pmuvirt && echo "PMUVIRT-DOMU-UNLOADED"
+if [ $run = domu ]; then
+	# dom0's profiling session still runs: this VCPU's rdpmc sees only its own counter
+	insmod /rdpmc_probe.ko 2>/dev/null
+	dmesg | grep PMUVIRT-RDPMC | sed 's/^\[[^]]*\] //'
+fi
+echo "PMUVIRT-DOMU-KERNEL-WARNINGS=$(dmesg | grep -c 'pmuvirt: VCPU\|pmuvirt: cannot\|WARNING:\|BUG:')"
+echo "PMUVIRT-DOMU-DONE"
+poweroff -f

@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+# The domu boot's profiled command (dom0-init.sh): run both domUs, dom0
+# spinning meanwhile.
+log=/var/log/xen/console/guest-pmuvirt
+/usr/bin/xl unpause pmuvirt-a
+/usr/bin/xl unpause pmuvirt-b
+sh -c 'while :; do :; done' &
+spin=$!
+# The PVH domU boots in a fraction of the PV one's time: both wait before
+# their loops until dom0 writes their go key, so the loops run at once.
+i=0
+while [ $i -lt 300 ] && ! { grep -q PMUVIRT-XEN-GUEST-WAITING $log-a.log &&
+	grep -q PMUVIRT-XEN-GUEST-WAITING $log-b.log; } 2>/dev/null; do
+	sleep 1
+	i=$((i + 1))
+done
+# a start time on Xen's wall clock: each domU reads its key when it can
+go=$(( $(date +%s) + 3 ))
+for d in a b; do
+	/xs_rendezvous write /local/domain/$(/usr/bin/xl domid pmuvirt-$d)/data/pmuvirt-go $go &&
+		echo "PMUVIRT-DOM0-GO $d $go"
+done
+# In the middle of its last loops each domU is saved and restored, then,
+# once it says it is back, migrated live to this same host (the receiver
+# is "xl migrate-receive" run here, not over ssh): one xl at a time.
+step_a=save step_b=save
+i=0
+while [ $i -lt 600 ] && /usr/bin/xl list | grep -q pmuvirt-; do
+	for d in a b; do
+		eval step=\$step_$d
+		case $step in
+		save)
+			grep -q PMUVIRT-SAVE-READY $log-$d.log 2>/dev/null || continue
+			# xl is slow enough without the spinner
+			[ -n "$spin" ] && kill $spin && spin=
+			s0=$(cut -d. -f1 /proc/uptime)
+			/usr/bin/xl save pmuvirt-$d /var/lib/xen/$d.save && echo "PMUVIRT-DOM0-SAVED $d"
+			s1=$(cut -d. -f1 /proc/uptime)
+			/usr/bin/xl restore /var/lib/xen/$d.save && echo "PMUVIRT-DOM0-RESTORED $d"
+			echo "PMUVIRT-DOM0-SAVE-SECONDS $d save $((s1 - s0)) restore $(( $(cut -d. -f1 /proc/uptime) - s1 )) image $(du -m /var/lib/xen/$d.save | cut -f1) MiB"
+			rm -f /var/lib/xen/$d.save
+			step=migrate
+			;;
+		migrate)
+			grep -q "PMUVIRT-SAVE-BACK 1" $log-$d.log 2>/dev/null || continue
+			/usr/bin/xl info | sed -n "s/^free_memory *: */PMUVIRT-DOM0-FREE-MIB $d /p"
+			s0=$(cut -d. -f1 /proc/uptime)
+			/usr/bin/xl migrate -s "" pmuvirt-$d "/usr/bin/xl migrate-receive" &&
+				echo "PMUVIRT-DOM0-MIGRATED $d"
+			echo "PMUVIRT-DOM0-MIGRATE-SECONDS $d $(( $(cut -d. -f1 /proc/uptime) - s0 ))"
+			step=done
+			;;
+		esac
+		eval step_$d=\$step
+	done
+	sleep 1
+	i=$((i + 1))
+done
+# the recorder returns this script's status
+if [ -n "$spin" ]; then kill $spin; fi
