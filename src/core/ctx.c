@@ -1339,7 +1339,7 @@ static int pmi_hw(struct pmuvirt_pcpu *pc, uint32_t status, uint32_t *mask)
 	struct pmuvirt_ctx *ctx = pc->running;
 	const struct pmuvirt_pmu *pmu = pc->pmu;
 	uint64_t hits[PMUVIRT_MAX_COUNTERS] PMUVIRT_NOINIT;
-	uint32_t used = 0, which = 0;
+	uint32_t used = 0, which = 0, nobody;
 	unsigned int i, s;
 	int ret;
 
@@ -1374,11 +1374,15 @@ static int pmi_hw(struct pmuvirt_pcpu *pc, uint32_t status, uint32_t *mask)
 	}
 
 	/* Counters that crossed for nobody: re-base them so they stay quiet. */
-	for (s = 0; s < pmu->nr_slots; s++) {
-		const struct pmuvirt_slot *sl = &pmu->slot[s];
+	for (nobody = status & ~used; nobody; nobody &= nobody - 1) {
+		const struct pmuvirt_slot *sl;
 		uint64_t raw;
 
-		if (!(status & (1u << s)) || (used & (1u << s)) || sl->cls == PMUVIRT_CLASS_TSC)
+		s = (unsigned int)__builtin_ctz(nobody);
+		if (s >= pmu->nr_slots)
+			break;
+		sl = &pmu->slot[s];
+		if (sl->cls == PMUVIRT_CLASS_TSC)
 			continue;
 		ret = ops_of(pc)->read(pc, s, &raw);
 		if (ret)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include "rig.h"
 #include "x86/pmuvirt_x86.h"
+#include "x86/pmuvirt_x86_msr.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
@@ -612,6 +613,47 @@ static void test_imode_pair(void **state)
 }
 
 /*
+ * A PMI clears exactly the status bits of the counters that crossed, a
+ * fixed counter's among them, and re-bases a counter that crossed for no
+ * context (its status bit set, past its threshold) so that it stays quiet.
+ */
+static void test_pmi_status_bits(void **state)
+{
+	static const struct pmuvirt_counter_ctl ci[] = {
+		{ .event = PMUVIRT_EV_CYCLES, .flags = U, .period = 1000 },
+		{ .event = PMUVIRT_EV_BRANCHES, .flags = U },
+	};
+	struct rig *r = rig_new(&rig_intel_v4);
+	struct pmuvirt_ctx *a = rig_ctx_new_n(&r->pmu, 2, ci);
+	const struct pmuvirt_hw_ops *ops = fakehw_ops(r->hw);
+	uint32_t counts[PMUVIRT_MAX_COUNTERS];
+	uint64_t v;
+
+	assert_int_equal(pmuvirt_switch_in(&r->pc, a), 0);
+	assert_int_equal(r->pmu.slot[a->counter[0].slot].cls, PMUVIRT_CLASS_FIXED);
+	assert_int_equal(r->pmu.slot[a->counter[1].slot].cls, PMUVIRT_CLASS_GP);
+	rig_run(r->hw, FAKEHW_CYCLES, 1000, false);
+	assert_int_equal(r->pmis, 1);
+	assert_int_equal(ops->read_reg(r->hw, PMUVIRT_MSR_IA32_PERF_GLOBAL_STATUS, &v), 0);
+	assert_true(v == 0);
+
+	/* general counter 3, which a has not, crossed for no one */
+	assert_int_equal(ops->write_reg(r->hw, PMUVIRT_MSR_IA32_PMC0 + 3, 5), 0);
+	assert_int_equal(ops->write_reg(r->hw, 0x391 /* IA32_PERF_GLOBAL_STATUS_SET */, 1u << 3), 0);
+	rig_run(r->hw, FAKEHW_CYCLES, 1000, false);
+	assert_int_equal(r->pmis, 2);
+	assert_int_equal(ops->read_reg(r->hw, PMUVIRT_MSR_IA32_PERF_GLOBAL_STATUS, &v), 0);
+	assert_true(v == 0);
+	assert_int_equal(ops->read_counter(r->hw, 3, &v), 0);
+	assert_true(v == (uint64_t)1 << 47);
+	assert_int_equal(pmuvirt_take_overflows(a, counts), 1);
+	assert_int_equal(counts[0], 2);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	rig_ctx_free(a);
+	rig_free(r);
+}
+
+/*
  * Periods longer than half the 48-bit range (and longer than the whole
  * range) are reached in several armings; notifications come exactly at
  * every multiple of the period, across switches and ARMs, up to 2^62.
@@ -773,6 +815,7 @@ int main(void)
 		cmocka_unit_test(test_imode_overflows),
 		cmocka_unit_test(test_imode_long_period),
 		cmocka_unit_test(test_imode_pair),
+		cmocka_unit_test(test_pmi_status_bits),
 		cmocka_unit_test(test_imode_offset),
 		cmocka_unit_test(test_read_one_take_some),
 		cmocka_unit_test(test_non_global_stop),

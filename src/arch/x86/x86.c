@@ -116,11 +116,25 @@ static uint64_t global_bit(const struct pmuvirt_slot *s)
 	return (uint64_t)1 << s->index;
 }
 
+/*
+ * Slots 0 .. nr_gp - 1 are the general counters in order; the fixed
+ * counters follow in ascending order, numbered 0 .. nr_fixed - 1 unless
+ * CPUID's v5 bitmap leaves holes.  Without holes the mapping is two masks
+ * and a shift.
+ */
+static inline bool fixed_dense(const struct pmuvirt_pmu *pmu)
+{
+	return !pmu->nr_fixed || pmu->slot[pmu->nr_gp + pmu->nr_fixed - 1].index == pmu->nr_fixed - 1u;
+}
+
 static uint64_t slots_to_global(const struct pmuvirt_pmu *pmu, uint32_t slots)
 {
 	uint64_t bits = 0;
 	unsigned int s;
 
+	if (pmuvirt_likely(fixed_dense(pmu)))
+		return (slots & ((1u << pmu->nr_gp) - 1)) |
+		       (uint64_t)((slots >> pmu->nr_gp) & ((1u << pmu->nr_fixed) - 1)) << 32;
 	for (s = 0; s < pmu->nr_slots; s++)
 		if ((slots & (1u << s)) && pmu->slot[s].cls != PMUVIRT_CLASS_TSC)
 			bits |= global_bit(&pmu->slot[s]);
@@ -132,6 +146,9 @@ static uint32_t global_to_slots(const struct pmuvirt_pmu *pmu, uint64_t bits)
 	uint32_t slots = 0;
 	unsigned int s;
 
+	if (pmuvirt_likely(fixed_dense(pmu)))
+		return ((uint32_t)bits & ((1u << pmu->nr_gp) - 1)) |
+		       ((uint32_t)(bits >> 32) & ((1u << pmu->nr_fixed) - 1)) << pmu->nr_gp;
 	for (s = 0; s < pmu->nr_slots; s++)
 		if (pmu->slot[s].cls != PMUVIRT_CLASS_TSC && (bits & global_bit(&pmu->slot[s])))
 			slots |= 1u << s;
