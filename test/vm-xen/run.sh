@@ -197,6 +197,7 @@ done
 cp "$build/module/pmuvirt.ko" "$pdir/rdpmc_probe.ko" "$work/root/pmuvirt_xen_guest" "$work/root/vmtest" \
 	"$work/root/xen_access_test" "$work/root/xen_save_guest" "$work/root/xs_rendezvous" \
 	"$kmods/xen-privcmd.ko" "$droot/"
+gcc -O2 -Wall -Wextra -Werror -static -o "$droot/stock_perf_test" "$srcroot/test/vm-xen/stock_perf_test.c"
 cat >"$droot/init" <<INIT
 #!/bin/sh
 mount -t proc proc /proc
@@ -218,6 +219,8 @@ if [ \$run = domu ]; then
 	# The loops of both domUs start together: dom0 writes the key once both wait.
 	export PMUVIRT_XEN_GUEST_GO="/xs_rendezvous wait data/pmuvirt-go 300"
 fi
+# The guest kernel's own perf on the PMU Xen emulates, before pmuvirt.ko.
+[ \$run = hvm ] && { /stock_perf_test emulated; echo "PMUVIRT-STOCK-PERF-EXIT=\$?"; }
 insmod /pmuvirt.ko && echo "PMUVIRT-DOMU-LOADED"
 dmesg | grep "pmuvirt:" | sed 's/^\\[[^]]*\\] //'
 /pmuvirt_xen_guest $guest_iterations emulated \$shared
@@ -823,7 +826,10 @@ require "PMUVIRT-DOM0-XENSTORED" "PMUVIRT-DOM0-INIT-DOM0" "PMUVIRT-DOM0-XENCONSO
 	"PMUVIRT-DOM0-FAIL-SAVE-RUNNING" "PMUVIRT-DOM0-FAIL-SAVE-RESET" \
 	"PMUVIRT-DOM0-SAVED hvm" "PMUVIRT-DOM0-RESTORED hvm" "PMUVIRT-DOM0-HVM-ENDED"
 require_domu "hvm: " HVM "hvm: PMUVIRT-DOMU-FAIL-SAVE-CANCELLED" \
-	"hvm: PMUVIRT-SAVE-BACK 1" "hvm: PMUVIRT-SAVE-PASSED" "hvm: PMUVIRT-DOMU-SAVE-EXIT=0"
+	"hvm: PMUVIRT-SAVE-BACK 1" "hvm: PMUVIRT-SAVE-PASSED" "hvm: PMUVIRT-DOMU-SAVE-EXIT=0" \
+	"pmuvirt: stock HVM and PVH guests' PMU: AMD version 1, 4 general counters" \
+	"hvm: PMUVIRT-STOCK-PERF-COUNT-OK" "hvm: PMUVIRT-STOCK-PERF-SAMPLE-OK" \
+	"hvm: PMUVIRT-STOCK-PERF-PASSED" "hvm: PMUVIRT-STOCK-PERF-EXIT=0"
 fi
 log "boots passed: $boots"
 for b in real emulated refused watchdog domu smp hvm; do
