@@ -319,6 +319,18 @@ int pmuvirt_vpmu_rdpmc(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp, uint32_
 		       uint64_t *val);
 
 /**
+ * pmuvirt_vpmu_attached() - does the context count the emulator's counters
+ * @vp:		the VCPU's emulated PMU.
+ * False once the host gave the context a control of its own
+ * (pmuvirt_set_control(), pmuvirt_ctx_join(), pmuvirt_ctx_restore()) or
+ * after pmuvirt_vpmu_detach(): the guest's counters count nothing until
+ * pmuvirt_vpmu_set_host().  A host that hands the context back lazily
+ * asks this before a guest write.  Touches no register.
+ * Return: true while the emulator's counters are the context's.
+ */
+bool pmuvirt_vpmu_attached(struct pmuvirt_vpmu *vp);
+
+/**
  * pmuvirt_vpmu_deliver() - give the guest the overflows its counters reached
  * @pc:		the pcpu the VCPU's context runs on, or NULL.
  * @vp:		the VCPU's emulated PMU.

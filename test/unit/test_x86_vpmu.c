@@ -777,7 +777,9 @@ static void test_share_with_host(void **state)
 	assert_int_equal(pmuvirt_ctx_save(ctx, &own, &sblob), -EINVAL);
 	/* detached: the guest's counters keep their values and count nothing */
 	vr_switch(r, 0);
+	assert_true(pmuvirt_vpmu_attached(vp));
 	assert_int_equal(pmuvirt_vpmu_detach(&r->pc, vp), 0);
+	assert_false(pmuvirt_vpmu_attached(vp));
 	assert_int_equal(ctx->nr_counters, 1);
 	vr_run(r, FAKEHW_BRANCHES, 5, false);
 	assert_int_equal(vr_rd(r, 0, PMC0), 16);
@@ -805,20 +807,26 @@ static void test_taken_away(void **state)
 	struct pmuvirt_control own;
 	uint64_t gctl;
 
+	assert_false(pmuvirt_vpmu_attached(NULL));
 	vr_switch(r, 0);
+	assert_true(pmuvirt_vpmu_attached(vp));
 	vr_wr(r, 0, EVTSEL0, SEL(0xc0));
 	vr_run(r, FAKEHW_INSTRUCTIONS, 4, false);
 	vr_wr(r, 0, EVTSEL0 + 1, SEL(0xc0));	/* folds: counter 0 at 4 */
 	vr_run(r, FAKEHW_INSTRUCTIONS, 3, false);
+	assert_true(pmuvirt_vpmu_attached(vp));
 	rig_control(&own, 1, (const struct pmuvirt_counter_ctl[]){ { .event = PMUVIRT_EV_TSC } });
 	assert_int_equal(pmuvirt_set_control(&r->pc, r->v[0].ctx, &own, NULL), 0);
+	assert_false(pmuvirt_vpmu_attached(vp));
 	fakehw_reset_stats(r->hw);
 	assert_int_equal(vr_rd(r, 0, PMC0), 4);
 	vr_wr(r, 0, EVTSEL0 + 2, SEL(0xc0));
 	vr_wr(r, 0, A_PMC0, 9);
 	assert_int_equal(fakehw_stats(r->hw)->reg_writes, 0);
 	assert_int_equal(r->v[0].ctx->nr_counters, 1);
+	assert_false(pmuvirt_vpmu_attached(vp));
 	assert_int_equal(pmuvirt_vpmu_set_host(&r->pc, vp, &own, 1, 1, NULL), 0);
+	assert_true(pmuvirt_vpmu_attached(vp));
 	vr_run(r, FAKEHW_INSTRUCTIONS, 2, false);
 	assert_int_equal(vr_rd(r, 0, PMC0), 11);
 	assert_int_equal(vr_rd(r, 0, PMC0 + 2), 2);

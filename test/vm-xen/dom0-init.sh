@@ -57,7 +57,7 @@ if grep -q pmuvirt_domu_boot /proc/cmdline; then
 	for d in a:2:pv b:1:pvh; do
 		n=${d%%:*} t=${d##*:} p=${d#*:}
 		/usr/bin/xl create -p /etc/xen/domu.cfg "name=\"pmuvirt-$n\"" "type=\"$t\"" \
-			"extra=\"console=hvc0 panic=-1 quiet pmuvirt_peer=${p%:*}\"" &&
+			"extra=\"console=hvc0 panic=-1 quiet nmi_watchdog=0 pmuvirt_peer=${p%:*}\"" &&
 			echo "PMUVIRT-DOM0-CREATED $n $t"
 	done
 	echo "PMUVIRT-DOM0-CREATE-SECONDS $(( $(cut -d. -f1 /proc/uptime) - t0 ))"
@@ -95,7 +95,7 @@ elif grep -q pmuvirt_smp_boot /proc/cmdline; then
 	for d in a:pv b:pvh; do
 		n=${d%%:*} t=${d##*:}
 		/usr/bin/xl create -p /etc/xen/domu.cfg "name=\"pmuvirt-$n\"" "type=\"$t\"" \
-			"extra=\"console=hvc0 panic=-1 quiet pmuvirt_smp\"" &&
+			"extra=\"console=hvc0 panic=-1 quiet nmi_watchdog=0 pmuvirt_smp\"" &&
 			echo "PMUVIRT-DOM0-CREATED $n $t"
 	done
 	a=$(/usr/bin/xl domid pmuvirt-a)

@@ -197,6 +197,7 @@ done
 cp "$build/module/pmuvirt.ko" "$pdir/rdpmc_probe.ko" "$work/root/pmuvirt_xen_guest" "$work/root/vmtest" \
 	"$work/root/xen_access_test" "$work/root/xen_save_guest" "$work/root/xs_rendezvous" \
 	"$kmods/xen-privcmd.ko" "$droot/"
+gcc -O2 -Wall -Wextra -Werror -static -o "$droot/stock_perf_test" "$srcroot/test/vm-xen/stock_perf_test.c"
 cp "$srcroot/test/vm-xen/domu-init.sh" "$droot/init"
 echo "guest_iterations=$guest_iterations" >"$droot/vm-xen.conf"
 chmod +x "$droot/init"
@@ -441,7 +442,10 @@ require "PMUVIRT-DOM0-XENSTORED" "PMUVIRT-DOM0-INIT-DOM0" "PMUVIRT-DOM0-XENCONSO
 	"PMUVIRT-DOM0-FAIL-SAVE-RUNNING" "PMUVIRT-DOM0-FAIL-SAVE-RESET" \
 	"PMUVIRT-DOM0-SAVED hvm" "PMUVIRT-DOM0-RESTORED hvm" "PMUVIRT-DOM0-HVM-ENDED"
 require_domu "hvm: " HVM "hvm: PMUVIRT-DOMU-FAIL-SAVE-CANCELLED" \
-	"hvm: PMUVIRT-SAVE-BACK 1" "hvm: PMUVIRT-SAVE-PASSED" "hvm: PMUVIRT-DOMU-SAVE-EXIT=0"
+	"hvm: PMUVIRT-SAVE-BACK 1" "hvm: PMUVIRT-SAVE-PASSED" "hvm: PMUVIRT-DOMU-SAVE-EXIT=0" \
+	"pmuvirt: stock HVM and PVH guests' PMU: AMD version 1, 4 general counters" \
+	"hvm: PMUVIRT-STOCK-PERF-COUNT-OK" "hvm: PMUVIRT-STOCK-PERF-SAMPLE-OK" \
+	"hvm: PMUVIRT-STOCK-PERF-PASSED" "hvm: PMUVIRT-STOCK-PERF-EXIT=0"
 fi
 log "boots passed: $boots"
 for b in real emulated refused watchdog domu smp hvm; do

@@ -1015,6 +1015,11 @@ int pmuvirt_vpmu_rdpmc(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp, uint32_
 	return value_of(vp, g, val);
 }
 
+bool pmuvirt_vpmu_attached(struct pmuvirt_vpmu *vp)
+{
+	return vp && vp->ctx && attached(vp);
+}
+
 int pmuvirt_vpmu_deliver(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp)
 {
 	int ret = on_cpu(pc, vp);

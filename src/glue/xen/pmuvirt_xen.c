@@ -301,6 +301,8 @@ static int __init pmuvirt_xen_init(void)
 	       PMUVIRT_XEN_HYPERCALL, PMUVIRT_XEN_VIRQ, PMUVIRT_XEN_VERSION);
 	printk(XENLOG_INFO "pmuvirt: HVM and PVH kernel mode: %s\n", guest_only);
 
+	pmuvirt_xen_vpmu_init();
+
 	smp_wmb();
 	pmuvirt_xen_ready = true;
 	return 0;
@@ -593,6 +595,7 @@ int pmuvirt_xen_vcpu_create(struct vcpu *v)
 		return 0;
 	}
 	pmuvirt_ctx_attach_shared(ctx, pmuvirt_xen_record(v->domain->arch.pmuvirt, v->vcpu_id));
+	pmuvirt_xen_vpmu_vcpu_create(v, ctx);
 	v->arch.pmuvirt = ctx;
 	return 0;
 }
@@ -615,6 +618,7 @@ void pmuvirt_xen_vcpu_destroy(struct vcpu *v)
 	pmuvirt_xen_prof_vcpu_destroy(v);
 	if (!ctx)
 		return;
+	pmuvirt_xen_vpmu_vcpu_destroy(v, ctx);
 	v->arch.pmuvirt = NULL;
 	pc = pmuvirt_ctx_running_on(ctx);
 	/* A PCPU's state belongs to that PCPU: release the context there. */
@@ -649,7 +653,9 @@ static int pmuvirt_xen_apply(struct vcpu *v, struct pmuvirt_ctx *ctx,
 	/* Off the PCPU while it changes (a context a failed switch left off stays off). */
 	if (running)
 		pmuvirt_switch_hook(pc, NULL);
+	pmuvirt_xen_vpmu_off(v, ctx);
 	rc = pmuvirt_xen_prof_set(v, ctx, ctl, err);
+	pmuvirt_xen_vpmu_on(v, ctx);
 	if (running)
 		pmuvirt_switch_hook(pc, ctx);
 	return rc;
@@ -755,6 +761,9 @@ void pmuvirt_xen_switch(struct vcpu *prev, struct vcpu *next)
 	if (unlikely(rc))
 		printk(XENLOG_G_WARNING "pmuvirt: switch to %pv: %s\n", next, pmuvirt_strerror(rc));
 	pc->host = pc->running ? next : NULL;
+	/* The guest's interrupt for what the switch collected of its emulated PMU. */
+	if (out && owner && !is_idle_vcpu(owner) && out == owner->arch.pmuvirt)
+		pmuvirt_xen_vpmu_deliver(owner);
 	if (out && owner && (pmuvirt_ctx_imode_mask(out) & pmuvirt_ctx_own_mask(out)) &&
 	    (pmuvirt_ctx_pending(out) & pmuvirt_ctx_own_mask(out)))
 		send_guest_vcpu_virq(owner, PMUVIRT_XEN_VIRQ);
@@ -781,10 +790,12 @@ bool pmuvirt_xen_pmi(const struct cpu_user_regs *regs)
 void pmuvirt_xen_deliver_pmi(void)
 {
 	struct pmuvirt_pcpu *pc = pmuvirt_xen_this_pcpu();
+	struct vcpu *v;
 	uint32_t mask = 0;
 
 	if (!pc)
 		return;
+	v = pc->host;
 	if (pmuvirt_pmi(pc, &mask))
 		printk(XENLOG_G_WARNING "pmuvirt: PMI on CPU%u: register access failed\n", pc->cpu);
 	/* A profiling session's counters notify no VCPU. */
@@ -792,6 +803,9 @@ void pmuvirt_xen_deliver_pmi(void)
 		mask &= pmuvirt_ctx_own_mask(pc->running);
 	if (mask && pc->host)
 		send_guest_vcpu_virq(pc->host, PMUVIRT_XEN_VIRQ);
+	/* The emulated PMU's counters notify the guest through its LVTPC. */
+	if (v && !is_idle_vcpu(v) && pc->running == v->arch.pmuvirt)
+		pmuvirt_xen_vpmu_deliver(v);
 	pmuvirt_xen_prof_pmi_done(pc->running);
 }
 
@@ -815,7 +829,8 @@ bool pmuvirt_xen_rdpmc_exits(const struct vcpu *v)
 	if (!pmuvirt_xen_ready)
 		return false;
 	return !ctx || cpu >= pmuvirt_xen_nr_pcpus || pmuvirt_xen_pcpus[cpu].running != ctx ||
-	       pmuvirt_ctx_nr_counters(ctx) != pmuvirt_ctx_nr_own(ctx);
+	       pmuvirt_ctx_nr_counters(ctx) != pmuvirt_ctx_nr_own(ctx) ||
+	       pmuvirt_xen_vpmu_rdpmc_exits(v);
 }
 
 /**
@@ -837,6 +852,9 @@ int pmuvirt_xen_rdpmc(struct vcpu *v, uint32_t ecx, uint64_t *val)
 	unsigned long flags;
 	int rc = -EPERM;
 
+	/* A VCPU with an emulated PMU and no control of its own: the guest's counters. */
+	if (pmuvirt_xen_vpmu_rdpmc_exits(v))
+		return pmuvirt_xen_vpmu_rdpmc(v, ecx, val);
 	/* As every access to this PCPU's PMU: a PMI (the emulated one's timer) waits. */
 	local_irq_save(flags);
 	pc = pmuvirt_xen_this_pcpu();

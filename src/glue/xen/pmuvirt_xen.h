@@ -7,6 +7,7 @@
 #include <xen/guest_access.h>
 #include <pmuvirt/pmuvirt.h>
 #include <pmuvirt/xen.h>
+#include <pmuvirt/vpmu.h>
 #include "pmuvirt_x86.h"
 
 /**
@@ -31,6 +32,8 @@ struct pmuvirt_xen_domain {
 	spinlock_t policy_lock;
 	uint64_t policy_gen;		/* changes with every SET_POLICY, never wraps */
 	struct pmuvirt_policy policy;
+	/* The domain made a pmuvirt hypercall: its RDPMC keeps pmuvirt's meaning. */
+	bool aware;
 };
 
 /**
@@ -43,6 +46,11 @@ struct pmuvirt_xen_domain {
  *		the session's counters (pmuvirt_session_merge()).
  * @incoming:	PV restore: the blob while its words arrive, else NULL.
  * @words:	which words of @incoming arrived.
+ * @vpmu:	HVM and PVH: the emulated PMU the guest sees, on this context.
+ * @has_vpmu:	@vpmu is initialised (pmuvirt_xen_vpmu.c).
+ * @nr_pmis:	the guest interrupts @vpmu raised.
+ * @nr_rdmsr, @nr_wrmsr, @nr_rdpmc: the guest's accesses @vpmu served
+ *		(logged when the VCPU goes).
  */
 struct pmuvirt_xen_vcpu {
 	struct pmuvirt_control ctl;
@@ -51,6 +59,12 @@ struct pmuvirt_xen_vcpu {
 	struct pmuvirt_control eff;
 	struct pmuvirt_saved_ctx *incoming;
 	unsigned long words[BITS_TO_LONGS(PMUVIRT_XEN_SAVE_MSRS)];
+	struct pmuvirt_vpmu vpmu;
+	uint32_t has_vpmu;
+	uint32_t nr_pmis;
+	uint64_t nr_rdmsr;
+	uint64_t nr_wrmsr;
+	uint64_t nr_rdpmc;
 };
 
 static inline struct pmuvirt_xen_vcpu *pmuvirt_xen_vcpu_of(struct pmuvirt_ctx *ctx)
@@ -197,5 +211,25 @@ void pmuvirt_xen_prof_set_regs(const struct cpu_user_regs *regs);
 void pmuvirt_xen_prof_pmi_done(struct pmuvirt_ctx *ctx);
 void pmuvirt_xen_prof_vcpu_destroy(struct vcpu *v);
 void pmuvirt_xen_prof_domain_destroy(struct domain *d);
+
+/*
+ * The emulated PMU of stock HVM and PVH guests (pmuvirt_xen_vpmu.c).
+ * Interrupts off for all but the boot-time init.
+ */
+void pmuvirt_xen_vpmu_init(void);
+/* @v's emulated PMU on its new context @ctx, when @v is an HVM or PVH VCPU. */
+int pmuvirt_xen_vpmu_vcpu_create(struct vcpu *v, struct pmuvirt_ctx *ctx);
+/* @v goes: what its emulated PMU served, in Xen's log. */
+void pmuvirt_xen_vpmu_vcpu_destroy(struct vcpu *v, struct pmuvirt_ctx *ctx);
+/* Before the glue changes @ctx's control: the emulator lets go of it. */
+void pmuvirt_xen_vpmu_off(struct vcpu *v, struct pmuvirt_ctx *ctx);
+/* After: the emulator takes it back when the guest enables counters. */
+void pmuvirt_xen_vpmu_on(struct vcpu *v, struct pmuvirt_ctx *ctx);
+/* Does @v's RDPMC name the emulated PMU's counters (a domain that never used pmuvirt)? */
+bool pmuvirt_xen_vpmu_rdpmc_exits(const struct vcpu *v);
+/* RDPMC of the emulated PMU: 0 and *@val, or -EPERM (#GP). */
+int pmuvirt_xen_vpmu_rdpmc(struct vcpu *v, uint32_t ecx, uint64_t *val);
+/* The guest's interrupt for the overflows @v's counters reached. */
+void pmuvirt_xen_vpmu_deliver(struct vcpu *v);
 
 #endif /* PMUVIRT_XEN_GLUE_H */

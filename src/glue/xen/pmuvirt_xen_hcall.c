@@ -412,6 +412,9 @@ long do_pmuvirt_op(unsigned int cmd, XEN_GUEST_HANDLE_PARAM(void) arg)
 		return pmuvirt_xen_refused;
 	if (!pmuvirt_xen_ready || !v->arch.pmuvirt)
 		return -ENODEV;
+	/* From now on the domain's RDPMC names pmuvirt's counters (xen.md, "Stock guests"). */
+	if (v->domain->arch.pmuvirt && !v->domain->arch.pmuvirt->aware)
+		write_atomic(&v->domain->arch.pmuvirt->aware, true);
 	/* The header alone first: a wrong version or size reads no further. */
 	if (copy_from_guest(&u.hdr, arg, 1))
 		return -EFAULT;

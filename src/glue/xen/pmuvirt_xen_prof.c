@@ -158,7 +158,7 @@ static struct prof_ring *prof_ring_of(const struct vcpu *v, bool *listed)
  * the one it joined, join the running one, or move to this PCPU's ring.
  * Interrupts off.
  */
-static void prof_sync(struct vcpu *v, struct pmuvirt_ctx *ctx, uint64_t want)
+static void prof_sync_ctl(struct vcpu *v, struct pmuvirt_ctx *ctx, uint64_t want)
 {
 	struct pmuvirt_saved_ctx *scratch = &this_cpu(prof_scratch);
 	struct pmuvirt_xen_vcpu *xv = pmuvirt_xen_vcpu_of(ctx);
@@ -200,6 +200,18 @@ static void prof_sync(struct vcpu *v, struct pmuvirt_ctx *ctx, uint64_t want)
 	}
 	xv->eff = merged;
 	xv->prof_gen = want;
+}
+
+/* The same, with the emulated PMU's counters off the context meanwhile. */
+static void prof_sync(struct vcpu *v, struct pmuvirt_ctx *ctx, uint64_t want)
+{
+	bool change = pmuvirt_xen_vcpu_of(ctx)->prof_gen != want;
+
+	if (change)
+		pmuvirt_xen_vpmu_off(v, ctx);
+	prof_sync_ctl(v, ctx, want);
+	if (change)
+		pmuvirt_xen_vpmu_on(v, ctx);
 }
 
 void pmuvirt_xen_prof_switch_in(struct vcpu *v, struct pmuvirt_ctx *ctx)

@@ -80,7 +80,10 @@ static int pmuvirt_xen_vcpu_save(struct vcpu *v, struct pmuvirt_saved_ctx *out)
 	} else {
 		/* The blob holds the VCPU's own counters, not a profiling session's. */
 		pmuvirt_xen_prof_leave(v, ctx);
+		/* Nor the emulated PMU's (not saved: the restored VCPU's is at power-on). */
+		pmuvirt_xen_vpmu_off(v, ctx);
 		rc = pmuvirt_ctx_save(ctx, &pmuvirt_xen_vcpu_of(ctx)->ctl, out);
+		pmuvirt_xen_vpmu_on(v, ctx);
 	}
 	spin_unlock_irqrestore(&dd->policy_lock, flags);
 	pmuvirt_xen_prof_read_unlock();
@@ -119,6 +122,7 @@ static int pmuvirt_xen_vcpu_restore(struct vcpu *v, const struct pmuvirt_saved_c
 	pmuvirt_xen_prof_read_lock();
 	spin_lock_irqsave(&dd->policy_lock, flags);
 	pmuvirt_xen_prof_leave(v, ctx);
+	pmuvirt_xen_vpmu_off(v, ctx);
 	/* The blob's own checks, and the control against this PMU. */
 	rc = pmuvirt_ctx_restore(ctx, in, &err);
 	if (!rc)
@@ -135,6 +139,7 @@ static int pmuvirt_xen_vcpu_restore(struct vcpu *v, const struct pmuvirt_saved_c
 		pmuvirt_xen_vcpu_of(ctx)->ctl = empty;
 		pmuvirt_xen_vcpu_of(ctx)->eff = empty;
 	}
+	pmuvirt_xen_vpmu_on(v, ctx);
 	spin_unlock_irqrestore(&dd->policy_lock, flags);
 	pmuvirt_xen_prof_read_unlock();
 	if (rc)
