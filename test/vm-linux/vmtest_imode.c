@@ -41,6 +41,20 @@ static void imode_signal(int sig, siginfo_t *si, void *uc)
 		w->notified += counts[1];
 }
 
+/* Instructions and cycles in both modes, cycles in i-mode every @period, and the TSC. */
+static void imode_control(struct pmuvirt_control *ctl, uint64_t period)
+{
+	memset(ctl, 0, sizeof(*ctl));
+	ctl->version = PMUVIRT_ABI_VERSION;
+	ctl->nr_counters = 3;
+	ctl->counter[0].event = PMUVIRT_EV_INSTRUCTIONS;
+	ctl->counter[0].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
+	ctl->counter[1].event = PMUVIRT_EV_CYCLES;
+	ctl->counter[1].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
+	ctl->counter[1].period = period;
+	ctl->counter[2].event = PMUVIRT_EV_TSC;
+}
+
 static void *imode_fn(void *arg)
 {
 	struct imode_worker *w = arg;
@@ -59,15 +73,7 @@ static void *imode_fn(void *arg)
 	sigemptyset(&usr1);
 	sigaddset(&usr1, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.version = PMUVIRT_ABI_VERSION;
-	ctl.nr_counters = 3;
-	ctl.counter[0].event = PMUVIRT_EV_INSTRUCTIONS;
-	ctl.counter[0].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
-	ctl.counter[1].event = PMUVIRT_EV_CYCLES;
-	ctl.counter[1].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
-	ctl.counter[1].period = imode_period;
-	ctl.counter[2].event = PMUVIRT_EV_TSC;
+	imode_control(&ctl, imode_period);
 	fd = pmuvirt_user_open(1);
 	if (fd < 0 || pmuvirt_user_attach(&u, fd, &ctl, 0, SIGUSR1)) {
 		w->err = errno;
@@ -224,19 +230,6 @@ void t_throttle(void)
 
 #define STORM_PERIOD	50000ull
 #define STORM_ROUNDS	2500
-
-static void imode_control(struct pmuvirt_control *ctl, uint64_t period)
-{
-	memset(ctl, 0, sizeof(*ctl));
-	ctl->version = PMUVIRT_ABI_VERSION;
-	ctl->nr_counters = 3;
-	ctl->counter[0].event = PMUVIRT_EV_INSTRUCTIONS;
-	ctl->counter[0].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
-	ctl->counter[1].event = PMUVIRT_EV_CYCLES;
-	ctl->counter[1].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
-	ctl->counter[1].period = period;
-	ctl->counter[2].event = PMUVIRT_EV_TSC;
-}
 
 static void block_usr1(int how)
 {
