@@ -9,6 +9,7 @@
 #include <cmocka.h>
 #include "fakehw_models.h"
 #include "x86/pmuvirt_x86.h"
+#include "x86/pmuvirt_x86_pmu.h"
 #include "pv/pmuvirt_pv.h"
 
 #define INTEL(v, gp, fixed, w, fw) \
@@ -265,11 +266,20 @@ static void test_v5_fixed_bitmap(void **state)
 	assert_int_equal(pmu.slot[9].user_index, ((1u << 30) | 2) + 1);
 	assert_int_equal(pmu.slot[9].events, 0);
 	assert_int_equal(pmu.slot[11].cls, PMUVIRT_CLASS_TSC);
+	/* the status and slot translations take the per-slot way */
+	assert_true(pmuvirt_x86_layout(&pmu)->flags & PMUVIRT_X86_F_FIXED_HOLES);
 
 	/* A future version is driven as v5. */
 	s.leaf[3].r[0] = 0x07300806;
 	assert_int_equal(pmuvirt_x86_probe(&pmu, &syn_ops, &s), 0);
 	assert_int_equal(pmu.model, PMUVIRT_X86_INTEL_V5);
+
+	/* Three fixed counters by EDX alone: numbered without holes. */
+	s = intel(0x07300805, 0, 0, 3 | (48 << 5), 1u << 15, 0);
+	s.perf_caps = 1u << 13;
+	assert_int_equal(pmuvirt_x86_probe(&pmu, &syn_ops, &s), 0);
+	assert_int_equal(pmu.nr_fixed, 3);
+	assert_false(pmuvirt_x86_layout(&pmu)->flags & PMUVIRT_X86_F_FIXED_HOLES);
 }
 
 static void test_amd_synthetic(void **state)

@@ -164,6 +164,8 @@ int pmuvirt_x86_intel_probe(struct pmuvirt_pmu *pmu, const struct pmuvirt_hw_ops
 			ev = 1u << PMUVIRT_EV_CYCLES;
 		pmuvirt_pmu_add_slot(pmu, PMUVIRT_CLASS_FIXED, i, fwidth, ev,
 				     (PMUVIRT_RDPMC_FIXED | i) + 1, 0);
+		if (i != pmu->nr_fixed)
+			l->flags |= PMUVIRT_X86_F_FIXED_HOLES;
 		pmu->nr_fixed++;
 	}
 	return 0;

@@ -36,6 +36,8 @@ struct pmuvirt_x86_vendor {
 #define PMUVIRT_X86_F_GUEST_BITS	0x4u
 /* Intel v2+: the host loads IA32_PERF_GLOBAL_CTRL at VM entry and exit. */
 #define PMUVIRT_X86_F_GUEST_SWITCH	0x8u
+/* Intel v5: the fixed counters present are not 0 .. nr_fixed - 1 (CPUID bitmap holes). */
+#define PMUVIRT_X86_F_FIXED_HOLES	0x10u
 
 /**
  * struct pmuvirt_x86_layout - the probed PMU's registers, in pmu->arch_data

@@ -119,12 +119,12 @@ static uint64_t global_bit(const struct pmuvirt_slot *s)
 /*
  * Slots 0 .. nr_gp - 1 are the general counters in order; the fixed
  * counters follow in ascending order, numbered 0 .. nr_fixed - 1 unless
- * CPUID's v5 bitmap leaves holes.  Without holes the mapping is two masks
- * and a shift.
+ * CPUID's v5 bitmap leaves holes (PMUVIRT_X86_F_FIXED_HOLES, set at probe).
+ * Without holes the mapping is two masks and a shift.
  */
 static inline bool fixed_dense(const struct pmuvirt_pmu *pmu)
 {
-	return !pmu->nr_fixed || pmu->slot[pmu->nr_gp + pmu->nr_fixed - 1].index == pmu->nr_fixed - 1u;
+	return !(lay(pmu)->flags & PMUVIRT_X86_F_FIXED_HOLES);
 }
 
 static uint64_t slots_to_global(const struct pmuvirt_pmu *pmu, uint32_t slots)
