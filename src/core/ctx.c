@@ -783,8 +783,9 @@ static __attribute__((__noinline__)) int pair_imode(struct pmuvirt_pcpu *pc,
 /*
  * May @prev and @next, which just switched by suspend and resume, become the
  * pair of @pc although they have i-mode counters?  Both have the same
- * control (the registers hold it), their counters on the same slots, and
- * the backend arms by writing while counting goes on.
+ * control (the registers hold it), their counters on the same slots, one
+ * security domain, and the backend arms by writing while counting goes on.
+ * resume() left @next running and its domain owning the counters.
  */
 static bool imode_pair(struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *prev,
 		       const struct pmuvirt_ctx *next)
@@ -793,8 +794,8 @@ static bool imode_pair(struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *prev,
 
 	if (!prev || !prev->imode_mask || prev->imode_mask != next->imode_mask ||
 	    prev->nr_counters != next->nr_counters || !prev->stamp || !next->stamp ||
-	    stacked(pc) || pc->stop_first || pc->running != next || !same_domain(pc, next) ||
-	    !same_domain(pc, prev) || (prev->flags & PMUVIRT_CTX_FAULTED))
+	    stacked(pc) || pc->stop_first || !same_domain(pc, prev) ||
+	    (prev->flags & PMUVIRT_CTX_FAULTED))
 		return false;
 	/* resume() made @next the cache's owner or twin */
 	if ((pc->cache_owner != next->stamp && pc->cache_twin != next->stamp) ||
