@@ -192,6 +192,9 @@ struct pmuvirt_ctx;
  *		to hold (an identical image), 0 none; forgotten with @cache_owner.
  * @owner_domain: security domain of the last context that counted here:
  *		the counters' raw values derive from its events only.
+ * @counted:	slots whose raw values may derive from @owner_domain's events:
+ *		enabled by a control loaded since their last re-base
+ *		(library-private; meaningful while @owner_flags is nonzero).
  * @pair:	stamps of two contexts that switch into each other in one pass:
  *		both found to hold the cached control, with no i-mode counter
  *		or (on a backend that writes counters while they count) the
@@ -218,6 +221,7 @@ struct pmuvirt_pcpu {
 	uint32_t cache_known;
 	uint32_t paused;	/* between pmuvirt_pause() and pmuvirt_resample() */
 	uint32_t owner_flags;
+	uint32_t counted;
 	struct pmuvirt_ctx *running;
 	uint64_t cache_owner;
 	uint64_t cache_twin;

@@ -418,18 +418,33 @@ static inline bool cache_current(struct pmuvirt_pcpu *pc, const struct pmuvirt_c
 	return true;
 }
 
+/* The slots of @ctx's counters. */
+static uint32_t ctx_slots(const struct pmuvirt_ctx *ctx)
+{
+	uint32_t m = 0;
+	unsigned int i;
+
+	for (i = 0; i < ctx->nr_counters; i++)
+		m |= 1u << ctx->counter[i].slot;
+	return m;
+}
+
 /*
  * The running @ctx comes from another security domain (or the counters'
- * owner is unknown): write every counter but the TSC, its i-mode ones
- * excepted (arming wrote them), so no raw value left on this CPU derives
- * from the other domain's events.  Its a-mode counters start half a range
- * before their threshold; the TSC shows time only and cannot be written.
+ * owner is unknown): write every counter that may hold the other domain's
+ * events (pc->counted, or all when the owner is unknown) and every counter
+ * of @ctx, but the TSC and @ctx's i-mode ones (arming wrote them), so no raw
+ * value left on this CPU derives from the other domain's events.  A
+ * counter that no control enabled since its last re-base still holds that
+ * re-base's value and is not written again.  @ctx's a-mode counters start
+ * half a range before their threshold, as the others do; the TSC shows
+ * time only and cannot be written.
  */
 static int rebase(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint64_t *snap,
 		  uint32_t have)
 {
 	const struct pmuvirt_pmu *pmu = pc->pmu;
-	uint32_t mine = 0;
+	uint32_t mine = 0, left;
 	unsigned int i, s;
 	int ret;
 
@@ -448,10 +463,11 @@ static int rebase(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint64_t *sn
 		if (ret)
 			return ret;
 	}
+	left = pc->owner_flags ? pc->counted : ~(uint32_t)0;
 	for (s = 0; s < pmu->nr_slots; s++) {
 		const struct pmuvirt_slot *sl = &pmu->slot[s];
 
-		if ((mine & (1u << s)) || sl->cls == PMUVIRT_CLASS_TSC)
+		if (!(left & (1u << s)) || (mine & (1u << s)) || sl->cls == PMUVIRT_CLASS_TSC)
 			continue;
 		ret = ops_of(pc)->write(pc, s, (sl->threshold - half_range(sl)) &
 					       pmuvirt_width_mask(sl->width));
@@ -460,6 +476,7 @@ static int rebase(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint64_t *sn
 	}
 	pc->owner_domain = ctx->domain;
 	pc->owner_flags = PMUVIRT_OWNER_KNOWN | (ctx->flags & PMUVIRT_CTX_DOMAIN);
+	pc->counted = mine;
 	return 0;
 }
 
@@ -513,6 +530,7 @@ static int resume(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint64_t *sn
 		pc->cache.used = ctx->img.used;
 		forget_owner(pc, ctx->stamp);
 		loaded = ret > 0;
+		pc->counted |= ctx_slots(ctx);
 	}
 	/* Values read before a control write include the write's own events. */
 	if (loaded)

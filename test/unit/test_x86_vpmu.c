@@ -495,7 +495,8 @@ static void two_vcpus(const struct fakehw_x86_config *cfg, bool intel)
 	vr_switch(r, 0);
 	fakehw_reset_stats(r->hw);
 	vr_switch(r, 1);
-	assert_int_equal(st->reg_writes, r->pmu.nr_slots - 1);
+	/* the four counters that counted for VCPU 0's domain, which VCPU 1 counts on */
+	assert_int_equal(st->reg_writes, 4);
 	vr_run(r, FAKEHW_BRANCHES, 5, false);
 	assert_true(vr_rd(r, 1, br) == left + want[1][2] + 5);
 	vr_switch(r, -1);

@@ -341,6 +341,27 @@ static void ppc_destroy(struct fakehw *hw)
 	free(hw->priv);
 }
 
+/* PMC1-6 as counters 0-5. */
+static uint32_t ppc_enabled(const struct fakehw *hw)
+{
+	const struct ppc_state *st = st_of(hw);
+	uint32_t on = 0;
+	unsigned int pmc, ev;
+
+	for (pmc = 1; pmc <= 6; pmc++)
+		for (ev = 0; ev < FAKEHW_NR_EVENTS; ev++)
+			if (pmc_counts(st, pmc, (enum fakehw_event)ev, false) ||
+			    pmc_counts(st, pmc, (enum fakehw_event)ev, true))
+				on |= 1u << (pmc - 1);
+	return on;
+}
+
+static int ppc_counter_of(const struct fakehw *hw, uint32_t spr)
+{
+	(void)hw;
+	return spr >= SPR_PMC1 && spr <= SPR_PMC6 ? (int)(spr - SPR_PMC1) : -1;
+}
+
 static const struct fakehw_impl ppc_impl = {
 	.read_reg = ppc_read_reg,
 	.write_reg = ppc_write_reg,
@@ -350,6 +371,8 @@ static const struct fakehw_impl ppc_impl = {
 	.peek = ppc_peek,
 	.poke = ppc_poke,
 	.destroy = ppc_destroy,
+	.enabled = ppc_enabled,
+	.counter_of = ppc_counter_of,
 };
 
 struct fakehw *fakehw_ppc_new(unsigned int power)

@@ -543,6 +543,38 @@ static void x86_destroy(struct fakehw *hw)
 	free(hw->priv);
 }
 
+/* General counters 0-7, fixed counters 8 and up. */
+static uint32_t x86_enabled(const struct fakehw *hw)
+{
+	const struct fx86 *f = fx(hw);
+	uint32_t on = 0;
+	unsigned int i;
+
+	for (i = 0; i < f->nr_gp; i++)
+		if ((f->evsel[i] & EVSEL_EN) && (!f->global || (f->global_ctrl & (1ull << i))))
+			on |= 1u << i;
+	for (i = 0; f->intel && i < f->nr_fixed; i++)
+		if (((f->fixed_ctrl >> (4 * i)) & 3) && (f->global_ctrl & (1ull << (32 + i))))
+			on |= 1u << (8 + i);
+	return on;
+}
+
+static int x86_counter_of(const struct fakehw *hw, uint32_t msr)
+{
+	unsigned int i;
+
+	switch (classify(fx(hw), msr, &i)) {
+	case K_PMC:
+	case K_APMC:
+	case K_AMD_CTR:
+		return (int)i;
+	case K_FIXED:
+		return 8 + (int)i;
+	default:
+		return -1;
+	}
+}
+
 static const struct fakehw_impl fake_x86_impl = {
 	.read_reg = x86_read_reg,
 	.write_reg = x86_write_reg,
@@ -552,6 +584,8 @@ static const struct fakehw_impl fake_x86_impl = {
 	.peek = x86_peek,
 	.poke = x86_poke,
 	.destroy = x86_destroy,
+	.enabled = x86_enabled,
+	.counter_of = x86_counter_of,
 };
 
 struct fakehw *fakehw_x86_new(const struct fakehw_x86_config *cfg)

@@ -84,9 +84,15 @@ static int fake_write_reg(void *arg, uint32_t reg, uint64_t val)
 {
 	struct fakehw *hw = arg;
 
+	int ret, k;
+
 	if (count_access(hw, &hw->stats.reg_writes))
 		return -EFAULT;
-	return hw->impl->write_reg(hw, reg, val);
+	ret = hw->impl->write_reg(hw, reg, val);
+	k = ret ? -1 : hw->impl->counter_of(hw, reg);
+	if (k >= 0)
+		hw->taint[k] = 0;
+	return ret;
 }
 
 static int fake_read_counter(void *arg, uint32_t idx, uint64_t *val)
@@ -156,9 +162,28 @@ int fakehw_run(struct fakehw *hw, enum fakehw_event ev, uint64_t n, bool kernel)
 {
 	if ((unsigned int)ev >= FAKEHW_NR_EVENTS)
 		return fakehw_error(hw, "fakehw_run: unknown event %d", (int)ev);
+	uint32_t on;
+
 	if (ev == FAKEHW_CYCLES)
 		hw->tsc += n;
+	for (on = hw->impl->enabled(hw); on; on &= on - 1)
+		hw->taint[__builtin_ctz(on)] |= hw->label;
 	return hw->impl->run(hw, ev, n, kernel);
+}
+
+void fakehw_set_label(struct fakehw *hw, uint64_t label)
+{
+	hw->label = label;
+}
+
+uint64_t fakehw_taint(const struct fakehw *hw)
+{
+	uint64_t t = 0;
+	unsigned int k;
+
+	for (k = 0; k < FAKEHW_MAX_COUNTERS; k++)
+		t |= hw->taint[k];
+	return t;
 }
 
 void fakehw_advance_tsc(struct fakehw *hw, uint64_t n)

@@ -102,6 +102,17 @@ const struct fakehw_stats *fakehw_stats(const struct fakehw *hw);
 void fakehw_reset_stats(struct fakehw *hw);
 const char *fakehw_last_error(const struct fakehw *hw);
 
+/*
+ * Who runs: fakehw_run() marks every counter that counts as programmed
+ * (enabled, whatever its event) with the bits of @label; a write of the
+ * counter clears its marks.  fakehw_taint() is the union of the marks of
+ * all counters: whose events (or their absence) the counters' values may
+ * reveal.  The simulator labels each domain's events and checks that a
+ * VCPU never finds another domain's label on the hardware.
+ */
+void fakehw_set_label(struct fakehw *hw, uint64_t label);
+uint64_t fakehw_taint(const struct fakehw *hw);
+
 /* Fault injection: the @n-th register access from now (1 = the next) fails. */
 void fakehw_fail_access(struct fakehw *hw, uint64_t n);
 

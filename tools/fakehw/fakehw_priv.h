@@ -16,7 +16,13 @@ struct fakehw_impl {
 	int (*peek)(const struct fakehw *hw, uint32_t reg, uint64_t *val);
 	int (*poke)(struct fakehw *hw, uint32_t reg, uint64_t val);
 	void (*destroy)(struct fakehw *hw);
+	/* Counters (model numbering, < FAKEHW_MAX_COUNTERS) that count as programmed. */
+	uint32_t (*enabled)(const struct fakehw *hw);
+	/* The counter register @reg writes, or -1. */
+	int (*counter_of)(const struct fakehw *hw, uint32_t reg);
 };
+
+#define FAKEHW_MAX_COUNTERS	16
 
 struct fakehw {
 	const struct fakehw_impl *impl;
@@ -28,6 +34,8 @@ struct fakehw {
 	void *alert_arg;
 	uint64_t fail_countdown;	/* 0: no fault injection */
 	char last_error[200];
+	uint64_t label;			/* fakehw_set_label() */
+	uint64_t taint[FAKEHW_MAX_COUNTERS];	/* labels since each counter's last write */
 	void *priv;			/* the model's state */
 };
 

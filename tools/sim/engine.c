@@ -198,6 +198,23 @@ static void pay_hypercall(struct eng_vcpu *v)
 		run_events(v->e, (unsigned int)v->pcpu, v->e->sc->pv_cost, true);
 }
 
+/*
+ * docs/security.md, rule 18: a running VCPU with counters finds no counter
+ * that counted for another domain since its last write.  (A VCPU without
+ * counters takes no ownership and may not read the hardware.)
+ */
+static void check_isolation(struct eng *e, const struct eng_vcpu *v)
+{
+	uint64_t foreign;
+
+	if (v->pcpu < 0 || !pmuvirt_ctx_nr_counters(v->ctx))
+		return;
+	foreign = fakehw_taint(e->hw[v->pcpu]) & ~(1ull << v->domain);
+	if (foreign)
+		fail(e, "domain isolation: on pcpu %d, VCPU %u.%u finds a counter that counted for domain %d",
+		     v->pcpu, v->domain, v->index, __builtin_ctzll(foreign));
+}
+
 static int hc_set_control(void *arg, const struct pmuvirt_control *ctl)
 {
 	struct eng_vcpu *v = arg;
@@ -210,6 +227,8 @@ static int hc_set_control(void *arg, const struct pmuvirt_control *ctl)
 		fail(v->e, "hypervisor refused the control of VCPU %u.%u: %s (counter %d: %s)",
 		     v->domain, v->index, pmuvirt_strerror(ret), err.counter,
 		     err.reason ? err.reason : "");
+	else
+		check_isolation(v->e, v);
 	return ret;
 }
 
@@ -435,8 +454,14 @@ static void hv_switch(struct eng *e, unsigned int p, struct eng_vcpu *next)
 	if (e->pcpu_vcpu[p] >= 0)
 		e->vcpu_by_id[e->pcpu_vcpu[p]]->pcpu = -1;
 	e->pcpu_vcpu[p] = next ? next->id : -1;
-	if (next)
-		next->pcpu = (int)p;
+	if (!next) {
+		fakehw_set_label(e->hw[p], 0);
+		return;
+	}
+	next->pcpu = (int)p;
+	/* From here the hardware counts @next's domain's events. */
+	fakehw_set_label(e->hw[p], 1ull << next->domain);
+	check_isolation(e, next);
 }
 
 static void step_schedule(struct eng *e, const struct sim_step *s)
