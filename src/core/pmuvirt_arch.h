@@ -119,19 +119,58 @@ static inline uint8_t pmuvirt_ctl_event(const struct pmuvirt_counter_ctl *cc)
 	return (cc->flags & PMUVIRT_CTR_RAW) ? PMUVIRT_EV_NONE : (uint8_t)cc->event;
 }
 
-/* Register accessors that count in pc->stats. */
-int pmuvirt_hw_read_reg(struct pmuvirt_pcpu *pc, uint32_t reg, uint64_t *val);
-int pmuvirt_hw_write_reg(struct pmuvirt_pcpu *pc, uint32_t reg, uint64_t val);
-int pmuvirt_hw_write_ctl(struct pmuvirt_pcpu *pc, uint32_t reg, uint64_t val);
-int pmuvirt_hw_read_counter(struct pmuvirt_pcpu *pc, uint32_t idx, uint64_t *val);
-int pmuvirt_hw_read_tsc(struct pmuvirt_pcpu *pc, uint64_t *val);
+/* Register accessors that count in pc->stats; inline, as every hot path calls them. */
+static inline int pmuvirt_hw_read_reg(struct pmuvirt_pcpu *pc, uint32_t reg, uint64_t *val)
+{
+	pc->stats.reg_reads++;
+	return pc->hw->read_reg(pc->hw_arg, reg, val);
+}
+
+static inline int pmuvirt_hw_write_reg(struct pmuvirt_pcpu *pc, uint32_t reg, uint64_t val)
+{
+	pc->stats.reg_writes++;
+	return pc->hw->write_reg(pc->hw_arg, reg, val);
+}
+
+static inline int pmuvirt_hw_write_ctl(struct pmuvirt_pcpu *pc, uint32_t reg, uint64_t val)
+{
+	pc->stats.ctl_writes++;
+	return pmuvirt_hw_write_reg(pc, reg, val);
+}
+
+static inline int pmuvirt_hw_read_counter(struct pmuvirt_pcpu *pc, uint32_t idx, uint64_t *val)
+{
+	pc->stats.reg_reads++;
+	return pc->hw->read_counter(pc->hw_arg, idx, val);
+}
+
+static inline int pmuvirt_hw_read_tsc(struct pmuvirt_pcpu *pc, uint64_t *val)
+{
+	pc->stats.reg_reads++;
+	return pc->hw->read_tsc(pc->hw_arg, val);
+}
 
 /*
  * Write image register @i to hardware register @reg if the cache does not
  * already hold @val; keeps the cache exact.  Returns 1 when it wrote, 0 when
  * the cache already held @val, or the accessor's (negative) error.
  */
-int pmuvirt_cache_write(struct pmuvirt_pcpu *pc, unsigned int i, uint32_t reg, uint64_t val);
+static inline int pmuvirt_cache_write(struct pmuvirt_pcpu *pc, unsigned int i, uint32_t reg,
+				      uint64_t val)
+{
+	uint32_t bit = 1u << i;
+	int ret;
+
+	if ((pc->cache_known & bit) && pc->cache.reg[i] == val)
+		return 0;
+	pc->cache_known &= ~bit;
+	ret = pmuvirt_hw_write_ctl(pc, reg, val);
+	if (ret)
+		return ret < 0 ? ret : -EFAULT;
+	pc->cache.reg[i] = val;
+	pc->cache_known |= bit;
+	return 1;
+}
 
 /*
  * @n / @d for 64-bit unsigned values (@d nonzero), by shift and subtract:
