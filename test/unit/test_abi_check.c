@@ -13,6 +13,7 @@
 #include "rig.h"
 #include "x86/pmuvirt_x86.h"
 #include "pmuvirt_abi_check.h"
+#include "../common/xen_arg_fields.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
@@ -155,30 +156,9 @@ static uint32_t doc_size(unsigned int cmd)
 	}
 }
 
-/* The reserved field of each command, from include/pmuvirt/xen.h; NULL for none. */
-static uint32_t *reserved_field(union pmuvirt_xen_any_arg *u, unsigned int cmd)
-{
-	switch (cmd) {
-	case PMUVIRT_XEN_SET_CONTROL: return &u->set_control.reserved;
-	case PMUVIRT_XEN_ARM: return &u->arm.reserved;
-	case PMUVIRT_XEN_READ: return &u->read.reserved;
-	case PMUVIRT_XEN_TAKE_OVERFLOWS: return &u->take_overflows.reserved;
-	case PMUVIRT_XEN_SET_POLICY: return &u->set_policy.reserved;
-	case PMUVIRT_XEN_VCPU_READ: return &u->vcpu_read.reserved;
-	case PMUVIRT_XEN_VCPU_SET_CONTROL: return &u->vcpu_set_control.reserved;
-	case PMUVIRT_XEN_PROF_START: return &u->prof_start.reserved;
-	case PMUVIRT_XEN_PROF_STOP: return &u->prof_stop.reserved;
-	case PMUVIRT_XEN_PROF_TAIL: return &u->prof_tail.reserved;
-	case PMUVIRT_XEN_PROF_RELEASE: return &u->prof_release.reserved;
-	case PMUVIRT_XEN_MAP_PHYS: return &u->map_phys.reserved;
-	case PMUVIRT_XEN_UNMAP_PHYS: return &u->unmap_phys.reserved;
-	default: return NULL;
-	}
-}
-
 static void set_reserved(union pmuvirt_xen_any_arg *u, unsigned int cmd, uint32_t v)
 {
-	uint32_t *f = reserved_field(u, cmd);
+	uint32_t *f = xen_arg_field(u, cmd, XEN_RESERVED);
 
 	if (!f)
 		fail_msg("command %u has no reserved field", cmd);
@@ -257,40 +237,18 @@ static void fill_outputs(union pmuvirt_xen_any_arg *u, unsigned int cmd)
 	}
 }
 
-/* The flags field that must be zero, from include/pmuvirt/xen.h; NULL for none. */
-static uint32_t *flags_field(union pmuvirt_xen_any_arg *u, unsigned int cmd)
-{
-	switch (cmd) {
-	case PMUVIRT_XEN_PROF_START: return &u->prof_start.flags;
-	case PMUVIRT_XEN_PROF_STOP: return &u->prof_stop.flags;
-	case PMUVIRT_XEN_PROF_RELEASE: return &u->prof_release.flags;
-	case PMUVIRT_XEN_MAP_PHYS: return &u->map_phys.flags;
-	default: return NULL;
-	}
-}
-
 static void set_flags(union pmuvirt_xen_any_arg *u, unsigned int cmd, uint32_t v)
 {
-	uint32_t *f = flags_field(u, cmd);
+	uint32_t *f = xen_arg_field(u, cmd, XEN_FLAGS);
 
 	if (!f)
 		fail_msg("command %u has no flags field", cmd);
 	*f = v;
 }
 
-/* The domain the check keeps in 16 bits (SET_POLICY's is the glue's); NULL for none. */
-static uint32_t *domid_field(union pmuvirt_xen_any_arg *u, unsigned int cmd)
-{
-	switch (cmd) {
-	case PMUVIRT_XEN_VCPU_READ: return &u->vcpu_read.domid;
-	case PMUVIRT_XEN_VCPU_SET_CONTROL: return &u->vcpu_set_control.domid;
-	default: return NULL;
-	}
-}
-
 static void set_domid(union pmuvirt_xen_any_arg *u, unsigned int cmd, uint32_t v)
 {
-	uint32_t *f = domid_field(u, cmd);
+	uint32_t *f = xen_arg_field(u, cmd, XEN_DOMID);
 
 	if (!f)
 		fail_msg("command %u names no domain it checks", cmd);
@@ -347,8 +305,8 @@ static void test_xen_table(void **state)
 		assert_int_equal(c->size, doc_size(cmd));
 		assert_int_equal(c->caller, doc_caller(cmd));
 		/* the same fields, in either order */
-		want[0] = offset_in(&u, reserved_field(&u, cmd));
-		want[1] = offset_in(&u, flags_field(&u, cmd));
+		want[0] = offset_in(&u, xen_arg_field(&u, cmd, XEN_RESERVED));
+		want[1] = offset_in(&u, xen_arg_field(&u, cmd, XEN_FLAGS));
 		got[0] = c->zero[0];
 		got[1] = c->zero[1];
 		if (want[0] > want[1]) {
@@ -359,7 +317,7 @@ static void test_xen_table(void **state)
 		}
 		assert_int_equal(got[0], want[0]);
 		assert_int_equal(got[1], want[1]);
-		assert_int_equal(c->domid, offset_in(&u, domid_field(&u, cmd)));
+		assert_int_equal(c->domid, offset_in(&u, xen_arg_field(&u, cmd, XEN_DOMID)));
 		for (i = 0; i < 3; i++) {
 			uint16_t off = i < 2 ? c->zero[i] : c->domid;
 
