@@ -875,66 +875,125 @@ static void test_linux_attach_flags(void **state)
 	assert_int_equal(pmuvirt_linux_check_attach(&a), 0);
 }
 
-static void test_linux_sample_open(void **state)
+/*
+ * An argument of @size bytes that holds outputs as well as inputs: with a
+ * valid header and case @i of @set (which gives the result it expects), the
+ * check gives that result and leaves the argument as it was.
+ */
+static void inout_cases(size_t size, unsigned int n, int (*set)(void *arg, unsigned int i),
+			int (*check)(const void *arg))
 {
-	struct pmuvirt_sample_open o, before;
+	union {
+		uint32_t hdr[2];
+		struct pmuvirt_sample_open open;
+		struct pmuvirt_counts counts;
+		struct pmuvirt_below below;
+	} u, before;
 	unsigned int i;
 
-	(void)state;
-	assert_int_equal(sizeof(o), 56);
-	for (i = 0; i < 7; i++) {
-		int expect = -EINVAL;
+	assert_true(size <= sizeof(u));
+	for (i = 0; i < n; i++) {
+		int expect;
 
-		memset(&o, 0, sizeof(o));
-		o.size = sizeof(o);
-		o.version = PMUVIRT_LINUX_VERSION;
-		switch (i) {
-		case 0: expect = 0; break;
-		case 1: o.flags = 1; break;
-		case 2: o.reserved[0] = 1; break;
-		case 3: o.reserved[1] = 0x80000000u; break;
-		case 4: o.size = 48; break;
-		case 5: o.version = 0; break;
-		case 6:	/* outputs hold anything on the way in */
-			o.fd = -1;
-			o.tid = o.pid = o.pages = o.dropped = ~0u;
-			memset(o.comm, 'x', sizeof(o.comm));
-			expect = 0;
-			break;
-		}
-		before = o;
-		assert_int_equal(pmuvirt_linux_check_sample_open(&o), expect);
-		assert_memory_equal(&o, &before, sizeof(o));
+		memset(&u, 0, sizeof(u));
+		u.hdr[0] = (uint32_t)size;
+		u.hdr[1] = PMUVIRT_LINUX_VERSION;
+		expect = set(&u, i);
+		before = u;
+		assert_int_equal(check(&u), expect);
+		assert_memory_equal(&u, &before, size);
 	}
+}
+
+static int sample_open_case(void *arg, unsigned int i)
+{
+	struct pmuvirt_sample_open *o = arg;
+
+	switch (i) {
+	case 0: return 0;
+	case 1: o->flags = 1; break;
+	case 2: o->reserved[0] = 1; break;
+	case 3: o->reserved[1] = 0x80000000u; break;
+	case 4: o->size = 48; break;
+	case 5: o->version = 0; break;
+	case 6:	/* outputs hold anything on the way in */
+		o->fd = -1;
+		o->tid = o->pid = o->pages = o->dropped = ~0u;
+		memset(o->comm, 'x', sizeof(o->comm));
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int check_sample_open(const void *arg)
+{
+	return pmuvirt_linux_check_sample_open(arg);
+}
+
+static void test_linux_sample_open(void **state)
+{
+	(void)state;
+	assert_int_equal(sizeof(struct pmuvirt_sample_open), 56);
+	inout_cases(sizeof(struct pmuvirt_sample_open), 7, sample_open_case, check_sample_open);
+}
+
+static int counts_case(void *arg, unsigned int i)
+{
+	struct pmuvirt_counts *c = arg;
+
+	switch (i) {
+	case 1: c->reserved = 1; return -EINVAL;
+	case 2: c->size = 144; return -EINVAL;
+	case 3: c->version = 2; return -EINVAL;
+	case 4:	/* outputs hold anything on the way in */
+		c->nr_counters = ~0u;
+		c->flags = ~0u;
+		c->ovf_mask = ~0u;
+		memset(c->value, 0xff, sizeof(c->value));
+		break;
+	}
+	return 0;
+}
+
+static int check_counts(const void *arg)
+{
+	return pmuvirt_linux_check_counts(arg);
 }
 
 static void test_linux_counts(void **state)
 {
-	struct pmuvirt_counts c, before;
-	unsigned int i;
-
 	(void)state;
-	for (i = 0; i < 5; i++) {
-		int expect = 0;
+	inout_cases(sizeof(struct pmuvirt_counts), 5, counts_case, check_counts);
+}
 
-		memset(&c, 0, sizeof(c));
-		c.size = sizeof(c);
-		c.version = PMUVIRT_LINUX_VERSION;
-		switch (i) {
-		case 1: c.reserved = 1; expect = -EINVAL; break;
-		case 2: c.size = 144; expect = -EINVAL; break;
-		case 3: c.version = 2; expect = -EINVAL; break;
-		case 4:	/* outputs hold anything on the way in */
-			c.nr_counters = ~0u;
-			c.flags = ~0u;
-			c.ovf_mask = ~0u;
-			memset(c.value, 0xff, sizeof(c.value));
-			break;
-		}
-		before = c;
-		assert_int_equal(pmuvirt_linux_check_counts(&c), expect);
-		assert_memory_equal(&c, &before, sizeof(c));
+static int below_case(void *arg, unsigned int i)
+{
+	struct pmuvirt_below *b = arg;
+
+	switch (i) {
+	case 0: return 0;
+	case 1: b->flags = 1; break;
+	case 2: b->reserved = 0x80000000u; break;
+	case 3: b->size = 32; break;
+	case 4: b->version = 0; break;
+	case 5:	/* outputs hold anything on the way in */
+		b->kind = b->nr_records = b->record_size = ~0u;
+		b->per_frame = b->nr_frames = b->pgoff = ~0u;
+		return 0;
 	}
+	return -EINVAL;
+}
+
+static int check_below(const void *arg)
+{
+	return pmuvirt_linux_check_below(arg);
+}
+
+static void test_linux_below(void **state)
+{
+	(void)state;
+	assert_int_equal(sizeof(struct pmuvirt_below), 40);
+	inout_cases(sizeof(struct pmuvirt_below), 6, below_case, check_below);
 }
 
 /* Who may make each ioctl, from include/pmuvirt/linux.h and docs/linux.md. */
@@ -1006,37 +1065,6 @@ static void test_linux_table(void **state)
 	assert_null(pmuvirt_linux_ioctl(0));
 	assert_null(pmuvirt_linux_ioctl(~0u));
 	assert_int_equal(pmuvirt_linux_check_arg(8, &u, sizeof(u)), -EOPNOTSUPP);
-}
-
-static void test_linux_below(void **state)
-{
-	struct pmuvirt_below b, before;
-	unsigned int i;
-
-	(void)state;
-	assert_int_equal(sizeof(b), 40);
-	for (i = 0; i < 6; i++) {
-		int expect = -EINVAL;
-
-		memset(&b, 0, sizeof(b));
-		b.size = sizeof(b);
-		b.version = PMUVIRT_LINUX_VERSION;
-		switch (i) {
-		case 0: expect = 0; break;
-		case 1: b.flags = 1; break;
-		case 2: b.reserved = 0x80000000u; break;
-		case 3: b.size = 32; break;
-		case 4: b.version = 0; break;
-		case 5:	/* outputs hold anything on the way in */
-			b.kind = b.nr_records = b.record_size = ~0u;
-			b.per_frame = b.nr_frames = b.pgoff = ~0u;
-			expect = 0;
-			break;
-		}
-		before = b;
-		assert_int_equal(pmuvirt_linux_check_below(&b), expect);
-		assert_memory_equal(&b, &before, sizeof(b));
-	}
 }
 
 int main(void)
