@@ -905,6 +905,21 @@ static void inout_cases(size_t size, unsigned int n, int (*set)(void *arg, unsig
 	}
 }
 
+static int check_sample_open(const void *arg)
+{
+	return pmuvirt_linux_check_sample_open(arg);
+}
+
+static int check_counts(const void *arg)
+{
+	return pmuvirt_linux_check_counts(arg);
+}
+
+static int check_below(const void *arg)
+{
+	return pmuvirt_linux_check_below(arg);
+}
+
 static int sample_open_case(void *arg, unsigned int i)
 {
 	struct pmuvirt_sample_open *o = arg;
@@ -925,18 +940,6 @@ static int sample_open_case(void *arg, unsigned int i)
 	return -EINVAL;
 }
 
-static int check_sample_open(const void *arg)
-{
-	return pmuvirt_linux_check_sample_open(arg);
-}
-
-static void test_linux_sample_open(void **state)
-{
-	(void)state;
-	assert_int_equal(sizeof(struct pmuvirt_sample_open), 56);
-	inout_cases(sizeof(struct pmuvirt_sample_open), 7, sample_open_case, check_sample_open);
-}
-
 static int counts_case(void *arg, unsigned int i)
 {
 	struct pmuvirt_counts *c = arg;
@@ -953,17 +956,6 @@ static int counts_case(void *arg, unsigned int i)
 		break;
 	}
 	return 0;
-}
-
-static int check_counts(const void *arg)
-{
-	return pmuvirt_linux_check_counts(arg);
-}
-
-static void test_linux_counts(void **state)
-{
-	(void)state;
-	inout_cases(sizeof(struct pmuvirt_counts), 5, counts_case, check_counts);
 }
 
 static int below_case(void *arg, unsigned int i)
@@ -984,16 +976,25 @@ static int below_case(void *arg, unsigned int i)
 	return -EINVAL;
 }
 
-static int check_below(const void *arg)
+static void test_linux_inout(void **state)
 {
-	return pmuvirt_linux_check_below(arg);
-}
+	static const struct {
+		size_t size;
+		unsigned int n;
+		int (*set)(void *arg, unsigned int i);
+		int (*check)(const void *arg);
+	} args[] = {
+		{ sizeof(struct pmuvirt_sample_open), 7, sample_open_case, check_sample_open },
+		{ sizeof(struct pmuvirt_counts), 5, counts_case, check_counts },
+		{ sizeof(struct pmuvirt_below), 6, below_case, check_below },
+	};
+	unsigned int i;
 
-static void test_linux_below(void **state)
-{
 	(void)state;
+	assert_int_equal(sizeof(struct pmuvirt_sample_open), 56);
 	assert_int_equal(sizeof(struct pmuvirt_below), 40);
-	inout_cases(sizeof(struct pmuvirt_below), 6, below_case, check_below);
+	for (i = 0; i < sizeof(args) / sizeof(args[0]); i++)
+		inout_cases(args[i].size, args[i].n, args[i].set, args[i].check);
 }
 
 /* Who may make each ioctl, from include/pmuvirt/linux.h and docs/linux.md. */
@@ -1083,9 +1084,7 @@ int main(void)
 		cmocka_unit_test(test_linux_attach),
 		cmocka_unit_test(test_linux_attach_flags),
 		cmocka_unit_test(test_linux_sample_pages),
-		cmocka_unit_test(test_linux_sample_open),
-		cmocka_unit_test(test_linux_counts),
-		cmocka_unit_test(test_linux_below),
+		cmocka_unit_test(test_linux_inout),
 		cmocka_unit_test(test_linux_table),
 	};
 
