@@ -553,11 +553,6 @@ static int vm_transition(struct fakehw *hw, bool entry, bool load, uint64_t glob
 	return 0;
 }
 
-static void x86_destroy(struct fakehw *hw)
-{
-	free(hw->priv);
-}
-
 static const struct fakehw_impl fake_x86_impl = {
 	.read_reg = x86_read_reg,
 	.write_reg = x86_write_reg,
@@ -566,12 +561,10 @@ static const struct fakehw_impl fake_x86_impl = {
 	.run = x86_run,
 	.peek = x86_peek,
 	.poke = x86_poke,
-	.destroy = x86_destroy,
 };
 
 struct fakehw *fakehw_x86_new(const struct fakehw_x86_config *cfg)
 {
-	struct fakehw *hw;
 	struct fx86 *f;
 
 	if (!cfg)
@@ -614,10 +607,7 @@ struct fakehw *fakehw_x86_new(const struct fakehw_x86_config *cfg)
 	} else {
 		goto bad;
 	}
-	hw = fakehw_alloc(&fake_x86_impl, f);
-	if (!hw)
-		goto bad;
-	return hw;
+	return fakehw_alloc(&fake_x86_impl, f);
 bad:
 	free(f);
 	return NULL;

@@ -15,7 +15,6 @@ struct fakehw_impl {
 	int (*run)(struct fakehw *hw, enum fakehw_event ev, uint64_t n, bool kernel);
 	int (*peek)(const struct fakehw *hw, uint32_t reg, uint64_t *val);
 	int (*poke)(struct fakehw *hw, uint32_t reg, uint64_t val);
-	void (*destroy)(struct fakehw *hw);
 };
 
 struct fakehw {
@@ -28,9 +27,10 @@ struct fakehw {
 	void *alert_arg;
 	uint64_t fail_countdown;	/* 0: no fault injection */
 	char last_error[200];
-	void *priv;			/* the model's state */
+	void *priv;			/* the model's state (malloc'd; fakehw_free() frees it) */
 };
 
+/* A fake that owns @priv (freed, also when this fails). */
 struct fakehw *fakehw_alloc(const struct fakehw_impl *impl, void *priv);
 /* Record a refused access; returns -EFAULT. */
 int fakehw_error(struct fakehw *hw, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
