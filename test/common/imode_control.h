@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
 /*
- * The i-mode control that the unit tests of the emulated PMU and vmtest's
- * i-mode checks share: header-only, as vmtest builds outside CMake.
+ * The i-mode control of the emulated PMU's tests (test_x86_emu, vmtest's
+ * i-mode checks, xen_emu_test): header-only, as the VM tests build
+ * outside CMake.
  */
 #ifndef PMUVIRT_TEST_IMODE_CONTROL_H
 #define PMUVIRT_TEST_IMODE_CONTROL_H
