@@ -43,6 +43,7 @@
  * Prints PMUVIRT-XEN-PROF-* markers.
  */
 #include "privcmd.h"
+#include "../common/prof_start.h"
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -57,16 +58,7 @@ static void expect(const char *what, long got, long want)
 
 static void start_op(struct pmuvirt_xen_prof_start *op, unsigned int event)
 {
-	memset(op, 0, sizeof(*op));
-	hdr(&op->hdr, sizeof(*op));
-	op->nr_domains = 1;
-	op->ring_pages = 2;
-	op->high_water_pct = 50;
-	op->ctl.version = PMUVIRT_ABI_VERSION;
-	op->ctl.nr_counters = 1;
-	op->ctl.counter[0].event = event;
-	op->ctl.counter[0].flags = U | K | PMUVIRT_CTR_SAMPLE;
-	op->ctl.counter[0].period = 1000000;
+	prof_start_one(op, 2, event, U | K | PMUVIRT_CTR_SAMPLE, 1000000);
 }
 
 static long simple(unsigned int cmd, uint32_t reserved)
