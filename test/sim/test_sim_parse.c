@@ -31,18 +31,16 @@ static void expect_error(const char *text, int line, const char *what)
 		fail_msg("got \"%s\", expected \"%s...%s\"", err, prefix, what);
 }
 
-/* A model's defaults; -1: not checked. */
-struct model_case {
+/* Each model's defaults (docs/simulator.md). */
+static const struct model_case {
 	const char *text;
 	int model, version, gp, fixed, width;
-};
-
-static const struct model_case models[] = {
-	{ "pmu intel-v2\npcpus 1\n", -1, -1, -1, 3, -1 },
-	{ "pmu amd-perfmonv2\npcpus 1\n", -1, -1, 6, -1, -1 },
-	{ "pmu amd-k8\npcpus 1\n", -1, -1, 4, -1, -1 },
-	{ "pmu amd-fam17h\npcpus 1\n", -1, -1, 6, -1, -1 },
-	{ "pmu power10\npcpus 1\n", SIM_MODEL_POWER, 10, -1, -1, 32 },
+} models[] = {
+	{ "pmu intel-v2\npcpus 1\n", SIM_MODEL_INTEL, 2, 4, 3, 48 },
+	{ "pmu amd-perfmonv2\npcpus 1\n", SIM_MODEL_AMD_PERFMONV2, 0, 6, 0, 48 },
+	{ "pmu amd-k8\npcpus 1\n", SIM_MODEL_AMD_K8, 0, 4, 0, 48 },
+	{ "pmu amd-fam17h\npcpus 1\n", SIM_MODEL_AMD_FAM17H, 0, 6, 0, 48 },
+	{ "pmu power10\npcpus 1\n", SIM_MODEL_POWER, 10, 4, 2, 32 },
 };
 
 static void test_defaults(void **state)
@@ -73,16 +71,11 @@ static void test_defaults(void **state)
 		const struct model_case *m = &models[i];
 
 		assert_int_equal(parse(m->text, &sc), 0);
-		if (m->model >= 0)
-			assert_int_equal(sc.pmu.model, m->model);
-		if (m->version >= 0)
-			assert_int_equal(sc.pmu.version, m->version);
-		if (m->gp >= 0)
-			assert_int_equal(sc.pmu.gp, m->gp);
-		if (m->fixed >= 0)
-			assert_int_equal(sc.pmu.fixed, m->fixed);
-		if (m->width >= 0)
-			assert_int_equal(sc.pmu.width, m->width);
+		assert_int_equal(sc.pmu.model, m->model);
+		assert_int_equal(sc.pmu.version, m->version);
+		assert_int_equal(sc.pmu.gp, m->gp);
+		assert_int_equal(sc.pmu.fixed, m->fixed);
+		assert_int_equal(sc.pmu.width, m->width);
 		sim_scenario_free(&sc);
 	}
 }
