@@ -23,6 +23,7 @@
 #include <pmuvirt/pmuvirt.h>
 #include <pmuvirt/user.h>
 #include "report.h"
+#include "bench_util.h"
 
 #define RUNS	5
 #define BATCH	256
@@ -41,10 +42,7 @@ __attribute__((noinline)) void bench_fn_b(void)
 
 static double now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
+	return (double)bench_now_ns() * 1e-9;
 }
 
 static int cmp_d(const void *a, const void *b)

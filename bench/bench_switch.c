@@ -43,6 +43,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "fakehw_models.h"
 #include "pmuvirt_arch.h"
 #include "pmuvirt_abi_check.h"
@@ -169,21 +170,6 @@ static const struct pmuvirt_hw_ops null_ppc_hw = {
 	.read_counters = null_ppc_read_counters,
 };
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Kept out of line so callgrind can attribute the loop. */
 __attribute__((noinline)) void bench_switch_loop(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx **c,
 						 unsigned long n)
@@ -258,9 +244,9 @@ static int bench_drain(unsigned long want)
 					pmuvirt_sample_write(&w[i], &s);
 				}
 			/* the drain alone is timed, not the writer */
-			t0 = now_ns();
+			t0 = bench_now_ns();
 			n = xp_drain_all(&d);
-			dt += now_ns() - t0;
+			dt += bench_now_ns() - t0;
 			if (n <= 0)
 				return 1;
 			got += (unsigned long)n;
@@ -482,12 +468,12 @@ int main(int argc, char **argv)
 		unsigned int s;
 
 		for (s = 0; s < 101; s++) {
-			uint64_t t0 = now_ns();
+			uint64_t t0 = bench_now_ns();
 
 			bench_switch_loop(&pc, c, batch);
-			samples[s] = now_ns() - t0;
+			samples[s] = bench_now_ns() - t0;
 		}
-		qsort(samples, 101, sizeof(samples[0]), cmp_u64);
+		qsort(samples, 101, sizeof(samples[0]), bench_cmp_u64);
 		printf("Library time per switch, 7 a-mode counters, null register access:\n");
 		printf("  median %.1f ns (min %.1f, max %.1f) over 101 batches of %lu\n\n",
 		       (double)samples[50] / batch, (double)samples[0] / batch,

@@ -44,6 +44,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include "libpmuvirt-user.h"
+#include "bench_util.h"
 
 #define SAMPLES		2001
 #define WARMUP		200
@@ -64,19 +65,6 @@ static __attribute__((noreturn)) void die(const char *what)
 	printf("vmc: FAIL: %s: %s\n", what, strerror(errno));
 	printf("VM-COMPARE-RESULT: FAIL\n");
 	exit(1);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static uint64_t median(uint64_t *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_u64);
-	return v[n / 2];
 }
 
 static void pin0(void)
@@ -178,7 +166,7 @@ static uint64_t bracket(read_fn fn, void *arg)
 			die("read");
 		d[i] = rd_tsc() - t0;
 	}
-	return median(d, SAMPLES);
+	return bench_median_u64(d, SAMPLES);
 }
 
 enum { R_MAPPED, R_IOCTL, R_PERF_SW, R_PERF_HW, R_CPUTIME, NR_READS };
@@ -471,7 +459,7 @@ static int64_t pingpong(int cfg)
 	pthread_barrier_destroy(&pp.ready);
 	if (pp.err)
 		return -pp.err;
-	return (int64_t)median(pp.d + WARMUP, SAMPLES);
+	return (int64_t)bench_median_u64(pp.d + WARMUP, SAMPLES);
 }
 
 static void switches(int64_t *out)

@@ -378,7 +378,8 @@ static int pv_stop(hwd_context_t *hctx, hwd_control_state_t *hctl)
 	return PAPI_OK;
 }
 
-static int pv_reset(hwd_context_t *hctx, hwd_control_state_t *hctl)
+/* Counts start again from @from (from zero without it). */
+static int pv_rebase(hwd_context_t *hctx, hwd_control_state_t *hctl, const long long *from)
 {
 	struct pv_context *ctx = (struct pv_context *)hctx;
 	struct pv_control *c = (struct pv_control *)hctl;
@@ -388,22 +389,18 @@ static int pv_reset(hwd_context_t *hctx, hwd_control_state_t *hctl)
 	if (ret != PAPI_OK)
 		return ret;
 	for (i = 0; i < c->nr; i++)
-		c->base[i] = c->last[i];
+		c->base[i] = c->last[i] - (from ? (uint64_t)from[i] : 0);
 	return PAPI_OK;
+}
+
+static int pv_reset(hwd_context_t *hctx, hwd_control_state_t *hctl)
+{
+	return pv_rebase(hctx, hctl, NULL);
 }
 
 static int pv_write(hwd_context_t *hctx, hwd_control_state_t *hctl, long long *from)
 {
-	struct pv_context *ctx = (struct pv_context *)hctx;
-	struct pv_control *c = (struct pv_control *)hctl;
-	unsigned int i;
-	int ret = pv_read_raw(ctx, c);
-
-	if (ret != PAPI_OK)
-		return ret;
-	for (i = 0; i < c->nr; i++)
-		c->base[i] = c->last[i] - (uint64_t)from[i];
-	return PAPI_OK;
+	return pv_rebase(hctx, hctl, from);
 }
 
 static int pv_set_domain(hwd_control_state_t *hctl, int domain)

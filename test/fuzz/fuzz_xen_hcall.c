@@ -53,6 +53,7 @@
 #include "fuzz_rig.h"
 #include <pmuvirt/xen.h>
 #include "pmuvirt_abi_check.h"
+#include "../common/xen_arg_fields.h"
 
 #define MAX_RECORDS	16
 #define MAX_LEN		1024
@@ -62,26 +63,6 @@ union xen_arg {
 	union pmuvirt_xen_any_arg a;
 	uint8_t bytes[MAX_LEN];
 };
-
-static uint32_t *reserved_of(union xen_arg *u, unsigned int cmd)
-{
-	switch (cmd) {
-	case PMUVIRT_XEN_SET_CONTROL: return &u->a.set_control.reserved;
-	case PMUVIRT_XEN_ARM: return &u->a.arm.reserved;
-	case PMUVIRT_XEN_READ: return &u->a.read.reserved;
-	case PMUVIRT_XEN_TAKE_OVERFLOWS: return &u->a.take_overflows.reserved;
-	case PMUVIRT_XEN_SET_POLICY: return &u->a.set_policy.reserved;
-	case PMUVIRT_XEN_VCPU_READ: return &u->a.vcpu_read.reserved;
-	case PMUVIRT_XEN_VCPU_SET_CONTROL: return &u->a.vcpu_set_control.reserved;
-	case PMUVIRT_XEN_PROF_START: return &u->a.prof_start.reserved;
-	case PMUVIRT_XEN_PROF_STOP: return &u->a.prof_stop.reserved;
-	case PMUVIRT_XEN_PROF_TAIL: return &u->a.prof_tail.reserved;
-	case PMUVIRT_XEN_PROF_RELEASE: return &u->a.prof_release.reserved;
-	case PMUVIRT_XEN_MAP_PHYS: return &u->a.map_phys.reserved;
-	case PMUVIRT_XEN_UNMAP_PHYS: return &u->a.unmap_phys.reserved;
-	default: return NULL;
-	}
-}
 
 /* The ABI's rule for ARM, written from xen.h and pmuvirt.h. */
 static bool arm_ok(const struct pmuvirt_xen_arm *op, const struct pmuvirt_ctx *ctx)
@@ -145,38 +126,21 @@ static bool policy_allows(const struct pmuvirt_policy *p, const struct pmuvirt_c
 	return p->action == PMUVIRT_POLICY_ALLOW ? listed : !listed;
 }
 
-static uint32_t *flags_of(union xen_arg *u, unsigned int cmd)
-{
-	switch (cmd) {
-	case PMUVIRT_XEN_PROF_START: return &u->a.prof_start.flags;
-	case PMUVIRT_XEN_PROF_STOP: return &u->a.prof_stop.flags;
-	case PMUVIRT_XEN_PROF_RELEASE: return &u->a.prof_release.flags;
-	case PMUVIRT_XEN_MAP_PHYS: return &u->a.map_phys.flags;
-	default: return NULL;
-	}
-}
-
-/* The domain a command names that must fit in 16 bits before Xen looks it up. */
-static uint32_t *domid_of(union xen_arg *u, unsigned int cmd)
-{
-	switch (cmd) {
-	case PMUVIRT_XEN_VCPU_READ: return &u->a.vcpu_read.domid;
-	case PMUVIRT_XEN_VCPU_SET_CONTROL: return &u->a.vcpu_set_control.domid;
-	default: return NULL;
-	}
-}
-
 /* The whole copy's rule, written from xen.h: header, length, zero fields, domain. */
 static int arg_expect(union xen_arg *u, unsigned int cmd, size_t len, int hret)
 {
+	enum xen_arg_field f;
+
 	if (hret)
 		return hret;
 	if (len != pmuvirt_xen_arg_size(cmd))
 		return -EINVAL;
-	if ((reserved_of(u, cmd) && *reserved_of(u, cmd)) ||
-	    (flags_of(u, cmd) && *flags_of(u, cmd)) ||
-	    (domid_of(u, cmd) && *domid_of(u, cmd) > 0xffff))
-		return -EINVAL;
+	for (f = XEN_RESERVED; f <= XEN_DOMID; f++) {
+		const uint32_t *v = xen_arg_field(&u->a, cmd, f);
+
+		if (v && *v > (f == XEN_DOMID ? 0xffffu : 0))
+			return -EINVAL;
+	}
 	return 0;
 }
 
@@ -751,10 +715,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			u.a.hdr.version = PMUVIRT_XEN_VERSION;
 			u.a.hdr.size = pmuvirt_xen_arg_size(cmd);
 		}
-		if ((op & 0x10) && reserved_of(&u, cmd))
-			*reserved_of(&u, cmd) = 0;
-		if ((op & 0x10) && flags_of(&u, cmd))
-			*flags_of(&u, cmd) = 0;
+		if (op & 0x10) {
+			uint32_t *r = xen_arg_field(&u.a, cmd, XEN_RESERVED);
+			uint32_t *fl = xen_arg_field(&u.a, cmd, XEN_FLAGS);
+
+			if (r)
+				*r = 0;
+			if (fl)
+				*fl = 0;
+		}
 		if ((op & 0x20) && cmd == PMUVIRT_XEN_PROF_START) {
 			/* a description that is well formed more often than not */
 			struct pmuvirt_xen_prof_start *p = &u.a.prof_start;

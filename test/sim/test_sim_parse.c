@@ -31,9 +31,22 @@ static void expect_error(const char *text, int line, const char *what)
 		fail_msg("got \"%s\", expected \"%s...%s\"", err, prefix, what);
 }
 
+/* Each model's defaults (docs/simulator.md). */
+static const struct model_case {
+	const char *text;
+	int model, version, gp, fixed, width;
+} models[] = {
+	{ "pmu intel-v2\npcpus 1\n", SIM_MODEL_INTEL, 2, 4, 3, 48 },
+	{ "pmu amd-perfmonv2\npcpus 1\n", SIM_MODEL_AMD_PERFMONV2, 0, 6, 0, 48 },
+	{ "pmu amd-k8\npcpus 1\n", SIM_MODEL_AMD_K8, 0, 4, 0, 48 },
+	{ "pmu amd-fam17h\npcpus 1\n", SIM_MODEL_AMD_FAM17H, 0, 6, 0, 48 },
+	{ "pmu power10\npcpus 1\n", SIM_MODEL_POWER, 10, 4, 2, 32 },
+};
+
 static void test_defaults(void **state)
 {
 	struct scenario sc;
+	unsigned int i;
 
 	assert_int_equal(parse("pmu intel-v1\npcpus 1\n", &sc), 0);
 	assert_int_equal(sc.pmu.model, SIM_MODEL_INTEL);
@@ -54,23 +67,17 @@ static void test_defaults(void **state)
 	assert_int_equal(sc.nr_pcpus, 3);
 	sim_scenario_free(&sc);
 
-	assert_int_equal(parse("pmu intel-v2\npcpus 1\n", &sc), 0);
-	assert_int_equal(sc.pmu.fixed, 3);
-	sim_scenario_free(&sc);
-	assert_int_equal(parse("pmu amd-perfmonv2\npcpus 1\n", &sc), 0);
-	assert_int_equal(sc.pmu.gp, 6);
-	sim_scenario_free(&sc);
-	assert_int_equal(parse("pmu amd-k8\npcpus 1\n", &sc), 0);
-	assert_int_equal(sc.pmu.gp, 4);
-	sim_scenario_free(&sc);
-	assert_int_equal(parse("pmu amd-fam17h\npcpus 1\n", &sc), 0);
-	assert_int_equal(sc.pmu.gp, 6);
-	sim_scenario_free(&sc);
-	assert_int_equal(parse("pmu power10\npcpus 1\n", &sc), 0);
-	assert_int_equal(sc.pmu.model, SIM_MODEL_POWER);
-	assert_int_equal(sc.pmu.version, 10);
-	assert_int_equal(sc.pmu.width, 32);
-	sim_scenario_free(&sc);
+	for (i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
+		const struct model_case *m = &models[i];
+
+		assert_int_equal(parse(m->text, &sc), 0);
+		assert_int_equal(sc.pmu.model, m->model);
+		assert_int_equal(sc.pmu.version, m->version);
+		assert_int_equal(sc.pmu.gp, m->gp);
+		assert_int_equal(sc.pmu.fixed, m->fixed);
+		assert_int_equal(sc.pmu.width, m->width);
+		sim_scenario_free(&sc);
+	}
 }
 
 static void test_lexical(void **state)

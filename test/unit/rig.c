@@ -6,7 +6,16 @@
 #include "x86/pmuvirt_x86.h"
 #include "ppc/pmuvirt_ppc.h"
 
+const struct fakehw_x86_config rig_intel_v1 = FAKEHW_X86_INTEL_V1;
+const struct fakehw_x86_config rig_intel_v2 = FAKEHW_X86_INTEL_V2;
+const struct fakehw_x86_config rig_intel_v3 = FAKEHW_X86_INTEL_V3;
 const struct fakehw_x86_config rig_intel_v4 = FAKEHW_X86_INTEL_V4;
+const struct fakehw_x86_config rig_intel_v5_legacy = FAKEHW_X86_INTEL_V5_LEGACY;
+const struct fakehw_x86_config rig_intel_emu = FAKEHW_X86_INTEL_EMU;
+const struct fakehw_x86_config rig_amd_k8 = FAKEHW_X86_AMD_K8;
+const struct fakehw_x86_config rig_amd_10h = FAKEHW_X86_AMD_10H;
+const struct fakehw_x86_config rig_amd_17h = FAKEHW_X86_AMD_17H;
+const struct fakehw_x86_config rig_amd_19h = FAKEHW_X86_AMD_19H;
 
 struct pmuvirt_ctx *rig_ctx_alloc(const struct pmuvirt_pmu *pmu, unsigned int nr)
 {

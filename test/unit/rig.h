@@ -16,8 +16,9 @@
 #include "pmuvirt_arch.h"
 #include "fakehw_models.h"
 
-/* Intel perfmon v4: four general-purpose and three fixed counters, 48 bits, full-width writes. */
-extern const struct fakehw_x86_config rig_intel_v4;
+/* The fake x86 models of fakehw_models.h (FAKEHW_X86_INTEL_V1 ...), one instance each. */
+extern const struct fakehw_x86_config rig_intel_v1, rig_intel_v2, rig_intel_v3, rig_intel_v4,
+	rig_intel_v5_legacy, rig_intel_emu, rig_amd_k8, rig_amd_10h, rig_amd_17h, rig_amd_19h;
 
 /* A context with room for @nr counters, initialised for @pmu, no control set. */
 struct pmuvirt_ctx *rig_ctx_alloc(const struct pmuvirt_pmu *pmu, unsigned int nr);

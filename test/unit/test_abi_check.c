@@ -13,6 +13,7 @@
 #include "rig.h"
 #include "x86/pmuvirt_x86.h"
 #include "pmuvirt_abi_check.h"
+#include "../common/xen_arg_fields.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
@@ -155,30 +156,9 @@ static uint32_t doc_size(unsigned int cmd)
 	}
 }
 
-/* The reserved field of each command, from include/pmuvirt/xen.h; NULL for none. */
-static uint32_t *reserved_field(union pmuvirt_xen_any_arg *u, unsigned int cmd)
-{
-	switch (cmd) {
-	case PMUVIRT_XEN_SET_CONTROL: return &u->set_control.reserved;
-	case PMUVIRT_XEN_ARM: return &u->arm.reserved;
-	case PMUVIRT_XEN_READ: return &u->read.reserved;
-	case PMUVIRT_XEN_TAKE_OVERFLOWS: return &u->take_overflows.reserved;
-	case PMUVIRT_XEN_SET_POLICY: return &u->set_policy.reserved;
-	case PMUVIRT_XEN_VCPU_READ: return &u->vcpu_read.reserved;
-	case PMUVIRT_XEN_VCPU_SET_CONTROL: return &u->vcpu_set_control.reserved;
-	case PMUVIRT_XEN_PROF_START: return &u->prof_start.reserved;
-	case PMUVIRT_XEN_PROF_STOP: return &u->prof_stop.reserved;
-	case PMUVIRT_XEN_PROF_TAIL: return &u->prof_tail.reserved;
-	case PMUVIRT_XEN_PROF_RELEASE: return &u->prof_release.reserved;
-	case PMUVIRT_XEN_MAP_PHYS: return &u->map_phys.reserved;
-	case PMUVIRT_XEN_UNMAP_PHYS: return &u->unmap_phys.reserved;
-	default: return NULL;
-	}
-}
-
 static void set_reserved(union pmuvirt_xen_any_arg *u, unsigned int cmd, uint32_t v)
 {
-	uint32_t *f = reserved_field(u, cmd);
+	uint32_t *f = xen_arg_field(u, cmd, XEN_RESERVED);
 
 	if (!f)
 		fail_msg("command %u has no reserved field", cmd);
@@ -257,40 +237,18 @@ static void fill_outputs(union pmuvirt_xen_any_arg *u, unsigned int cmd)
 	}
 }
 
-/* The flags field that must be zero, from include/pmuvirt/xen.h; NULL for none. */
-static uint32_t *flags_field(union pmuvirt_xen_any_arg *u, unsigned int cmd)
-{
-	switch (cmd) {
-	case PMUVIRT_XEN_PROF_START: return &u->prof_start.flags;
-	case PMUVIRT_XEN_PROF_STOP: return &u->prof_stop.flags;
-	case PMUVIRT_XEN_PROF_RELEASE: return &u->prof_release.flags;
-	case PMUVIRT_XEN_MAP_PHYS: return &u->map_phys.flags;
-	default: return NULL;
-	}
-}
-
 static void set_flags(union pmuvirt_xen_any_arg *u, unsigned int cmd, uint32_t v)
 {
-	uint32_t *f = flags_field(u, cmd);
+	uint32_t *f = xen_arg_field(u, cmd, XEN_FLAGS);
 
 	if (!f)
 		fail_msg("command %u has no flags field", cmd);
 	*f = v;
 }
 
-/* The domain the check keeps in 16 bits (SET_POLICY's is the glue's); NULL for none. */
-static uint32_t *domid_field(union pmuvirt_xen_any_arg *u, unsigned int cmd)
-{
-	switch (cmd) {
-	case PMUVIRT_XEN_VCPU_READ: return &u->vcpu_read.domid;
-	case PMUVIRT_XEN_VCPU_SET_CONTROL: return &u->vcpu_set_control.domid;
-	default: return NULL;
-	}
-}
-
 static void set_domid(union pmuvirt_xen_any_arg *u, unsigned int cmd, uint32_t v)
 {
-	uint32_t *f = domid_field(u, cmd);
+	uint32_t *f = xen_arg_field(u, cmd, XEN_DOMID);
 
 	if (!f)
 		fail_msg("command %u names no domain it checks", cmd);
@@ -347,8 +305,8 @@ static void test_xen_table(void **state)
 		assert_int_equal(c->size, doc_size(cmd));
 		assert_int_equal(c->caller, doc_caller(cmd));
 		/* the same fields, in either order */
-		want[0] = offset_in(&u, reserved_field(&u, cmd));
-		want[1] = offset_in(&u, flags_field(&u, cmd));
+		want[0] = offset_in(&u, xen_arg_field(&u, cmd, XEN_RESERVED));
+		want[1] = offset_in(&u, xen_arg_field(&u, cmd, XEN_FLAGS));
 		got[0] = c->zero[0];
 		got[1] = c->zero[1];
 		if (want[0] > want[1]) {
@@ -359,7 +317,7 @@ static void test_xen_table(void **state)
 		}
 		assert_int_equal(got[0], want[0]);
 		assert_int_equal(got[1], want[1]);
-		assert_int_equal(c->domid, offset_in(&u, domid_field(&u, cmd)));
+		assert_int_equal(c->domid, offset_in(&u, xen_arg_field(&u, cmd, XEN_DOMID)));
 		for (i = 0; i < 3; i++) {
 			uint16_t off = i < 2 ? c->zero[i] : c->domid;
 
@@ -917,66 +875,126 @@ static void test_linux_attach_flags(void **state)
 	assert_int_equal(pmuvirt_linux_check_attach(&a), 0);
 }
 
-static void test_linux_sample_open(void **state)
+/*
+ * An argument of @size bytes that holds outputs as well as inputs: with a
+ * valid header and case @i of @set (which gives the result it expects), the
+ * check gives that result and leaves the argument as it was.
+ */
+static void inout_cases(size_t size, unsigned int n, int (*set)(void *arg, unsigned int i),
+			int (*check)(const void *arg))
 {
-	struct pmuvirt_sample_open o, before;
+	union {
+		uint32_t hdr[2];
+		struct pmuvirt_sample_open open;
+		struct pmuvirt_counts counts;
+		struct pmuvirt_below below;
+	} u, before;
 	unsigned int i;
 
-	(void)state;
-	assert_int_equal(sizeof(o), 56);
-	for (i = 0; i < 7; i++) {
-		int expect = -EINVAL;
+	assert_true(size <= sizeof(u));
+	for (i = 0; i < n; i++) {
+		int expect;
 
-		memset(&o, 0, sizeof(o));
-		o.size = sizeof(o);
-		o.version = PMUVIRT_LINUX_VERSION;
-		switch (i) {
-		case 0: expect = 0; break;
-		case 1: o.flags = 1; break;
-		case 2: o.reserved[0] = 1; break;
-		case 3: o.reserved[1] = 0x80000000u; break;
-		case 4: o.size = 48; break;
-		case 5: o.version = 0; break;
-		case 6:	/* outputs hold anything on the way in */
-			o.fd = -1;
-			o.tid = o.pid = o.pages = o.dropped = ~0u;
-			memset(o.comm, 'x', sizeof(o.comm));
-			expect = 0;
-			break;
-		}
-		before = o;
-		assert_int_equal(pmuvirt_linux_check_sample_open(&o), expect);
-		assert_memory_equal(&o, &before, sizeof(o));
+		memset(&u, 0, sizeof(u));
+		u.hdr[0] = (uint32_t)size;
+		u.hdr[1] = PMUVIRT_LINUX_VERSION;
+		expect = set(&u, i);
+		before = u;
+		assert_int_equal(check(&u), expect);
+		assert_memory_equal(&u, &before, size);
 	}
 }
 
-static void test_linux_counts(void **state)
+static int check_sample_open(const void *arg)
 {
-	struct pmuvirt_counts c, before;
+	return pmuvirt_linux_check_sample_open(arg);
+}
+
+static int check_counts(const void *arg)
+{
+	return pmuvirt_linux_check_counts(arg);
+}
+
+static int check_below(const void *arg)
+{
+	return pmuvirt_linux_check_below(arg);
+}
+
+static int sample_open_case(void *arg, unsigned int i)
+{
+	struct pmuvirt_sample_open *o = arg;
+
+	switch (i) {
+	case 0: return 0;
+	case 1: o->flags = 1; break;
+	case 2: o->reserved[0] = 1; break;
+	case 3: o->reserved[1] = 0x80000000u; break;
+	case 4: o->size = 48; break;
+	case 5: o->version = 0; break;
+	case 6:	/* outputs hold anything on the way in */
+		o->fd = -1;
+		o->tid = o->pid = o->pages = o->dropped = ~0u;
+		memset(o->comm, 'x', sizeof(o->comm));
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int counts_case(void *arg, unsigned int i)
+{
+	struct pmuvirt_counts *c = arg;
+
+	switch (i) {
+	case 1: c->reserved = 1; return -EINVAL;
+	case 2: c->size = 144; return -EINVAL;
+	case 3: c->version = 2; return -EINVAL;
+	case 4:	/* outputs hold anything on the way in */
+		c->nr_counters = ~0u;
+		c->flags = ~0u;
+		c->ovf_mask = ~0u;
+		memset(c->value, 0xff, sizeof(c->value));
+		break;
+	}
+	return 0;
+}
+
+static int below_case(void *arg, unsigned int i)
+{
+	struct pmuvirt_below *b = arg;
+
+	switch (i) {
+	case 0: return 0;
+	case 1: b->flags = 1; break;
+	case 2: b->reserved = 0x80000000u; break;
+	case 3: b->size = 32; break;
+	case 4: b->version = 0; break;
+	case 5:	/* outputs hold anything on the way in */
+		b->kind = b->nr_records = b->record_size = ~0u;
+		b->per_frame = b->nr_frames = b->pgoff = ~0u;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static void test_linux_inout(void **state)
+{
+	static const struct {
+		size_t size;
+		unsigned int n;
+		int (*set)(void *arg, unsigned int i);
+		int (*check)(const void *arg);
+	} args[] = {
+		{ sizeof(struct pmuvirt_sample_open), 7, sample_open_case, check_sample_open },
+		{ sizeof(struct pmuvirt_counts), 5, counts_case, check_counts },
+		{ sizeof(struct pmuvirt_below), 6, below_case, check_below },
+	};
 	unsigned int i;
 
 	(void)state;
-	for (i = 0; i < 5; i++) {
-		int expect = 0;
-
-		memset(&c, 0, sizeof(c));
-		c.size = sizeof(c);
-		c.version = PMUVIRT_LINUX_VERSION;
-		switch (i) {
-		case 1: c.reserved = 1; expect = -EINVAL; break;
-		case 2: c.size = 144; expect = -EINVAL; break;
-		case 3: c.version = 2; expect = -EINVAL; break;
-		case 4:	/* outputs hold anything on the way in */
-			c.nr_counters = ~0u;
-			c.flags = ~0u;
-			c.ovf_mask = ~0u;
-			memset(c.value, 0xff, sizeof(c.value));
-			break;
-		}
-		before = c;
-		assert_int_equal(pmuvirt_linux_check_counts(&c), expect);
-		assert_memory_equal(&c, &before, sizeof(c));
-	}
+	assert_int_equal(sizeof(struct pmuvirt_sample_open), 56);
+	assert_int_equal(sizeof(struct pmuvirt_below), 40);
+	for (i = 0; i < sizeof(args) / sizeof(args[0]); i++)
+		inout_cases(args[i].size, args[i].n, args[i].set, args[i].check);
 }
 
 /* Who may make each ioctl, from include/pmuvirt/linux.h and docs/linux.md. */
@@ -1050,37 +1068,6 @@ static void test_linux_table(void **state)
 	assert_int_equal(pmuvirt_linux_check_arg(8, &u, sizeof(u)), -EOPNOTSUPP);
 }
 
-static void test_linux_below(void **state)
-{
-	struct pmuvirt_below b, before;
-	unsigned int i;
-
-	(void)state;
-	assert_int_equal(sizeof(b), 40);
-	for (i = 0; i < 6; i++) {
-		int expect = -EINVAL;
-
-		memset(&b, 0, sizeof(b));
-		b.size = sizeof(b);
-		b.version = PMUVIRT_LINUX_VERSION;
-		switch (i) {
-		case 0: expect = 0; break;
-		case 1: b.flags = 1; break;
-		case 2: b.reserved = 0x80000000u; break;
-		case 3: b.size = 32; break;
-		case 4: b.version = 0; break;
-		case 5:	/* outputs hold anything on the way in */
-			b.kind = b.nr_records = b.record_size = ~0u;
-			b.per_frame = b.nr_frames = b.pgoff = ~0u;
-			expect = 0;
-			break;
-		}
-		before = b;
-		assert_int_equal(pmuvirt_linux_check_below(&b), expect);
-		assert_memory_equal(&b, &before, sizeof(b));
-	}
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1097,9 +1084,7 @@ int main(void)
 		cmocka_unit_test(test_linux_attach),
 		cmocka_unit_test(test_linux_attach_flags),
 		cmocka_unit_test(test_linux_sample_pages),
-		cmocka_unit_test(test_linux_sample_open),
-		cmocka_unit_test(test_linux_counts),
-		cmocka_unit_test(test_linux_below),
+		cmocka_unit_test(test_linux_inout),
 		cmocka_unit_test(test_linux_table),
 	};
 

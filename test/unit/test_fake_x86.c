@@ -6,19 +6,12 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include "fakehw_models.h"
+#include "rig.h"
 
 #define EN	(1ull << 22)
 #define INT	(1ull << 20)
 #define USR	(1ull << 16)
 #define OS	(1ull << 17)
-
-static const struct fakehw_x86_config intel_v4 = FAKEHW_X86_INTEL_V4;
-static const struct fakehw_x86_config intel_v2_legacy = FAKEHW_X86_INTEL_V2;
-static const struct fakehw_x86_config intel_v1 = FAKEHW_X86_INTEL_V1;
-static const struct fakehw_x86_config amd_k8 = FAKEHW_X86_AMD_K8;
-static const struct fakehw_x86_config amd_zen = FAKEHW_X86_AMD_17H;
-static const struct fakehw_x86_config amd_zen4 = FAKEHW_X86_AMD_19H;
 
 static struct fakehw *hw;
 static const struct pmuvirt_hw_ops *ops;
@@ -79,7 +72,7 @@ static uint64_t pmc(uint32_t idx)
 
 static void test_legacy_write_sign_extends(void **state)
 {
-	use(&intel_v4);
+	use(&rig_intel_v4);
 	wr(0xc1, 0x80000000u);
 	assert_int_equal(rd(0xc1), 0xffff80000000ull);
 	assert_int_equal(pmc(0), 0xffff80000000ull);
@@ -88,7 +81,7 @@ static void test_legacy_write_sign_extends(void **state)
 	/* EDX is dropped: only bits 31:0 reach the counter. */
 	wr(0xc2, 0x123400000005ull);
 	assert_int_equal(rd(0xc2), 5);
-	use(&intel_v2_legacy);
+	use(&rig_intel_v2);
 	wr(0xc1, 0xffffffffu);
 	assert_int_equal(rd(0xc1), 0xffffffffffull);
 	assert_int_equal(fakehw_stats(hw)->errors, 0);
@@ -96,7 +89,7 @@ static void test_legacy_write_sign_extends(void **state)
 
 static void test_full_width_write(void **state)
 {
-	use(&intel_v4);
+	use(&rig_intel_v4);
 	assert_int_equal(rd(0x345) & (1u << 13), 1u << 13);
 	wr(0x4c1, 0x123456789abcull);
 	assert_int_equal(rd(0xc1), 0x123456789abcull);
@@ -106,7 +99,7 @@ static void test_full_width_write(void **state)
 	/* Fixed counters take their full width too, nothing above. */
 	wr(0x309, 0xfffffffffff0ull);
 	wr_bad(0x309, 1ull << 48);
-	use(&intel_v2_legacy);
+	use(&rig_intel_v2);
 	assert_int_equal(rd(0x345) & (1u << 13), 0);
 	rd_bad(0x4c1);
 	wr_bad(0x4c1, 1);
@@ -117,7 +110,7 @@ static void test_strict_registers(void **state)
 	uint64_t v;
 	uint32_t out[4];
 
-	use(&intel_v2_legacy);
+	use(&rig_intel_v2);
 	rd_bad(0x1234);
 	rd_bad(0xc3);			/* only two counters */
 	rd_bad(0x188);
@@ -141,13 +134,13 @@ static void test_strict_registers(void **state)
 	assert_int_equal(ops->read_cpuid(hw, 0x80000022u, 0, out), -EFAULT);
 	assert_int_equal(ops->read_cpuid(hw, 2, 0, out), -EFAULT);
 
-	use(&intel_v4);
+	use(&rig_intel_v4);
 	wr(0x186, 1ull << 21);
 	wr(0x186, 3ull << 32);		/* RTM model: IN_TX, IN_TXCP */
 	wr_bad(0x186, 1ull << 34);
 	wr(0x38d, 0xfff);
 
-	use(&intel_v1);
+	use(&rig_intel_v1);
 	rd_bad(0x38f);
 	rd_bad(0x38d);
 	rd_bad(0x309);
@@ -156,7 +149,7 @@ static void test_strict_registers(void **state)
 	assert_int_equal(out[0] & 0xff, 1);
 	assert_int_equal(out[3], 0);
 
-	use(&amd_k8);
+	use(&rig_amd_k8);
 	assert_int_equal(ops->read_cpuid(hw, 0xa, 0, out), -EFAULT);
 	assert_int_equal(ops->read_cpuid(hw, 7, 0, out), -EFAULT);	/* max leaf 1 */
 	wr_bad(0xc0010000u, 1ull << 19);
@@ -168,7 +161,7 @@ static void test_strict_registers(void **state)
 	rd_bad(0xc0000300u);
 	assert_int_equal(ops->read_counter(hw, 4, &v), -EFAULT);
 
-	use(&amd_zen);
+	use(&rig_amd_17h);
 	wr(0xc0010200u, 0xf00000000ull | (3ull << 40));
 	wr_bad(0xc0010200u, 1ull << 36);
 	wr_bad(0xc0010200u, 1ull << 42);
@@ -184,7 +177,7 @@ static void test_strict_registers(void **state)
 
 static void test_counting_filters(void **state)
 {
-	use(&intel_v4);
+	use(&rig_intel_v4);
 	wr(0x38f, 0);
 	wr(0x186, 0xc0 | USR | EN);
 	wr(0x187, 0x3c | OS | EN);
@@ -207,7 +200,7 @@ static void test_counting_filters(void **state)
 	assert_int_equal(pmc((1u << 30) | 1), 5);
 	assert_int_equal(pmc((1u << 30) | 2), 0);	/* not enabled in GLOBAL_CTRL */
 
-	use(&amd_zen4);
+	use(&rig_amd_19h);
 	wr(0xc0000301u, 0);
 	wr(0xc0010200u, 0x76 | USR | EN);
 	wr(0xc0010202u, 0xc2 | USR | OS | EN);
@@ -222,7 +215,7 @@ static void test_counting_filters(void **state)
 	assert_int_equal(pmc(1), 6);
 	assert_int_equal(pmc(2), 0);
 
-	use(&amd_k8);
+	use(&rig_amd_k8);
 	wr(0xc0010001u, 0xc0 | USR | EN);
 	fakehw_run(hw, FAKEHW_INSTRUCTIONS, 9, false);
 	assert_int_equal(pmc(1), 9);
@@ -248,7 +241,7 @@ static void test_exact_pmi_and_status(void **state)
 	struct pmi_probe p = { .msr = 0xc1 };
 	uint64_t v;
 
-	use(&intel_v4);
+	use(&rig_intel_v4);
 	fakehw_set_pmi(hw, on_pmi, &p);
 	wr(0x4c1, (1ull << 48) - 10);
 	wr(0x186, 0xc0 | USR | EN | INT);
@@ -281,7 +274,7 @@ static void test_exact_pmi_and_status(void **state)
 	assert_int_equal(rd(0x38e) & (1ull << 33), 1ull << 33);
 
 	/* Legacy 32-bit arming: -n sign-extended interrupts after n events. */
-	use(&intel_v2_legacy);
+	use(&rig_intel_v2);
 	p.msr = 0xc1;
 	p.calls = 0;
 	fakehw_set_pmi(hw, on_pmi, &p);
@@ -294,7 +287,7 @@ static void test_exact_pmi_and_status(void **state)
 	assert_int_equal(pmc(0), 0);
 
 	/* v1 and AMD legacy have no status register but still interrupt. */
-	use(&intel_v1);
+	use(&rig_intel_v1);
 	p.calls = 0;
 	fakehw_set_pmi(hw, on_pmi, &p);
 	wr(0xc1, 0xfffffffeu);
@@ -303,7 +296,7 @@ static void test_exact_pmi_and_status(void **state)
 	assert_int_equal(p.calls, 1);
 	assert_int_equal(pmc(0), 1);
 
-	use(&amd_zen4);
+	use(&rig_amd_19h);
 	p.msr = 0xc0010203u;
 	p.calls = 0;
 	fakehw_set_pmi(hw, on_pmi, &p);
@@ -335,7 +328,7 @@ static void test_huge_runs(void **state)
 {
 	struct refill r = { 0 };
 
-	use(&intel_v4);
+	use(&rig_intel_v4);
 	fakehw_set_pmi(hw, on_pmi_count, &r);
 	wr(0x38f, 0x3);
 	wr(0x186, 0xc0 | USR | EN | INT);
@@ -350,7 +343,7 @@ static void test_huge_runs(void **state)
 	assert_int_equal(pmc(0), 12345);
 
 	/* No interrupt: a single jump, status set once. */
-	use(&intel_v2_legacy);
+	use(&rig_intel_v2);
 	r.calls = 0;
 	fakehw_set_pmi(hw, on_pmi_count, &r);
 	wr(0x186, 0xc0 | USR | EN);

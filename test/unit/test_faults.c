@@ -27,8 +27,6 @@ struct rig {
 	bool ppc;
 };
 
-static const struct fakehw_x86_config cfg_amd = FAKEHW_X86_AMD_19H;
-
 /* a: two a-mode counters and the TSC; b: other events; c: an i-mode counter */
 static const struct pmuvirt_counter_ctl ctl_a[] = {
 	{ .event = PMUVIRT_EV_INSTRUCTIONS, .flags = U },
@@ -71,7 +69,7 @@ static struct rig *rig_new(unsigned int kind)
 	assert_non_null(r);
 	r->ppc = kind == 2;
 	r->hw = r->ppc ? rig_ppc_new(9, &r->pmu) :
-			 rig_x86_new(kind ? &cfg_amd : &rig_intel_v4, &r->pmu);
+			 rig_x86_new(kind ? &rig_amd_19h : &rig_intel_v4, &r->pmu);
 	rig_pcpu_init(&r->pc, &r->pmu, r->hw, 0);
 	fakehw_set_pmi(r->hw, on_pmi, r);
 	for (i = 0; i < 3; i++)

@@ -77,6 +77,15 @@ static void ring_new(struct ring *g, uint32_t nr)
 	assert_int_equal(pmuvirt_sample_reader_init(&g->r, g->mem, g->size), 0);
 }
 
+/* @ctx, sampling into @g, switched out of @c; all three freed. */
+static void sampling_end(struct cpu *c, struct ring *g, struct pmuvirt_ctx *ctx)
+{
+	assert_int_equal(pmuvirt_switch_out(&c->r.pc), 0);
+	rig_ctx_free(ctx);
+	free(g->mem);
+	cpu_free(c);
+}
+
 static int validate(const struct pmuvirt_pmu *pmu, struct pmuvirt_counter_ctl c, const char **why)
 {
 	struct pmuvirt_control ctl;
@@ -192,10 +201,7 @@ static void run_split(bool ppc)
 		assert_int_equal(counts[1], total);
 		assert_int_equal(counts[2], 400 * 50 / 100);
 	}
-	assert_int_equal(pmuvirt_switch_out(&c->r.pc), 0);
-	rig_ctx_free(ctx);
-	free(g.mem);
-	cpu_free(c);
+	sampling_end(c, &g, ctx);
 }
 
 static void test_split_x86(void **state)
@@ -251,10 +257,7 @@ static void test_values_weight(void **state)
 	assert_int_equal(out[0].value[0], 130);
 	assert_int_equal(out[0].value[1], 4000);
 	pmuvirt_sample_publish(&g.r);
-	assert_int_equal(pmuvirt_switch_out(&c->r.pc), 0);
-	rig_ctx_free(ctx);
-	free(g.mem);
-	cpu_free(c);
+	sampling_end(c, &g, ctx);
 }
 
 /* A full ring loses records (counted), never notifications or counts. */
@@ -277,10 +280,7 @@ static void test_full_ring(void **state)
 	pmuvirt_take_overflows(ctx, counts);
 	assert_int_equal(counts[0], 10);
 	assert_int_equal(rig_val(ctx, 0), 1000);
-	assert_int_equal(pmuvirt_switch_out(&c->r.pc), 0);
-	rig_ctx_free(ctx);
-	free(g.mem);
-	cpu_free(c);
+	sampling_end(c, &g, ctx);
 }
 
 /*
@@ -317,10 +317,7 @@ static void test_saturated_pending(void **state)
 		assert_int_equal(out[i].weight, i < 10 ? 1 : 3);
 	assert_int_equal(ctx->counter[0].pending, 0xffffffffu);
 	assert_int_equal(pmuvirt_sample_lost(&g.r), 0);
-	assert_int_equal(pmuvirt_switch_out(&c->r.pc), 0);
-	rig_ctx_free(ctx);
-	free(g.mem);
-	cpu_free(c);
+	sampling_end(c, &g, ctx);
 }
 
 int main(void)

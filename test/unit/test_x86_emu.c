@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <sys/time.h>
 #include "rig.h"
+#include "../common/imode_control.h"
 #include "x86/pmuvirt_x86.h"
 #include "x86/pmuvirt_x86_emu.h"
 #include "x86/pmuvirt_x86_msr.h"
@@ -112,19 +113,6 @@ static struct emu_rig *rig_new(void)
 	assert_int_equal(pmuvirt_x86_probe(&r->pmu, &pmuvirt_x86_emu_hw, &r->cpu), 0);
 	assert_int_equal(pmuvirt_pcpu_init(&r->pc, &r->pmu, &pmuvirt_x86_emu_hw, &r->cpu, 0), 0);
 	return r;
-}
-
-static void control(struct pmuvirt_control *ctl, uint64_t period)
-{
-	memset(ctl, 0, sizeof(*ctl));
-	ctl->version = PMUVIRT_ABI_VERSION;
-	ctl->nr_counters = 3;
-	ctl->counter[0].event = PMUVIRT_EV_INSTRUCTIONS;
-	ctl->counter[0].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
-	ctl->counter[1].event = PMUVIRT_EV_CYCLES;
-	ctl->counter[1].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
-	ctl->counter[1].period = period;
-	ctl->counter[2].event = PMUVIRT_EV_TSC;
 }
 
 /* What the x86 backend sees: Intel v2, 2 general and 1 fixed 48-bit counters. */
@@ -424,8 +412,8 @@ static void test_switching_exact(void **state)
 	unsigned int i;
 
 	(void)state;
-	control(&ca, 1000003);
-	control(&cb, 777777);
+	imode_control(&ca, 1000003);
+	imode_control(&cb, 777777);
 	a = rig_ctx_new(&r->pmu, &ca);
 	b = rig_ctx_new(&r->pmu, &cb);
 	for (i = 0; i < 200; i++) {
@@ -472,7 +460,7 @@ static void test_past_width(void **state)
 	unsigned int i;
 
 	(void)state;
-	control(&c, 0);
+	imode_control(&c, 0);
 	a = rig_ctx_new(&r->pmu, &c);
 	assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
 	for (i = 0; i < 5; i++) {
@@ -512,7 +500,7 @@ static void test_lvtpc(void **state)
 		pmuvirt_x86_emu_write_lvtpc(&r->cpu.regs, PMUVIRT_X86_EMU_LVTPC_MASKED);
 		assert_true(pmuvirt_x86_emu_lvtpc_masked(&r->cpu.regs));
 		pmuvirt_x86_emu_write_lvtpc(&r->cpu.regs, 0);
-		control(&c, 100000);
+		imode_control(&c, 100000);
 		a = rig_ctx_new(&r->pmu, &c);
 		assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
 		run(r, 1000000);
@@ -577,7 +565,7 @@ static void test_take_during_pmi(void **state)
 	uint64_t got = 0, takes = 0;
 
 	(void)state;
-	control(&c, RACE_PERIOD);	/* the a-mode counter re-bases only after 2^47 */
+	imode_control(&c, RACE_PERIOD);	/* the a-mode counter re-bases only after 2^47 */
 	a = rig_ctx_new(&r->pmu, &c);
 	assert_int_equal(pmuvirt_switch(&r->pc, a), 0);
 	race_rig = r;

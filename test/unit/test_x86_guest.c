@@ -17,8 +17,6 @@
 #define R	PMUVIRT_CTR_RAW
 #define GS	PMUVIRT_CTR_GUEST
 
-static const struct fakehw_x86_config zen = FAKEHW_X86_AMD_17H;
-
 /* A CPU that runs a guest: what the hypervisor does around VM entry and exit. */
 struct vm_cpu {
 	struct rig_cpu c;
@@ -84,7 +82,7 @@ static void test_amd_guest_bits(void **state)
 	uint64_t host, guest;
 
 	(void)state;
-	vm_cpu_start(&v, &zen, false);
+	vm_cpu_start(&v, &rig_amd_17h, false);
 	assert_true(v.c.pmu.caps & PMUVIRT_CAP_GUEST_ONLY);
 	assert_int_equal(pmuvirt_x86_guest_only(&v.c.pmu), PMUVIRT_X86_GUEST_BITS);
 	/* nothing for the host to load */
@@ -243,7 +241,7 @@ static void test_guest_pmi(void **state)
 		{ .event = PMUVIRT_EV_INSTRUCTIONS, .flags = K | GS, .period = 100 },
 		{ .event = PMUVIRT_EV_CYCLES, .flags = U | K | GS, .period = 37 },
 	};
-	const struct fakehw_x86_config *cfgs[] = { &rig_intel_v4, &zen };
+	const struct fakehw_x86_config *cfgs[] = { &rig_intel_v4, &rig_amd_17h };
 	uint32_t counts[PMUVIRT_MAX_COUNTERS];
 	unsigned int k;
 

@@ -35,16 +35,6 @@
 
 #define SEL(ev)		(VR_EN | VR_INT | VR_USR | VR_OS | (ev))
 
-static const struct fakehw_x86_config intel_v1 = FAKEHW_X86_INTEL_V1;
-static const struct fakehw_x86_config intel_v2 = FAKEHW_X86_INTEL_V2;
-static const struct fakehw_x86_config intel_v3 = FAKEHW_X86_INTEL_V3;
-static const struct fakehw_x86_config intel_emu = FAKEHW_X86_INTEL_EMU;
-static const struct fakehw_x86_config intel_v5 = FAKEHW_X86_INTEL_V5_LEGACY;
-static const struct fakehw_x86_config amd_k8 = FAKEHW_X86_AMD_K8;
-static const struct fakehw_x86_config amd_10h = FAKEHW_X86_AMD_10H;
-static const struct fakehw_x86_config amd_17h = FAKEHW_X86_AMD_17H;
-static const struct fakehw_x86_config amd_v2 = FAKEHW_X86_AMD_19H;
-
 /*
  * Linux's PMI handler on Intel v2+ (intel_pmu_handle_irq()): disable all,
  * read and acknowledge the status, re-arm the counters that overflowed,
@@ -131,9 +121,9 @@ static void perf_sequence_intel(const struct fakehw_x86_config *cfg)
 static void test_perf_sequence_intel(void **state)
 {
 	perf_sequence_intel(&rig_intel_v4);
-	perf_sequence_intel(&intel_v5);
-	perf_sequence_intel(&intel_v3);
-	perf_sequence_intel(&intel_v2);
+	perf_sequence_intel(&rig_intel_v5_legacy);
+	perf_sequence_intel(&rig_intel_v3);
+	perf_sequence_intel(&rig_intel_v2);
 }
 
 /*
@@ -187,10 +177,10 @@ static void perf_sequence_amd(const struct fakehw_x86_config *cfg)
 
 static void test_perf_sequence_amd(void **state)
 {
-	perf_sequence_amd(&amd_v2);
-	perf_sequence_amd(&amd_17h);
-	perf_sequence_amd(&amd_10h);
-	perf_sequence_amd(&amd_k8);
+	perf_sequence_amd(&rig_amd_19h);
+	perf_sequence_amd(&rig_amd_17h);
+	perf_sequence_amd(&rig_amd_10h);
+	perf_sequence_amd(&rig_amd_k8);
 }
 
 /*
@@ -201,7 +191,7 @@ static void test_perf_sequence_amd(void **state)
  */
 static void test_legacy_write(void **state)
 {
-	struct vr *r = vr_new(&intel_v1, NULL, 0);
+	struct vr *r = vr_new(&rig_intel_v1, NULL, 0);
 	const uint64_t w40 = (uint64_t)1 << 40;
 	unsigned int n;
 
@@ -239,7 +229,7 @@ static void test_legacy_write(void **state)
 static void test_full_width_write(void **state)
 {
 	struct vr *r = vr_new(&rig_intel_v4, NULL, 0);
-	struct vr *r2 = vr_new(&intel_v2, NULL, 0);
+	struct vr *r2 = vr_new(&rig_intel_v2, NULL, 0);
 	uint64_t v;
 
 	vr_switch(r, 0);
@@ -271,7 +261,7 @@ static void test_amd_guest_intel_host(void **state)
 		.width = 48, .family = 0x17,
 	};
 	static const uint64_t code[] = { 0x76, 0xc0, 0xc2, 0xc3, 0x40 };
-	struct vr *r = vr_new(&intel_emu, &amd, 0);
+	struct vr *r = vr_new(&rig_intel_emu, &amd, 0);
 	unsigned int i;
 
 	vr_switch(r, 0);
@@ -311,7 +301,7 @@ static void test_intel_guest_amd_host(void **state)
 		.vendor = PMUVIRT_VPMU_INTEL, .version = 2, .nr_gp = 4, .nr_fixed = 3, .width = 48,
 		.fixed_width = 48,
 	};
-	struct vr *r = vr_new(&amd_17h, &intel, 0);
+	struct vr *r = vr_new(&rig_amd_17h, &intel, 0);
 
 	vr_switch(r, 0);
 	vr_wr(r, 0, G_CTRL, 0);
@@ -346,7 +336,7 @@ static void test_unsupported(void **state)
 		.vendor = PMUVIRT_VPMU_AMD, .version = PMUVIRT_VPMU_AMD_LEGACY, .nr_gp = 4,
 		.width = 48, .family = 0x10,
 	};
-	struct vr *r = vr_new(&amd_k8, &fam10, 0);
+	struct vr *r = vr_new(&rig_amd_k8, &fam10, 0);
 	const uint64_t hi = (uint64_t)1 << 32, go = (uint64_t)1 << 40, ho = (uint64_t)1 << 41;
 
 	vr_switch(r, 0);
@@ -506,8 +496,8 @@ static void two_vcpus(const struct fakehw_x86_config *cfg, bool intel)
 static void test_two_vcpus(void **state)
 {
 	two_vcpus(&rig_intel_v4, true);
-	two_vcpus(&amd_17h, false);
-	two_vcpus(&amd_v2, false);
+	two_vcpus(&rig_amd_17h, false);
+	two_vcpus(&rig_amd_19h, false);
 }
 
 /*
@@ -582,7 +572,7 @@ static void test_status_before_pmi(void **state)
 static void test_status_without_interrupt(void **state)
 {
 	struct vr *r = vr_new(&rig_intel_v4, NULL, 0);
-	struct vr *r1 = vr_new(&intel_v1, NULL, 0);
+	struct vr *r1 = vr_new(&rig_intel_v1, NULL, 0);
 
 	vr_switch(r, 0);
 	vr_wr(r, 0, EVTSEL0 + 2, SEL(0xc0) & ~VR_INT);
@@ -637,7 +627,7 @@ static void test_save_restore(void **state)
 	assert_true(blob.value[0] == W48 - 40);
 	assert_int_equal(blob.value[PMUVIRT_VPMU_MAX_GP + 1], 22);
 
-	b = vr_new(&intel_v2, &a->v[0].vp.model, 0);
+	b = vr_new(&rig_intel_v2, &a->v[0].vp.model, 0);
 	assert_int_equal(pmuvirt_vpmu_restore(&b->v[0].vp, &blob, &err), 0);
 	vr_switch(b, 0);
 	assert_int_equal(pmuvirt_vpmu_restore(&b->v[0].vp, &blob, &err), -EBUSY);
@@ -847,7 +837,7 @@ static void test_taken_away(void **state)
 /* INIT: every register at its power-on value, the counters stopped. */
 static void test_reset(void **state)
 {
-	struct vr *r = vr_new(&amd_v2, NULL, 0);
+	struct vr *r = vr_new(&rig_amd_19h, NULL, 0);
 
 	vr_switch(r, 0);
 	assert_int_equal(vr_rd(r, 0, A_CTL), 0x3f);
@@ -875,7 +865,7 @@ static void test_reset(void **state)
  */
 static void test_privilege(void **state)
 {
-	struct vr *r = vr_new(&amd_17h, NULL, PMUVIRT_VPMU_F_GUEST_ONLY);
+	struct vr *r = vr_new(&rig_amd_17h, NULL, PMUVIRT_VPMU_F_GUEST_ONLY);
 	const struct pmuvirt_vpmu_model *m = &r->v[0].vp.model;
 	struct pmuvirt_vpmu bad;
 
@@ -893,7 +883,7 @@ static void test_privilege(void **state)
 	vr_switch(r, -1);
 	vr_free(r);
 
-	r = vr_new(&amd_17h, NULL, PMUVIRT_VPMU_F_PV);
+	r = vr_new(&rig_amd_17h, NULL, PMUVIRT_VPMU_F_PV);
 	vr_switch(r, 0);
 	vr_wr(r, 0, F15_CTL(0), SEL(0xc0) & ~VR_USR);
 	vr_run(r, FAKEHW_INSTRUCTIONS, 10, true);

@@ -14,6 +14,7 @@
 #include <pmuvirt/user.h>
 #include "rig.h"
 #include "pmuvirt_abi_check.h"
+#include "../common/prof_start.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
@@ -24,19 +25,9 @@
 
 static void valid_start(struct pmuvirt_xen_prof_start *op)
 {
-	memset(op, 0, sizeof(*op));
-	op->hdr.version = PMUVIRT_XEN_VERSION;
-	op->hdr.size = sizeof(*op);
+	prof_start_one(op, 16, PMUVIRT_EV_CYCLES, U | K | S, 100000);
 	op->nr_domains = 2;
-	op->domains[0] = 0;
 	op->domains[1] = 7;
-	op->ring_pages = 16;
-	op->high_water_pct = 50;
-	op->ctl.version = PMUVIRT_ABI_VERSION;
-	op->ctl.nr_counters = 1;
-	op->ctl.counter[0].event = PMUVIRT_EV_CYCLES;
-	op->ctl.counter[0].flags = U | K | S;
-	op->ctl.counter[0].period = 100000;
 }
 
 enum start_bad {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 /* vmtest: overflow signals and PMIs of the emulated PMU (i-mode). */
 #include "vmtest.h"
+#include "../common/imode_control.h"
 #include <sys/resource.h>
 
 /* ---- imode (emulated PMU): overflow signals go to the right thread, exactly ---- */
@@ -39,20 +40,6 @@ static void imode_signal(int sig, siginfo_t *si, void *uc)
 		w->bad_signals++;
 	else
 		w->notified += counts[1];
-}
-
-/* Instructions and cycles in both modes, cycles in i-mode every @period, and the TSC. */
-static void imode_control(struct pmuvirt_control *ctl, uint64_t period)
-{
-	memset(ctl, 0, sizeof(*ctl));
-	ctl->version = PMUVIRT_ABI_VERSION;
-	ctl->nr_counters = 3;
-	ctl->counter[0].event = PMUVIRT_EV_INSTRUCTIONS;
-	ctl->counter[0].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
-	ctl->counter[1].event = PMUVIRT_EV_CYCLES;
-	ctl->counter[1].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
-	ctl->counter[1].period = period;
-	ctl->counter[2].event = PMUVIRT_EV_TSC;
 }
 
 static void *imode_fn(void *arg)

@@ -19,6 +19,7 @@
  * Prints PMUVIRT-XEN-EMU-* markers; the boot script judges by them.
  */
 #include "privcmd.h"
+#include "../common/imode_control.h"
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -62,14 +63,7 @@ static void *worker(void *arg)
 
 	memset(&sc, 0, sizeof(sc));
 	hdr(&sc.hdr, sizeof(sc));
-	sc.ctl.version = PMUVIRT_ABI_VERSION;
-	sc.ctl.nr_counters = 3;
-	sc.ctl.counter[0].event = PMUVIRT_EV_INSTRUCTIONS;
-	sc.ctl.counter[0].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
-	sc.ctl.counter[1].event = PMUVIRT_EV_CYCLES;
-	sc.ctl.counter[1].flags = PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL;
-	sc.ctl.counter[1].period = PERIOD;
-	sc.ctl.counter[2].event = PMUVIRT_EV_TSC;
+	imode_control(&sc.ctl, PERIOD);
 	r->rc = start_on_vcpu(&sc, r->cpu, &r->vcpu);
 	pthread_barrier_wait(&start_line);
 	if (r->rc)

@@ -43,6 +43,7 @@
  * Prints PMUVIRT-XEN-PROF-* markers.
  */
 #include "privcmd.h"
+#include "../common/prof_start.h"
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -57,16 +58,7 @@ static void expect(const char *what, long got, long want)
 
 static void start_op(struct pmuvirt_xen_prof_start *op, unsigned int event)
 {
-	memset(op, 0, sizeof(*op));
-	hdr(&op->hdr, sizeof(*op));
-	op->nr_domains = 1;
-	op->ring_pages = 2;
-	op->high_water_pct = 50;
-	op->ctl.version = PMUVIRT_ABI_VERSION;
-	op->ctl.nr_counters = 1;
-	op->ctl.counter[0].event = event;
-	op->ctl.counter[0].flags = U | K | PMUVIRT_CTR_SAMPLE;
-	op->ctl.counter[0].period = 1000000;
+	prof_start_one(op, 2, event, U | K | PMUVIRT_CTR_SAMPLE, 1000000);
 }
 
 static long simple(unsigned int cmd, uint32_t reserved)
@@ -330,65 +322,55 @@ static unsigned long long sum(const char *path, const char *dom, const char *mod
 	return s;
 }
 
-/* "ring N (d0 vcpu 0): R read, L lost, S skipped" */
-static int ring_line(const char *path, unsigned long long *read, unsigned long long *lost)
+/* The last of the first @lines lines of @path that holds @key, into @text; 0 if none does. */
+static int find_line(const char *path, unsigned int lines, const char *key, char *text,
+		     size_t len)
 {
-	unsigned long long r, l;
-	char text[512];
+	char line[512];
 	FILE *f = fopen(path, "r");
-	unsigned int n, id;
 	int found = 0;
 
 	if (!f)
 		return 0;
-	while (fgets(text, sizeof(text), f))
-		if (sscanf(text, "#   ring %u (d0 vcpu %u): %llu read, %llu lost", &n, &id, &r,
-			   &l) == 4 && id == 0) {
-			*read = r;
-			*lost = l;
+	for (; lines && fgets(line, sizeof(line), f); lines--)
+		if (strstr(line, key)) {
+			snprintf(text, len, "%s", line);
 			found = 1;
 		}
 	fclose(f);
 	return found;
 }
 
+/* "ring N (d0 vcpu 0): R read, L lost, S skipped" */
+static int ring_line(const char *path, unsigned long long *read, unsigned long long *lost)
+{
+	char text[512];
+
+	return find_line(path, ~0u, " (d0 vcpu 0): ", text, sizeof(text)) &&
+	       sscanf(text, "#   ring %*u (d0 vcpu 0): %llu read, %llu lost", read, lost) == 2;
+}
+
 /* The report's first line: "... from R rings of N, L lost, S skipped". */
 static int report_losses(const char *path, unsigned long long *lost, unsigned long long *skipped)
 {
 	char text[512];
-	FILE *f = fopen(path, "r");
-	int found = 0;
 
-	if (!f)
-		return 0;
-	if (fgets(text, sizeof(text), f)) {
-		const char *p = strstr(text, " rings of ");
-
-		found = p && sscanf(p, " rings of %*u, %llu lost, %llu skipped", lost, skipped) == 2;
-	}
-	fclose(f);
-	return found;
+	return find_line(path, 1, " rings of ", text, sizeof(text)) &&
+	       sscanf(strstr(text, " rings of "), " rings of %*u, %llu lost, %llu skipped", lost,
+		      skipped) == 2;
 }
 
 /* The recorder's summary: "... (D drains, V VIRQs), ..." */
 static int recorder_virqs(const char *path, unsigned int *drains, unsigned int *virqs)
 {
 	char text[512];
-	FILE *f = fopen(path, "r");
-	int found = 0;
+	const char *p;
 
-	if (!f)
+	if (!find_line(path, ~0u, " drains, ", text, sizeof(text)))
 		return 0;
-	while (fgets(text, sizeof(text), f)) {
-		const char *p = strstr(text, " drains, ");
-
-		while (p && p > text && p[-1] != '(')
-			p--;
-		if (p && sscanf(p, "%u drains, %u VIRQs)", drains, virqs) == 2)
-			found = 1;
-	}
-	fclose(f);
-	return found;
+	for (p = strstr(text, " drains, "); p > text && p[-1] != '('; p--)
+		;
+	return sscanf(p, "%u drains, %u VIRQs)", drains, virqs) == 2;
 }
 
 static int check_virq(const char *path, const char *log, double want)

@@ -336,11 +336,6 @@ static int ppc_poke(struct fakehw *hw, uint32_t reg, uint64_t val)
 	return 0;
 }
 
-static void ppc_destroy(struct fakehw *hw)
-{
-	free(hw->priv);
-}
-
 /* PMC1-6 as counters 0-5. */
 static uint32_t ppc_enabled(const struct fakehw *hw)
 {
@@ -370,7 +365,6 @@ static const struct fakehw_impl ppc_impl = {
 	.run = ppc_run,
 	.peek = ppc_peek,
 	.poke = ppc_poke,
-	.destroy = ppc_destroy,
 	.enabled = ppc_enabled,
 	.counter_of = ppc_counter_of,
 };
@@ -378,7 +372,6 @@ static const struct fakehw_impl ppc_impl = {
 struct fakehw *fakehw_ppc_new(unsigned int power)
 {
 	struct ppc_state *st;
-	struct fakehw *hw;
 
 	if (power != 8 && power != 9 && power != 10)
 		return NULL;
@@ -390,8 +383,5 @@ struct fakehw *fakehw_ppc_new(unsigned int power)
 	st->pvr = power == 8 ? 0x004d0200ull : power == 9 ? 0x004e1202ull : 0x00800200ull;
 	/* Reset state: counters frozen. */
 	st->mmcr0 = FC;
-	hw = fakehw_alloc(&ppc_impl, st);
-	if (!hw)
-		free(st);
-	return hw;
+	return fakehw_alloc(&ppc_impl, st);
 }

@@ -232,18 +232,57 @@ static int x86_read_reg(struct fakehw *hw, uint32_t msr, uint64_t *val)
 	return fakehw_error(hw, "rdmsr 0x%x: not readable on this model", msr);
 }
 
+/* A full-width write of counter @i (@what): bits above the width fail. */
+static int write_full(struct fakehw *hw, uint32_t msr, const char *what, unsigned int i,
+		      uint64_t val, uint64_t *ctr)
+{
+	unsigned int width = fx(hw)->width;
+
+	if (val & ~wmask(width))
+		return fakehw_error(hw, "wrmsr 0x%x (%s %u): 0x%llx above the %u-bit width",
+				    msr, what, i, (unsigned long long)val, width);
+	*ctr = val;
+	return 0;
+}
+
+/* The bits a write to a register of kind @k may set; all for a kind without reserved bits. */
+static uint64_t valid_bits(const struct fx86 *f, enum kind k)
+{
+	switch (k) {
+	case K_EVSEL:
+		return evsel_valid(f);
+	case K_FIXED_CTRL:
+		return fixed_ctrl_valid(f);
+	case K_GCTRL:
+		return counter_bits(f);
+	case K_GCLEAR:
+	case K_GSET:
+		return gclear_valid(f);
+	default:
+		return ~0ull;
+	}
+}
+
+static const char *const kind_name[] = {
+	[K_EVSEL] = "event select",
+	[K_FIXED_CTRL] = "fixed counter control",
+	[K_GCTRL] = "global control",
+	[K_GCLEAR] = "status clear",
+	[K_GSET] = "status set",
+};
+
 static int x86_write_reg(struct fakehw *hw, uint32_t msr, uint64_t val)
 {
 	struct fx86 *f = fx(hw);
 	unsigned int i = 0;
-	uint64_t bad;
+	enum kind k = classify(f, msr, &i);
+	uint64_t bad = val & ~valid_bits(f, k);
 
-	switch (classify(f, msr, &i)) {
+	if (bad)
+		return fakehw_error(hw, "wrmsr 0x%x (%s): reserved bits 0x%llx", msr, kind_name[k],
+				    (unsigned long long)bad);
+	switch (k) {
 	case K_EVSEL:
-		bad = val & ~evsel_valid(f);
-		if (bad)
-			return fakehw_error(hw, "wrmsr 0x%x (event select %u): reserved bits 0x%llx",
-					    msr, i, (unsigned long long)bad);
 		f->evsel[i] = val;
 		return 0;
 	case K_PMC:
@@ -252,43 +291,19 @@ static int x86_write_reg(struct fakehw *hw, uint32_t msr, uint64_t val)
 		return 0;
 	case K_APMC:
 	case K_AMD_CTR:
-		if (val & ~wmask(f->width))
-			return fakehw_error(hw, "wrmsr 0x%x (counter %u): 0x%llx above the %u-bit width",
-					    msr, i, (unsigned long long)val, f->width);
-		f->ctr[i] = val;
-		return 0;
+		return write_full(hw, msr, "counter", i, val, &f->ctr[i]);
 	case K_FIXED:
-		if (val & ~wmask(f->width))
-			return fakehw_error(hw, "wrmsr 0x%x (fixed %u): 0x%llx above the %u-bit width",
-					    msr, i, (unsigned long long)val, f->width);
-		f->fixed[i] = val;
-		return 0;
+		return write_full(hw, msr, "fixed", i, val, &f->fixed[i]);
 	case K_FIXED_CTRL:
-		bad = val & ~fixed_ctrl_valid(f);
-		if (bad)
-			return fakehw_error(hw, "wrmsr FIXED_CTR_CTRL: reserved bits 0x%llx",
-					    (unsigned long long)bad);
 		f->fixed_ctrl = val;
 		return 0;
 	case K_GCTRL:
-		bad = val & ~counter_bits(f);
-		if (bad)
-			return fakehw_error(hw, "wrmsr 0x%x (global control): reserved bits 0x%llx",
-					    msr, (unsigned long long)bad);
 		f->global_ctrl = val;
 		return 0;
 	case K_GCLEAR:
-		bad = val & ~gclear_valid(f);
-		if (bad)
-			return fakehw_error(hw, "wrmsr 0x%x (status clear): reserved bits 0x%llx",
-					    msr, (unsigned long long)bad);
 		f->global_status &= ~val;
 		return 0;
 	case K_GSET:
-		bad = val & ~gclear_valid(f);
-		if (bad)
-			return fakehw_error(hw, "wrmsr STATUS_SET: reserved bits 0x%llx",
-					    (unsigned long long)bad);
 		f->global_status |= val;
 		return 0;
 	case K_GSTATUS:
@@ -538,11 +553,6 @@ static int vm_transition(struct fakehw *hw, bool entry, bool load, uint64_t glob
 	return 0;
 }
 
-static void x86_destroy(struct fakehw *hw)
-{
-	free(hw->priv);
-}
-
 /* General counters 0-7, fixed counters 8 and up. */
 static uint32_t x86_enabled(const struct fakehw *hw)
 {
@@ -583,14 +593,12 @@ static const struct fakehw_impl fake_x86_impl = {
 	.run = x86_run,
 	.peek = x86_peek,
 	.poke = x86_poke,
-	.destroy = x86_destroy,
 	.enabled = x86_enabled,
 	.counter_of = x86_counter_of,
 };
 
 struct fakehw *fakehw_x86_new(const struct fakehw_x86_config *cfg)
 {
-	struct fakehw *hw;
 	struct fx86 *f;
 
 	if (!cfg)
@@ -633,10 +641,7 @@ struct fakehw *fakehw_x86_new(const struct fakehw_x86_config *cfg)
 	} else {
 		goto bad;
 	}
-	hw = fakehw_alloc(&fake_x86_impl, f);
-	if (!hw)
-		goto bad;
-	return hw;
+	return fakehw_alloc(&fake_x86_impl, f);
 bad:
 	free(f);
 	return NULL;

@@ -10,8 +10,10 @@ struct fakehw *fakehw_alloc(const struct fakehw_impl *impl, void *priv)
 {
 	struct fakehw *hw = calloc(1, sizeof(*hw));
 
-	if (!hw)
+	if (!hw) {
+		free(priv);
 		return NULL;
+	}
 	hw->impl = impl;
 	hw->priv = priv;
 	return hw;
@@ -21,8 +23,7 @@ void fakehw_free(struct fakehw *hw)
 {
 	if (!hw)
 		return;
-	if (hw->impl->destroy)
-		hw->impl->destroy(hw);
+	free(hw->priv);
 	free(hw);
 }
 

@@ -15,7 +15,6 @@ struct fakehw_impl {
 	int (*run)(struct fakehw *hw, enum fakehw_event ev, uint64_t n, bool kernel);
 	int (*peek)(const struct fakehw *hw, uint32_t reg, uint64_t *val);
 	int (*poke)(struct fakehw *hw, uint32_t reg, uint64_t val);
-	void (*destroy)(struct fakehw *hw);
 	/* Counters (model numbering, < FAKEHW_MAX_COUNTERS) that count as programmed. */
 	uint32_t (*enabled)(const struct fakehw *hw);
 	/* The counter register @reg writes, or -1. */
@@ -39,6 +38,7 @@ struct fakehw {
 	void *priv;			/* the model's state */
 };
 
+/* A fake that owns @priv (freed, also when this fails). */
 struct fakehw *fakehw_alloc(const struct fakehw_impl *impl, void *priv);
 /* Record a refused access; returns -EFAULT. */
 int fakehw_error(struct fakehw *hw, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

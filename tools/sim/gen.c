@@ -281,12 +281,33 @@ static unsigned int flat_domain(const struct sim_replay *rp, unsigned int flat)
 	return d;
 }
 
+/* Switch thread @pick out of the VCPU it runs on, if that is not VCPU @v of domain @d. */
+static int migrate_out(struct gen *g, unsigned int d, unsigned int v, int pick)
+{
+	struct sim_replay *rp = &g->rp;
+	struct sim_step *st;
+
+	if (pick < 0 || rp->thread_vcpu[pick] < 0 ||
+	    rp->thread_vcpu[pick] == (int)(rp->vcpu_base[d] + v))
+		return 0;
+	st = new_step(g, SIM_STEP_SWITCH);
+	if (!st)
+		return -1;
+	st->domain = d;
+	st->vcpu = (unsigned int)rp->thread_vcpu[pick] - rp->vcpu_base[d];
+	st->thread = -1;
+	commit(g);
+	return 0;
+}
+
 static int gen_step(struct gen *g)
 {
 	struct scenario *sc = g->sc;
 	struct sim_replay *rp = &g->rp;
-	unsigned int kind = (unsigned int)range(g, 0, 99), v;
+	unsigned int kind = (unsigned int)range(g, 0, 99), v = 0, d = 0;
+	enum sim_step_kind k;
 	struct sim_step *st;
+	int pick = -1;
 
 	if (kind < 40) {
 		/* exec on a VCPU that runs; set one up when none does */
@@ -297,99 +318,84 @@ static int gen_step(struct gen *g)
 				cand[nc++] = v;
 		if (!nc)
 			kind = chance(g, 50) ? 45 : 60;
-		else {
+		else
 			v = cand[range(g, 0, nc - 1)];
-			st = new_step(g, SIM_STEP_EXEC);
-			if (!st)
-				return -1;
-			st->domain = flat_domain(rp, v);
-			st->vcpu = v - rp->vcpu_base[st->domain];
-			random_events(g, st->events, rp->vcpu_thread[v]);
-			commit(g);
-			return 0;
-		}
 	}
-	if (kind < 55) {
-		st = new_step(g, SIM_STEP_SCHEDULE);
-		if (!st)
-			return -1;
-		st->pcpu = (unsigned int)range(g, 0, sc->nr_pcpus - 1);
-		st->domain = (unsigned int)range(g, 0, sc->nr_domains - 1);
-		st->vcpu = (unsigned int)range(g, 0, sc->domains[st->domain].nr_vcpus - 1);
-		commit(g);
-		return 0;
-	}
-	if (kind < 59) {
-		st = new_step(g, SIM_STEP_DESCHEDULE);
-		if (!st)
-			return -1;
-		st->pcpu = (unsigned int)range(g, 0, sc->nr_pcpus - 1);
-		commit(g);
-		return 0;
-	}
-	if (kind < 75) {
-		unsigned int d = (unsigned int)range(g, 0, sc->nr_domains - 1), t, nt = 0;
-		int cand[SIM_MAX_THREADS], pick = -1;
+	if (kind < 40)
+		k = SIM_STEP_EXEC;
+	else if (kind < 55)
+		k = SIM_STEP_SCHEDULE;
+	else if (kind < 59)
+		k = SIM_STEP_DESCHEDULE;
+	else if (kind < 75)
+		k = SIM_STEP_SWITCH;
+	else if (kind < 83)
+		k = SIM_STEP_HYPER;
+	else if (kind < 88)
+		k = SIM_STEP_CONTROL;
+	else
+		k = SIM_STEP_READ;
 
+	if (k == SIM_STEP_SWITCH) {
+		unsigned int t, nt = 0;
+		int cand[SIM_MAX_THREADS];
+
+		d = (unsigned int)range(g, 0, sc->nr_domains - 1);
 		for (t = 0; t < sc->nr_threads; t++)
 			if (sc->threads[t].domain == d)
 				cand[nt++] = (int)t;
 		if (nt && !chance(g, 10))
 			pick = cand[range(g, 0, nt - 1)];
 		v = (unsigned int)range(g, 0, sc->domains[d].nr_vcpus - 1);
-		if (pick >= 0 && rp->thread_vcpu[pick] >= 0 &&
-		    rp->thread_vcpu[pick] != (int)(rp->vcpu_base[d] + v)) {
-			/* migrate the thread: switch it out where it runs */
-			st = new_step(g, SIM_STEP_SWITCH);
-			if (!st)
-				return -1;
-			st->domain = d;
-			st->vcpu = (unsigned int)rp->thread_vcpu[pick] - rp->vcpu_base[d];
-			st->thread = -1;
-			commit(g);
-		}
-		st = new_step(g, SIM_STEP_SWITCH);
-		if (!st)
+		if (migrate_out(g, d, v, pick))
 			return -1;
+	}
+
+	st = new_step(g, k);
+	if (!st)
+		return -1;
+	switch (k) {
+	case SIM_STEP_EXEC:
+		st->domain = flat_domain(rp, v);
+		st->vcpu = v - rp->vcpu_base[st->domain];
+		random_events(g, st->events, rp->vcpu_thread[v]);
+		break;
+	case SIM_STEP_SCHEDULE:
+		st->pcpu = (unsigned int)range(g, 0, sc->nr_pcpus - 1);
+		st->domain = (unsigned int)range(g, 0, sc->nr_domains - 1);
+		st->vcpu = (unsigned int)range(g, 0, sc->domains[st->domain].nr_vcpus - 1);
+		break;
+	case SIM_STEP_DESCHEDULE:
+		st->pcpu = (unsigned int)range(g, 0, sc->nr_pcpus - 1);
+		break;
+	case SIM_STEP_SWITCH:
 		st->domain = d;
 		st->vcpu = v;
 		st->thread = pick;
-		commit(g);
-		return 0;
-	}
-	if (kind < 83) {
-		st = new_step(g, SIM_STEP_HYPER);
-		if (!st)
-			return -1;
+		break;
+	case SIM_STEP_HYPER:
 		st->pcpu = (unsigned int)range(g, 0, sc->nr_pcpus - 1);
 		random_events(g, st->events, GEN_ANY_THREAD);
-		commit(g);
-		return 0;
-	}
-	if (kind < 88) {
-		st = new_step(g, SIM_STEP_CONTROL);
-		if (!st)
-			return -1;
+		break;
+	case SIM_STEP_CONTROL:
 		st->thread = (int)range(g, 0, sc->nr_threads - 1);
 		st->domain = sc->threads[st->thread].domain;
 		random_set(g, &st->ctrs);
-		if (commit(g))
-			note_periods(g, &st->ctrs);
-		return 0;
+		break;
+	default:
+		st->thread = (int)range(g, 0, sc->nr_threads - 1);
+		if (chance(g, 70)) {	/* prefer a thread that runs */
+			for (v = 0; v < rp->nr_vcpus; v++)
+				if (rp->vcpu_pcpu[v] >= 0 && rp->vcpu_thread[v] >= 0) {
+					st->thread = rp->vcpu_thread[v];
+					break;
+				}
+		}
+		st->domain = sc->threads[st->thread].domain;
+		break;
 	}
-	st = new_step(g, SIM_STEP_READ);
-	if (!st)
-		return -1;
-	st->thread = (int)range(g, 0, sc->nr_threads - 1);
-	if (chance(g, 70)) {	/* prefer a thread that runs */
-		for (v = 0; v < rp->nr_vcpus; v++)
-			if (rp->vcpu_pcpu[v] >= 0 && rp->vcpu_thread[v] >= 0) {
-				st->thread = rp->vcpu_thread[v];
-				break;
-			}
-	}
-	st->domain = sc->threads[st->thread].domain;
-	commit(g);
+	if (commit(g) && k == SIM_STEP_CONTROL)
+		note_periods(g, &st->ctrs);
 	return 0;
 }
 

@@ -480,32 +480,53 @@ static int end_declarations(struct parser *p)
 
 /* Steps */
 
+/* Each step's keyword and how many words (its own included) it takes; max 0: no limit. */
+static const struct step_syntax {
+	const char *name;
+	enum sim_step_kind kind;
+	int min, max;
+	const char *usage;
+} step_syntax[] = {
+	{ "schedule", SIM_STEP_SCHEDULE, 3, 3, "schedule <pcpu> <domain>.<vcpu>" },
+	{ "deschedule", SIM_STEP_DESCHEDULE, 2, 2, "deschedule <pcpu>" },
+	{ "switch", SIM_STEP_SWITCH, 3, 3, "switch <domain>.<vcpu> <thread>|-" },
+	{ "exec", SIM_STEP_EXEC, 2, 0, "exec <domain>.<vcpu> <event>=<n> ..." },
+	{ "hyper", SIM_STEP_HYPER, 2, 0, "hyper <pcpu> <event>=<n> ..." },
+	{ "control", SIM_STEP_CONTROL, 3, 0, "control <domain>.<thread> <counter> [<counter> ...]" },
+	{ "read", SIM_STEP_READ, 2, 2, "read <domain>.<thread>" },
+};
+
+static const struct step_syntax *find_step(const char *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(step_syntax) / sizeof(step_syntax[0]); i++)
+		if (!strcmp(s, step_syntax[i].name))
+			return &step_syntax[i];
+	return NULL;
+}
+
 static int parse_step(struct parser *p, char **tok, int n, struct sim_step *st)
 {
-	const char *s = tok[0];
+	const struct step_syntax *syn = find_step(tok[0]);
 	char why[200];
 
 	memset(st, 0, sizeof(*st));
 	st->line = p->line;
 	st->thread = -1;
-	if (!strcmp(s, "schedule")) {
-		st->kind = SIM_STEP_SCHEDULE;
-		if (n != 3)
-			return fail(p, "usage: schedule <pcpu> <domain>.<vcpu>");
+	if (!syn)
+		return fail(p, "unknown statement '%s'", tok[0]);
+	st->kind = syn->kind;
+	if (n < syn->min || (syn->max && n > syn->max))
+		return fail(p, "usage: %s", syn->usage);
+	switch (st->kind) {
+	case SIM_STEP_SCHEDULE:
 		if (parse_pcpu(p, tok[1], &st->pcpu))
 			return -1;
 		return parse_vcpu_ref(p, tok[2], &st->domain, &st->vcpu);
-	}
-	if (!strcmp(s, "deschedule")) {
-		st->kind = SIM_STEP_DESCHEDULE;
-		if (n != 2)
-			return fail(p, "usage: deschedule <pcpu>");
+	case SIM_STEP_DESCHEDULE:
 		return parse_pcpu(p, tok[1], &st->pcpu);
-	}
-	if (!strcmp(s, "switch")) {
-		st->kind = SIM_STEP_SWITCH;
-		if (n != 3)
-			return fail(p, "usage: switch <domain>.<vcpu> <thread>|-");
+	case SIM_STEP_SWITCH:
 		if (parse_vcpu_ref(p, tok[1], &st->domain, &st->vcpu))
 			return -1;
 		if (!strcmp(tok[2], "-"))
@@ -517,27 +538,15 @@ static int parse_step(struct parser *p, char **tok, int n, struct sim_step *st)
 			return fail(p, "unknown thread %s.%s", p->sc->domains[st->domain].name,
 				    tok[2]);
 		return 0;
-	}
-	if (!strcmp(s, "exec")) {
-		st->kind = SIM_STEP_EXEC;
-		if (n < 2)
-			return fail(p, "usage: exec <domain>.<vcpu> <event>=<n> ...");
+	case SIM_STEP_EXEC:
 		if (parse_vcpu_ref(p, tok[1], &st->domain, &st->vcpu))
 			return -1;
 		return parse_events(p, tok + 2, n - 2, st->events, "exec");
-	}
-	if (!strcmp(s, "hyper")) {
-		st->kind = SIM_STEP_HYPER;
-		if (n < 2)
-			return fail(p, "usage: hyper <pcpu> <event>=<n> ...");
+	case SIM_STEP_HYPER:
 		if (parse_pcpu(p, tok[1], &st->pcpu))
 			return -1;
 		return parse_events(p, tok + 2, n - 2, st->events, "hyper");
-	}
-	if (!strcmp(s, "control")) {
-		st->kind = SIM_STEP_CONTROL;
-		if (n < 3)
-			return fail(p, "usage: control <domain>.<thread> <counter> [<counter> ...]");
+	case SIM_STEP_CONTROL:
 		if (parse_thread_ref(p, tok[1], &st->domain, &st->thread))
 			return -1;
 		if (parse_counters(p, tok + 2, n - 2, &st->ctrs))
@@ -546,30 +555,17 @@ static int parse_step(struct parser *p, char **tok, int n, struct sim_step *st)
 			return fail(p, "control of %s.%s: %s", p->sc->domains[st->domain].name,
 				    p->sc->threads[st->thread].name, why);
 		return 0;
-	}
-	if (!strcmp(s, "read")) {
-		st->kind = SIM_STEP_READ;
-		if (n != 2)
-			return fail(p, "usage: read <domain>.<thread>");
+	default:
 		if (parse_thread_ref(p, tok[1], &st->domain, &st->thread))
 			return -1;
 		st->read_index = p->sc->nr_reads;
 		return 0;
 	}
-	return fail(p, "unknown statement '%s'", s);
 }
 
 static bool is_step(const char *s)
 {
-	static const char *const steps[] = {
-		"schedule", "deschedule", "switch", "exec", "hyper", "control", "read",
-	};
-	unsigned int i;
-
-	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
-		if (!strcmp(s, steps[i]))
-			return true;
-	return false;
+	return find_step(s) != NULL;
 }
 
 static int add_step(struct parser *p, char **tok, int n)
@@ -602,9 +598,22 @@ static int add_step(struct parser *p, char **tok, int n)
 	return 0;
 }
 
+static const struct {
+	const char *name;
+	int (*parse)(struct parser *p, char **tok, int n);
+} decls[] = {
+	{ "pmu", decl_pmu },
+	{ "pcpus", decl_pcpus },
+	{ "vcpus", decl_vcpus },
+	{ "thread", decl_thread },
+	{ "policy", decl_policy },
+	{ "pv-cost", decl_pv_cost },
+};
+
 static int parse_line(struct parser *p, char *line)
 {
 	char *tok[MAX_TOKENS];
+	unsigned int i;
 	int n = 0;
 	char *s;
 
@@ -627,22 +636,13 @@ static int parse_line(struct parser *p, char *line)
 		return 0;
 	if (is_step(tok[0]))
 		return add_step(p, tok, n);
-	if (p->in_steps && (!strcmp(tok[0], "pmu") || !strcmp(tok[0], "pcpus") ||
-			    !strcmp(tok[0], "vcpus") || !strcmp(tok[0], "thread") ||
-			    !strcmp(tok[0], "policy") || !strcmp(tok[0], "pv-cost")))
-		return fail(p, "declaration '%s' after the first step", tok[0]);
-	if (!strcmp(tok[0], "pmu"))
-		return decl_pmu(p, tok, n);
-	if (!strcmp(tok[0], "pcpus"))
-		return decl_pcpus(p, tok, n);
-	if (!strcmp(tok[0], "vcpus"))
-		return decl_vcpus(p, tok, n);
-	if (!strcmp(tok[0], "thread"))
-		return decl_thread(p, tok, n);
-	if (!strcmp(tok[0], "policy"))
-		return decl_policy(p, tok, n);
-	if (!strcmp(tok[0], "pv-cost"))
-		return decl_pv_cost(p, tok, n);
+	for (i = 0; i < sizeof(decls) / sizeof(decls[0]); i++) {
+		if (strcmp(tok[0], decls[i].name))
+			continue;
+		if (p->in_steps)
+			return fail(p, "declaration '%s' after the first step", tok[0]);
+		return decls[i].parse(p, tok, n);
+	}
 	return fail(p, "unknown statement '%s'", tok[0]);
 }
 

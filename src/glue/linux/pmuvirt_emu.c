@@ -155,24 +155,24 @@ static void emu_set_mode(bool user)
  */
 static struct tracepoint *sys_enter_tp, *sys_exit_tp;
 
-static void emu_sys_enter(void *data, struct pt_regs *regs, long id)
+static void emu_syscall(bool in)
 {
 	struct pmuvirt_thread *thr = pmuvirt_lx_current_thread();
 
 	if (!thr)
 		return;
-	thr->in_syscall = true;
-	emu_set_mode(false);
+	thr->in_syscall = in;
+	emu_set_mode(!in);
+}
+
+static void emu_sys_enter(void *data, struct pt_regs *regs, long id)
+{
+	emu_syscall(true);
 }
 
 static void emu_sys_exit(void *data, struct pt_regs *regs, long ret)
 {
-	struct pmuvirt_thread *thr = pmuvirt_lx_current_thread();
-
-	if (!thr)
-		return;
-	thr->in_syscall = false;
-	emu_set_mode(true);
+	emu_syscall(false);
 }
 
 static void emu_sched_in(struct pmuvirt_thread *thr)

@@ -118,6 +118,12 @@ extern bool pmuvirt_lx_pmc_ok;
 /* Read-only module parameter showing the atomic_long_t at kp->arg. */
 extern const struct kernel_param_ops pmuvirt_lx_atomic_long_ops;
 
+/* The atomic_long_t nr_@name, shown as the read-only module parameter @name. */
+#define PMUVIRT_LX_COUNTER(name, desc)						\
+	static atomic_long_t nr_##name = ATOMIC_LONG_INIT(0);			\
+	module_param_cb(name, &pmuvirt_lx_atomic_long_ops, &nr_##name, 0444);	\
+	MODULE_PARM_DESC(name, desc " (read-only)")
+
 /* The PMI (pmuvirt_pmi.c). */
 void pmuvirt_lx_pmi_init(void);
 void pmuvirt_lx_pmi_exit(void);

@@ -39,9 +39,7 @@ static unsigned int max_pmi_rate = 100000;
 module_param(max_pmi_rate, uint, 0644);
 MODULE_PARM_DESC(max_pmi_rate, "PMIs per second and CPU handled at once; more wait for the next tick (0: no limit; default 100000)");
 
-static atomic_long_t nr_throttled = ATOMIC_LONG_INIT(0);
-module_param_cb(throttled, &pmuvirt_lx_atomic_long_ops, &nr_throttled, 0444);
-MODULE_PARM_DESC(throttled, "times a CPU went over max_pmi_rate and deferred its PMIs to the next tick (read-only)");
+PMUVIRT_LX_COUNTER(throttled, "times a CPU went over max_pmi_rate and deferred its PMIs to the next tick");
 
 /**
  * struct lx_throttle - PMI accounting of one CPU
@@ -142,13 +140,8 @@ void pmuvirt_lx_pmi(struct pmuvirt_lx_cpu *lc)
 		irq_work_queue(&lc->sig_work);
 }
 
-static atomic_long_t nr_pmis_deferred = ATOMIC_LONG_INIT(0);
-static atomic_long_t nr_pmis_idle = ATOMIC_LONG_INIT(0);
-
-module_param_cb(pmis_deferred, &pmuvirt_lx_atomic_long_ops, &nr_pmis_deferred, 0444);
-MODULE_PARM_DESC(pmis_deferred, "PMIs that arrived during a switch, read or RESUME and were handled after it (read-only)");
-module_param_cb(pmis_idle, &pmuvirt_lx_atomic_long_ops, &nr_pmis_idle, 0444);
-MODULE_PARM_DESC(pmis_idle, "PMIs that found no context on the counters and cleared a stale overflow (read-only)");
+PMUVIRT_LX_COUNTER(pmis_deferred, "PMIs that arrived during a switch, read or RESUME and were handled after it");
+PMUVIRT_LX_COUNTER(pmis_idle, "PMIs that found no context on the counters and cleared a stale overflow");
 
 /**
  * pmuvirt_lx_pmi_irq() - a PMI arrived on this CPU (NMI, or the emulated PMU)

@@ -42,7 +42,7 @@ static unsigned long long min_period = 10000;
 module_param(min_period, ullong, 0644);
 MODULE_PARM_DESC(min_period, "smallest i-mode period accepted at attach, in events (default 10000)");
 
-static atomic_long_t nr_sig_refused = ATOMIC_LONG_INIT(0);
+PMUVIRT_LX_COUNTER(signals_refused, "overflow signals not sent because the attacher may not signal the task");
 
 static struct file *paranoid_file;
 
@@ -334,13 +334,10 @@ bool pmuvirt_lx_may_signal(const struct pmuvirt_lx_sigcred *sc)
  */
 void pmuvirt_lx_signal_refused(int signo)
 {
-	atomic_long_inc(&nr_sig_refused);
+	atomic_long_inc(&nr_signals_refused);
 	pr_notice_ratelimited("%s[%d]: overflow signal %d not sent: its attacher may not signal this task any more (credentials changed)\n",
 			      current->comm, task_pid_nr(current), signo);
 }
-
-module_param_cb(signals_refused, &pmuvirt_lx_atomic_long_ops, &nr_sig_refused, 0444);
-MODULE_PARM_DESC(signals_refused, "overflow signals not sent because the attacher may not signal the task (read-only)");
 
 /**
  * pmuvirt_lx_policy_init() - open perf_event_paranoid

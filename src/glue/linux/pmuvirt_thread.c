@@ -47,15 +47,9 @@
 #include <linux/tracepoint.h>
 #include <linux/hashtable.h>
 
-static atomic_long_t nr_attached = ATOMIC_LONG_INIT(0);
-static atomic_long_t nr_inherit_failed = ATOMIC_LONG_INIT(0);
-static atomic_long_t nr_inherit_refused = ATOMIC_LONG_INIT(0);
-module_param_cb(attached, &pmuvirt_lx_atomic_long_ops, &nr_attached, 0444);
-MODULE_PARM_DESC(attached, "number of threads with a context (read-only)");
-module_param_cb(inherit_failed, &pmuvirt_lx_atomic_long_ops, &nr_inherit_failed, 0444);
-MODULE_PARM_DESC(inherit_failed, "new tasks of inheriting threads left without counters (read-only)");
-module_param_cb(inherit_refused, &pmuvirt_lx_atomic_long_ops, &nr_inherit_refused, 0444);
-MODULE_PARM_DESC(inherit_refused, "new tasks of inheriting threads left without counters because user_event_policy does not permit their events (read-only)");
+PMUVIRT_LX_COUNTER(attached, "number of threads with a context");
+PMUVIRT_LX_COUNTER(inherit_failed, "new tasks of inheriting threads left without counters");
+PMUVIRT_LX_COUNTER(inherit_refused, "new tasks of inheriting threads left without counters because user_event_policy does not permit their events");
 
 static struct tracepoint *fork_tp;
 static struct tracepoint *exec_tp;
