@@ -162,47 +162,37 @@ static void mix(struct cpu *k, unsigned int nr_slots)
 	assert_int_equal(rig_val(k->ctx[0], 0), 1200);
 }
 
-static void test_rebase_intel_v4(void **state)
+/* A model: its fake CPU (and pmuvirt's PMU on it), and its counters but the TSC. */
+struct model {
+	const struct fakehw_x86_config *x86;	/* NULL: POWER9 */
+	unsigned int nr_slots;
+};
+
+static const struct fakehw_x86_config intel_v4 = FAKEHW_X86_INTEL_V4;
+static const struct fakehw_x86_config amd_17h = FAKEHW_X86_AMD_17H;
+static const struct model models[] = {
+	{ &intel_v4, 7 },
+	{ &amd_17h, 6 },
+	{ NULL, 6 },
+};
+
+static void test_rebase(void **state)
 {
-	static const struct fakehw_x86_config cfg = FAKEHW_X86_INTEL_V4;
+	const struct model *m = *state;
 	struct pmuvirt_pmu pmu;
-	struct fakehw *hw = rig_x86_new(&cfg, &pmu);
+	struct fakehw *hw = m->x86 ? rig_x86_new(m->x86, &pmu) : rig_ppc_new(9, &pmu);
 	struct cpu *k = cpu_new(hw, &pmu);
 
-	(void)state;
-	mix(k, 7);
-	cpu_free(k);
-}
-
-static void test_rebase_amd_17h(void **state)
-{
-	static const struct fakehw_x86_config cfg = FAKEHW_X86_AMD_17H;
-	struct pmuvirt_pmu pmu;
-	struct fakehw *hw = rig_x86_new(&cfg, &pmu);
-	struct cpu *k = cpu_new(hw, &pmu);
-
-	(void)state;
-	mix(k, 6);
-	cpu_free(k);
-}
-
-static void test_rebase_power9(void **state)
-{
-	struct pmuvirt_pmu pmu;
-	struct fakehw *hw = rig_ppc_new(9, &pmu);
-	struct cpu *k = cpu_new(hw, &pmu);
-
-	(void)state;
-	mix(k, 6);
+	mix(k, m->nr_slots);
 	cpu_free(k);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rebase_intel_v4),
-		cmocka_unit_test(test_rebase_amd_17h),
-		cmocka_unit_test(test_rebase_power9),
+		{ "test_rebase_intel_v4", test_rebase, NULL, NULL, (void *)&models[0] },
+		{ "test_rebase_amd_17h", test_rebase, NULL, NULL, (void *)&models[1] },
+		{ "test_rebase_power9", test_rebase, NULL, NULL, (void *)&models[2] },
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
