@@ -47,6 +47,7 @@ MODULE_PARM_DESC(emulated_pmis_at_access, "of those, PMIs raised at a register a
 struct emu_cpu {
 	struct pmuvirt_x86_emu_cpu emu;
 	struct hrtimer timer;
+	u64 ticks;	/* TSC ticks spent emulating on this CPU */
 };
 
 static DEFINE_PER_CPU(struct emu_cpu, emu_cpu);
@@ -71,6 +72,82 @@ static const struct kernel_param_ops emu_lost_ops = {
 };
 module_param_cb(emulated_pmis_lost, &emu_lost_ops, NULL, 0444);
 MODULE_PARM_DESC(emulated_pmis_lost, "PMIs the emulated PMU lost because LVTPC was masked (read-only)");
+
+/*
+ * What the emulation costs, which a hardware PMU does not: TSC ticks spent
+ * in the register accesses (the register bank and its timer) and in the
+ * mode tracking.  bench/vm-compare.c takes it out of pmuvirt's figures.
+ */
+static int emu_ticks_get(char *buf, const struct kernel_param *kp)
+{
+	unsigned long long n = 0;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += READ_ONCE(per_cpu_ptr(&emu_cpu, cpu)->ticks);
+	return sysfs_emit(buf, "%llu\n", n);
+}
+
+static const struct kernel_param_ops emu_ticks_ops = {
+	.get = emu_ticks_get,
+};
+module_param_cb(emulated_ticks, &emu_ticks_ops, NULL, 0444);
+MODULE_PARM_DESC(emulated_ticks, "TSC ticks spent emulating register accesses and tracking the mode (read-only; a benchmark's instrument)");
+
+/* Callers run with interrupts off (core calls) or disable them (emu_set_mode()). */
+static inline void emu_account(u64 t0)
+{
+	this_cpu_add(emu_cpu.ticks, rdtsc_ordered() - t0);
+}
+
+#define EMU_TIMED(call)					\
+	({						\
+		u64 t0_ = rdtsc_ordered();		\
+		int ret_ = (call);			\
+							\
+		emu_account(t0_);			\
+		ret_;					\
+	})
+
+static int emu_timed_read_reg(void *arg, u32 reg, u64 *val)
+{
+	return EMU_TIMED(pmuvirt_x86_emu_hw.read_reg(arg, reg, val));
+}
+
+static int emu_timed_write_reg(void *arg, u32 reg, u64 val)
+{
+	return EMU_TIMED(pmuvirt_x86_emu_hw.write_reg(arg, reg, val));
+}
+
+static int emu_timed_read_counter(void *arg, u32 idx, u64 *val)
+{
+	return EMU_TIMED(pmuvirt_x86_emu_hw.read_counter(arg, idx, val));
+}
+
+static int emu_timed_read_counters(void *arg, const u32 *idx, unsigned int n, u64 *vals)
+{
+	return EMU_TIMED(pmuvirt_x86_emu_hw.read_counters(arg, idx, n, vals));
+}
+
+static int emu_read_tsc(void *arg, u64 *val)
+{
+	return pmuvirt_x86_emu_hw.read_tsc(arg, val);
+}
+
+static int emu_read_cpuid(void *arg, u32 leaf, u32 sub, u32 out[4])
+{
+	return pmuvirt_x86_emu_hw.read_cpuid(arg, leaf, sub, out);
+}
+
+/* The emulated PMU's accessors, timed; the TSC (a hardware read) and CPUID as they are. */
+static const struct pmuvirt_hw_ops emu_timed_hw = {
+	.read_reg = emu_timed_read_reg,
+	.write_reg = emu_timed_write_reg,
+	.read_counter = emu_timed_read_counter,
+	.read_tsc = emu_read_tsc,
+	.read_cpuid = emu_read_cpuid,
+	.read_counters = emu_timed_read_counters,
+};
 
 static u64 emu_now(struct pmuvirt_x86_emu_cpu *c)
 {
@@ -140,9 +217,13 @@ static void emu_set_mode(bool user)
 {
 	unsigned long flags;
 
+	u64 t0;
+
 	local_irq_save(flags);
+	t0 = rdtsc_ordered();
 	pmuvirt_x86_emu_cpu_set_mode(&this_cpu_ptr(&emu_cpu)->emu,
 				     user ? PMUVIRT_X86_EMU_MODE_USER : PMUVIRT_X86_EMU_MODE_KERNEL);
+	emu_account(t0);
 	local_irq_restore(flags);
 }
 
@@ -286,7 +367,7 @@ const struct pmuvirt_lx_backend pmuvirt_lx_emu_backend = {
 	.name = "emulated PMU",
 	.init = emu_init,
 	.exit = emu_exit,
-	.hw = &pmuvirt_x86_emu_hw,
+	.hw = &emu_timed_hw,
 	.hw_arg = emu_hw_arg,
 	.uread_caps = emu_uread_caps,
 	.pmi_unmask = emu_unmask,
