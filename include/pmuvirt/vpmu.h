@@ -319,6 +319,18 @@ int pmuvirt_vpmu_rdpmc(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp, uint32_
 		       uint64_t *val);
 
 /**
+ * pmuvirt_vpmu_counts() - does the guest have a counter counting
+ * @vp:		the VCPU's emulated PMU.
+ * A counter counts when the guest enabled it (its event select's enable
+ * bit, a fixed counter's ring-level field) and, on a model with
+ * GLOBAL_CTRL, set its GLOBAL_CTRL bit.  A host that hands the context
+ * back to the emulator only for a guest that counts asks this.  Touches
+ * no register.
+ * Return: true when at least one guest counter counts.
+ */
+bool pmuvirt_vpmu_counts(const struct pmuvirt_vpmu *vp);
+
+/**
  * pmuvirt_vpmu_attached() - does the context count the emulator's counters
  * @vp:		the VCPU's emulated PMU.
  * False once the host gave the context a control of its own

@@ -912,6 +912,43 @@ static void test_other_cpu(void **state)
 	vr_free(r);
 }
 
+/*
+ * pmuvirt_vpmu_counts(): a counter counts when enabled and, where the model
+ * has GLOBAL_CTRL, on in it; AMD's legacy PMU has no global control.
+ */
+static void test_counts(void **state)
+{
+	struct vr *r = vr_new(&rig_intel_v4, NULL, 0);
+	struct vr *a = vr_new(&rig_amd_k8, NULL, 0);
+	const struct pmuvirt_vpmu *vp = &r->v[0].vp;
+
+	(void)state;
+	vr_switch(r, 0);
+	assert_false(pmuvirt_vpmu_counts(vp));
+	vr_wr(r, 0, G_CTRL, 0);
+	vr_wr(r, 0, EVTSEL0, SEL(0xc4));
+	assert_false(pmuvirt_vpmu_counts(vp));		/* enabled, globally off */
+	vr_wr(r, 0, G_CTRL, 1);
+	assert_true(pmuvirt_vpmu_counts(vp));
+	vr_wr(r, 0, G_CTRL, 2);				/* another counter's bit */
+	assert_false(pmuvirt_vpmu_counts(vp));
+	vr_wr(r, 0, EVTSEL0, 0);
+	vr_wr(r, 0, FIXED_CTRL, 0x8);			/* interrupt bit, no ring level */
+	vr_wr(r, 0, G_CTRL, 1ull << 32);
+	assert_false(pmuvirt_vpmu_counts(vp));
+	vr_wr(r, 0, FIXED_CTRL, 0x2);
+	assert_true(pmuvirt_vpmu_counts(vp));
+	vr_switch(r, -1);
+	vr_free(r);
+
+	vr_switch(a, 0);
+	assert_false(pmuvirt_vpmu_counts(&a->v[0].vp));
+	vr_wr(a, 0, K7_CTL0, SEL(0xc0));
+	assert_true(pmuvirt_vpmu_counts(&a->v[0].vp));
+	vr_switch(a, -1);
+	vr_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -933,6 +970,7 @@ int main(void)
 		cmocka_unit_test(test_reset),
 		cmocka_unit_test(test_privilege),
 		cmocka_unit_test(test_other_cpu),
+		cmocka_unit_test(test_counts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1015,6 +1015,16 @@ int pmuvirt_vpmu_rdpmc(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp, uint32_
 	return value_of(vp, g, val);
 }
 
+bool pmuvirt_vpmu_counts(const struct pmuvirt_vpmu *vp)
+{
+	unsigned int g;
+
+	for (g = 0; g < NR; g++)
+		if (cfg(vp, g))
+			return true;
+	return false;
+}
+
 bool pmuvirt_vpmu_attached(struct pmuvirt_vpmu *vp)
 {
 	return vp && vp->ctx && attached(vp);

@@ -169,17 +169,6 @@ void pmuvirt_xen_vpmu_off(struct vcpu *v, struct pmuvirt_ctx *ctx)
 		printk(XENLOG_G_WARNING "pmuvirt: %pv: emulated PMU: cannot detach\n", v);
 }
 
-/* Does the guest enable any counter (an event select or a fixed counter)? */
-static bool vpmu_wants(const struct pmuvirt_vpmu *vp)
-{
-	unsigned int g;
-
-	for (g = 0; g < vp->model.nr_gp; g++)
-		if (vp->evtsel[g] & ((uint64_t)1 << 22))
-			return true;
-	return vp->fixed_ctrl != 0;
-}
-
 /*
  * The emulator takes the context back after the glue gave it a control:
  * the glue's counters (@xv->eff, the first @xv->ctl.nr_counters the
@@ -199,7 +188,7 @@ void pmuvirt_xen_vpmu_on(struct vcpu *v, struct pmuvirt_ctx *ctx)
 	struct pmuvirt_xen_vcpu *xv = pmuvirt_xen_vcpu_of(ctx);
 	int rc;
 
-	if (!xv->has_vpmu || !vpmu_wants(&xv->vpmu))
+	if (!xv->has_vpmu || !pmuvirt_vpmu_counts(&xv->vpmu))
 		return;
 	rc = vpmu_attach(xv, pc_for(ctx));
 	if (rc)
