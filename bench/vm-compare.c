@@ -100,8 +100,11 @@ static void tsc_control(struct pmuvirt_control *ctl)
 	ctl->counter[0].event = PMUVIRT_EV_TSC;
 }
 
-/* A counting perf event on the calling thread, any CPU; inherit 2: with inherit_stat. */
-static int perf_open(uint32_t type, uint64_t config, int inherit)
+/*
+ * A perf event on the calling thread, any CPU; inherit 2: with
+ * inherit_stat; sampling every @period with IP, TID and time (0: counting).
+ */
+static int perf_open_sampling(uint32_t type, uint64_t config, int inherit, uint64_t period)
 {
 	struct perf_event_attr a;
 
@@ -111,7 +114,16 @@ static int perf_open(uint32_t type, uint64_t config, int inherit)
 	a.config = config;
 	a.inherit = !!inherit;
 	a.inherit_stat = inherit == 2;
+	a.sample_period = period;
+	if (period)
+		a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* A counting perf event, as perf_open_sampling(). */
+static int perf_open(uint32_t type, uint64_t config, int inherit)
+{
+	return perf_open_sampling(type, config, inherit, 0);
 }
 
 /* ---- 1. reads ---- */
@@ -316,16 +328,8 @@ struct counting {
 /* A sampling task-clock event on the calling thread, its ring mapped (1 + SAMPLE_PAGES pages). */
 static int perf_sampling(struct counting *c)
 {
-	struct perf_event_attr a;
-	int fd;
+	int fd = perf_open_sampling(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0, SAMPLE_PERIOD);
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_TASK_CLOCK;
-	a.sample_period = SAMPLE_PERIOD;
-	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	c->ring = mmap(NULL, (1 + SAMPLE_PAGES) * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
