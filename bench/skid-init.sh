@@ -20,7 +20,7 @@ orders=tsc-first
 i=0
 while [ $i -lt "${skidreps:-2}" ]; do
 	for o in $orders; do
-		/skid "${skidperiod:-20011}" "${skidsamples:-10000}" $o
+		/skid "${skidperiod:-20011}" "${skidsamples:-10000}" "$o"
 	done
 	i=$((i + 1))
 done
