@@ -113,15 +113,17 @@ vm_xen() {
 }
 
 # Nehalem: no SMAP (which crashes dom0 here) and an Intel vendor.  A comma
-# inside the dom0 command line would end QEMU's module list.
+# inside the dom0 command line would end QEMU's module list.  1536 MiB:
+# dom0's 768 (its tmpfs holds a saved domU), two domUs of 192 and a third
+# copy of one while it migrates.
 vm_qemu_xen() {
 	_log=$1 _secs=$2
 	_start=$(date +%s)
 	# shellcheck disable=SC2086
-	timeout "$_secs" qemu-system-x86_64 -M pc -cpu "${6:-Nehalem}" -m 1024 -smp "${7:-1}" \
+	timeout "$_secs" qemu-system-x86_64 -M pc -cpu "${6:-Nehalem}" -m 1536 -smp "${7:-1}" \
 		$vm_icount -display none -monitor none \
 		-serial "file:$_log" -no-reboot -kernel "$xen" \
-		-append "console=com1 com1=115200,8n1 dom0_mem=512M,max:512M loglvl=all guest_loglvl=all $3" \
+		-append "console=com1 com1=115200,8n1 dom0_mem=768M,max:768M loglvl=all guest_loglvl=all $3" \
 		-initrd "$vmlinuz console=hvc0 panic=-1 quiet $4,$5" </dev/null || true
 	echo "$vm_name: QEMU ran $(($(date +%s) - _start)) s"
 }

@@ -15,7 +15,7 @@ for group in "$@"; do
 	# the ppc64el kernel, its headers, busybox and QEMU 10 are downloaded
 	# (test/vm-ppc/kernel.sh), not installed
 	vm-ppc)   pkgs="$pkgs gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross cpio dpkg-dev make" ;;
-	vm-xen)   pkgs="$pkgs qemu-system-x86 busybox-static cpio flex bison python3 dpkg-dev patch xz-utils build-essential libspice-server1 libusb-1.0-0" ;;
+	vm-xen)   pkgs="$pkgs qemu-system-x86 busybox-static cpio flex bison python3 dpkg-dev patch xz-utils build-essential libspice-server1 libusb-1.0-0 linux-perf" ;;
 	papi)     pkgs="$pkgs qemu-system-x86 busybox-static cpio linux-headers-amd64 kmod dpkg-dev patch build-essential gfortran libcrypt-dev" ;;
 	fuzz)     pkgs="$pkgs clang libclang-rt-14-dev" ;;
 	model)    pkgs="$pkgs spin gcc" ;;

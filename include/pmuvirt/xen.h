@@ -52,7 +52,10 @@
 /*
  * The save stream (xl save, migration) carries each counting VCPU's
  * struct pmuvirt_saved_ctx (abi.h): for an HVM or PVH domain as an HVM
- * context record of type PMUVIRT_XEN_HVM_SAVE_CODE; for a PV domain as
+ * context record of type PMUVIRT_XEN_HVM_SAVE_CODE, followed by a record
+ * of type PMUVIRT_XEN_HVM_VPMU_SAVE_CODE holding the struct
+ * pmuvirt_vpmu_saved (vpmu.h) of each VCPU whose guest used its emulated
+ * PMU; for a PV domain as
  * PMUVIRT_XEN_SAVE_MSRS 64-bit words in the VCPU's MSR list of
  * XEN_DOMCTL_get_vcpu_msrs/set_vcpu_msrs, word k at index
  * PMUVIRT_XEN_SAVE_MSR + k.  No guest can reach these indexes with
@@ -61,6 +64,7 @@
  * domain's event policy).
  */
 #define PMUVIRT_XEN_HVM_SAVE_CODE	21
+#define PMUVIRT_XEN_HVM_VPMU_SAVE_CODE	22
 #define PMUVIRT_XEN_SAVE_MSR		0x504d0000u
 #define PMUVIRT_XEN_SAVE_MSRS		109
 

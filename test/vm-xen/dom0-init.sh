@@ -132,6 +132,29 @@ elif grep -q pmuvirt_hvm_boot /proc/cmdline; then
 	echo "PMUVIRT-DOM0-HVM-CREATE-EXIT=$? seconds=$(( $(cut -d. -f1 /proc/uptime) - t0 ))"
 	serial=/var/log/xen/hvm-serial.log
 	h=$(/usr/bin/xl domid pmuvirt-hvm)
+	# A restored device model starts the serial file afresh: each life's
+	# output is kept in $lives before the restore.
+	lives=/var/log/xen/hvm-serial-lives.log
+	: >$lives
+	# hvm_save_restore TAG: xl save, then xl restore; $h the new domain's id.
+	hvm_save_restore() {
+		_s0=$(cut -d. -f1 /proc/uptime)
+		/usr/bin/xl save pmuvirt-hvm /var/lib/xen/hvm.save || return 1
+		echo "PMUVIRT-DOM0-SAVED $1"
+		cat $serial >>$lives
+		_s1=$(cut -d. -f1 /proc/uptime)
+		/usr/bin/xl restore /var/lib/xen/hvm.save && echo "PMUVIRT-DOM0-RESTORED $1"
+		_rc=$?
+		echo "PMUVIRT-DOM0-SAVE-SECONDS $1 save $((_s1 - _s0)) restore $(( $(cut -d. -f1 /proc/uptime) - _s1 )) image $(du -m /var/lib/xen/hvm.save | cut -f1) MiB"
+		rm -f /var/lib/xen/hvm.save
+		h=$(/usr/bin/xl domid pmuvirt-hvm)
+		return $_rc
+	}
+	# Saved and restored while the guest's own perf stat counts, then told
+	# by a XenStore key (stock_perf_test perf-across).
+	if wait_for $serial PMUVIRT-STOCK-PERF-ACROSS-READY 300 && hvm_save_restore perf-hvm; then
+		/xs_rendezvous write /local/domain/$h/data/pmuvirt-perf-restored 1
+	fi
 	if wait_for $serial PMUVIRT-DOMU-FAIL-SAVE-WAITING 300; then
 		/usr/bin/xl set-parameters pmuvirt-fail-save=$h && echo "PMUVIRT-DOM0-FAIL-SAVE-SET $h"
 		s0=$(cut -d. -f1 /proc/uptime)
@@ -150,23 +173,8 @@ elif grep -q pmuvirt_hvm_boot /proc/cmdline; then
 		/usr/bin/xl set-parameters pmuvirt-fail-save=0 && echo "PMUVIRT-DOM0-FAIL-SAVE-RESET"
 		/xs_rendezvous write /local/domain/$h/data/pmuvirt-failed 0
 	fi
-	# In the middle of xen_save_guest's loops: saved and restored.  The
-	# restored device model starts the serial file afresh: the first
-	# life's output is kept aside.
-	first=
-	if wait_for $serial PMUVIRT-SAVE-READY 300; then
-		s0=$(cut -d. -f1 /proc/uptime)
-		if /usr/bin/xl save pmuvirt-hvm /var/lib/xen/hvm.save; then
-			echo "PMUVIRT-DOM0-SAVED hvm"
-			first=/var/log/xen/hvm-serial-first.log
-			cp $serial $first
-		fi
-		s1=$(cut -d. -f1 /proc/uptime)
-		[ -n "$first" ] && /usr/bin/xl restore /var/lib/xen/hvm.save &&
-			echo "PMUVIRT-DOM0-RESTORED hvm"
-		echo "PMUVIRT-DOM0-SAVE-SECONDS hvm save $((s1 - s0)) restore $(( $(cut -d. -f1 /proc/uptime) - s1 )) image $(du -m /var/lib/xen/hvm.save | cut -f1) MiB"
-		rm -f /var/lib/xen/hvm.save
-	fi
+	# In the middle of xen_save_guest's loops: saved and restored.
+	wait_for $serial PMUVIRT-SAVE-READY 300 && hvm_save_restore hvm
 	i=0
 	while [ $i -lt 300 ] && /usr/bin/xl list | grep -q pmuvirt-hvm; do
 		sleep 1
@@ -174,7 +182,7 @@ elif grep -q pmuvirt_hvm_boot /proc/cmdline; then
 	done
 	/usr/bin/xl list | grep -q pmuvirt-hvm || echo "PMUVIRT-DOM0-HVM-ENDED"
 	echo "PMUVIRT-DOM0-HVM-SECONDS $(( $(cut -d. -f1 /proc/uptime) - t0 ))"
-	cat $first $serial | sed 's/^/hvm: /'
+	cat $lives $serial | sed 's/^/hvm: /'
 elif grep -q pmuvirt_refused_boot /proc/cmdline; then
 	# Xen's vPMU or the NMI watchdog was asked for: pmuvirt refused to start.
 	/xen_policy_test refused

@@ -23,8 +23,24 @@ if [ $run = domu ]; then
 	# The loops of both domUs start together: dom0 writes the key once both wait.
 	export PMUVIRT_XEN_GUEST_GO="/xs_rendezvous wait data/pmuvirt-go 300"
 fi
-# The guest kernel's own perf on the PMU Xen emulates, before pmuvirt.ko.
-[ $run = hvm ] && { /stock_perf_test emulated; echo "PMUVIRT-STOCK-PERF-EXIT=$?"; }
+# The guest kernel's own perf on the PMU Xen emulates, before pmuvirt.ko:
+# through perf_event_open(), then Debian's perf (stat, record and report;
+# in the hvm boot also a perf stat across dom0's save and restore of the
+# domain, of which a XenStore key tells).  A PV domU skips them.
+if [ $run = hvm ]; then
+	/stock_perf_test emulated
+	echo "PMUVIRT-STOCK-PERF-EXIT=$?"
+	/stock_perf_test perf-stat emulated
+	echo "PMUVIRT-STOCK-PERF-STAT-EXIT=$?"
+	/stock_perf_test perf-record
+	echo "PMUVIRT-STOCK-PERF-RECORD-EXIT=$?"
+	(/xs_rendezvous wait data/pmuvirt-perf-restored 600 && : >/tmp/restored) &
+	/stock_perf_test perf-across /tmp/restored
+	echo "PMUVIRT-STOCK-PERF-ACROSS-EXIT=$?"
+elif [ $run = domu ]; then
+	/stock_perf_test perf-stat emulated
+	echo "PMUVIRT-STOCK-PERF-STAT-EXIT=$?"
+fi
 insmod /pmuvirt.ko && echo "PMUVIRT-DOMU-LOADED"
 dmesg | grep "pmuvirt:" | sed 's/^\[[^]]*\] //'
 /pmuvirt_xen_guest $guest_iterations emulated $shared

@@ -57,7 +57,7 @@ boots=${PMUVIRT_XEN_BOOTS:-real emulated refused watchdog domu smp hvm}
 
 log() { echo "vm-xen: $*" >&2; }
 
-need="qemu-system-x86_64 busybox cpio gzip gcc make flex bison python3 dpkg-deb dpkg-source apt-get"
+need="qemu-system-x86_64 busybox cpio gzip gcc make flex bison python3 dpkg-deb dpkg-source apt-get perf ldd"
 if [ "$(id -u)" = 0 ]; then
 	"$srcroot/tools/install-deps.sh" vm-xen
 fi
@@ -198,6 +198,15 @@ cp "$build/module/pmuvirt.ko" "$pdir/rdpmc_probe.ko" "$work/root/pmuvirt_xen_gue
 	"$work/root/xen_access_test" "$work/root/xen_save_guest" "$work/root/xs_rendezvous" \
 	"$kmods/xen-privcmd.ko" "$droot/"
 gcc -O2 -Wall -Wextra -Werror -static -o "$droot/stock_perf_test" "$srcroot/test/vm-xen/stock_perf_test.c"
+# Debian's perf (linux-perf) and every library it links, at their paths:
+# the stock guests' own perf (stock_perf_test perf-stat, perf-record,
+# perf-across).
+mkdir -p "$droot/usr/bin"
+cp "$(command -v perf)" "$droot/usr/bin/perf"
+for _l in $(ldd "$(command -v perf)" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'); do
+	mkdir -p "$droot${_l%/*}"
+	cp -L "$_l" "$droot$_l"
+done
 cp "$srcroot/test/vm-xen/domu-init.sh" "$droot/init"
 echo "guest_iterations=$guest_iterations" >"$droot/vm-xen.conf"
 chmod +x "$droot/init"
@@ -387,8 +396,10 @@ for d in a:PV b:PVH; do
 		"domu-$d: PMUVIRT-DOMU-ACCESS-EXIT=0" \
 		"domu-$d: PMUVIRT-SAVE-BACK 2" "domu-$d: PMUVIRT-SAVE-PASSED" \
 		"domu-$d: PMUVIRT-DOMU-SAVE-EXIT=0" \
-		"domu-$d: PMUVIRT-RDPMC-PASSED"
+		"domu-$d: PMUVIRT-RDPMC-PASSED" "domu-$d: PMUVIRT-STOCK-PERF-STAT-EXIT=0"
 done
+# Debian's perf stat in the PVH domU; the PV one has no emulated PMU.
+require "domu-b: PMUVIRT-STOCK-PERF-STAT-OK" "domu-a: PMUVIRT-STOCK-PERF-SKIPPED PV"
 # The two domains' loops ran at once (Xen's wall clock, which both read).
 set -- $(sed -n 's/.*domu-[ab]: PMUVIRT-XEN-GUEST-WINDOW \([0-9]*\) \([0-9]*\).*/\1 \2/p' "$console" | tr -d '\r')
 if [ $# -ne 4 ] || ! awk -v a0="$1" -v a1="$2" -v b0="$3" -v b1="$4" \
@@ -445,7 +456,11 @@ require_domu "hvm: " HVM "hvm: PMUVIRT-DOMU-FAIL-SAVE-CANCELLED" \
 	"hvm: PMUVIRT-SAVE-BACK 1" "hvm: PMUVIRT-SAVE-PASSED" "hvm: PMUVIRT-DOMU-SAVE-EXIT=0" \
 	"pmuvirt: stock HVM and PVH guests' PMU: AMD version 1, 4 general counters" \
 	"hvm: PMUVIRT-STOCK-PERF-COUNT-OK" "hvm: PMUVIRT-STOCK-PERF-SAMPLE-OK" \
-	"hvm: PMUVIRT-STOCK-PERF-PASSED" "hvm: PMUVIRT-STOCK-PERF-EXIT=0"
+	"hvm: PMUVIRT-STOCK-PERF-PASSED" "hvm: PMUVIRT-STOCK-PERF-EXIT=0" \
+	"hvm: PMUVIRT-STOCK-PERF-STAT-OK" "hvm: PMUVIRT-STOCK-PERF-STAT-EXIT=0" \
+	"hvm: PMUVIRT-STOCK-PERF-RECORD-OK" "hvm: PMUVIRT-STOCK-PERF-RECORD-EXIT=0" \
+	"PMUVIRT-DOM0-SAVED perf-hvm" "PMUVIRT-DOM0-RESTORED perf-hvm" \
+	"hvm: PMUVIRT-STOCK-PERF-ACROSS-OK" "hvm: PMUVIRT-STOCK-PERF-ACROSS-EXIT=0"
 fi
 log "boots passed: $boots"
 for b in real emulated refused watchdog domu smp hvm; do

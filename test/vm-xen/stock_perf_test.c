@@ -21,6 +21,21 @@
  * Prints PMUVIRT-STOCK-PERF-... lines; exit 0 when every check passed.
  * In a PV guest (no emulated PMU for PV yet) it prints
  * PMUVIRT-STOCK-PERF-SKIPPED and exits 0.
+ *
+ * With a first argument it drives Debian's perf (/usr/bin/perf, from
+ * linux-perf) instead, each run's own output printed with the prefix
+ * PMUVIRT-STOCK-PERF-OUT:
+ *   perf-stat [emulated]  perf stat -e instructions:u,instructions:k,
+ *		cycles:u,branches:u of "loop N", with the bounds of 1.
+ *		(branches:u is N on a real PMU, the work on the emulated one).
+ *   perf-record	perf record -e cycles:u -c P of "split N", whose
+ *		hot_a runs three times the instructions of hot_b, then perf
+ *		report: hot_a's share over hot_b's must be 3 within 3%.
+ *   perf-across FLAG	perf stat -e instructions:u of "spin FLAG": the
+ *		loop runs in blocks until the file FLAG exists (the caller
+ *		creates it once dom0 saved and restored the domain); the count
+ *		must be the work of the blocks run, before and after.
+ * and the workloads those runs measure: loop N, split N, spin FLAG OUT.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,7 +45,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -197,6 +214,294 @@ static void sampling(uint64_t n, uint64_t period)
 	close(fd);
 }
 
+/* Two functions whose loops run 3:1 instructions, in ten alternations. */
+static __attribute__((noinline)) void hot_a(uint64_t n)
+{
+	asm volatile("1: dec %0\n\tjnz 1b" : "+r" (n) : : "cc");
+}
+
+/* Other instructions than hot_a's, or the compiler folds the two into one. */
+static __attribute__((noinline)) void hot_b(uint64_t n)
+{
+	asm volatile("1: sub $1, %0\n\tjnz 1b" : "+r" (n) : : "cc");
+}
+
+static void split(uint64_t n)
+{
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		hot_a(3 * n / 10);
+		hot_b(n / 10);
+	}
+}
+
+#define SPIN_BLOCK	(1u << 22)
+#define SPIN_SECONDS	600
+
+/*
+ * Blocks of SPIN_BLOCK iterations until @flag exists (at most
+ * SPIN_SECONDS); the iterations go to the file @out.  READY after the
+ * first block tells dom0 the count has started.
+ */
+static int spin(const char *flag, const char *out)
+{
+	time_t end = time(NULL) + SPIN_SECONDS;
+	uint64_t blocks = 0;
+	FILE *f;
+
+	do {
+		loop(SPIN_BLOCK);
+		if (!blocks++)
+			printf("PMUVIRT-STOCK-PERF-ACROSS-READY\n");
+	} while (access(flag, F_OK) && time(NULL) < end);
+	f = fopen(out, "w");
+	if (!f)
+		return 1;
+	fprintf(f, "%" PRIu64 "\n", blocks * SPIN_BLOCK);
+	return fclose(f) ? 1 : access(flag, F_OK) ? 2 : 0;
+}
+
+/* Runs @argv, its output to the console; 0 when it exited 0. */
+static int run(char *const argv[])
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Prints every line of @path with the OUT prefix. */
+static void show(const char *path)
+{
+	char line[512];
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		FAIL("no %s\n", path);
+		return;
+	}
+	while (fgets(line, sizeof(line), f))
+		printf("PMUVIRT-STOCK-PERF-OUT %s", line);
+	fclose(f);
+}
+
+/*
+ * The count of @event in perf stat's CSV (-x,): "VALUE,UNIT,EVENT,...".
+ * Fails the check when the event is missing or was not counted.
+ */
+static uint64_t csv_count(const char *path, const char *event)
+{
+	char line[512], *p, *ev;
+	FILE *f = fopen(path, "r");
+	size_t len = strlen(event);
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		p = strchr(line, ',');
+		ev = p ? strchr(p + 1, ',') : NULL;
+		if (!ev || strncmp(ev + 1, event, len) || ev[1 + len] != ',')
+			continue;
+		fclose(f);
+		if (line[0] < '0' || line[0] > '9') {
+			FAIL("perf stat: %s not counted\n", event);
+			return 0;
+		}
+		return strtoull(line, NULL, 10);
+	}
+	fclose(f);
+	FAIL("perf stat printed no %s\n", event);
+	return 0;
+}
+
+#define PERF		"/usr/bin/perf"
+#define SELF		"/stock_perf_test"
+#define STAT_CSV	"/tmp/perf-stat.csv"
+
+static void perf_stat(uint64_t n, int emulated)
+{
+	char arg[32];
+	char *argv[] = { PERF, "stat", "-x,", "-o", STAT_CSV, "-e",
+			 "instructions:u,instructions:k,cycles:u,branches:u", "--", SELF, "loop",
+			 arg, NULL };
+	uint64_t work = 2 * n, iu, ik, cy, br;
+	int rc;
+
+	snprintf(arg, sizeof(arg), "%" PRIu64, n);
+	rc = run(argv);
+	show(STAT_CSV);
+	if (rc) {
+		FAIL("perf stat exited %d\n", rc);
+		return;
+	}
+	iu = csv_count(STAT_CSV, "instructions:u");
+	ik = csv_count(STAT_CSV, "instructions:k");
+	cy = csv_count(STAT_CSV, "cycles:u");
+	br = csv_count(STAT_CSV, "branches:u");
+	if (!near("perf-stat instructions:u", iu, work))
+		FAIL("perf stat: instructions:u %" PRIu64 " for %" PRIu64 "\n", iu, work);
+	if (emulated) {
+		/* every event counts the TSC's ticks, one per instruction, in any mode */
+		if (!near("perf-stat instructions:k", ik, work))
+			FAIL("perf stat: instructions:k %" PRIu64 " (emulated PMU: every mode)\n", ik);
+		if (!near("perf-stat cycles:u", cy, work))
+			FAIL("perf stat: cycles:u %" PRIu64 " (emulated PMU: TSC ticks)\n", cy);
+		if (!near("perf-stat branches:u", br, work))
+			FAIL("perf stat: branches:u %" PRIu64 " (emulated PMU: TSC ticks)\n", br);
+	} else {
+		if (ik > work / 50)
+			FAIL("perf stat: instructions:k %" PRIu64 ": 2%% of the work or more\n", ik);
+		if (!cy)
+			FAIL("perf stat: cycles:u 0\n");
+		if (!near("perf-stat branches:u", br, n))
+			FAIL("perf stat: branches:u %" PRIu64 " for %" PRIu64 " branches\n", br, n);
+	}
+	if (!fails)
+		printf("PMUVIRT-STOCK-PERF-STAT-OK\n");
+}
+
+#define RECORD_DATA	"/tmp/perf.data"
+#define REPORT_TXT	"/tmp/perf-report.txt"
+
+/* perf report's share of @sym: "  75.01%  split  [.] hot_a". */
+static double report_share(const char *path, const char *sym)
+{
+	char line[512], *at;
+	FILE *f = fopen(path, "r");
+	size_t len = strlen(sym);
+	double share = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		at = strstr(line, "] ");
+		if (line[0] == '#' || !at || strncmp(at + 2, sym, len) ||
+		    (at[2 + len] != '\n' && at[2 + len] != ' '))
+			continue;
+		share = strtod(line, NULL);
+		break;
+	}
+	fclose(f);
+	return share;
+}
+
+static void perf_record(uint64_t n, uint64_t period)
+{
+	char arg[32], per[32];
+	char *rec[] = { PERF, "record", "-q", "-e", "cycles:u", "-c", per, "-o", RECORD_DATA,
+			"--", SELF, "split", arg, NULL };
+	/* perf records cpu-clock instead where it finds no cycles counter: the event first */
+	char *rep[] = { "/bin/sh", "-c", PERF " evlist -i " RECORD_DATA " >" REPORT_TXT " 2>&1 && "
+			PERF " report -i " RECORD_DATA " --stdio --sort symbol >>" REPORT_TXT
+			" 2>&1", NULL };
+	char first[64] = "";
+	FILE *f;
+	double a, b, ratio;
+	int rc;
+
+	snprintf(arg, sizeof(arg), "%" PRIu64, n);
+	snprintf(per, sizeof(per), "%" PRIu64, period);
+	rc = run(rec);
+	if (rc) {
+		FAIL("perf record exited %d\n", rc);
+		return;
+	}
+	rc = run(rep);
+	show(REPORT_TXT);
+	if (rc) {
+		FAIL("perf report exited %d\n", rc);
+		return;
+	}
+	f = fopen(REPORT_TXT, "r");
+	if (!f || !fgets(first, sizeof(first), f) || strcmp(first, "cycles:u\n"))
+		FAIL("perf record did not sample cycles:u: %s", first[0] ? first : "nothing\n");
+	if (f)
+		fclose(f);
+	a = report_share(REPORT_TXT, "hot_a");
+	b = report_share(REPORT_TXT, "hot_b");
+	ratio = b > 0 ? a / b : 0;
+	printf("PMUVIRT-STOCK-PERF record hot_a %.2f%% hot_b %.2f%% ratio %.4f (3 within 3%%)\n",
+	       a, b, ratio);
+	if (a <= 0 || b <= 0 || ratio < 3 * 0.97 || ratio > 3 * 1.03)
+		FAIL("perf report: hot_a %.2f%%, hot_b %.2f%%: not 3:1 within 3%%\n", a, b);
+	if (!fails)
+		printf("PMUVIRT-STOCK-PERF-RECORD-OK\n");
+}
+
+#define ACROSS_CSV	"/tmp/perf-across.csv"
+#define ACROSS_OUT	"/tmp/perf-across.iterations"
+
+static void perf_across(char *flag)
+{
+	char *argv[] = { PERF, "stat", "-x,", "-o", ACROSS_CSV, "-e", "instructions:u", "--",
+			 SELF, "spin", flag, ACROSS_OUT, NULL };
+	uint64_t iters = 0, iu;
+	FILE *f;
+	int rc;
+
+	rc = run(argv);
+	show(ACROSS_CSV);
+	f = fopen(ACROSS_OUT, "r");
+	if (!f || fscanf(f, "%" SCNu64, &iters) != 1)
+		FAIL("the spinning loop left no count\n");
+	if (f)
+		fclose(f);
+	if (rc) {
+		FAIL("perf stat of the spinning loop exited %d (no restore seen?)\n", rc);
+		return;
+	}
+	iu = csv_count(ACROSS_CSV, "instructions:u");
+	if (!near("across instructions:u", iu, 2 * iters))
+		FAIL("perf stat across the save: instructions:u %" PRIu64 " for %" PRIu64 "\n", iu,
+		     2 * iters);
+	if (!fails)
+		printf("PMUVIRT-STOCK-PERF-ACROSS-OK\n");
+}
+
+/* The perf-driving modes; -1 when @argv names none. */
+static int perf_mode(int argc, char **argv)
+{
+	uint64_t n = argc > 2 ? strtoull(argv[2], NULL, 0) : 0;
+
+	if (argc == 3 && !strcmp(argv[1], "loop")) {
+		loop(n);
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "split")) {
+		split(n);
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "spin"))
+		return spin(argv[2], argv[3]);
+	if (strncmp(argv[1], "perf-", 5))
+		return -1;
+	if (guest_type_pv()) {
+		printf("PMUVIRT-STOCK-PERF-SKIPPED PV\n");
+		return 0;
+	}
+	if (!strcmp(argv[1], "perf-stat"))
+		perf_stat(50000000, argc > 2 && !strcmp(argv[2], "emulated"));
+	else if (!strcmp(argv[1], "perf-record"))
+		perf_record(40000000, 40000);
+	else if (argc == 3 && !strcmp(argv[1], "perf-across"))
+		perf_across(argv[2]);
+	else
+		return -1;
+	if (fails)
+		return 1;
+	printf("PMUVIRT-STOCK-PERF-%s-PASSED\n", argv[1]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t n = 50000000;
@@ -204,6 +509,14 @@ int main(int argc, char **argv)
 	cpu_set_t set;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1 && strcmp(argv[1], "emulated") && (argv[1][0] < '0' || argv[1][0] > '9')) {
+		i = perf_mode(argc, argv);
+		if (i >= 0)
+			return i;
+		fprintf(stderr, "usage: %s [emulated] [N] | perf-stat [emulated] | perf-record |"
+			" perf-across FLAG | loop N | split N | spin FLAG OUT\n", argv[0]);
+		return 2;
+	}
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "emulated"))
 			emulated = 1;

@@ -147,7 +147,9 @@ static void pmuvirt_perf_irq(struct pt_regs *regs)
 
 	if (lc->busy)
 		mtspr(SPRN_MMCR0, mfspr(SPRN_MMCR0) & ~MMCR0_PMAO);
+	lc->pmi_regs = regs;	/* sample records take the IP from here */
 	pmuvirt_lx_pmi_irq(lc);
+	lc->pmi_regs = NULL;
 }
 
 /*

@@ -839,9 +839,12 @@ bool pmuvirt_xen_rdpmc_exits(const struct vcpu *v)
  * @ecx:	the counter the guest asks for (its ECX).
  * @val:	the counter's raw value when it is one of @v's own.
  *
- * Only the counters of @v's own context running here are readable, with
- * the value a guest reading the hardware would see; any other index (a
- * session's counter, a counter @v does not use, an absent one) is refused
+ * The counters of @v's own context running here are readable, with the
+ * value a guest reading the hardware would see.  In a domain that uses
+ * pmuvirt's ABI and a stock PMU driver at once (pmuvirt.ko beside the
+ * guest kernel's perf), an index that is none of them names the emulated
+ * PMU's counter, as for a domain that never used the ABI.  Any other index
+ * (a session's counter, a counter neither uses, an absent one) is refused
  * and the guest gets #GP, as for an absent counter.
  * Return: 0, or -EPERM.
  */
@@ -853,7 +856,7 @@ int pmuvirt_xen_rdpmc(struct vcpu *v, uint32_t ecx, uint64_t *val)
 	int rc = -EPERM;
 
 	/* A VCPU with an emulated PMU and no control of its own: the guest's counters. */
-	if (pmuvirt_xen_vpmu_rdpmc_exits(v))
+	if (pmuvirt_xen_vpmu_rdpmc_stock(v))
 		return pmuvirt_xen_vpmu_rdpmc(v, ecx, val);
 	/* As every access to this PCPU's PMU: a PMI (the emulated one's timer) waits. */
 	local_irq_save(flags);
@@ -862,6 +865,8 @@ int pmuvirt_xen_rdpmc(struct vcpu *v, uint32_t ecx, uint64_t *val)
 	    !pc->hw->read_counter(pc->hw_arg, ecx, val))
 		rc = 0;
 	local_irq_restore(flags);
+	if (rc && !pmuvirt_xen_vpmu_rdpmc(v, ecx, val))
+		rc = 0;
 	return rc;
 }
 

@@ -48,6 +48,7 @@ struct pmuvirt_xen_domain {
  * @words:	which words of @incoming arrived.
  * @vpmu:	HVM and PVH: the emulated PMU the guest sees, on this context.
  * @has_vpmu:	@vpmu is initialised (pmuvirt_xen_vpmu.c).
+ * @vpmu_restored: @vpmu's state came from a save stream.
  * @nr_pmis:	the guest interrupts @vpmu raised.
  * @nr_rdmsr, @nr_wrmsr, @nr_rdpmc: the guest's accesses @vpmu served
  *		(logged when the VCPU goes).
@@ -61,6 +62,7 @@ struct pmuvirt_xen_vcpu {
 	unsigned long words[BITS_TO_LONGS(PMUVIRT_XEN_SAVE_MSRS)];
 	struct pmuvirt_vpmu vpmu;
 	uint32_t has_vpmu;
+	uint32_t vpmu_restored;
 	uint32_t nr_pmis;
 	uint64_t nr_rdmsr;
 	uint64_t nr_wrmsr;
@@ -225,11 +227,21 @@ void pmuvirt_xen_vpmu_vcpu_destroy(struct vcpu *v, struct pmuvirt_ctx *ctx);
 void pmuvirt_xen_vpmu_off(struct vcpu *v, struct pmuvirt_ctx *ctx);
 /* After: the emulator takes it back when the guest enables counters. */
 void pmuvirt_xen_vpmu_on(struct vcpu *v, struct pmuvirt_ctx *ctx);
-/* Does @v's RDPMC name the emulated PMU's counters (a domain that never used pmuvirt)? */
+/* Does @v's RDPMC name the emulated PMU's counters only (a domain that never used pmuvirt)? */
+bool pmuvirt_xen_vpmu_rdpmc_stock(const struct vcpu *v);
+/* Must @v's RDPMC exit for its emulated PMU (as above, or a guest that programmed it)? */
 bool pmuvirt_xen_vpmu_rdpmc_exits(const struct vcpu *v);
 /* RDPMC of the emulated PMU: 0 and *@val, or -EPERM (#GP). */
 int pmuvirt_xen_vpmu_rdpmc(struct vcpu *v, uint32_t ecx, uint64_t *val);
 /* The guest's interrupt for the overflows @v's counters reached. */
 void pmuvirt_xen_vpmu_deliver(struct vcpu *v);
+/*
+ * HVM and PVH save stream: @v's emulated PMU as a blob (-ENODATA when its
+ * guest never used it), and back (the blob is untrusted; -ENODEV when @v
+ * has no emulated PMU).  @v is paused, the caller holds the glue's locks.
+ */
+int pmuvirt_xen_vpmu_save(struct vcpu *v, struct pmuvirt_vpmu_saved *out);
+int pmuvirt_xen_vpmu_restore(struct vcpu *v, const struct pmuvirt_vpmu_saved *in,
+			     struct pmuvirt_error *err);
 
 #endif /* PMUVIRT_XEN_GLUE_H */

@@ -3,7 +3,8 @@
  * Each VCPU's counters in the domain's save stream (xl save and restore,
  * live migration), with Debian's toolstack as it is: a PV VCPU's blob
  * travels as pseudo-MSRs of XEN_DOMCTL_get/set_vcpu_msrs, an HVM or PVH
- * VCPU's as a record of the HVM context.  libxc moves both without looking
+ * VCPU's as a record of the HVM context, and its emulated PMU's as a
+ * second record.  libxc moves both without looking
  * inside.  What comes back is untrusted: pmuvirt_ctx_restore() checks the
  * blob, then the control must keep the privilege rule and the domain's
  * event policy as if the guest had set it.
@@ -80,7 +81,7 @@ static int pmuvirt_xen_vcpu_save(struct vcpu *v, struct pmuvirt_saved_ctx *out)
 	} else {
 		/* The blob holds the VCPU's own counters, not a profiling session's. */
 		pmuvirt_xen_prof_leave(v, ctx);
-		/* Nor the emulated PMU's (not saved: the restored VCPU's is at power-on). */
+		/* Nor the emulated PMU's (a record of its own, pmuvirt_xen_hvm_vpmu_save()). */
 		pmuvirt_xen_vpmu_off(v, ctx);
 		rc = pmuvirt_ctx_save(ctx, &pmuvirt_xen_vcpu_of(ctx)->ctl, out);
 		pmuvirt_xen_vpmu_on(v, ctx);
@@ -266,5 +267,66 @@ static int cf_check pmuvirt_xen_hvm_load(struct domain *d, hvm_domain_context_t 
 }
 
 HVM_REGISTER_SAVE_RESTORE(PMUVIRT, pmuvirt_xen_hvm_save, pmuvirt_xen_hvm_load, 1,
+			  HVMSR_PER_VCPU);
+
+/*
+ * The emulated PMU of a stock guest: one record per VCPU whose guest used
+ * it, after the VCPU's own counters (type codes load in order), so that
+ * the restored guest counters find the VCPU's control in place.
+ */
+static int cf_check pmuvirt_xen_hvm_vpmu_save(struct vcpu *v, hvm_domain_context_t *h)
+{
+	struct pmuvirt_xen_domain *dd = v->domain->arch.pmuvirt;
+	unsigned int fail = read_atomic(&pmuvirt_xen_fail_save);
+	struct hvm_pmuvirt_vpmu rec;
+	unsigned long flags;
+	int rc;
+
+	BUILD_BUG_ON(sizeof(rec) != sizeof(struct pmuvirt_vpmu_saved));
+	BUILD_BUG_ON(HVM_SAVE_CODE(PMUVIRT_VPMU) != PMUVIRT_XEN_HVM_VPMU_SAVE_CODE);
+	if (!dd)
+		return 0;
+	pmuvirt_xen_prof_read_lock();
+	spin_lock_irqsave(&dd->policy_lock, flags);
+	rc = pmuvirt_xen_vpmu_save(v, (struct pmuvirt_vpmu_saved *)&rec);
+	spin_unlock_irqrestore(&dd->policy_lock, flags);
+	pmuvirt_xen_prof_read_unlock();
+	if (rc == -ENODATA)
+		return 0;
+	if (!rc && fail && fail == v->domain->domain_id)
+		rc = -EIO;
+	if (rc)
+		return pmuvirt_xen_save_failed(v, rc);
+	return hvm_save_entry(PMUVIRT_VPMU, v->vcpu_id, h, &rec);
+}
+
+static int cf_check pmuvirt_xen_hvm_vpmu_load(struct domain *d, hvm_domain_context_t *h)
+{
+	struct pmuvirt_error err = { .counter = -1, .reason = NULL };
+	unsigned int vcpuid = hvm_load_instance(h);
+	struct pmuvirt_xen_domain *dd = d->arch.pmuvirt;
+	struct hvm_pmuvirt_vpmu rec;
+	unsigned long flags;
+	struct vcpu *v;
+	int rc;
+
+	if (vcpuid >= d->max_vcpus || !(v = d->vcpu[vcpuid]) || !dd) {
+		printk(XENLOG_G_WARNING "pmuvirt: %pd has no VCPU %u for a saved emulated PMU\n",
+		       d, vcpuid);
+		return -EINVAL;
+	}
+	if (hvm_load_entry(PMUVIRT_VPMU, h, &rec))
+		return -EINVAL;
+	pmuvirt_xen_prof_read_lock();
+	spin_lock_irqsave(&dd->policy_lock, flags);
+	rc = pmuvirt_xen_vpmu_restore(v, (const struct pmuvirt_vpmu_saved *)&rec, &err);
+	spin_unlock_irqrestore(&dd->policy_lock, flags);
+	pmuvirt_xen_prof_read_unlock();
+	if (rc)
+		pmuvirt_xen_refuse(v, &err, rc);
+	return rc;
+}
+
+HVM_REGISTER_SAVE_RESTORE(PMUVIRT_VPMU, pmuvirt_xen_hvm_vpmu_save, pmuvirt_xen_hvm_vpmu_load, 1,
 			  HVMSR_PER_VCPU);
 #endif

@@ -279,11 +279,28 @@ void pmuvirt_xen_misc_enable(const struct vcpu *v, uint64_t *val)
 			MSR_IA32_MISC_ENABLE_PEBS_UNAVAIL;
 }
 
-bool pmuvirt_xen_vpmu_rdpmc_exits(const struct vcpu *v)
+bool pmuvirt_xen_vpmu_rdpmc_stock(const struct vcpu *v)
 {
 	const struct pmuvirt_xen_domain *dd = v->domain->arch.pmuvirt;
 
 	return vpmu_of(v) && dd && !read_atomic(&dd->aware);
+}
+
+/*
+ * A domain that used pmuvirt's ABI: the guest's RDPMC still exits once it
+ * programmed its emulated PMU, whose counters it may read while none of
+ * them counts (Linux's perf reads a counter after it stops it).
+ */
+bool pmuvirt_xen_vpmu_rdpmc_exits(const struct vcpu *v)
+{
+	const struct pmuvirt_xen_vcpu *xv;
+
+	if (pmuvirt_xen_vpmu_rdpmc_stock(v))
+		return true;
+	if (!vpmu_of(v))
+		return false;
+	xv = pmuvirt_xen_vcpu_of(v->arch.pmuvirt);
+	return xv->nr_wrmsr || xv->vpmu_restored;
 }
 
 int pmuvirt_xen_vpmu_rdpmc(struct vcpu *v, uint32_t ecx, uint64_t *val)
@@ -322,6 +339,47 @@ void pmuvirt_xen_vcpu_reset(struct vcpu *v)
 	local_irq_restore(flags);
 }
 
+/*
+ * The save stream (pmuvirt_xen_save.c's HVM record): the guest-visible
+ * state of a VCPU whose guest has used its emulated PMU; a VCPU whose
+ * guest never touched it leaves no record, so its domain restores on a
+ * host that offers stock guests no PMU.  The VCPU is paused; the caller
+ * holds the locks of pmuvirt_xen_vcpu_save().
+ */
+int pmuvirt_xen_vpmu_save(struct vcpu *v, struct pmuvirt_vpmu_saved *out)
+{
+	struct pmuvirt_ctx *ctx = v->arch.pmuvirt;
+	struct pmuvirt_xen_vcpu *xv;
+
+	if (!ctx)
+		return -ENODATA;
+	xv = pmuvirt_xen_vcpu_of(ctx);
+	if (!xv->has_vpmu ||
+	    !(xv->nr_rdmsr || xv->nr_wrmsr || xv->nr_rdpmc || xv->vpmu_restored))
+		return -ENODATA;
+	return pmuvirt_vpmu_save(&xv->vpmu, out);
+}
+
+int pmuvirt_xen_vpmu_restore(struct vcpu *v, const struct pmuvirt_vpmu_saved *in,
+			     struct pmuvirt_error *err)
+{
+	struct pmuvirt_ctx *ctx = v->arch.pmuvirt;
+	struct pmuvirt_xen_vcpu *xv;
+	int rc;
+
+	if (!ctx || !pmuvirt_xen_vcpu_of(ctx)->has_vpmu) {
+		err->reason = "a saved emulated PMU, but stock guests have none here";
+		return -ENODEV;
+	}
+	xv = pmuvirt_xen_vcpu_of(ctx);
+	pmuvirt_xen_vpmu_off(v, ctx);
+	rc = pmuvirt_vpmu_restore(&xv->vpmu, in, err);
+	if (!rc)
+		xv->vpmu_restored = 1;
+	pmuvirt_xen_vpmu_on(v, ctx);
+	return rc;
+}
+
 #else /* !CONFIG_HVM */
 
 int pmuvirt_xen_vpmu_vcpu_create(struct vcpu *v, struct pmuvirt_ctx *ctx)
@@ -347,6 +405,11 @@ void pmuvirt_xen_guest_cpuid(const struct vcpu *v, uint32_t leaf, uint32_t suble
 void pmuvirt_xen_misc_enable(const struct vcpu *v, uint64_t *val) { }
 
 bool pmuvirt_xen_vpmu_rdpmc_exits(const struct vcpu *v)
+{
+	return false;
+}
+
+bool pmuvirt_xen_vpmu_rdpmc_stock(const struct vcpu *v)
 {
 	return false;
 }
