@@ -23,8 +23,9 @@ if [ $run = domu ]; then
 	# The loops of both domUs start together: dom0 writes the key once both wait.
 	export PMUVIRT_XEN_GUEST_GO="/xs_rendezvous wait data/pmuvirt-go 300"
 fi
-# The guest kernel's own perf on the PMU Xen emulates, before pmuvirt.ko.
-[ $run = hvm ] && { /stock_perf_test emulated; echo "PMUVIRT-STOCK-PERF-EXIT=$?"; }
+# The guest kernel's own perf on the PMU Xen emulates, before pmuvirt.ko;
+# dom0 gave the domain a policy that denies branches.
+[ $run = hvm ] && { /stock_perf_test emulated branches-denied; echo "PMUVIRT-STOCK-PERF-EXIT=$?"; }
 insmod /pmuvirt.ko && echo "PMUVIRT-DOMU-LOADED"
 dmesg | grep "pmuvirt:" | sed 's/^\[[^]]*\] //'
 /pmuvirt_xen_guest $guest_iterations emulated $shared

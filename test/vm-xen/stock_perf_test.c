@@ -17,6 +17,10 @@
  * 2. Sampling: instructions:u with a period of P, the samples in the ring
  *    buffer around the same loop: their number must be work / P within 10%,
  *    each one the guest's performance interrupt (an NMI through the vLAPIC).
+ * 3. With "branches-denied" (dom0 gave the domain a policy that denies
+ *    branches): branches:u around the loop (N taken branches) opens and
+ *    enables as any counter (the guest's MSR writes succeed) and counts 0,
+ *    while instructions:u beside it counts the work.
  *
  * Prints PMUVIRT-STOCK-PERF-... lines; exit 0 when every check passed.
  * In a PV guest (no emulated PMU for PV yet) it prints
@@ -143,6 +147,35 @@ static void counting(uint64_t n, int emulated)
 		printf("PMUVIRT-STOCK-PERF-COUNT-OK\n");
 }
 
+/* The domain's policy denies branches: that counter counts nothing, the other on. */
+static void denied(uint64_t n)
+{
+	uint64_t work = 2 * n, br, iu;
+	int fb = perf_open(PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 0, 1, 0);
+	int fu = perf_open(PERF_COUNT_HW_INSTRUCTIONS, 0, 1, 0);
+
+	if (fb < 0 || fu < 0) {
+		FAIL("perf_event_open of branches and instructions: %s\n", strerror(errno));
+		return;
+	}
+	ioctl(fb, PERF_EVENT_IOC_ENABLE, 0);
+	ioctl(fu, PERF_EVENT_IOC_ENABLE, 0);
+	loop(n);
+	ioctl(fu, PERF_EVENT_IOC_DISABLE, 0);
+	ioctl(fb, PERF_EVENT_IOC_DISABLE, 0);
+	br = count_of(fb);
+	iu = count_of(fu);
+	close(fb);
+	close(fu);
+	printf("PMUVIRT-STOCK-PERF denied branches:u %" PRIu64 " for %" PRIu64 " branches\n", br, n);
+	if (br)
+		FAIL("branches:u %" PRIu64 " under a policy that denies branches\n", br);
+	else if (!near("instructions:u beside it", iu, work))
+		FAIL("instructions:u %" PRIu64 " beside the denied counter\n", iu);
+	else
+		printf("PMUVIRT-STOCK-PERF-POLICY-OK\n");
+}
+
 static void sampling(uint64_t n, uint64_t period)
 {
 	size_t psz = (size_t)sysconf(_SC_PAGESIZE), len = (RING_PAGES + 1) * psz;
@@ -200,13 +233,15 @@ static void sampling(uint64_t n, uint64_t period)
 int main(int argc, char **argv)
 {
 	uint64_t n = 50000000;
-	int emulated = 0, i;
+	int emulated = 0, deny = 0, i;
 	cpu_set_t set;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "emulated"))
 			emulated = 1;
+		else if (!strcmp(argv[i], "branches-denied"))
+			deny = 1;
 		else
 			n = strtoull(argv[i], NULL, 0);
 	}
@@ -219,6 +254,8 @@ int main(int argc, char **argv)
 	sched_setaffinity(0, sizeof(set), &set);
 	counting(n, emulated);
 	sampling(n, 1000000);
+	if (deny)
+		denied(n);
 	if (fails)
 		return 1;
 	printf("PMUVIRT-STOCK-PERF-PASSED\n");
