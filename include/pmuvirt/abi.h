@@ -116,6 +116,14 @@ struct pmuvirt_control {
 /* pmuvirt_policy_raw.flags */
 #define PMUVIRT_POLICY_EXCLUDE		0x1u	/* codes this entry matches are not listed */
 
+/*
+ * pmuvirt_policy.flags: the context's guest sees no emulated PMU (a Xen
+ * HVM or PVH domain's stock guests, docs/xen.md "Stock guests"); the
+ * events of pmuvirt's own counters are decided by the rest of the policy.
+ */
+#define PMUVIRT_POLICY_NO_VPMU		0x1u
+#define PMUVIRT_POLICY_FLAGS		PMUVIRT_POLICY_NO_VPMU	/* every flag */
+
 /**
  * struct pmuvirt_policy_raw - a set of raw event codes
  * @match:	what the masked code must equal; no bit outside @mask.
@@ -138,7 +146,7 @@ struct pmuvirt_policy_raw {
  * @events:	bit (1 << enum pmuvirt_event) for each listed portable event
  *		(PMUVIRT_EV_NONE's bit and bits past the last event are zero).
  * @nr_raw:	valid entries of @raw (at most PMUVIRT_POLICY_MAX_RAW).
- * @flags:	must be zero.
+ * @flags:	PMUVIRT_POLICY_NO_VPMU; the other bits must be zero.
  * @reserved:	must be zero.
  * @raw:	the listed raw codes.
  *

@@ -400,7 +400,7 @@ int pmuvirt_validate(const struct pmuvirt_pmu *pmu, const struct pmuvirt_control
  *		boot option).
  *
  * Return: 0; -EINVAL for a wrong version or action, a nonzero reserved
- * field or flag, an unknown event bit, more than PMUVIRT_POLICY_MAX_RAW raw
+ * field, a flag other than PMUVIRT_POLICY_NO_VPMU, an unknown event bit, more than PMUVIRT_POLICY_MAX_RAW raw
  * entries, or an entry whose @match has bits outside its @mask (it could
  * never match).
  */
@@ -412,7 +412,8 @@ int pmuvirt_policy_validate(const struct pmuvirt_policy *pol);
  *		policy: everything is permitted).
  * @ctr:	the counter: a portable event, or a raw code (PMUVIRT_CTR_RAW).
  *
- * Return: true when @pol permits the counter's event.
+ * Return: true when @pol permits the counter's event (@pol's flags do
+ * not take part).
  */
 bool pmuvirt_policy_permits(const struct pmuvirt_policy *pol, const struct pmuvirt_counter_ctl *ctr);
 

@@ -401,13 +401,33 @@ int pmuvirt_vpmu_set_host(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp,
  *		while any call of the emulator runs.
  *
  * A guest counter whose event @pol does not permit counts nothing, as an
- * event the host cannot count; counters that become permitted count from
- * their value.  The host's own counters are not checked against @pol.
+ * event the host cannot count: its select is accepted and reads back, its
+ * value does not move and it raises no interrupt.  Counters that become
+ * permitted count from their value.  The host's own counters are not
+ * checked against @pol.
+ *
+ * With PMUVIRT_POLICY_NO_VPMU in @pol's flags the emulated PMU is off: no
+ * guest counter counts (the emulator's counters leave the context) and
+ * pmuvirt_vpmu_rdmsr(), _wrmsr() and _rdpmc() return -EINVAL for every
+ * access, the registers kept as they were.  A policy without the flag
+ * turns it on again with those registers.
  *
  * Return: 0; -EBUSY when the context runs on another pcpu; -EFAULT.
  */
 int pmuvirt_vpmu_set_policy(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp,
 			    const struct pmuvirt_policy *pol);
+
+/**
+ * pmuvirt_vpmu_off() - does the event policy turn the emulated PMU off
+ * @vp:		the VCPU's emulated PMU, or NULL.
+ *
+ * True when the policy of pmuvirt_vpmu_set_policy() has
+ * PMUVIRT_POLICY_NO_VPMU: the host's CPUID then describes no PMU (it does
+ * not call pmuvirt_vpmu_cpuid()).  Touches no register.
+ *
+ * Return: true when the emulated PMU is off.
+ */
+bool pmuvirt_vpmu_off(const struct pmuvirt_vpmu *vp);
 
 /**
  * pmuvirt_vpmu_reset() - power-on state (the VCPU's INIT or reset)

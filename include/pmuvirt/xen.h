@@ -223,7 +223,9 @@ struct pmuvirt_xen_take_overflows {
  * policy applies to every later SET_CONTROL of the domain's VCPUs.  A
  * VCPU whose control the new policy does not permit loses it (counts
  * nothing, as after an empty control): the calling VCPU at once, the
- * others when Xen next switches them in.  -ESRCH: no such domain;
+ * others when Xen next switches them in.  At the same moments it binds
+ * the counters of the emulated PMU of HVM and PVH VCPUs (a refused one
+ * counts nothing); PMUVIRT_POLICY_NO_VPMU takes that PMU away.  -ESRCH: no such domain;
  * -EINVAL: a malformed policy or a @domid past 16 bits.
  */
 struct pmuvirt_xen_set_policy {

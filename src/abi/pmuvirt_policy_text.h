@@ -58,7 +58,8 @@ int pmuvirt_policy_parse(const char *s, size_t len, struct pmuvirt_policy *pol, 
  * an exclude entry.  pmuvirt_policy_parse() of the text gives @pol back.
  *
  * Return: the length of the text (without the NUL); -EINVAL when
- * pmuvirt_policy_validate() refuses @pol, -ENOSPC when @size is too small
+ * pmuvirt_policy_validate() refuses @pol or @pol has a flag (the text form
+ * has none), -ENOSPC when @size is too small
  * (@buf then holds an empty string if @size is not 0).
  */
 int pmuvirt_policy_format(const struct pmuvirt_policy *pol, char *buf, size_t size);

@@ -193,7 +193,8 @@ int pmuvirt_policy_format(const struct pmuvirt_policy *pol, char *buf, size_t si
 	bool first = true;
 	unsigned int ev, i;
 
-	if (pmuvirt_policy_validate(pol))
+	/* the text has no flags: a policy with one would read back without it */
+	if (pmuvirt_policy_validate(pol) || pol->flags)
 		return -EINVAL;
 	put_str(&o, pol->action == PMUVIRT_POLICY_ALLOW ? "allow" : "deny");
 	for (ev = 0; ev < PMUVIRT_EV_NR; ev++) {

@@ -120,7 +120,7 @@ int pmuvirt_policy_validate(const struct pmuvirt_policy *pol)
 		return -EINVAL;
 	if (pol->action != PMUVIRT_POLICY_ALLOW && pol->action != PMUVIRT_POLICY_DENY)
 		return -EINVAL;
-	if (pol->flags || pol->reserved || (pol->events & ~POLICY_EVENTS))
+	if ((pol->flags & ~PMUVIRT_POLICY_FLAGS) || pol->reserved || (pol->events & ~POLICY_EVENTS))
 		return -EINVAL;
 	if (pol->nr_raw > PMUVIRT_POLICY_MAX_RAW)
 		return -EINVAL;

@@ -95,7 +95,7 @@ static bool policy_ok(const struct pmuvirt_policy *p)
 {
 	unsigned int i;
 
-	if (p->version != PMUVIRT_ABI_VERSION || p->action > 1 || p->flags || p->reserved ||
+	if (p->version != PMUVIRT_ABI_VERSION || p->action > 1 || p->flags > 1 || p->reserved ||
 	    (p->events & ~0x3eu) || p->nr_raw > 32)
 		return false;
 	for (i = 0; i < p->nr_raw; i++)

@@ -155,7 +155,9 @@ static void test_policy_validate(void **state)
 		assert_int_equal(pmuvirt_policy_validate(&q), -EINVAL); } while (0)
 	BAD(q.version = 2);
 	BAD(q.action = 2);
-	BAD(q.flags = 1);
+	BAD(q.flags = 2);
+	BAD(q.flags = 0x80000000u);
+	BAD(q.flags = PMUVIRT_POLICY_NO_VPMU | 2);
 	BAD(q.reserved = 1);
 	BAD(q.events |= EVB(NONE));
 	BAD(q.events |= 1u << PMUVIRT_EV_NR);
@@ -166,6 +168,19 @@ static void test_policy_validate(void **state)
 	BAD(q.raw[0].flags = 2);
 	BAD(q.raw[0].match = 0x1c0);	/* a bit outside the mask 0xff: never matches */
 #undef BAD
+	/* the one flag, and it does not change what the policy permits */
+	q = p;
+	q.flags = PMUVIRT_POLICY_NO_VPMU;
+	assert_int_equal(pmuvirt_policy_validate(&q), 0);
+	{
+		struct pmuvirt_counter_ctl in = { .event = PMUVIRT_EV_INSTRUCTIONS,
+						  .flags = PMUVIRT_CTR_USER };
+		struct pmuvirt_counter_ctl br = { .event = PMUVIRT_EV_BRANCHES,
+						  .flags = PMUVIRT_CTR_USER };
+
+		assert_true(pmuvirt_policy_permits(&q, &in));
+		assert_false(pmuvirt_policy_permits(&q, &br));
+	}
 	/* entries past nr_raw are not looked at */
 	q = p;
 	q.nr_raw = 1;

@@ -216,6 +216,12 @@ static void test_format_bounds(void **state)
 	p.raw[3].match = 0;
 	p.events |= 1u << PMUVIRT_EV_NONE;
 	assert_int_equal(pmuvirt_policy_format(&p, text, sizeof(text)), -EINVAL);
+	/* a valid flag has no text: it would not read back */
+	p.events &= ~(1u << PMUVIRT_EV_NONE);
+	assert_true(pmuvirt_policy_format(&p, text, sizeof(text)) > 0);
+	p.flags = PMUVIRT_POLICY_NO_VPMU;
+	assert_int_equal(pmuvirt_policy_validate(&p), 0);
+	assert_int_equal(pmuvirt_policy_format(&p, text, sizeof(text)), -EINVAL);
 }
 
 static bool permits(const struct pmuvirt_policy *p, uint64_t event, uint32_t flags)

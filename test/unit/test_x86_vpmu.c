@@ -403,6 +403,191 @@ static void test_policy(void **state)
 }
 
 /*
+ * A counter the policy refuses is a hardware counter that counts nothing:
+ * every write the guest makes succeeds (no #GP), its select reads back, its
+ * value holds through events and raises no interrupt even a few events
+ * before its wrap, RDPMC reads it, GLOBAL_STATUS stays clear.  Allowed
+ * counters beside it count exactly.  When the policy allows it again it
+ * counts from its value and interrupts at its wrap.  The AMD legacy model
+ * on an Intel-style host (Xen's HVM guests under QEMU) likewise, and raw
+ * codes by an ALLOW policy without raw entries.
+ */
+static void test_policy_refused(void **state)
+{
+	struct vr *r = vr_new(&rig_intel_v4, NULL, 0);
+	const struct pmuvirt_vpmu_model amd = {
+		.vendor = PMUVIRT_VPMU_AMD, .version = PMUVIRT_VPMU_AMD_LEGACY, .nr_gp = 4,
+		.width = 48, .family = 6,
+	};
+	const uint64_t w = 1ull << r->v[0].vp.model.width;
+	struct pmuvirt_policy deny = {
+		.version = PMUVIRT_ABI_VERSION, .action = PMUVIRT_POLICY_DENY,
+		.events = 1u << PMUVIRT_EV_BRANCHES,
+	};
+	struct pmuvirt_policy portable_only = {
+		.version = PMUVIRT_ABI_VERSION, .action = PMUVIRT_POLICY_ALLOW,
+		.events = 1u << PMUVIRT_EV_INSTRUCTIONS | 1u << PMUVIRT_EV_BRANCHES,
+	};
+	uint64_t v;
+
+	(void)state;
+	vr_switch(r, 0);
+	assert_int_equal(pmuvirt_vpmu_set_policy(&r->pc, &r->v[0].vp, &deny), 0);
+	vr_wr(r, 0, G_CTRL, 0);
+	vr_wr(r, 0, A_PMC0, w - 10);
+	vr_wr(r, 0, EVTSEL0, SEL(0xc4));			/* branches: refused */
+	vr_wr(r, 0, EVTSEL0 + 1, SEL(0xc0));			/* instructions */
+	vr_wr(r, 0, G_CTRL, 3);
+	assert_true(vr_rd(r, 0, EVTSEL0) == SEL(0xc4));
+	vr_run(r, FAKEHW_BRANCHES, 100, false);
+	vr_run(r, FAKEHW_INSTRUCTIONS, 7, true);
+	assert_true(vr_rd(r, 0, A_PMC0) == w - 10);
+	assert_int_equal(vr_rd(r, 0, A_PMC0 + 1), 7);
+	assert_int_equal(r->v[0].pmis, 0);
+	assert_int_equal(vr_rd(r, 0, G_STATUS), 0);
+	assert_int_equal(pmuvirt_vpmu_rdpmc(&r->pc, &r->v[0].vp, 0, &v), 0);
+	assert_true(v == w - 10);
+	/* written while refused: holds the written value */
+	vr_wr(r, 0, A_PMC0, w - 5);
+	vr_run(r, FAKEHW_BRANCHES, 50, false);
+	assert_true(vr_rd(r, 0, A_PMC0) == w - 5);
+	assert_int_equal(r->v[0].pmis, 0);
+	/* allowed again: counts from its value, one interrupt at the wrap */
+	assert_int_equal(pmuvirt_vpmu_set_policy(&r->pc, &r->v[0].vp, NULL), 0);
+	vr_run(r, FAKEHW_BRANCHES, 4, false);
+	assert_true(vr_rd(r, 0, A_PMC0) == w - 1);
+	assert_int_equal(r->v[0].pmis, 0);
+	vr_run(r, FAKEHW_BRANCHES, 1, false);
+	assert_int_equal(r->v[0].pmis, 1);
+	assert_true(vr_rd(r, 0, G_STATUS) == 1);
+	/* a raw code under an ALLOW policy without raw entries */
+	assert_int_equal(pmuvirt_vpmu_set_policy(&r->pc, &r->v[0].vp, &portable_only), 0);
+	vr_wr(r, 0, EVTSEL0 + 2, SEL(0x2e) | 0x4f00);		/* LLC references */
+	vr_wr(r, 0, G_CTRL, 7);
+	vr_run(r, FAKEHW_BRANCHES, 3, false);
+	assert_int_equal(vr_rd(r, 0, A_PMC0 + 2), 0);
+	assert_int_equal(vr_rd(r, 0, A_PMC0), 3);
+	vr_switch(r, -1);
+	vr_free(r);
+
+	r = vr_new(&rig_intel_emu, &amd, 0);
+	assert_int_equal(pmuvirt_vpmu_set_policy(NULL, &r->v[0].vp, &deny), 0);
+	vr_switch(r, 0);
+	vr_wr(r, 0, K7_CTL0, SEL(0xc2));			/* AMD branches: refused */
+	vr_wr(r, 0, K7_CTL0 + 1, SEL(0xc0));
+	vr_run(r, FAKEHW_BRANCHES, 30, false);
+	vr_run(r, FAKEHW_INSTRUCTIONS, 20, false);
+	assert_int_equal(vr_rd(r, 0, K7_CTR0), 0);
+	assert_int_equal(vr_rd(r, 0, K7_CTR0 + 1), 20);
+	vr_switch(r, -1);
+	assert_int_equal(pmuvirt_vpmu_set_policy(NULL, &r->v[0].vp, NULL), 0);
+	vr_switch(r, 0);
+	vr_run(r, FAKEHW_BRANCHES, 6, false);
+	assert_int_equal(vr_rd(r, 0, K7_CTR0), 6);
+	vr_switch(r, -1);
+	vr_free(r);
+}
+
+/* Is any counter of an Intel v4 host (4 general, 3 fixed) enabled? */
+static bool host_counts(struct vr *r)
+{
+	uint64_t v, g;
+	unsigned int i;
+
+	assert_int_equal(fakehw_peek(r->hw, G_CTRL, &g), 0);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(fakehw_peek(r->hw, EVTSEL0 + i, &v), 0);
+		if ((v & VR_EN) && (g & (1ull << i)))
+			return true;
+	}
+	assert_int_equal(fakehw_peek(r->hw, FIXED_CTRL, &v), 0);
+	for (i = 0; i < 3; i++)
+		if ((v >> (4 * i)) & 3 && (g & (1ull << (32 + i))))
+			return true;
+	return false;
+}
+
+/*
+ * PMUVIRT_POLICY_NO_VPMU: the emulated PMU is off.  Every MSR of the model
+ * and every RDPMC index is -EINVAL (#GP) with nothing changed, the
+ * emulator's counters leave the context and the hardware counts nothing
+ * for the guest; the host's own counters go on.  A policy without the flag
+ * gives the guest its registers back, counting on from their values.
+ */
+static void test_policy_no_vpmu(void **state)
+{
+	struct vr *r = vr_new(&rig_intel_v4, NULL, 0);
+	struct pmuvirt_vpmu *vp = &r->v[0].vp;
+	struct pmuvirt_policy off = {
+		.version = PMUVIRT_ABI_VERSION, .action = PMUVIRT_POLICY_DENY,
+		.flags = PMUVIRT_POLICY_NO_VPMU,
+	};
+	static const uint32_t msrs[] = { PMC0, A_PMC0, EVTSEL0, FIXED_CTR0, FIXED_CTRL, G_STATUS,
+					 G_CTRL, G_OVF, 0x345 };
+	struct pmuvirt_control host = { .version = PMUVIRT_ABI_VERSION, .nr_counters = 1 };
+	unsigned int i;
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(pmuvirt_policy_validate(&off), 0);
+	assert_false(pmuvirt_vpmu_off(NULL));
+	vr_switch(r, 0);
+	vr_wr(r, 0, EVTSEL0, SEL(0xc4));
+	vr_wr(r, 0, FIXED_CTRL, 0xb);
+	vr_wr(r, 0, G_CTRL, 1 | 1ull << 32);
+	vr_run(r, FAKEHW_BRANCHES, 10, false);
+	vr_run(r, FAKEHW_INSTRUCTIONS, 3, false);
+	assert_int_equal(vr_rd(r, 0, FIXED_CTR0), 3);
+	assert_true(host_counts(r));
+	assert_false(pmuvirt_vpmu_off(vp));
+	assert_int_equal(pmuvirt_vpmu_set_policy(&r->pc, vp, &off), 0);
+	assert_true(pmuvirt_vpmu_off(vp));
+	assert_int_equal(r->v[0].ctx->nr_counters, 0);
+	assert_false(host_counts(r));
+	for (i = 0; i < sizeof(msrs) / sizeof(msrs[0]); i++) {
+		v = 1;
+		assert_int_equal(pmuvirt_vpmu_rdmsr(&r->pc, vp, msrs[i], &v), -EINVAL);
+		assert_true(v == 0);
+		assert_int_equal(pmuvirt_vpmu_wrmsr(&r->pc, vp, msrs[i], 0), -EINVAL);
+	}
+	assert_int_equal(pmuvirt_vpmu_rdpmc(&r->pc, vp, 0, &v), -EINVAL);
+	assert_int_equal(pmuvirt_vpmu_rdpmc(&r->pc, vp, 1u << 30, &v), -EINVAL);
+	vr_run(r, FAKEHW_BRANCHES, 100, false);
+	vr_run(r, FAKEHW_INSTRUCTIONS, 100, false);
+	assert_int_equal(r->v[0].pmis, 0);
+	/* the host's own counter counts beside the guest's nothing */
+	host.counter[0].event = PMUVIRT_EV_CYCLES;
+	host.counter[0].flags = PMUVIRT_CTR_USER;
+	assert_int_equal(pmuvirt_vpmu_set_host(&r->pc, vp, &host, 0, 1, NULL), 0);
+	assert_int_equal(r->v[0].ctx->nr_counters, 1);
+	vr_run(r, FAKEHW_CYCLES, 9, false);
+	vr_run(r, FAKEHW_BRANCHES, 9, false);
+	assert_int_equal(pmuvirt_read_counter(r->v[0].ctx, 0, &v), 0);
+	assert_int_equal(v, 9);
+	/* on again: the registers as they were, counting from their values */
+	assert_int_equal(pmuvirt_vpmu_set_policy(&r->pc, vp, NULL), 0);
+	assert_false(pmuvirt_vpmu_off(vp));
+	assert_true(vr_rd(r, 0, EVTSEL0) == SEL(0xc4));
+	assert_true(vr_rd(r, 0, FIXED_CTRL) == 0xb);
+	vr_run(r, FAKEHW_BRANCHES, 5, false);
+	vr_run(r, FAKEHW_INSTRUCTIONS, 2, false);
+	assert_int_equal(vr_rd(r, 0, PMC0), 15);
+	assert_int_equal(vr_rd(r, 0, FIXED_CTR0), 5);
+	assert_int_equal(r->v[0].ctx->nr_counters, 3);
+	/* off while switched out, then switched in: nothing counts */
+	vr_switch(r, -1);
+	assert_int_equal(pmuvirt_vpmu_set_policy(NULL, vp, &off), 0);
+	vr_switch(r, 0);
+	assert_int_equal(r->v[0].ctx->nr_counters, 1);
+	vr_run(r, FAKEHW_BRANCHES, 5, false);
+	assert_int_equal(pmuvirt_vpmu_rdmsr(&r->pc, vp, PMC0, &v), -EINVAL);
+	assert_int_equal(pmuvirt_vpmu_set_policy(&r->pc, vp, NULL), 0);
+	assert_int_equal(vr_rd(r, 0, PMC0), 15);
+	vr_switch(r, -1);
+	vr_free(r);
+}
+
+/*
  * perf stat in two VCPUs of one domain, four counters each (cycles and
  * instructions on fixed counters, branches and branch misses on general
  * ones), all interrupting at the counters' half range as Linux arms them
@@ -960,6 +1145,8 @@ int main(void)
 		cmocka_unit_test(test_intel_guest_amd_host),
 		cmocka_unit_test(test_unsupported),
 		cmocka_unit_test(test_policy),
+		cmocka_unit_test(test_policy_refused),
+		cmocka_unit_test(test_policy_no_vpmu),
 		cmocka_unit_test(test_two_vcpus),
 		cmocka_unit_test(test_overflow_at_switch),
 		cmocka_unit_test(test_status_without_interrupt),

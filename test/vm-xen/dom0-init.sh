@@ -128,10 +128,14 @@ elif grep -q pmuvirt_hvm_boot /proc/cmdline; then
 	# that Xen's test instrument makes fail, then a save and a restore.
 	toolstack_up
 	t0=$(cut -d. -f1 /proc/uptime)
-	/usr/bin/xl create /etc/xen/hvm.cfg
+	/usr/bin/xl create -p /etc/xen/hvm.cfg
 	echo "PMUVIRT-DOM0-HVM-CREATE-EXIT=$? seconds=$(( $(cut -d. -f1 /proc/uptime) - t0 ))"
 	serial=/var/log/xen/hvm-serial.log
 	h=$(/usr/bin/xl domid pmuvirt-hvm)
+	# Before it starts: a policy that denies branches (its stock perf test
+	# counts them as zero).
+	/pmuvirt-xenpolicy "$h" "deny branches" && echo "PMUVIRT-DOM0-HVM-POLICY-SET $h"
+	/usr/bin/xl unpause pmuvirt-hvm
 	# A restored device model starts the serial file afresh: each life's
 	# output is kept in $lives before the restore.
 	lives=/var/log/xen/hvm-serial-lives.log

@@ -26,11 +26,12 @@ fi
 # The guest kernel's own perf on the PMU Xen emulates, before pmuvirt.ko:
 # through perf_event_open(), then Debian's perf (stat, record and report;
 # in the hvm boot also a perf stat across dom0's save and restore of the
-# domain, of which a XenStore key tells).  A PV domU skips them.
+# domain, of which a XenStore key tells).  A PV domU skips them.  dom0 gave
+# the hvm boot's domain a policy that denies branches.
 if [ $run = hvm ]; then
-	/stock_perf_test emulated
+	/stock_perf_test emulated branches-denied
 	echo "PMUVIRT-STOCK-PERF-EXIT=$?"
-	/stock_perf_test perf-stat emulated
+	/stock_perf_test perf-stat emulated branches-denied
 	echo "PMUVIRT-STOCK-PERF-STAT-EXIT=$?"
 	/stock_perf_test perf-record
 	echo "PMUVIRT-STOCK-PERF-RECORD-EXIT=$?"

@@ -169,6 +169,10 @@ xp=$srcroot/tools/pmuvirt-xenprof
 gcc -O2 -Wall -Wextra -Werror -static -I"$srcroot/include" -I"$srcroot/lib/user" -I"$srcroot/lib/xen" \
 	-o "$work/root/pmuvirt-xenprof" "$xp/pmuvirt-xenprof.c" "$xp/drain.c" "$xp/symtab.c" \
 	"$srcroot/lib/user/libpmuvirt-user.c"
+gcc -O2 -Wall -Wextra -Werror -static -DPMUVIRT_HAVE_ENV=1 -I"$srcroot/include" -I"$srcroot/src/abi" \
+	-I"$srcroot/src/core" -I"$srcroot/src/glue/user" -I"$srcroot/lib/xen" \
+	-o "$work/root/pmuvirt-xenpolicy" "$srcroot/tools/pmuvirt-xenpolicy/pmuvirt-xenpolicy.c" \
+	"$srcroot/src/abi/policy_text.c" "$srcroot/src/core/validate.c" "$srcroot/src/core/util.c"
 objcopy --strip-debug "$(dirname "$xen")/xen-syms" "$work/root/xen-syms"
 gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/lib/user" \
 	-o "$work/root/pmuvirt_xen_guest" "$srcroot/test/vm-xen/pmuvirt_xen_guest.c" \
@@ -460,7 +464,8 @@ require_domu "hvm: " HVM "hvm: PMUVIRT-DOMU-FAIL-SAVE-CANCELLED" \
 	"hvm: PMUVIRT-STOCK-PERF-STAT-OK" "hvm: PMUVIRT-STOCK-PERF-STAT-EXIT=0" \
 	"hvm: PMUVIRT-STOCK-PERF-RECORD-OK" "hvm: PMUVIRT-STOCK-PERF-RECORD-EXIT=0" \
 	"PMUVIRT-DOM0-SAVED perf-hvm" "PMUVIRT-DOM0-RESTORED perf-hvm" \
-	"hvm: PMUVIRT-STOCK-PERF-ACROSS-OK" "hvm: PMUVIRT-STOCK-PERF-ACROSS-EXIT=0"
+	"hvm: PMUVIRT-STOCK-PERF-ACROSS-OK" "hvm: PMUVIRT-STOCK-PERF-ACROSS-EXIT=0" \
+	"PMUVIRT-DOM0-HVM-POLICY-SET 1" "hvm: PMUVIRT-STOCK-PERF-POLICY-OK"
 fi
 log "boots passed: $boots"
 for b in real emulated refused watchdog domu smp hvm; do

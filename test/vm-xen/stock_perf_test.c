@@ -17,6 +17,10 @@
  * 2. Sampling: instructions:u with a period of P, the samples in the ring
  *    buffer around the same loop: their number must be work / P within 10%,
  *    each one the guest's performance interrupt (an NMI through the vLAPIC).
+ * 3. With "branches-denied" (dom0 gave the domain a policy that denies
+ *    branches): branches:u around the loop (N taken branches) opens and
+ *    enables as any counter (the guest's MSR writes succeed) and counts 0,
+ *    while instructions:u beside it counts the work.
  *
  * Prints PMUVIRT-STOCK-PERF-... lines; exit 0 when every check passed.
  * In a PV guest (no emulated PMU for PV yet) it prints
@@ -25,9 +29,10 @@
  * With a first argument it drives Debian's perf (/usr/bin/perf, from
  * linux-perf) instead, each run's own output printed with the prefix
  * PMUVIRT-STOCK-PERF-OUT:
- *   perf-stat [emulated]  perf stat -e instructions:u,instructions:k,
- *		cycles:u,branches:u of "loop N", with the bounds of 1.
- *		(branches:u is N on a real PMU, the work on the emulated one).
+ *   perf-stat [emulated] [branches-denied]  perf stat -e instructions:u,
+ *		instructions:k,cycles:u,branches:u of "loop N", with the bounds
+ *		of 1 (branches:u is N on a real PMU, the work on the emulated
+ *		one, 0 where the domain's policy denies branches).
  *   perf-record	perf record -e cycles:u -c P of "split N", whose
  *		hot_a runs three times the instructions of hot_b, then perf
  *		report: hot_a's share over hot_b's must be 3 within 3%.
@@ -158,6 +163,35 @@ static void counting(uint64_t n, int emulated)
 	}
 	if (!fails)
 		printf("PMUVIRT-STOCK-PERF-COUNT-OK\n");
+}
+
+/* The domain's policy denies branches: that counter counts nothing, the other on. */
+static void denied(uint64_t n)
+{
+	uint64_t work = 2 * n, br, iu;
+	int fb = perf_open(PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 0, 1, 0);
+	int fu = perf_open(PERF_COUNT_HW_INSTRUCTIONS, 0, 1, 0);
+
+	if (fb < 0 || fu < 0) {
+		FAIL("perf_event_open of branches and instructions: %s\n", strerror(errno));
+		return;
+	}
+	ioctl(fb, PERF_EVENT_IOC_ENABLE, 0);
+	ioctl(fu, PERF_EVENT_IOC_ENABLE, 0);
+	loop(n);
+	ioctl(fu, PERF_EVENT_IOC_DISABLE, 0);
+	ioctl(fb, PERF_EVENT_IOC_DISABLE, 0);
+	br = count_of(fb);
+	iu = count_of(fu);
+	close(fb);
+	close(fu);
+	printf("PMUVIRT-STOCK-PERF denied branches:u %" PRIu64 " for %" PRIu64 " branches\n", br, n);
+	if (br)
+		FAIL("branches:u %" PRIu64 " under a policy that denies branches\n", br);
+	else if (!near("instructions:u beside it", iu, work))
+		FAIL("instructions:u %" PRIu64 " beside the denied counter\n", iu);
+	else
+		printf("PMUVIRT-STOCK-PERF-POLICY-OK\n");
 }
 
 static void sampling(uint64_t n, uint64_t period)
@@ -327,7 +361,7 @@ static uint64_t csv_count(const char *path, const char *event)
 #define SELF		"/stock_perf_test"
 #define STAT_CSV	"/tmp/perf-stat.csv"
 
-static void perf_stat(uint64_t n, int emulated)
+static void perf_stat(uint64_t n, int emulated, int no_branches)
 {
 	char arg[32];
 	char *argv[] = { PERF, "stat", "-x,", "-o", STAT_CSV, "-e",
@@ -355,16 +389,18 @@ static void perf_stat(uint64_t n, int emulated)
 			FAIL("perf stat: instructions:k %" PRIu64 " (emulated PMU: every mode)\n", ik);
 		if (!near("perf-stat cycles:u", cy, work))
 			FAIL("perf stat: cycles:u %" PRIu64 " (emulated PMU: TSC ticks)\n", cy);
-		if (!near("perf-stat branches:u", br, work))
+		if (!no_branches && !near("perf-stat branches:u", br, work))
 			FAIL("perf stat: branches:u %" PRIu64 " (emulated PMU: TSC ticks)\n", br);
 	} else {
 		if (ik > work / 50)
 			FAIL("perf stat: instructions:k %" PRIu64 ": 2%% of the work or more\n", ik);
 		if (!cy)
 			FAIL("perf stat: cycles:u 0\n");
-		if (!near("perf-stat branches:u", br, n))
+		if (!no_branches && !near("perf-stat branches:u", br, n))
 			FAIL("perf stat: branches:u %" PRIu64 " for %" PRIu64 " branches\n", br, n);
 	}
+	if (no_branches && br)
+		FAIL("perf stat: branches:u %" PRIu64 " where the policy denies branches\n", br);
 	if (!fails)
 		printf("PMUVIRT-STOCK-PERF-STAT-OK\n");
 }
@@ -489,7 +525,8 @@ static int perf_mode(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "perf-stat"))
-		perf_stat(50000000, argc > 2 && !strcmp(argv[2], "emulated"));
+		perf_stat(50000000, argc > 2 && !strcmp(argv[2], "emulated"),
+			  !strcmp(argv[argc - 1], "branches-denied"));
 	else if (!strcmp(argv[1], "perf-record"))
 		perf_record(40000000, 40000);
 	else if (argc == 3 && !strcmp(argv[1], "perf-across"))
@@ -505,7 +542,7 @@ static int perf_mode(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	uint64_t n = 50000000;
-	int emulated = 0, i;
+	int emulated = 0, deny = 0, i;
 	cpu_set_t set;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -520,6 +557,8 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "emulated"))
 			emulated = 1;
+		else if (!strcmp(argv[i], "branches-denied"))
+			deny = 1;
 		else
 			n = strtoull(argv[i], NULL, 0);
 	}
@@ -532,6 +571,8 @@ int main(int argc, char **argv)
 	sched_setaffinity(0, sizeof(set), &set);
 	counting(n, emulated);
 	sampling(n, 1000000);
+	if (deny)
+		denied(n);
 	if (fails)
 		return 1;
 	printf("PMUVIRT-STOCK-PERF-PASSED\n");

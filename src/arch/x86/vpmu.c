@@ -458,9 +458,21 @@ static unsigned int portable(const struct pmuvirt_vpmu_model *m, uint64_t code)
 	return 0;
 }
 
+/* Does the event policy turn the emulated PMU off (PMUVIRT_POLICY_NO_VPMU)? */
+static bool vpmu_off(const struct pmuvirt_vpmu *vp)
+{
+	return vp->policy && (vp->policy->flags & PMUVIRT_POLICY_NO_VPMU);
+}
+
+bool pmuvirt_vpmu_off(const struct pmuvirt_vpmu *vp)
+{
+	return vp && vpmu_off(vp);
+}
+
 /*
  * The counter that counts guest counter @g's setting @c on the host, under
- * the event policy; false when the host cannot give it (it counts nothing).
+ * the event policy; false when the host cannot give it or the policy
+ * turns the emulated PMU off (it counts nothing).
  */
 static bool translate(const struct pmuvirt_vpmu *vp, unsigned int g, uint64_t c,
 		      struct pmuvirt_counter_ctl *cc)
@@ -472,6 +484,8 @@ static bool translate(const struct pmuvirt_vpmu *vp, unsigned int g, uint64_t c,
 	uint32_t flags = 0;
 
 	*cc = (struct pmuvirt_counter_ctl){ 0 };
+	if (vpmu_off(vp))
+		return false;
 	if (g < FIXED0) {
 		uint64_t code = c & (intel(m) ? INTEL_CODE_BITS : AMD_CODE_BITS);
 
@@ -879,6 +893,8 @@ int pmuvirt_vpmu_rdmsr(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp, uint32_
 	int ret;
 
 	*val = 0;
+	if (vpmu_off(vp))
+		return -EINVAL;
 	switch (decode(m, msr, &g)) {
 	case V_NONE:
 		return -EINVAL;
@@ -924,6 +940,8 @@ int pmuvirt_vpmu_wrmsr(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp, uint32_
 	uint32_t which;
 	int ret;
 
+	if (vpmu_off(vp))
+		return -EINVAL;
 	switch (r) {
 	case V_NONE:
 	case V_STATUS:
@@ -999,6 +1017,8 @@ int pmuvirt_vpmu_rdpmc(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp, uint32_
 	int ret;
 
 	*val = 0;
+	if (vpmu_off(vp))
+		return -EINVAL;
 	if (intel(m) && (ecx & PMUVIRT_RDPMC_FIXED)) {
 		g = ecx & ~PMUVIRT_RDPMC_FIXED;
 		if (g >= PMUVIRT_VPMU_MAX_FIXED || !fixed_present(m, g))

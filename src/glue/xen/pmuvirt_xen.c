@@ -587,6 +587,7 @@ int pmuvirt_xen_vcpu_create(struct vcpu *v)
 	xv->ctl.version = PMUVIRT_ABI_VERSION;	/* no counters */
 	xv->eff = xv->ctl;
 	xv->policy_gen = v->domain->arch.pmuvirt->policy_gen;
+	xv->vpolicy_gen = xv->policy_gen;
 	ctx = (struct pmuvirt_ctx *)(xv + 1);
 	/* The VCPUs of one domain switch without writes; another domain's re-base. */
 	if (pmuvirt_ctx_init(ctx, size, &pmuvirt_xen_pmu) ||
@@ -689,12 +690,19 @@ void pmuvirt_xen_enforce_policy(struct vcpu *v)
 	struct pmuvirt_xen_domain *dd = v->domain->arch.pmuvirt;
 	struct pmuvirt_ctx *ctx = v->arch.pmuvirt;
 	unsigned long flags;
+	uint64_t gen;
 
-	if (!dd || !ctx || likely(pmuvirt_xen_vcpu_of(ctx)->policy_gen ==
-				  read_atomic(&dd->policy_gen)))
+	if (!dd || !ctx)
+		return;
+	gen = read_atomic(&dd->policy_gen);
+	if (likely(pmuvirt_xen_vcpu_of(ctx)->policy_gen == gen &&
+		   pmuvirt_xen_vcpu_of(ctx)->vpolicy_gen == gen))
 		return;
 	spin_lock_irqsave(&dd->policy_lock, flags);
-	pmuvirt_xen_enforce_locked(v, dd, ctx);
+	if (pmuvirt_xen_vcpu_of(ctx)->policy_gen != dd->policy_gen)
+		pmuvirt_xen_enforce_locked(v, dd, ctx);
+	/* the guest's counters: its emulated PMU's copy of the policy */
+	pmuvirt_xen_vpmu_policy(v, ctx, dd);
 	spin_unlock_irqrestore(&dd->policy_lock, flags);
 }
 

@@ -47,6 +47,10 @@ struct pmuvirt_xen_domain {
  * @incoming:	PV restore: the blob while its words arrive, else NULL.
  * @words:	which words of @incoming arrived.
  * @vpmu:	HVM and PVH: the emulated PMU the guest sees, on this context.
+ * @vpolicy:	@vpmu's copy of the domain's event policy (the emulator
+ *		keeps it by pointer; SET_POLICY changes the domain's while
+ *		other VCPUs' intercepts run).
+ * @vpolicy_gen: the domain's policy_gen @vpolicy was copied at.
  * @has_vpmu:	@vpmu is initialised (pmuvirt_xen_vpmu.c).
  * @vpmu_restored: @vpmu's state came from a save stream.
  * @nr_pmis:	the guest interrupts @vpmu raised.
@@ -61,6 +65,8 @@ struct pmuvirt_xen_vcpu {
 	struct pmuvirt_saved_ctx *incoming;
 	unsigned long words[BITS_TO_LONGS(PMUVIRT_XEN_SAVE_MSRS)];
 	struct pmuvirt_vpmu vpmu;
+	struct pmuvirt_policy vpolicy;
+	uint64_t vpolicy_gen;
 	uint32_t has_vpmu;
 	uint32_t vpmu_restored;
 	uint32_t nr_pmis;
@@ -221,6 +227,13 @@ void pmuvirt_xen_prof_domain_destroy(struct domain *d);
 void pmuvirt_xen_vpmu_init(void);
 /* @v's emulated PMU on its new context @ctx, when @v is an HVM or PVH VCPU. */
 int pmuvirt_xen_vpmu_vcpu_create(struct vcpu *v, struct pmuvirt_ctx *ctx);
+/*
+ * The domain's event policy for @v's emulated PMU, when it changed since
+ * @v's copy: the domain's policy lock held; @v's context runs on this PCPU
+ * or nowhere, and @v is in no intercept.
+ */
+void pmuvirt_xen_vpmu_policy(struct vcpu *v, struct pmuvirt_ctx *ctx,
+			     const struct pmuvirt_xen_domain *dd);
 /* @v goes: what its emulated PMU served, in Xen's log. */
 void pmuvirt_xen_vpmu_vcpu_destroy(struct vcpu *v, struct pmuvirt_ctx *ctx);
 /* Before the glue changes @ctx's control: the emulator lets go of it. */

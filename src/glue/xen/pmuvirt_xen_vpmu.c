@@ -81,6 +81,8 @@ void __init pmuvirt_xen_vpmu_init(void)
 
 #ifdef CONFIG_HVM
 
+static int vpmu_attach(struct pmuvirt_xen_vcpu *xv, struct pmuvirt_pcpu *pc);
+
 static struct pmuvirt_vpmu *vpmu_of(const struct vcpu *v)
 {
 	struct pmuvirt_ctx *ctx = v->arch.pmuvirt;
@@ -132,7 +134,9 @@ static void cf_check pmuvirt_xen_vpmu_pmi(void *arg, uint64_t ovf)
 
 int pmuvirt_xen_vpmu_vcpu_create(struct vcpu *v, struct pmuvirt_ctx *ctx)
 {
+	struct pmuvirt_xen_domain *dd = v->domain->arch.pmuvirt;
 	struct pmuvirt_xen_vcpu *xv = pmuvirt_xen_vcpu_of(ctx);
+	unsigned long flags;
 
 	if (!pmuvirt_xen_vpmu_enabled || !is_hvm_vcpu(v))
 		return 0;
@@ -140,7 +144,49 @@ int pmuvirt_xen_vpmu_vcpu_create(struct vcpu *v, struct pmuvirt_ctx *ctx)
 			      pmuvirt_xen_vpmu_pmi, v))
 		return 0;
 	xv->has_vpmu = 1;
+	/* The domain's policy (the boot option's, or one SET_POLICY gave it). */
+	spin_lock_irqsave(&dd->policy_lock, flags);
+	xv->vpolicy = dd->policy;
+	xv->vpolicy_gen = dd->policy_gen;
+	pmuvirt_vpmu_set_policy(NULL, &xv->vpmu, &xv->vpolicy);
+	spin_unlock_irqrestore(&dd->policy_lock, flags);
 	return 0;
+}
+
+/*
+ * A counter the policy refuses counts nothing (its MSRs are served, no
+ * #GP); PMUVIRT_POLICY_NO_VPMU turns the emulated PMU off: every PMU MSR
+ * and RDPMC #GP, the emulator's counters off the context, CPUID as with
+ * pmuvirt-vpmu=0.  A VCPU's emulator gets a copy: the emulator reads the
+ * policy on every MSR write, and SET_POLICY may change the domain's while
+ * another PCPU's VCPU is in an intercept.
+ */
+void pmuvirt_xen_vpmu_policy(struct vcpu *v, struct pmuvirt_ctx *ctx,
+			     const struct pmuvirt_xen_domain *dd)
+{
+	struct pmuvirt_xen_vcpu *xv = pmuvirt_xen_vcpu_of(ctx);
+	struct pmuvirt_pcpu *pc;
+	bool was_off;
+	int rc;
+
+	if (xv->vpolicy_gen == dd->policy_gen)
+		return;
+	xv->vpolicy_gen = dd->policy_gen;
+	if (!xv->has_vpmu)
+		return;
+	was_off = pmuvirt_vpmu_off(&xv->vpmu);
+	xv->vpolicy = dd->policy;
+	pc = pc_for(ctx);
+	rc = pmuvirt_vpmu_set_policy(pc, &xv->vpmu, &xv->vpolicy);
+	/* On again after the glue's control took the context: the guest's counters back. */
+	if (!rc && !pmuvirt_vpmu_attached(&xv->vpmu) && pmuvirt_vpmu_counts(&xv->vpmu))
+		rc = vpmu_attach(xv, pc);
+	if (rc)
+		printk(XENLOG_G_WARNING "pmuvirt: %pv: emulated PMU: the domain's policy: %d\n",
+		       v, rc);
+	if (was_off != pmuvirt_vpmu_off(&xv->vpmu))
+		printk(XENLOG_G_INFO "pmuvirt: %pv: emulated PMU %s by the domain's policy\n", v,
+		       was_off ? "on" : "off");
 }
 
 void pmuvirt_xen_vpmu_vcpu_destroy(struct vcpu *v, struct pmuvirt_ctx *ctx)
@@ -265,7 +311,8 @@ void pmuvirt_xen_guest_cpuid(const struct vcpu *v, uint32_t leaf, uint32_t suble
 {
 	struct pmuvirt_vpmu *vp = vpmu_of(v);
 
-	if (vp)
+	/* Off by the domain's policy: the leaves as with pmuvirt-vpmu=0. */
+	if (vp && !pmuvirt_vpmu_off(vp))
 		pmuvirt_vpmu_cpuid(&vp->model, leaf, subleaf, regs);
 }
 
@@ -274,7 +321,7 @@ void pmuvirt_xen_misc_enable(const struct vcpu *v, uint64_t *val)
 	struct pmuvirt_vpmu *vp = vpmu_of(v);
 
 	/* Intel: performance monitoring available; no BTS, no PEBS. */
-	if (vp && vp->model.vendor == PMUVIRT_VPMU_INTEL)
+	if (vp && !pmuvirt_vpmu_off(vp) && vp->model.vendor == PMUVIRT_VPMU_INTEL)
 		*val |= MSR_IA32_MISC_ENABLE_PERF_AVAIL | MSR_IA32_MISC_ENABLE_BTS_UNAVAIL |
 			MSR_IA32_MISC_ENABLE_PEBS_UNAVAIL;
 }
@@ -385,6 +432,12 @@ int pmuvirt_xen_vpmu_restore(struct vcpu *v, const struct pmuvirt_vpmu_saved *in
 int pmuvirt_xen_vpmu_vcpu_create(struct vcpu *v, struct pmuvirt_ctx *ctx)
 {
 	return 0;
+}
+
+void pmuvirt_xen_vpmu_policy(struct vcpu *v, struct pmuvirt_ctx *ctx,
+			     const struct pmuvirt_xen_domain *dd)
+{
+	pmuvirt_xen_vcpu_of(ctx)->vpolicy_gen = dd->policy_gen;
 }
 
 void pmuvirt_xen_vpmu_vcpu_destroy(struct vcpu *v, struct pmuvirt_ctx *ctx) { }
