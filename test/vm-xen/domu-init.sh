@@ -39,7 +39,7 @@ if [ $run = hvm ]; then
 	/stock_perf_test perf-across /tmp/restored
 	echo "PMUVIRT-STOCK-PERF-ACROSS-EXIT=$?"
 elif [ $run = domu ]; then
-	/stock_perf_test perf-stat emulated
+	/stock_perf_test perf-stat emulated beside-session
 	echo "PMUVIRT-STOCK-PERF-STAT-EXIT=$?"
 fi
 insmod /pmuvirt.ko && echo "PMUVIRT-DOMU-LOADED"

@@ -14,7 +14,11 @@
  *   intercepts it); with one a-mode instructions counter, exactly that
  *   counter's rdpmc index reads, and what it reads between two READ
  *   hypercalls grows by at most what READ says the counter grew; every
- *   other index, the session's counters among them, raises #GP.
+ *   other index, the session's counters among them, raises #GP.  An index
+ *   that also names a counter of the domain's emulated PMU, which the
+ *   guest's kernel used before (its perf), reads that counter instead:
+ *   exactly what its MSR reads, the guest's own virtual count, never
+ *   the session's.
  */
 #include <linux/module.h>
 #include <linux/kernel.h>
@@ -23,6 +27,8 @@
 #include <xen/xen.h>
 #include <asm/xen/hypercall.h>
 #include <asm/asm.h>
+#include <asm/msr.h>
+#include <asm/processor.h>
 #include <asm/extable_fixup_types.h>
 #include <pmuvirt/xen.h>
 #include <pmuvirt/pmuvirt.h>
@@ -94,21 +100,48 @@ struct probe {
 
 #define FAIL(p, ...) do { pr_info("PMUVIRT-RDPMC-FAIL " __VA_ARGS__); (p)->fails++; } while (0)
 
-/* Every index but @own (or all, for -1) must raise #GP; @own must read. */
+/*
+ * The counter of the emulated PMU that rdpmc @ecx names, read through its
+ * MSR: 0 and *@val, or -EIO when the guest's PMU has no such counter (or
+ * none at all: PV).  AMD's legacy counters at PERF_CTR0-3; Intel's
+ * general counters at IA32_PMC0 and fixed ones at FIXED_CTR0.
+ */
+static int emulated_counter(u32 ecx, u64 *val)
+{
+	u32 msr;
+
+	if (xen_pv_domain())
+		return -EIO;
+	if (boot_cpu_data.x86_vendor == X86_VENDOR_AMD)
+		msr = ecx < 4 ? MSR_K7_PERFCTR0 + ecx : 0;
+	else
+		msr = ecx & (1u << 30) ? MSR_CORE_PERF_FIXED_CTR0 + (ecx & 0xff) :
+		      MSR_IA32_PERFCTR0 + ecx;
+	return msr && !rdmsrl_safe(msr, val) ? 0 : -EIO;
+}
+
+/*
+ * Every index but @own (or all, for -1) must raise #GP or read its
+ * emulated counter; @own must read.
+ */
 static void probe_all(struct probe *p, const char *what, int own)
 {
 	unsigned int i;
-	u64 v;
+	u64 v, e;
 
 	for (i = 0; i < p->nr_idx; i++) {
 		int trap = probe_rdpmc(p->idx[i], &v);
 
-		pr_info("PMUVIRT-RDPMC %s ecx=%#x %s %d\n", what, p->idx[i],
-			trap ? "trap" : "value", trap ? trap : 0);
+		pr_info("PMUVIRT-RDPMC %s ecx=%#x %s %llu\n", what, p->idx[i],
+			trap ? "trap" : "value", trap ? (u64)trap : v);
 		if (own >= 0 && i == own) {
 			if (trap)
 				FAIL(p, "%s: its own counter (ecx %#x) raised trap %d\n", what,
 				     p->idx[i], trap);
+		} else if (!emulated_counter(p->idx[i], &e)) {
+			if (trap || v != e)
+				FAIL(p, "%s: ecx %#x: %s %llu, not its emulated counter's %llu\n",
+				     what, p->idx[i], trap ? "trap" : "value", trap ? (u64)trap : v, e);
 		} else if (trap != TRAP_GP) {
 			FAIL(p, "%s: ecx %#x: %s %d, not #GP\n", what, p->idx[i],
 			     trap ? "trap" : "read a value", trap);
@@ -127,8 +160,12 @@ static void probe_own(struct probe *p)
 		     p->sc.err_counter);
 		return;
 	}
+	/* its own counter reads, and not as the emulated counter of the index */
 	for (i = 0; i < p->nr_idx; i++) {
-		if (!probe_rdpmc(p->idx[i], &v0)) {
+		u64 e;
+
+		if (!probe_rdpmc(p->idx[i], &v0) &&
+		    (emulated_counter(p->idx[i], &e) || e != v0)) {
 			own = i;
 			n++;
 		}
