@@ -154,11 +154,6 @@ elif grep -q pmuvirt_hvm_boot /proc/cmdline; then
 		h=$(/usr/bin/xl domid pmuvirt-hvm)
 		return $_rc
 	}
-	# Saved and restored while the guest's own perf stat counts, then told
-	# by a XenStore key (stock_perf_test perf-across).
-	if wait_for $serial PMUVIRT-STOCK-PERF-ACROSS-READY 300 && hvm_save_restore perf-hvm; then
-		/xs_rendezvous write /local/domain/$h/data/pmuvirt-perf-restored 1
-	fi
 	if wait_for $serial PMUVIRT-DOMU-FAIL-SAVE-WAITING 300; then
 		/usr/bin/xl set-parameters pmuvirt-fail-save=$h && echo "PMUVIRT-DOM0-FAIL-SAVE-SET $h"
 		s0=$(cut -d. -f1 /proc/uptime)

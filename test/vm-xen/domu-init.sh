@@ -24,20 +24,15 @@ if [ $run = domu ]; then
 	export PMUVIRT_XEN_GUEST_GO="/xs_rendezvous wait data/pmuvirt-go 300"
 fi
 # The guest kernel's own perf on the PMU Xen emulates, before pmuvirt.ko:
-# through perf_event_open(), then Debian's perf (stat, record and report;
-# in the hvm boot also a perf stat across dom0's save and restore of the
-# domain, of which a XenStore key tells).  A PV domU skips them.  dom0 gave
-# the hvm boot's domain a policy that denies branches.
+# through perf_event_open(), then Debian's perf stat.  A PV domU skips
+# them.  dom0 gave the hvm boot's domain a policy that denies branches.
+# (stock_perf_test perf-record and perf-across are not run here:
+# docs/testing/vm-xen.md, "Debian's perf in the guest".)
 if [ $run = hvm ]; then
 	/stock_perf_test emulated branches-denied
 	echo "PMUVIRT-STOCK-PERF-EXIT=$?"
 	/stock_perf_test perf-stat emulated branches-denied
 	echo "PMUVIRT-STOCK-PERF-STAT-EXIT=$?"
-	/stock_perf_test perf-record
-	echo "PMUVIRT-STOCK-PERF-RECORD-EXIT=$?"
-	(/xs_rendezvous wait data/pmuvirt-perf-restored 600 && : >/tmp/restored) &
-	/stock_perf_test perf-across /tmp/restored
-	echo "PMUVIRT-STOCK-PERF-ACROSS-EXIT=$?"
 elif [ $run = domu ]; then
 	/stock_perf_test perf-stat emulated beside-session
 	echo "PMUVIRT-STOCK-PERF-STAT-EXIT=$?"

@@ -452,8 +452,8 @@ boot hvm "dom0_max_vcpus=1 pmuvirt-emulate sched=credit" "pmuvirt_hvm_boot" \
 	"Nehalem,vendor=AuthenticAMD,+svm,+npt" "$work/initrd-hvm.cpio.gz"
 require "PMUVIRT-DOM0-XENSTORED" "PMUVIRT-DOM0-INIT-DOM0" "PMUVIRT-DOM0-XENCONSOLED" \
 	"HVM: SVM enabled" "PMUVIRT-DOM0-HVM-CREATE-EXIT=0" \
-	"PMUVIRT-DOM0-FAIL-SAVE-SET 2" "pmuvirt: d2v0: counters cannot be saved (-5): the save fails" \
-	"PMUVIRT-DOM0-SAVE-FAILED hvm" "PMUVIRT-DOM0-FAIL-SAVE-LOGGED d2v0" \
+	"PMUVIRT-DOM0-FAIL-SAVE-SET 1" "pmuvirt: d1v0: counters cannot be saved (-5): the save fails" \
+	"PMUVIRT-DOM0-SAVE-FAILED hvm" "PMUVIRT-DOM0-FAIL-SAVE-LOGGED d1v0" \
 	"PMUVIRT-DOM0-FAIL-SAVE-RUNNING" "PMUVIRT-DOM0-FAIL-SAVE-RESET" \
 	"PMUVIRT-DOM0-SAVED hvm" "PMUVIRT-DOM0-RESTORED hvm" "PMUVIRT-DOM0-HVM-ENDED"
 require_domu "hvm: " HVM "hvm: PMUVIRT-DOMU-FAIL-SAVE-CANCELLED" \
@@ -462,9 +462,6 @@ require_domu "hvm: " HVM "hvm: PMUVIRT-DOMU-FAIL-SAVE-CANCELLED" \
 	"hvm: PMUVIRT-STOCK-PERF-COUNT-OK" "hvm: PMUVIRT-STOCK-PERF-SAMPLE-OK" \
 	"hvm: PMUVIRT-STOCK-PERF-PASSED" "hvm: PMUVIRT-STOCK-PERF-EXIT=0" \
 	"hvm: PMUVIRT-STOCK-PERF-STAT-OK" "hvm: PMUVIRT-STOCK-PERF-STAT-EXIT=0" \
-	"hvm: PMUVIRT-STOCK-PERF-RECORD-OK" "hvm: PMUVIRT-STOCK-PERF-RECORD-EXIT=0" \
-	"PMUVIRT-DOM0-SAVED perf-hvm" "PMUVIRT-DOM0-RESTORED perf-hvm" \
-	"hvm: PMUVIRT-STOCK-PERF-ACROSS-OK" "hvm: PMUVIRT-STOCK-PERF-ACROSS-EXIT=0" \
 	"PMUVIRT-DOM0-HVM-POLICY-SET 1" "hvm: PMUVIRT-STOCK-PERF-POLICY-OK"
 fi
 log "boots passed: $boots"
