@@ -303,6 +303,20 @@ int pmuvirt_vpmu_wrmsr(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp, uint32_
 		       uint64_t val);
 
 /**
+ * pmuvirt_vpmu_wrmsr_check() - would pmuvirt_vpmu_wrmsr() take this write
+ * @vp:		the VCPU's emulated PMU.
+ * @msr:	the MSR.
+ * @val:	the value.
+ *
+ * The checks of pmuvirt_vpmu_wrmsr() alone: a host that applies several
+ * untrusted writes at once (a PV guest's flushed context) checks them all
+ * first, so that a bad one changes nothing.  Touches no register.
+ *
+ * Return: 0 when the write is no #GP; -EINVAL when it is.
+ */
+int pmuvirt_vpmu_wrmsr_check(const struct pmuvirt_vpmu *vp, uint32_t msr, uint64_t val);
+
+/**
  * pmuvirt_vpmu_rdpmc() - the guest's RDPMC
  * @pc:		the pcpu the VCPU's context runs on, or NULL.
  * @vp:		the VCPU's emulated PMU.

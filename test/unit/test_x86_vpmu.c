@@ -1078,6 +1078,68 @@ static void test_privilege(void **state)
 	vr_free(r);
 }
 
+/*
+ * pmuvirt_vpmu_wrmsr_check() says -EINVAL exactly where the write is a
+ * #GP, and changes nothing: on an AMD legacy model (the PV guests' under
+ * QEMU), an AMD PerfMonV2 one and an Intel v4 one, for each register the
+ * models have, registers they lack and reserved bits.
+ */
+static void check_agrees(struct vr *r, uint32_t msr, uint64_t val)
+{
+	struct pmuvirt_vpmu before = r->v[0].vp;
+	int want, got;
+
+	got = pmuvirt_vpmu_wrmsr_check(&r->v[0].vp, msr, val);
+	assert_memory_equal(&before, &r->v[0].vp, sizeof(before));
+	want = pmuvirt_vpmu_wrmsr(vr_pc(r, 0), &r->v[0].vp, msr, val);
+	if (want != got)
+		fail_msg("msr 0x%x <- 0x%llx: check %d, write %d", msr, (unsigned long long)val,
+			 got, want);
+}
+
+static void test_wrmsr_check(void **state)
+{
+	const struct pmuvirt_vpmu_model k7 = {
+		.vendor = PMUVIRT_VPMU_AMD, .version = PMUVIRT_VPMU_AMD_LEGACY, .nr_gp = 4,
+		.width = 48, .family = 6,
+	};
+	const uint64_t vals[] = {
+		0, 1, SEL(0xc0), SEL(0x76), SEL(0xc0) | (1ull << 21), SEL(0xc0) | (1ull << 19),
+		SEL(0xc0) | (1ull << 32), SEL(0xc0) | (1ull << 40), M48, W48, ~0ull, 0xb, 0x4,
+		1ull << 32, 1ull << 62, 0xf,
+	};
+	const uint32_t amd[] = {
+		K7_CTL0, K7_CTL0 + 3, K7_CTR0, K7_CTR0 + 3, K7_CTR0 + 4, F15_CTL(0), F15_CTR(5),
+		A_STATUS, A_CTL, A_CLR, PMC0, EVTSEL0,
+	};
+	const uint32_t intel[] = {
+		PMC0, PMC0 + 3, A_PMC0, EVTSEL0, EVTSEL0 + 3, EVTSEL0 + 8, FIXED_CTR0,
+		FIXED_CTR0 + 2, FIXED_CTR0 + 3, FIXED_CTRL, G_STATUS, G_CTRL, G_OVF, 0x391, 0x345,
+		K7_CTL0,
+	};
+	struct vr *r;
+	unsigned int i, j, pass;
+
+	for (pass = 0; pass < 3; pass++) {
+		if (pass == 0)
+			r = vr_new(&rig_amd_k8, &k7, PMUVIRT_VPMU_F_PV);
+		else if (pass == 1)
+			r = vr_new(&rig_amd_19h, NULL, 0);
+		else
+			r = vr_new(&rig_intel_v4, NULL, 0);
+		vr_switch(r, 0);
+		for (i = 0; i < (pass < 2 ? (sizeof(amd) / sizeof(amd[0])) : (sizeof(intel) / sizeof(intel[0]))); i++)
+			for (j = 0; j < (sizeof(vals) / sizeof(vals[0])); j++)
+				check_agrees(r, pass < 2 ? amd[i] : intel[i], vals[j]);
+		/* still agrees with counters that count */
+		check_agrees(r, pass < 2 ? K7_CTL0 : EVTSEL0, SEL(0xc0));
+		vr_run(r, FAKEHW_INSTRUCTIONS, 10, false);
+		check_agrees(r, pass < 2 ? K7_CTR0 : PMC0, 5);
+		vr_switch(r, -1);
+		vr_free(r);
+	}
+}
+
 /* Calls for a VCPU whose context runs on another CPU are -EBUSY. */
 static void test_other_cpu(void **state)
 {
@@ -1158,6 +1220,7 @@ int main(void)
 		cmocka_unit_test(test_privilege),
 		cmocka_unit_test(test_other_cpu),
 		cmocka_unit_test(test_counts),
+		cmocka_unit_test(test_wrmsr_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

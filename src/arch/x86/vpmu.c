@@ -1009,6 +1009,35 @@ control:
 	return recount(pc, vp, irq);
 }
 
+int pmuvirt_vpmu_wrmsr_check(const struct pmuvirt_vpmu *vp, uint32_t msr, uint64_t val)
+{
+	const struct pmuvirt_vpmu_model *m = &vp->model;
+	unsigned int g = 0;
+
+	if (vpmu_off(vp))
+		return -EINVAL;
+	switch (decode(m, msr, &g)) {
+	case V_NONE:
+	case V_STATUS:
+	case V_CAPS:
+		return -EINVAL;
+	case V_CLEAR:
+	case V_SET:
+		return val & ~status_valid(m) ? -EINVAL : 0;
+	case V_PMC:
+		return 0;
+	case V_CTR:
+		return val & ~wmask(m, g) ? -EINVAL : 0;
+	case V_EVTSEL:
+		return val & ~evtsel_valid(m) ? -EINVAL : 0;
+	case V_FIXED_CTRL:
+		return val & ~fixed_ctrl_valid(m) ? -EINVAL : 0;
+	case V_CTRL:
+		return val & ~counter_bits(m) ? -EINVAL : 0;
+	}
+	return -EINVAL;
+}
+
 int pmuvirt_vpmu_rdpmc(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp, uint32_t ecx,
 		       uint64_t *val)
 {
