@@ -441,6 +441,7 @@ int pmuvirt_xen_domain_create(struct domain *d)
 	dd->per_frame = PAGE_SIZE / sizeof(struct pmuvirt_shared_ctx);
 	dd->nr_frames = DIV_ROUND_UP(dd->nr_records, dd->per_frame);
 	spin_lock_init(&dd->map_lock);
+	spin_lock_init(&dd->pv_lock);
 	dd->frames = xzalloc_array(void *, dd->nr_frames);
 	dd->gfns = xmalloc_array(uint64_t, dd->nr_frames);
 	if (!dd->frames || !dd->gfns)
@@ -619,6 +620,7 @@ void pmuvirt_xen_vcpu_destroy(struct vcpu *v)
 	pmuvirt_xen_prof_vcpu_destroy(v);
 	if (!ctx)
 		return;
+	pmuvirt_xen_pv_vcpu_destroy(v);
 	pmuvirt_xen_vpmu_vcpu_destroy(v, ctx);
 	v->arch.pmuvirt = NULL;
 	pc = pmuvirt_ctx_running_on(ctx);

@@ -34,6 +34,8 @@ struct pmuvirt_xen_domain {
 	struct pmuvirt_policy policy;
 	/* The domain made a pmuvirt hypercall: its RDPMC keeps pmuvirt's meaning. */
 	bool aware;
+	/* PV: serialises XENPMU_init and _finish (taken with spin_trylock). */
+	spinlock_t pv_lock;
 };
 
 /**
@@ -56,6 +58,13 @@ struct pmuvirt_xen_domain {
  * @nr_pmis:	the guest interrupts @vpmu raised.
  * @nr_rdmsr, @nr_wrmsr, @nr_rdpmc: the guest's accesses @vpmu served
  *		(logged when the VCPU goes).
+ * @pv_data:	PV with XENPMU_init: the guest's struct xen_pmu_data, mapped.
+ * @pv_ovf:	PV: overflows the guest has not been told of.
+ * @pv_ctr, @pv_ctrl: PV: the counters and event selects the page got at
+ *		the last interrupt; XENPMU_flush writes back those that changed.
+ * @pv_cached:	PV: the page holds the context (PMU_CACHED) until XENPMU_flush.
+ * @pv_lvtpc:	PV: the guest's LVTPC (XENPMU_lvtpc_set); masked: no VIRQ.
+ * @nr_pv_virqs, @nr_pv_flushes: PV: VIRQ_XENPMU sent, flushes taken.
  */
 struct pmuvirt_xen_vcpu {
 	struct pmuvirt_control ctl;
@@ -73,6 +82,14 @@ struct pmuvirt_xen_vcpu {
 	uint64_t nr_rdmsr;
 	uint64_t nr_wrmsr;
 	uint64_t nr_rdpmc;
+	void *pv_data;
+	uint64_t pv_ovf;
+	uint64_t pv_ctr[PMUVIRT_VPMU_MAX_GP];
+	uint64_t pv_ctrl[PMUVIRT_VPMU_MAX_GP];
+	uint32_t pv_cached;
+	uint32_t pv_lvtpc;
+	uint32_t nr_pv_virqs;
+	uint32_t nr_pv_flushes;
 };
 
 static inline struct pmuvirt_xen_vcpu *pmuvirt_xen_vcpu_of(struct pmuvirt_ctx *ctx)
@@ -256,5 +273,25 @@ void pmuvirt_xen_vpmu_deliver(struct vcpu *v);
 int pmuvirt_xen_vpmu_save(struct vcpu *v, struct pmuvirt_vpmu_saved *out);
 int pmuvirt_xen_vpmu_restore(struct vcpu *v, const struct pmuvirt_vpmu_saved *in,
 			     struct pmuvirt_error *err);
+
+/*
+ * PV guests' side of the emulated PMU (pmuvirt_xen_vpmu.c), for the
+ * XENPMU_* ABI of pmuvirt_xen_pvpmu.c.
+ */
+/* The model PV VCPUs get, or NULL when PV guests get none. */
+const struct pmuvirt_vpmu_model *pmuvirt_xen_vpmu_pv_model(void);
+/* @v's emulated PMU at power-on state (XENPMU_init); @v runs here or nowhere, interrupts off. */
+int pmuvirt_xen_vpmu_pv_start(struct vcpu *v, struct pmuvirt_ctx *ctx);
+/* The emulated PMU off @v's context (XENPMU_finish); as above. */
+void pmuvirt_xen_vpmu_pv_stop(struct vcpu *v, struct pmuvirt_ctx *ctx);
+/* A register of @v's emulated PMU; interrupts off.  0 or the emulator's error. */
+int pmuvirt_xen_vpmu_read(struct vcpu *v, uint32_t msr, uint64_t *val);
+int pmuvirt_xen_vpmu_write(struct vcpu *v, uint32_t msr, uint64_t val);
+/* The emulator's interrupt for a PV VCPU: remember the overflows. */
+void pmuvirt_xen_pv_pmi(struct vcpu *v, uint64_t ovf);
+/* After pmuvirt_vpmu_deliver() for a PV VCPU: the page and VIRQ_XENPMU. */
+void pmuvirt_xen_pv_notify(struct vcpu *v);
+/* @v goes: its page and emulated PMU released (also XENPMU_finish's work). */
+void pmuvirt_xen_pv_vcpu_destroy(struct vcpu *v);
 
 #endif /* PMUVIRT_XEN_GLUE_H */

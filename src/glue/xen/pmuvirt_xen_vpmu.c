@@ -77,6 +77,9 @@ void __init pmuvirt_xen_vpmu_init(void)
 	printk(XENLOG_INFO "pmuvirt: stock HVM and PVH guests' PMU: %s version %u, %u general counters (%u bits), %u fixed%s\n",
 	       m.vendor == PMUVIRT_VPMU_AMD ? "AMD" : "Intel", m.version, m.nr_gp, m.width,
 	       m.nr_fixed, pmuvirt_xen_vpmu_flags ? ", kernel mode in the guest only" : "");
+	printk(XENLOG_INFO "pmuvirt: stock PV guests' PMU: %s\n",
+	       pmuvirt_xen_vpmu_pv_model() ? "the same, through XENPMU_*" :
+	       "none (XENPMU_* serves AMD models only)");
 }
 
 #ifdef CONFIG_HVM
@@ -116,6 +119,10 @@ static void cf_check pmuvirt_xen_vpmu_pmi(void *arg, uint64_t ovf)
 
 	if (v->arch.pmuvirt)
 		pmuvirt_xen_vcpu_of(v->arch.pmuvirt)->nr_pmis++;
+	if (is_pv_vcpu(v)) {
+		pmuvirt_xen_pv_pmi(v, ovf);
+		return;
+	}
 	if (!has_vlapic(v->domain) || !is_vlapic_lvtpc_enabled(vlapic))
 		return;
 	lvtpc = vlapic_get_reg(vlapic, APIC_LVTPC);
@@ -151,6 +158,73 @@ int pmuvirt_xen_vpmu_vcpu_create(struct vcpu *v, struct pmuvirt_ctx *ctx)
 	pmuvirt_vpmu_set_policy(NULL, &xv->vpmu, &xv->vpolicy);
 	spin_unlock_irqrestore(&dd->policy_lock, flags);
 	return 0;
+}
+
+const struct pmuvirt_vpmu_model *pmuvirt_xen_vpmu_pv_model(void)
+{
+	/* The page's context layout of Intel models is not written: AMD only. */
+	if (!pmuvirt_xen_vpmu_enabled || pmuvirt_xen_vpmu_model.vendor != PMUVIRT_VPMU_AMD)
+		return NULL;
+	return &pmuvirt_xen_vpmu_model;
+}
+
+int pmuvirt_xen_vpmu_pv_start(struct vcpu *v, struct pmuvirt_ctx *ctx)
+{
+	struct pmuvirt_xen_domain *dd = v->domain->arch.pmuvirt;
+	struct pmuvirt_xen_vcpu *xv = pmuvirt_xen_vcpu_of(ctx);
+	int rc;
+
+	if (!pmuvirt_xen_vpmu_pv_model() || !is_pv_vcpu(v))
+		return -EOPNOTSUPP;
+	if (xv->has_vpmu)
+		return -EEXIST;
+	/* A PV kernel runs in user mode: its OS bit counts as USR. */
+	rc = pmuvirt_vpmu_init(&xv->vpmu, ctx, &pmuvirt_xen_vpmu_model, PMUVIRT_VPMU_F_PV,
+			       pmuvirt_xen_vpmu_pmi, v);
+	if (rc)
+		return rc;
+	spin_lock(&dd->policy_lock);
+	xv->vpolicy = dd->policy;
+	xv->vpolicy_gen = dd->policy_gen;
+	pmuvirt_vpmu_set_policy(pc_for(ctx), &xv->vpmu, &xv->vpolicy);
+	spin_unlock(&dd->policy_lock);
+	xv->has_vpmu = 1;
+	return 0;
+}
+
+void pmuvirt_xen_vpmu_pv_stop(struct vcpu *v, struct pmuvirt_ctx *ctx)
+{
+	struct pmuvirt_xen_vcpu *xv = pmuvirt_xen_vcpu_of(ctx);
+
+	if (!xv->has_vpmu)
+		return;
+	if (pmuvirt_vpmu_attached(&xv->vpmu) &&
+	    pmuvirt_vpmu_detach(pc_for(ctx), &xv->vpmu))
+		printk(XENLOG_G_WARNING "pmuvirt: %pv: emulated PMU: cannot detach\n", v);
+	pmuvirt_xen_vpmu_vcpu_destroy(v, ctx);
+	xv->has_vpmu = 0;
+	xv->nr_rdmsr = xv->nr_wrmsr = xv->nr_rdpmc = 0;
+	xv->nr_pmis = 0;
+}
+
+int pmuvirt_xen_vpmu_read(struct vcpu *v, uint32_t msr, uint64_t *val)
+{
+	struct pmuvirt_vpmu *vp = vpmu_of(v);
+
+	return vp ? pmuvirt_vpmu_rdmsr(pc_for(vp->ctx), vp, msr, val) : -ENODEV;
+}
+
+int pmuvirt_xen_vpmu_write(struct vcpu *v, uint32_t msr, uint64_t val)
+{
+	struct pmuvirt_vpmu *vp = vpmu_of(v);
+	struct pmuvirt_pcpu *pc;
+
+	if (!vp)
+		return -ENODEV;
+	pc = pc_for(vp->ctx);
+	if (!pmuvirt_vpmu_attached(vp))
+		vpmu_attach(pmuvirt_xen_vcpu_of(vp->ctx), pc);
+	return pmuvirt_vpmu_wrmsr(pc, vp, msr, val);
 }
 
 /*
@@ -314,6 +388,9 @@ void pmuvirt_xen_guest_cpuid(const struct vcpu *v, uint32_t leaf, uint32_t suble
 	/* Off by the domain's policy: the leaves as with pmuvirt-vpmu=0. */
 	if (vp && !pmuvirt_vpmu_off(vp))
 		pmuvirt_vpmu_cpuid(&vp->model, leaf, subleaf, regs);
+	/* A PV kernel reads them before its XENPMU_init. */
+	else if (!vp && is_pv_vcpu(v) && v->arch.pmuvirt && pmuvirt_xen_vpmu_pv_model())
+		pmuvirt_vpmu_cpuid(&pmuvirt_xen_vpmu_model, leaf, subleaf, regs);
 }
 
 void pmuvirt_xen_misc_enable(const struct vcpu *v, uint64_t *val)
@@ -369,8 +446,11 @@ void pmuvirt_xen_vpmu_deliver(struct vcpu *v)
 {
 	struct pmuvirt_vpmu *vp = vpmu_of(v);
 
-	if (vp)
-		pmuvirt_vpmu_deliver(pc_for(vp->ctx), vp);
+	if (!vp)
+		return;
+	pmuvirt_vpmu_deliver(pc_for(vp->ctx), vp);
+	if (is_pv_vcpu(v))
+		pmuvirt_xen_pv_notify(v);
 }
 
 void pmuvirt_xen_vcpu_reset(struct vcpu *v)
@@ -474,5 +554,27 @@ int pmuvirt_xen_vpmu_rdpmc(struct vcpu *v, uint32_t ecx, uint64_t *val)
 
 void pmuvirt_xen_vpmu_deliver(struct vcpu *v) { }
 void pmuvirt_xen_vcpu_reset(struct vcpu *v) { }
+
+const struct pmuvirt_vpmu_model *pmuvirt_xen_vpmu_pv_model(void)
+{
+	return NULL;
+}
+
+int pmuvirt_xen_vpmu_pv_start(struct vcpu *v, struct pmuvirt_ctx *ctx)
+{
+	return -EOPNOTSUPP;
+}
+
+void pmuvirt_xen_vpmu_pv_stop(struct vcpu *v, struct pmuvirt_ctx *ctx) { }
+
+int pmuvirt_xen_vpmu_read(struct vcpu *v, uint32_t msr, uint64_t *val)
+{
+	return -ENODEV;
+}
+
+int pmuvirt_xen_vpmu_write(struct vcpu *v, uint32_t msr, uint64_t val)
+{
+	return -ENODEV;
+}
 
 #endif /* CONFIG_HVM */

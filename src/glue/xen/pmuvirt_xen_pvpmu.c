@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+/*
+ * The PMU of stock PV guests through Xen's XENPMU_* ABI (public/pmu.h):
+ * pmuvirt's emulated PMU (pmuvirt_xen_vpmu.c) serves the guest's trapped
+ * PMU MSRs; at an overflow the guest's struct xen_pmu_data gets the
+ * interrupted registers and the counters' context (PMU_CACHED) and the
+ * VCPU VIRQ_XENPMU; XENPMU_flush writes the context back through the
+ * emulator's checks.  docs/xen.md, "Stock guests", says what guests see.
+ */
+#include <xen/lib.h>
+#include <xen/sched.h>
+#include <xen/event.h>
+#include <xen/domain_page.h>
+#include <xen/guest_access.h>
+#include <asm/apic.h>
+#include <asm/p2m.h>
+#include <asm/pmuvirt.h>
+#include <public/pmu.h>
+
+#include "pmuvirt_xen.h"
+
+#define K7_CTL0	0xc0010000u
+#define K7_CTR0	0xc0010004u
+#define F15_CTL0	0xc0010200u
+
+/* Counters the page's AMD context holds: the model's, in its MSR layout. */
+static unsigned int nr_ctx(const struct pmuvirt_vpmu_model *m)
+{
+	return m->nr_gp;
+}
+
+static uint32_t ctl_msr(const struct pmuvirt_vpmu_model *m, unsigned int i)
+{
+	return m->version == PMUVIRT_VPMU_AMD_LEGACY ? K7_CTL0 + i : F15_CTL0 + 2 * i;
+}
+
+static uint32_t ctr_msr(const struct pmuvirt_vpmu_model *m, unsigned int i)
+{
+	return m->version == PMUVIRT_VPMU_AMD_LEGACY ? K7_CTR0 + i : F15_CTL0 + 2 * i + 1;
+}
+
+/* The page's counters and controls, at the offsets Xen's own vPMU uses. */
+static uint64_t *ctx_counters(struct xen_pmu_data *d)
+{
+	return d->pmu.c.amd.regs;
+}
+
+static uint64_t *ctx_ctrls(struct xen_pmu_data *d, const struct pmuvirt_vpmu_model *m)
+{
+	return d->pmu.c.amd.regs + nr_ctx(m);
+}
+
+static struct pmuvirt_xen_vcpu *xv_of(const struct vcpu *v)
+{
+	return v->arch.pmuvirt ? pmuvirt_xen_vcpu_of(v->arch.pmuvirt) : NULL;
+}
+
+/* Does @v's XENPMU_* go here rather than to Xen's vPMU? */
+bool pmuvirt_xen_xenpmu_served(const struct vcpu *v)
+{
+	return is_pv_vcpu(v) && v->arch.pmuvirt && pmuvirt_xen_vpmu_pv_model();
+}
+
+void pmuvirt_xen_pv_pmi(struct vcpu *v, uint64_t ovf)
+{
+	struct pmuvirt_xen_vcpu *xv = xv_of(v);
+
+	if (xv)
+		xv->pv_ovf |= ovf;
+}
+
+/*
+ * The guest's interrupt: its registers when the overflow was found (a
+ * PV kernel runs in ring 3: TF_kernel_mode says whose they are), the
+ * counters and event selects, then PMU_CACHED and VIRQ_XENPMU.  Once per
+ * overflow: while the page is cached, later overflows wait for the flush.
+ */
+void pmuvirt_xen_pv_notify(struct vcpu *v)
+{
+	struct pmuvirt_xen_vcpu *xv = xv_of(v);
+	const struct pmuvirt_vpmu_model *m = pmuvirt_xen_vpmu_pv_model();
+	const struct cpu_user_regs *regs;
+	struct xen_pmu_data *d;
+	uint64_t flags = PMU_SAMPLE_PV, *ctr, *ctl;
+	unsigned int i;
+
+	if (!xv || !m || !xv->pv_ovf || !xv->pv_data || xv->pv_cached)
+		return;
+	d = xv->pv_data;
+	if (xv->pv_lvtpc & APIC_LVT_MASKED) {
+		xv->pv_ovf = 0;
+		return;
+	}
+	regs = v == current ? guest_cpu_user_regs() : &v->arch.user_regs;
+	d->pmu.r.regs.ip = regs->rip;
+	d->pmu.r.regs.sp = regs->rsp;
+	d->pmu.r.regs.flags = regs->rflags;
+	d->pmu.r.regs.cs = regs->cs;
+	d->pmu.r.regs.ss = regs->ss;
+	d->pmu.r.regs.cpl = !(v->arch.flags & TF_kernel_mode) ? 3 : 0;
+	if (!(v->arch.flags & TF_kernel_mode))
+		flags |= PMU_SAMPLE_USER;
+	d->domain_id = DOMID_SELF;
+	d->vcpu_id = v->vcpu_id;
+	d->pcpu_id = is_hardware_domain(v->domain) ? smp_processor_id() : v->vcpu_id;
+	d->pmu.c.amd.counters = sizeof(d->pmu.c.amd);
+	d->pmu.c.amd.ctrls = sizeof(d->pmu.c.amd) + nr_ctx(m) * sizeof(uint64_t);
+	ctr = ctx_counters(d);
+	ctl = ctx_ctrls(d, m);
+	for (i = 0; i < nr_ctx(m); i++) {
+		if (pmuvirt_xen_vpmu_read(v, ctr_msr(m, i), &xv->pv_ctr[i]) ||
+		    pmuvirt_xen_vpmu_read(v, ctl_msr(m, i), &xv->pv_ctrl[i]))
+			printk(XENLOG_G_WARNING "pmuvirt: %pv: XENPMU: counter %u unreadable\n", v, i);
+		ctr[i] = xv->pv_ctr[i];
+		ctl[i] = xv->pv_ctrl[i];
+	}
+	xv->pv_ovf = 0;
+	xv->pv_cached = 1;
+	smp_wmb();
+	d->pmu.pmu_flags = flags | PMU_CACHED;
+	xv->nr_pv_virqs++;
+	send_guest_vcpu_virq(v, VIRQ_XENPMU);
+}
+
+/*
+ * XENPMU_flush: the context the guest's handler left in the page goes
+ * back to the emulator.  Only what changed since the interrupt is
+ * written (a counter the handler did not re-arm keeps counting); every
+ * write is checked first, so a page with one bad value changes nothing
+ * and stays cached (-EINVAL).
+ */
+static long pv_flush(struct vcpu *v, struct pmuvirt_xen_vcpu *xv)
+{
+	const struct pmuvirt_vpmu_model *m = pmuvirt_xen_vpmu_pv_model();
+	struct xen_pmu_data *d = xv->pv_data;
+	uint64_t ctr[PMUVIRT_VPMU_MAX_GP], ctl[PMUVIRT_VPMU_MAX_GP];
+	unsigned long irqf;
+	unsigned int i;
+	int rc = 0;
+
+	if (!d || !xv->has_vpmu)
+		return -EINVAL;
+	xv->pv_lvtpc = read_atomic(&d->pmu.l.lapic_lvtpc);
+	if (!xv->pv_cached)
+		return 0;
+	for (i = 0; i < nr_ctx(m); i++) {
+		ctr[i] = read_atomic(&ctx_counters(d)[i]);
+		ctl[i] = read_atomic(&ctx_ctrls(d, m)[i]);
+		if ((ctr[i] != xv->pv_ctr[i] &&
+		     pmuvirt_vpmu_wrmsr_check(&xv->vpmu, ctr_msr(m, i), ctr[i])) ||
+		    (ctl[i] != xv->pv_ctrl[i] &&
+		     pmuvirt_vpmu_wrmsr_check(&xv->vpmu, ctl_msr(m, i), ctl[i]))) {
+			gprintk(XENLOG_WARNING,
+				"pmuvirt: XENPMU_flush: counter %u: %#"PRIx64"/%#"PRIx64" refused\n",
+				i, ctr[i], ctl[i]);
+			return -EINVAL;
+		}
+	}
+	local_irq_save(irqf);
+	for (i = 0; i < nr_ctx(m) && !rc; i++)
+		if (ctr[i] != xv->pv_ctr[i])
+			rc = pmuvirt_xen_vpmu_write(v, ctr_msr(m, i), ctr[i]);
+	for (i = 0; i < nr_ctx(m) && !rc; i++)
+		if (ctl[i] != xv->pv_ctrl[i])
+			rc = pmuvirt_xen_vpmu_write(v, ctl_msr(m, i), ctl[i]);
+	if (rc)
+		gprintk(XENLOG_WARNING, "pmuvirt: XENPMU_flush: %d\n", rc);
+	xv->pv_cached = 0;
+	write_atomic(&d->pmu.pmu_flags, d->pmu.pmu_flags & ~PMU_CACHED);
+	xv->nr_pv_flushes++;
+	/* Overflows that came while the page was cached (the VIRQ again). */
+	pmuvirt_xen_vpmu_deliver(v);
+	local_irq_restore(irqf);
+	return 0;
+}
+
+/* @v's page and emulated PMU let go; @v runs here (current) or nowhere. */
+static void pv_release(struct vcpu *v, struct pmuvirt_xen_vcpu *xv)
+{
+	void *data;
+	unsigned long irqf;
+	mfn_t mfn;
+
+	local_irq_save(irqf);
+	data = xv->pv_data;
+	xv->pv_data = NULL;
+	xv->pv_cached = 0;
+	xv->pv_ovf = 0;
+	pmuvirt_xen_vpmu_pv_stop(v, v->arch.pmuvirt);
+	local_irq_restore(irqf);
+	if (!data)
+		return;
+	if (xv->nr_pv_virqs)
+		printk(XENLOG_G_INFO "pmuvirt: %pv: XENPMU: %u VIRQs, %u flushes\n", v,
+		       xv->nr_pv_virqs, xv->nr_pv_flushes);
+	xv->nr_pv_virqs = xv->nr_pv_flushes = 0;
+	mfn = domain_page_map_to_mfn(data);
+	unmap_domain_page_global(data);
+	put_page_and_type(mfn_to_page(mfn));
+}
+
+/*
+ * XENPMU_init and _finish name a VCPU of the caller's domain: another
+ * one is paused meanwhile.  One at a time per domain, by trylock: a
+ * second caller gets -EBUSY rather than spin while it may be the VCPU
+ * the first one pauses.
+ */
+static long pv_init(struct domain *d, const struct xen_pmu_params *p)
+{
+	struct pmuvirt_xen_domain *dd = d->arch.pmuvirt;
+	struct pmuvirt_xen_vcpu *xv;
+	struct page_info *page;
+	struct vcpu *v;
+	unsigned long irqf;
+	void *data;
+	int rc;
+
+	if (p->vcpu >= d->max_vcpus || !d->vcpu[p->vcpu])
+		return -EINVAL;
+	v = d->vcpu[p->vcpu];
+	xv = xv_of(v);
+	if (!xv || !dd)
+		return -ENOENT;
+	if (is_pv_32bit_vcpu(v))
+		return -EOPNOTSUPP;
+	page = get_page_from_gfn(d, p->val, NULL, P2M_ALLOC);
+	if (!page)
+		return -EINVAL;
+	if (!get_page_type(page, PGT_writable_page)) {
+		put_page(page);
+		return -EINVAL;
+	}
+	data = __map_domain_page_global(page);
+	if (!data) {
+		put_page_and_type(page);
+		return -ENOMEM;
+	}
+	if (!spin_trylock(&dd->pv_lock)) {
+		rc = -EBUSY;
+		goto out;
+	}
+	if (v != current)
+		vcpu_pause(v);
+	rc = -EEXIST;
+	if (!xv->pv_data && !xv->has_vpmu) {
+		local_irq_save(irqf);
+		rc = pmuvirt_xen_vpmu_pv_start(v, v->arch.pmuvirt);
+		if (!rc) {
+			/* masked until the guest's LVTPC says otherwise, as Xen's vPMU */
+			xv->pv_lvtpc = APIC_LVT_MASKED;
+			xv->pv_ovf = 0;
+			xv->pv_cached = 0;
+			xv->pv_data = data;
+		}
+		local_irq_restore(irqf);
+	}
+	if (v != current)
+		vcpu_unpause(v);
+	spin_unlock(&dd->pv_lock);
+ out:
+	if (rc) {
+		unmap_domain_page_global(data);
+		put_page_and_type(page);
+	} else {
+		printk(XENLOG_G_INFO "pmuvirt: %pv: XENPMU_init: emulated PMU, %u counters\n", v,
+		       nr_ctx(pmuvirt_xen_vpmu_pv_model()));
+	}
+	return rc;
+}
+
+static long pv_finish(struct domain *d, const struct xen_pmu_params *p)
+{
+	struct pmuvirt_xen_domain *dd = d->arch.pmuvirt;
+	struct pmuvirt_xen_vcpu *xv;
+	struct vcpu *v;
+
+	if (p->vcpu >= d->max_vcpus || !d->vcpu[p->vcpu])
+		return -EINVAL;
+	v = d->vcpu[p->vcpu];
+	xv = xv_of(v);
+	if (!xv || !dd)
+		return -ENOENT;
+	if (!spin_trylock(&dd->pv_lock))
+		return -EBUSY;
+	if (v != current)
+		vcpu_pause(v);
+	pv_release(v, xv);
+	if (v != current)
+		vcpu_unpause(v);
+	spin_unlock(&dd->pv_lock);
+	return 0;
+}
+
+void pmuvirt_xen_pv_vcpu_destroy(struct vcpu *v)
+{
+	struct pmuvirt_xen_vcpu *xv = xv_of(v);
+
+	bool pause;
+
+	if (!xv || !is_pv_vcpu(v) || (!xv->pv_data && !xv->has_vpmu))
+		return;
+	/* A dying domain's VCPUs are paused already (domain_kill()). */
+	pause = v != current && !v->domain->is_dying;
+	if (pause)
+		vcpu_pause(v);
+	pv_release(v, xv);
+	if (pause)
+		vcpu_unpause(v);
+}
+
+/* Xen's vpmu_destroy() (domain teardown): as XENPMU_finish. */
+void pmuvirt_xen_xenpmu_destroy(struct vcpu *v)
+{
+	pmuvirt_xen_pv_vcpu_destroy(v);
+}
+
+long pmuvirt_xen_xenpmu_op(unsigned int op, XEN_GUEST_HANDLE_PARAM(xen_pmu_params_t) arg)
+{
+	struct vcpu *curr = current;
+	struct pmuvirt_xen_vcpu *xv = xv_of(curr);
+	struct xen_pmu_params p = { .val = 0 };
+	struct xen_pmu_data *d;
+
+	switch (op) {
+	case XENPMU_mode_set:
+	case XENPMU_feature_set:
+	case XENPMU_init:
+	case XENPMU_finish:
+		if (copy_from_guest(&p, arg, 1))
+			return -EFAULT;
+		if (p.version.maj != XENPMU_VER_MAJ)
+			return -EINVAL;
+	}
+	switch (op) {
+	case XENPMU_mode_get:
+		memset(&p, 0, sizeof(p));
+		p.val = XENPMU_MODE_SELF;
+		p.version.maj = XENPMU_VER_MAJ;
+		p.version.min = XENPMU_VER_MIN;
+		return copy_to_guest(arg, &p, 1) ? -EFAULT : 0;
+	case XENPMU_feature_get:
+		p.val = 0;
+		return copy_field_to_guest(arg, &p, val) ? -EFAULT : 0;
+	case XENPMU_mode_set:
+		/* Each guest samples itself; no other mode while pmuvirt owns the PMU. */
+		return p.val == XENPMU_MODE_SELF ? 0 : -EOPNOTSUPP;
+	case XENPMU_feature_set:
+		return p.val == 0 ? 0 : -EOPNOTSUPP;
+	case XENPMU_init:
+		return pv_init(curr->domain, &p);
+	case XENPMU_finish:
+		return pv_finish(curr->domain, &p);
+	case XENPMU_lvtpc_set:
+		d = xv ? xv->pv_data : NULL;
+		if (!d)
+			return -EINVAL;
+		xv->pv_lvtpc = read_atomic(&d->pmu.l.lapic_lvtpc);
+		return 0;
+	case XENPMU_flush:
+		if (!xv)
+			return -EINVAL;
+		return pv_flush(curr, xv);
+	}
+	return -EINVAL;
+}
