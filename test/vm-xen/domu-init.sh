@@ -24,8 +24,9 @@ if [ $run = domu ]; then
 	export PMUVIRT_XEN_GUEST_GO="/xs_rendezvous wait data/pmuvirt-go 300"
 fi
 # The guest kernel's own perf on the PMU Xen emulates, before pmuvirt.ko:
-# through perf_event_open(), then Debian's perf stat.  A PV domU skips
-# them.  dom0 gave the hvm boot's domain a policy that denies branches.
+# through perf_event_open(), then Debian's perf stat (a PV domU through
+# Xen's XENPMU_* ABI, perf stat only).  dom0 gave the hvm boot's domain a
+# policy that denies branches.
 # (stock_perf_test perf-record and perf-across are not run here:
 # docs/testing/vm-xen.md, "Debian's perf in the guest".)
 if [ $run = hvm ]; then

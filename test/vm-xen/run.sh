@@ -161,6 +161,8 @@ gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/
 	-o "$work/root/xen_policy_test" "$srcroot/test/vm-xen/xen_policy_test.c"
 gcc -O2 -Wall -Wextra -Werror -static -I"$srcroot/include" -I"$srcroot/lib/xen" \
 	-o "$work/root/xen_access_test" "$srcroot/test/vm-xen/xen_access_test.c"
+gcc -O2 -Wall -Wextra -Werror -static -I"$srcroot/include" -I"$srcroot/lib/xen" \
+	-o "$work/root/xenpmu_abi_test" "$srcroot/test/vm-xen/xenpmu_abi_test.c"
 # System-wide profiling: the tool, its test, and the symbols it reads (a
 # static program's own: non-PIE, its file names its functions' addresses).
 gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/lib/xen" \
@@ -261,6 +263,10 @@ cp -L "$gcc_s" "$work/root/lib/x86_64-linux-gnu/"
 for m in xen-gntdev.ko xen-gntalloc.ko; do
 	cp "$kmods/$m" "$work/root/lib/modules/" || { log "FAIL: $m not in $kver"; exit 1; }
 done
+# dom0's own Debian perf stat (the domu boot): perf, its libraries and the test.
+cp "$(command -v perf)" "$work/root/usr/bin/perf"
+copy_libs "$work/root" "$work/root/usr/bin/perf"
+cp "$droot/stock_perf_test" "$work/root/"
 # The hvm boot's additions, in a second archive (the other boots do without):
 # the device model where Debian's libxl runs it, its libraries, hvmloader,
 # SeaBIOS and QEMU's option ROMs at the paths QEMU and libxl look in.
@@ -309,7 +315,8 @@ fi
 boot() {
 	console=$work/console-$1.log
 	log "booting Xen ($1, ${6:-1} PCPUs; log: $console)"
-	vm_qemu_xen "$console" "$timeout_s" "$2" "$3" "${5:-$work/initrd.cpio.gz}" "${4:-}" "${6:-1}" >&2
+	# dom0's PV kernel has a PMU (XENPMU_*) where stock guests do: no NMI watchdog on it
+	vm_qemu_xen "$console" "$timeout_s" "$2" "$3 nmi_watchdog=0" "${5:-$work/initrd.cpio.gz}" "${4:-}" "${6:-1}" >&2
 	grep -a "pmuvirt\|PMUVIRT-XEN\|PMUVIRT-DOM\|^vm: \|: vm: \|^prof" "$console" | sed 's/^(XEN) //' >&2 || true
 }
 
@@ -402,8 +409,20 @@ for d in a:PV b:PVH; do
 		"domu-$d: PMUVIRT-DOMU-SAVE-EXIT=0" \
 		"domu-$d: PMUVIRT-RDPMC-PASSED" "domu-$d: PMUVIRT-STOCK-PERF-STAT-EXIT=0"
 done
-# Debian's perf stat in the PVH domU; the PV one has no emulated PMU.
-require "domu-b: PMUVIRT-STOCK-PERF-STAT-OK" "domu-a: PMUVIRT-STOCK-PERF-SKIPPED PV"
+# Debian's perf stat in the PVH domU, in the PV one and in dom0 (PV): the
+# PV kernels' PMU through Xen's XENPMU_* ABI, their :u counts user and
+# kernel work (a PV kernel runs in ring 3).
+require "domu-b: PMUVIRT-STOCK-PERF-STAT-OK" "domu-a: PMUVIRT-STOCK-PERF guest_type PV" \
+	"domu-a: PMUVIRT-STOCK-PERF-STAT-OK" "dom0: PMUVIRT-STOCK-PERF guest_type PV" \
+	"dom0: PMUVIRT-STOCK-PERF-STAT-OK" "PMUVIRT-DOM0-STOCK-PERF-STAT-EXIT=0" \
+	"PMUVIRT-XENPMU-ABI-PASSED" "PMUVIRT-DOM0-XENPMU-ABI-EXIT=0" \
+	"dom0: PMUVIRT-STOCK-PERF-COUNT-OK" "dom0: PMUVIRT-STOCK-PERF-SAMPLE-OK" \
+	"PMUVIRT-DOM0-STOCK-PERF-EXIT=0" "dom0: PMUVIRT-STOCK-PERF-RECORD-OK" \
+	"PMUVIRT-DOM0-STOCK-PERF-RECORD-EXIT=0" \
+	"pmuvirt: stock PV guests' PMU: the same, through XENPMU" \
+	"pmuvirt: d0v0: XENPMU_init: emulated PMU, 4 counters" \
+	"pmuvirt: d1v0: XENPMU_init: emulated PMU, 4 counters" \
+	"pmuvirt: d1v1: XENPMU_init: emulated PMU, 4 counters"
 # The two domains' loops ran at once (Xen's wall clock, which both read).
 set -- $(sed -n 's/.*domu-[ab]: PMUVIRT-XEN-GUEST-WINDOW \([0-9]*\) \([0-9]*\).*/\1 \2/p' "$console" | tr -d '\r')
 if [ $# -ne 4 ] || ! awk -v a0="$1" -v a1="$2" -v b0="$3" -v b1="$4" \
