@@ -563,42 +563,39 @@ static void fill(struct enc *e, int64_t *values)
 	}
 }
 
-/* Fill in @prof's pointer arrays (*@ptrs, to free) and fields. */
-static int assemble(struct enc *e, Perftools__Profiles__Profile *prof, void ***ptrs,
-		Perftools__Profiles__ValueType *vt, Perftools__Profiles__ValueType **vt_p,
-		int64_t *comments)
+/* @dst: pointers to the @n elements of @arr (NULL without memory). */
+#define POINT_TO(dst, arr, n) do {				\
+	size_t k_;						\
+								\
+	(dst) = calloc((n) + 1, sizeof(*(dst)));		\
+	for (k_ = 0; (dst) && k_ < (n); k_++)			\
+		(dst)[k_] = &(arr)[k_];				\
+} while (0)
+
+/* Fill in @prof's fields and pointer arrays (the caller frees them). */
+static int assemble(struct enc *e, Perftools__Profiles__Profile *prof,
+		    Perftools__Profiles__ValueType *vt, Perftools__Profiles__ValueType **vt_p,
+		    int64_t *comments)
 {
 	const struct pmuvirt_prof_info *info = pmuvirt_profile_info(e->p);
-	size_t n = e->nr_smp + e->nr_map + e->nr_loc + e->nr_fn, k, j = 0;
-	void **p;
+	size_t k = 0;
 
-	k = 0;
 	if (comment(e, comments, &k, "command", info->command) ||
 	    comment(e, comments, &k, "events", info->events) ||
 	    comment(e, comments, &k, "kernel", info->release))
 		return -ENOMEM;
 	prof->n_comment = k;
 	prof->comment = comments;
-	p = calloc(n + 1, sizeof(*p));
-	if (!p)
+	POINT_TO(prof->sample, e->smp, e->nr_smp);
+	POINT_TO(prof->mapping, e->map, e->nr_map);
+	POINT_TO(prof->location, e->loc, e->nr_loc);
+	POINT_TO(prof->function, e->fn, e->nr_fn);
+	if (!prof->sample || !prof->mapping || !prof->location || !prof->function)
 		return -ENOMEM;
-	*ptrs = p;
 	prof->n_sample = e->nr_smp;
-	prof->sample = (Perftools__Profiles__Sample **)&p[j];
-	for (k = 0; k < e->nr_smp; k++)
-		p[j++] = &e->smp[k];
 	prof->n_mapping = e->nr_map;
-	prof->mapping = (Perftools__Profiles__Mapping **)&p[j];
-	for (k = 0; k < e->nr_map; k++)
-		p[j++] = &e->map[k];
 	prof->n_location = e->nr_loc;
-	prof->location = (Perftools__Profiles__Location **)&p[j];
-	for (k = 0; k < e->nr_loc; k++)
-		p[j++] = &e->loc[k];
 	prof->n_function = e->nr_fn;
-	prof->function = (Perftools__Profiles__Function **)&p[j];
-	for (k = 0; k < e->nr_fn; k++)
-		p[j++] = &e->fn[k];
 	prof->n_string_table = e->nr_str;
 	prof->string_table = e->str;
 	vt_p[0] = &vt[0];
@@ -643,7 +640,6 @@ int pmuvirt_pprof_encode(const struct pmuvirt_profile *p, void **buf, size_t *le
 	Perftools__Profiles__ValueType vt[3], *vt_p[NR_VALUES];
 	int64_t comments[3], *values = NULL;
 	uint8_t *packed = NULL;
-	void **ptrs = NULL;
 	size_t size = 0, k;
 	struct enc e;
 	int ret = -ENOMEM;
@@ -665,7 +661,7 @@ int pmuvirt_pprof_encode(const struct pmuvirt_profile *p, void **buf, size_t *le
 	if (!e.line_p || !values)
 		goto out;
 	fill(&e, values);
-	if (assemble(&e, &prof, &ptrs, vt, vt_p, comments))
+	if (assemble(&e, &prof, vt, vt_p, comments))
 		goto out;
 	size = perftools__profiles__profile__get_packed_size(&prof);
 	packed = malloc(size ? size : 1);
@@ -687,7 +683,10 @@ out:
 		stats->bytes = size;
 	}
 	free(packed);
-	free(ptrs);
+	free(prof.sample);
+	free(prof.mapping);
+	free(prof.location);
+	free(prof.function);
 	free(values);
 	enc_free(&e);
 	return ret;
