@@ -8,7 +8,9 @@ set -eu
 pkgs=""
 for group in "$@"; do
 	case "$group" in
-	base)     pkgs="$pkgs build-essential cmake pkg-config libcmocka-dev valgrind python3 libdw-dev libelf-dev" ;;
+	# pmuvirt-report: libdw; its --pprof: protobuf-c, zlib and pprof's profile.proto
+	# (protoc decodes its output in the unit test)
+	base)     pkgs="$pkgs build-essential cmake pkg-config libcmocka-dev valgrind python3 libdw-dev libelf-dev libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev zlib1g-dev protobuf-compiler" ;;
 	cross)    pkgs="$pkgs cmake gcc-powerpc64-linux-gnu gcc-powerpc64le-linux-gnu gcc-i686-linux-gnu libc6-dev-ppc64-cross libc6-dev-ppc64el-cross libc6-dev-i386-cross libc6-i386 qemu-user dpkg-dev xz-utils" ;;
 	qemu-ppc) pkgs="$pkgs qemu-system-ppc gcc-powerpc64-linux-gnu binutils-powerpc64-linux-gnu dpkg-dev" ;;
 	vm-linux) pkgs="$pkgs qemu-system-x86 busybox-static cpio linux-headers-amd64 kmod pkg-config libdw-dev" ;;

@@ -11,12 +11,21 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 #include "report.h"
+#ifdef PMUVIRT_HAVE_PPROF
+#include <dirent.h>
+#include <signal.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include "pprof.h"
+#endif
 
 static void test_maps_parse(void **state)
 {
@@ -320,6 +329,589 @@ static void test_report(void **state)
 	free(nopie.maps);
 }
 
+#ifdef PMUVIRT_HAVE_PPROF
+/* ---- --pprof, read back by protoc (profile.proto as installed) ---- */
+
+#define PB_MAX	64
+
+/* A Profile as protoc --decode prints it, the parts the test checks. */
+struct pb {
+	char *str[PB_MAX];
+	unsigned int nr_str;
+	int64_t max_str_ref;		/* the largest string index used anywhere */
+	unsigned int str_refs;
+	struct { uint64_t loc[4]; unsigned int nr_loc; int64_t value[2]; unsigned int nr_value;
+		 int64_t thread; int64_t tid; } sample[PB_MAX];
+	unsigned int nr_sample;
+	struct { uint64_t id, mapping_id, address, function_id; unsigned int nr_line; } loc[PB_MAX];
+	unsigned int nr_loc;
+	struct { uint64_t id; int64_t name, system_name; } fn[PB_MAX];
+	unsigned int nr_fn;
+	struct { uint64_t id, start, limit, offset; int64_t filename; int has_functions; } map[PB_MAX];
+	unsigned int nr_map;
+	int64_t sample_type[2][2];
+	unsigned int nr_sample_type;
+	int64_t period_type[2], period, time_nanos, default_sample_type;
+	unsigned int nr_comment;
+};
+
+/* protoc's quoted string, its escapes undone. */
+static char *unquote(const char *q)
+{
+	char *out = malloc(strlen(q) + 1), *o = out;
+
+	assert_non_null(out);
+	assert_int_equal(*q++, '"');
+	while (*q && *q != '"') {
+		if (*q != '\\') {
+			*o++ = *q++;
+			continue;
+		}
+		q++;
+		if (*q >= '0' && *q <= '7') {
+			unsigned int c = 0, k;
+
+			for (k = 0; k < 3 && *q >= '0' && *q <= '7'; k++)
+				c = c * 8 + (unsigned int)(*q++ - '0');
+			*o++ = (char)c;
+			continue;
+		}
+		*o++ = *q == 'n' ? '\n' : *q == 't' ? '\t' : *q;
+		q++;
+	}
+	assert_int_equal(*q, '"');
+	*o = 0;
+	return out;
+}
+
+/* One "field: value" line at @path (the enclosing messages' names, dot-separated). */
+static void pb_field(struct pb *pb, const char *path, const char *value)
+{
+	static const char *const string_refs[] = {
+		"sample_type.type", "sample_type.unit", "sample.label.key", "sample.label.str",
+		"sample.label.num_unit", "mapping.filename", "mapping.build_id", "function.name",
+		"function.system_name", "function.filename", "period_type.type",
+		"period_type.unit", "comment", "default_sample_type", "drop_frames",
+		"keep_frames",
+	};
+	long long v = 0;
+	unsigned long long u = 0;
+	unsigned int i;
+
+	if (!strcmp(path, "string_table")) {
+		assert_true(pb->nr_str < PB_MAX);
+		pb->str[pb->nr_str++] = unquote(value);
+		return;
+	}
+	if (value[0] == '-')
+		v = strtoll(value, NULL, 10);
+	else if (strcmp(value, "true") && strcmp(value, "false"))
+		u = strtoull(value, NULL, 10), v = (long long)u;
+	else
+		u = v = !strcmp(value, "true");
+	for (i = 0; i < sizeof(string_refs) / sizeof(string_refs[0]); i++) {
+		if (!strcmp(path, string_refs[i])) {
+			assert_true(v >= 0);
+			if (v > pb->max_str_ref)
+				pb->max_str_ref = v;
+			pb->str_refs++;
+		}
+	}
+#define LAST(arr) (&pb->arr[pb->nr_##arr - 1])
+	if (!strcmp(path, "sample.location_id")) {
+		assert_true(LAST(sample)->nr_loc < 4);
+		LAST(sample)->loc[LAST(sample)->nr_loc++] = u;
+	} else if (!strcmp(path, "sample.value")) {
+		assert_true(LAST(sample)->nr_value < 2);
+		LAST(sample)->value[LAST(sample)->nr_value++] = v;
+	} else if (!strcmp(path, "sample.label.str")) {
+		LAST(sample)->thread = v;
+	} else if (!strcmp(path, "sample.label.num")) {
+		if (!LAST(sample)->tid)
+			LAST(sample)->tid = v;
+	} else if (!strcmp(path, "location.id")) {
+		LAST(loc)->id = u;
+	} else if (!strcmp(path, "location.mapping_id")) {
+		LAST(loc)->mapping_id = u;
+	} else if (!strcmp(path, "location.address")) {
+		LAST(loc)->address = u;
+	} else if (!strcmp(path, "location.line.function_id")) {
+		LAST(loc)->function_id = u;
+	} else if (!strcmp(path, "function.id")) {
+		LAST(fn)->id = u;
+	} else if (!strcmp(path, "function.name")) {
+		LAST(fn)->name = v;
+	} else if (!strcmp(path, "function.system_name")) {
+		LAST(fn)->system_name = v;
+	} else if (!strcmp(path, "mapping.id")) {
+		LAST(map)->id = u;
+	} else if (!strcmp(path, "mapping.memory_start")) {
+		LAST(map)->start = u;
+	} else if (!strcmp(path, "mapping.memory_limit")) {
+		LAST(map)->limit = u;
+	} else if (!strcmp(path, "mapping.file_offset")) {
+		LAST(map)->offset = u;
+	} else if (!strcmp(path, "mapping.filename")) {
+		LAST(map)->filename = v;
+	} else if (!strcmp(path, "mapping.has_functions")) {
+		LAST(map)->has_functions = (int)v;
+	} else if (!strcmp(path, "sample_type.type")) {
+		pb->sample_type[pb->nr_sample_type - 1][0] = v;
+	} else if (!strcmp(path, "sample_type.unit")) {
+		pb->sample_type[pb->nr_sample_type - 1][1] = v;
+	} else if (!strcmp(path, "period_type.type")) {
+		pb->period_type[0] = v;
+	} else if (!strcmp(path, "period_type.unit")) {
+		pb->period_type[1] = v;
+	} else if (!strcmp(path, "period")) {
+		pb->period = v;
+	} else if (!strcmp(path, "time_nanos")) {
+		pb->time_nanos = v;
+	} else if (!strcmp(path, "default_sample_type")) {
+		pb->default_sample_type = v;
+	} else if (!strcmp(path, "comment")) {
+		pb->nr_comment++;
+	}
+#undef LAST
+}
+
+/* A message opens at @path: a new element of the list it belongs to. */
+static void pb_open(struct pb *pb, const char *path)
+{
+	if (!strcmp(path, "sample")) {
+		assert_true(pb->nr_sample < PB_MAX);
+		memset(&pb->sample[pb->nr_sample++], 0, sizeof(pb->sample[0]));
+	} else if (!strcmp(path, "location")) {
+		assert_true(pb->nr_loc < PB_MAX);
+		memset(&pb->loc[pb->nr_loc++], 0, sizeof(pb->loc[0]));
+	} else if (!strcmp(path, "location.line")) {
+		pb->loc[pb->nr_loc - 1].nr_line++;
+	} else if (!strcmp(path, "function")) {
+		assert_true(pb->nr_fn < PB_MAX);
+		memset(&pb->fn[pb->nr_fn++], 0, sizeof(pb->fn[0]));
+	} else if (!strcmp(path, "mapping")) {
+		assert_true(pb->nr_map < PB_MAX);
+		memset(&pb->map[pb->nr_map++], 0, sizeof(pb->map[0]));
+	} else if (!strcmp(path, "sample_type")) {
+		assert_true(pb->nr_sample_type < 2);
+		pb->nr_sample_type++;
+	}
+}
+
+/* @file (gzip) through gzip -d and protoc --decode into @pb. */
+static void pb_decode(const char *file, struct pb *pb)
+{
+	char cmd[4096], line[8192], path[256];
+	FILE *p;
+
+	memset(pb, 0, sizeof(*pb));
+	pb->max_str_ref = -1;
+	snprintf(cmd, sizeof(cmd), "gzip -dc '%s' | '%s' --decode=perftools.profiles.Profile "
+		 "--proto_path='%s' profile.proto", file, PROTOC, PPROF_PROTO_DIR);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	path[0] = 0;
+	while (fgets(line, sizeof(line), p)) {
+		char *s = line, *colon;
+		size_t n;
+
+		while (*s == ' ')
+			s++;
+		s[strcspn(s, "\n")] = 0;
+		n = strlen(s);
+		if (!strcmp(s, "}")) {
+			char *dot = strrchr(path, '.');
+
+			assert_true(path[0] != 0);
+			*(dot ? dot : path) = 0;
+			continue;
+		}
+		if (n > 2 && !strcmp(s + n - 2, " {")) {
+			s[n - 2] = 0;
+			assert_true(strlen(path) + n + 2 < sizeof(path));
+			if (path[0])
+				strcat(path, ".");
+			strcat(path, s);
+			pb_open(pb, path);
+			continue;
+		}
+		colon = strstr(s, ": ");
+		assert_non_null(colon);
+		*colon = 0;
+		{
+			char full[512];
+
+			snprintf(full, sizeof(full), "%s%s%s", path, path[0] ? "." : "", s);
+			pb_field(pb, full, colon + 2);
+		}
+	}
+	assert_int_equal(pclose(p), 0);
+	assert_int_equal(path[0], 0);
+}
+
+static void pb_free(struct pb *pb)
+{
+	unsigned int i;
+
+	for (i = 0; i < pb->nr_str; i++)
+		free(pb->str[i]);
+}
+
+/* What every Profile written must hold: "" first, every index and id in range. */
+static void pb_check_refs(const struct pb *pb)
+{
+	unsigned int i, j, k;
+
+	assert_true(pb->nr_str > 0);
+	assert_string_equal(pb->str[0], "");
+	assert_true(pb->str_refs > 0);
+	assert_true(pb->max_str_ref < (int64_t)pb->nr_str);
+	for (i = 0; i < pb->nr_sample; i++) {
+		assert_int_equal(pb->sample[i].nr_value, 2);
+		assert_int_equal(pb->sample[i].nr_loc, 1);
+		for (k = 0; k < pb->sample[i].nr_loc; k++) {
+			for (j = 0; j < pb->nr_loc && pb->loc[j].id != pb->sample[i].loc[k]; j++)
+				;
+			assert_true(j < pb->nr_loc);
+		}
+	}
+	for (i = 0; i < pb->nr_loc; i++) {
+		assert_int_equal(pb->loc[i].nr_line, 1);
+		for (j = 0; j < pb->nr_fn && pb->fn[j].id != pb->loc[i].function_id; j++)
+			;
+		assert_true(j < pb->nr_fn);
+		if (!pb->loc[i].mapping_id)
+			continue;
+		for (j = 0; j < pb->nr_map && pb->map[j].id != pb->loc[i].mapping_id; j++)
+			;
+		assert_true(j < pb->nr_map);
+		assert_true(pb->map[j].start <= pb->loc[i].address &&
+			    pb->loc[i].address < pb->map[j].limit);
+	}
+	for (i = 0; i < pb->nr_map; i++)
+		assert_true(pb->map[i].id != 0 && pb->map[i].has_functions);
+}
+
+/* The Function and Mapping (NULL: none) of @sample's leaf. */
+static const char *pb_leaf(const struct pb *pb, unsigned int sample, const char **map_file)
+{
+	unsigned int j, k;
+
+	for (j = 0; pb->loc[j].id != pb->sample[sample].loc[0]; j++)
+		;
+	for (k = 0; pb->fn[k].id != pb->loc[j].function_id; k++)
+		;
+	*map_file = NULL;
+	if (pb->loc[j].mapping_id) {
+		unsigned int m;
+
+		for (m = 0; pb->map[m].id != pb->loc[j].mapping_id; m++)
+			;
+		*map_file = pb->str[pb->map[m].filename];
+	}
+	assert_int_equal(pb->fn[k].name, pb->fn[k].system_name);
+	return pb->str[pb->fn[k].name];
+}
+
+static void write_file(const char *path, const void *buf, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = calloc(1, 65536);
+
+	assert_non_null(f);
+	assert_non_null(buf);
+	assert_true(fread(buf, 1, 65535, f) < 65535);
+	fclose(f);
+	return buf;
+}
+
+/*
+ * The fixture: the test ELF's PIE, two threads; prof_exe_a and prof_lib_x
+ * at 3:1 (9 and 3 records of weight 1, at two addresses each), one kernel
+ * record of weight 2, one outside every mapping.  Sampling every 1000
+ * cycles.
+ */
+static void write_fixture(const char *path, const struct run *pie)
+{
+	struct pmuvirt_prof_chunk ca = { 300, 301, 1 }, cb = { 300, 302, 2 };
+	struct pmuvirt_prof_thread ta = { .tid = 301, .pid = 300, .flags = 1, .comm = "spin-\xff" };
+	struct pmuvirt_prof_thread tb = { .tid = 302, .pid = 300, .flags = 1, .comm = "worker-b" };
+	struct pmuvirt_prof_end end = { .samples = 14, .threads = 2 };
+	struct pmuvirt_prof_info info;
+	struct pmuvirt_prof_writer w;
+	struct pmuvirt_sample s[8];
+	char *buf = NULL;
+	size_t len = 0;
+	unsigned int i;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(pmuvirt_prof_write_header(&w, f), 0);
+	memset(&info, 0, sizeof(info));
+	info.period = 1000;
+	info.start_ns = 1700000000123456789ull;
+	strcpy(info.events, "cycles,instructions");
+	strcpy(info.command, "testelf");
+	strcpy(info.release, "6.1.0-test");
+	assert_int_equal(pmuvirt_prof_write_info(&w, &info), 0);
+	assert_int_equal(pmuvirt_prof_write_maps(&w, 300, 1, pie->maps, pie->maps_len), 0);
+	/* thread a: 6 prof_exe_a, 2 prof_lib_x */
+	for (i = 0; i < 6; i++)
+		sample_at(&s[i], addr_of(pie, "prof_exe_a") + (i & 1), 301, 1, 1);
+	sample_at(&s[6], addr_of(pie, "prof_lib_x"), 301, 1, 1);
+	sample_at(&s[7], addr_of(pie, "prof_lib_x") + 1, 301, 1, 1);
+	assert_int_equal(pmuvirt_prof_write_samples(&w, &ca, s, 8), 0);
+	/* thread b: 3 prof_exe_a, 1 prof_lib_x, the kernel, nowhere */
+	for (i = 0; i < 3; i++)
+		sample_at(&s[i], addr_of(pie, "prof_exe_a"), 302, 1, 1);
+	sample_at(&s[3], addr_of(pie, "prof_lib_x"), 302, 1, 1);
+	sample_at(&s[4], 0xffffffff81000123ull, 302, 0, 2);
+	sample_at(&s[5], 0x10, 302, 1, 1);
+	assert_int_equal(pmuvirt_prof_write_samples(&w, &cb, s, 6), 0);
+	assert_int_equal(pmuvirt_prof_write_thread(&w, &ta), 0);
+	assert_int_equal(pmuvirt_prof_write_thread(&w, &tb), 0);
+	assert_int_equal(pmuvirt_prof_write_end(&w, &end), 0);
+	fclose(f);
+	write_file(path, buf, len);
+	free(buf);
+}
+
+static int run(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* Only @nr files in @dir (no temporary file left). */
+static void assert_files(const char *dir, unsigned int nr)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	unsigned int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	assert_int_equal(n, nr);
+}
+
+/*
+ * pmuvirt-report --pprof on the fixture, decoded by protoc: the records
+ * and the events sum 3:1 per function name, every string index and id
+ * in range, the header's types, period and time, the threads' labels,
+ * the mappings; refused outputs fail with a message and leave no file.
+ */
+static void test_pprof(void **state)
+{
+	static const char kallsyms[] = "ffffffff81000000 T _stext\nffffffff81000100 t do_syscall_64\n";
+	char dir[] = "/tmp/pmuvirt-pprof-XXXXXX", data[64], ksyms[64], out[64], err[64];
+	int64_t sum[2][2] = { { 0, 0 }, { 0, 0 } };
+	unsigned int i, kernel = 0, unknown = 0, spin = 0;
+	const char *map_file;
+	struct run pie;
+	struct pb pb;
+	char *text;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(data, sizeof(data), "%s/fixture.data", dir);
+	snprintf(ksyms, sizeof(ksyms), "%s/kallsyms", dir);
+	snprintf(out, sizeof(out), "%s/fixture.pb.gz", dir);
+	snprintf(err, sizeof(err), "%s/stderr", dir);
+	run_testelf(TESTELF_PIE, &pie);
+	write_fixture(data, &pie);
+	write_file(ksyms, kallsyms, sizeof(kallsyms) - 1);
+	assert_int_equal(run("'%s' -i %s --kallsyms %s --pprof %s 2>%s", PMUVIRT_REPORT, data, ksyms,
+			     out, err), 0);
+	text = read_text(err);
+	assert_non_null(strstr(text, "fixture.pb.gz: 8 samples, 6 locations, 4 functions, 2 mappings, "));
+	free(text);
+
+	pb_decode(out, &pb);
+	pb_check_refs(&pb);
+	for (i = 0; i < pb.nr_sample; i++) {
+		const char *name = pb_leaf(&pb, i, &map_file);
+		int k = !strcmp(name, "prof_exe_a") ? 0 : !strcmp(name, "prof_lib_x") ? 1 : -1;
+
+		if (k >= 0) {
+			sum[k][0] += pb.sample[i].value[0];
+			sum[k][1] += pb.sample[i].value[1];
+			assert_non_null(map_file);
+			if (!k)
+				assert_string_equal(map_file, TESTELF_PIE);
+			else
+				assert_non_null(strstr(map_file, "libprofile_testlib.so"));
+		} else if (!strcmp(name, "do_syscall_64")) {
+			kernel++;
+			assert_null(map_file);
+			assert_int_equal(pb.sample[i].value[0], 1);
+			assert_int_equal(pb.sample[i].value[1], 2000);
+		} else {
+			unknown++;
+			assert_string_equal(name, "[unknown]");
+			assert_null(map_file);
+		}
+		if (pb.sample[i].tid == 301) {
+			assert_string_equal(pb.str[pb.sample[i].thread], "spin-?");
+			spin++;
+		} else {
+			assert_int_equal(pb.sample[i].tid, 302);
+			assert_string_equal(pb.str[pb.sample[i].thread], "worker-b");
+		}
+	}
+	assert_int_equal(sum[0][0], 9);
+	assert_int_equal(sum[1][0], 3);
+	assert_int_equal(sum[0][1], 9000);
+	assert_int_equal(sum[1][1], 3000);
+	assert_int_equal(kernel, 1);
+	assert_int_equal(unknown, 1);
+	assert_int_equal(spin, 4);
+	assert_int_equal(pb.nr_sample_type, 2);
+	assert_string_equal(pb.str[pb.sample_type[0][0]], "samples");
+	assert_string_equal(pb.str[pb.sample_type[0][1]], "count");
+	assert_string_equal(pb.str[pb.sample_type[1][0]], "cycles");
+	assert_string_equal(pb.str[pb.sample_type[1][1]], "count");
+	assert_string_equal(pb.str[pb.period_type[0]], "cycles");
+	assert_string_equal(pb.str[pb.default_sample_type], "cycles");
+	assert_int_equal(pb.period, 1000);
+	assert_int_equal(pb.time_nanos, 1700000000123456789ll);
+	assert_int_equal(pb.nr_comment, 3);
+	pb_free(&pb);
+
+	/* go tool pprof, where Go is installed (the test does not need it) */
+	if (!run("command -v go >/dev/null 2>&1")) {
+		assert_int_equal(run("go tool pprof -top %s >%s 2>&1", out, err), 0);
+		text = read_text(err);
+		assert_non_null(strstr(text, "prof_exe_a"));
+		free(text);
+	}
+
+	/* a full disk, a missing directory: a message, exit 1, no file */
+	assert_int_equal(run("'%s' -i %s --kallsyms %s --pprof /dev/full 2>%s", PMUVIRT_REPORT,
+			     data, ksyms, err), 1);
+	text = read_text(err);
+	assert_non_null(strstr(text, "/dev/full: No space left on device: no profile written"));
+	free(text);
+	assert_int_equal(run("'%s' -i %s --kallsyms %s --pprof %s/none/x.pb.gz 2>%s",
+			     PMUVIRT_REPORT, data, ksyms, dir, err), 1);
+	text = read_text(err);
+	assert_non_null(strstr(text, "none/x.pb.gz: No such file or directory: no profile written"));
+	free(text);
+	assert_files(dir, 4);
+
+	unlink(data);
+	unlink(ksyms);
+	unlink(out);
+	unlink(err);
+	assert_int_equal(rmdir(dir), 0);
+	free(pie.maps);
+}
+
+/* A write cut short (the file size limit): the old file stays, no temporary file. */
+static void test_pprof_save_fails(void **state)
+{
+	char dir[] = "/tmp/pmuvirt-pprof-XXXXXX", path[64];
+	static char buf[65536];
+	struct rlimit old, lim;
+	char *text;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/x.pb.gz", dir);
+	write_file(path, "old\n", 4);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = 4096;
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	assert_int_equal(pmuvirt_pprof_save(path, buf, sizeof(buf)), -EFBIG);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	text = read_text(path);
+	assert_string_equal(text, "old\n");
+	free(text);
+	assert_files(dir, 1);
+	assert_int_equal(pmuvirt_pprof_save(path, buf, sizeof(buf)), 0);
+	assert_files(dir, 1);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* Values over INT64_MAX (a huge period, records of the largest weight) are clamped, not wrapped. */
+static void test_pprof_clamp(void **state)
+{
+	struct pmuvirt_prof_chunk c = { 400, 401, 1 };
+	struct pmuvirt_prof_end end = { .samples = 3, .threads = 0 };
+	char dir[] = "/tmp/pmuvirt-pprof-XXXXXX", path[64];
+	struct pmuvirt_pprof_stats st;
+	struct pmuvirt_prof_info info;
+	struct pmuvirt_prof_writer w;
+	struct pmuvirt_prof_error perr;
+	struct pmuvirt_profile *p;
+	struct pmuvirt_sample s[3];
+	char *file = NULL;
+	size_t len = 0, gz_len;
+	void *gz;
+	unsigned int i;
+	int ret;
+	struct pb pb;
+	FILE *f = open_memstream(&file, &len);
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(pmuvirt_prof_write_header(&w, f), 0);
+	memset(&info, 0, sizeof(info));
+	info.period = 1ull << 62;
+	info.start_ns = UINT64_MAX;
+	assert_int_equal(pmuvirt_prof_write_info(&w, &info), 0);
+	for (i = 0; i < 3; i++)
+		sample_at(&s[i], 0xffffffff81000000ull, 401, 0, UINT32_MAX);
+	assert_int_equal(pmuvirt_prof_write_samples(&w, &c, s, 3), 0);
+	assert_int_equal(pmuvirt_prof_write_end(&w, &end), 0);
+	fclose(f);
+	p = pmuvirt_profile_load(file, len, 0, &perr, &ret);
+	assert_non_null(p);
+	assert_int_equal(pmuvirt_profile_resolve(p, NULL, PMUVIRT_PROFILE_NO_ELF), 0);
+	assert_int_equal(pmuvirt_pprof_encode(p, &gz, &gz_len, &st), 0);
+	pmuvirt_profile_free(p);
+	free(file);
+	assert_int_equal(st.samples, 1);
+	assert_int_equal(st.clamped, 2);	/* the events and the start time */
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/clamp.pb.gz", dir);
+	assert_int_equal(pmuvirt_pprof_save(path, gz, gz_len), 0);
+	free(gz);
+	pb_decode(path, &pb);
+	pb_check_refs(&pb);
+	assert_int_equal(pb.nr_sample, 1);
+	assert_int_equal(pb.sample[0].value[0], 3);
+	assert_int_equal(pb.sample[0].value[1], INT64_MAX);
+	assert_int_equal(pb.period, 1ll << 62);
+	assert_int_equal(pb.time_nanos, INT64_MAX);
+	assert_string_equal(pb.str[pb.sample_type[1][0]], "events");
+	pb_free(&pb);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+#endif /* PMUVIRT_HAVE_PPROF */
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,6 +921,11 @@ int main(void)
 		cmocka_unit_test(test_elf_nopie),
 		cmocka_unit_test(test_elf_bad),
 		cmocka_unit_test(test_report),
+#ifdef PMUVIRT_HAVE_PPROF
+		cmocka_unit_test(test_pprof),
+		cmocka_unit_test(test_pprof_save_fails),
+		cmocka_unit_test(test_pprof_clamp),
+#endif
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -26,14 +26,15 @@ fi
 # The guest kernel's own perf on the PMU Xen emulates, before pmuvirt.ko:
 # through perf_event_open(), then Debian's perf stat (a PV domU through
 # Xen's XENPMU_* ABI, perf stat only).  dom0 gave the hvm boot's domain a
-# policy that denies branches.
-# (stock_perf_test perf-record and perf-across are not run here:
-# docs/testing/vm-xen.md, "Debian's perf in the guest".)
+# policy that denies branches.  (stock_perf_test perf-across is not run
+# here: docs/testing/vm-xen.md, "Debian's perf in the guest".)
 if [ $run = hvm ]; then
 	/stock_perf_test emulated branches-denied
 	echo "PMUVIRT-STOCK-PERF-EXIT=$?"
 	/stock_perf_test perf-stat emulated branches-denied
 	echo "PMUVIRT-STOCK-PERF-STAT-EXIT=$?"
+	/stock_perf_test perf-record
+	echo "PMUVIRT-STOCK-PERF-RECORD-EXIT=$?"
 elif [ $run = domu ]; then
 	/stock_perf_test perf-stat emulated beside-session
 	echo "PMUVIRT-STOCK-PERF-STAT-EXIT=$?"

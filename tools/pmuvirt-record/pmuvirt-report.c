@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 /*
  * pmuvirt-report: the flat profile per thread of a pmuvirt-record file,
- * its folded-stack lines for flame-graph tools, or its records.
+ * its folded-stack lines for flame-graph tools, its records, or pprof's
+ * gzipped profile.proto (where built with protobuf-c and zlib).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,14 +17,18 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include "report.h"
+#ifdef PMUVIRT_HAVE_PPROF
+#include "pprof.h"
+#endif
 
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: pmuvirt-report [-i file] [--folded | --dump] [--kallsyms file] [--force]\n"
+		"usage: pmuvirt-report [-i file] [--folded | --dump | --pprof file] [--kallsyms file] [--force]\n"
 		"  -i          the recording (default pmuvirt.data)\n"
 		"  --folded    \"comm;function weight\" lines for flame-graph tools\n"
 		"  --dump      every record, one per line\n"
+		"  --pprof     pprof's profile.proto, gzipped, to this file (- for standard output)\n"
 		"  --kallsyms  kernel symbols from this file (default /proc/kallsyms)\n"
 		"  --force     read a file whose recording was cut short (no END section)\n");
 	exit(2);
@@ -115,18 +120,50 @@ static int load_ksyms(const char *path, int given, const char *release,
 	return 0;
 }
 
+/* --pprof: encode and save, or say why not. */
+static int write_pprof(const struct pmuvirt_profile *p, const char *path)
+{
+#ifdef PMUVIRT_HAVE_PPROF
+	struct pmuvirt_pprof_stats st;
+	size_t len;
+	void *buf;
+	int ret = pmuvirt_pprof_encode(p, &buf, &len, &st);
+
+	if (ret) {
+		fprintf(stderr, "pmuvirt-report: %s: encoding the profile: %s\n", path, strerror(-ret));
+		return ret;
+	}
+	ret = pmuvirt_pprof_save(path, buf, len);
+	free(buf);
+	if (ret) {
+		fprintf(stderr, "pmuvirt-report: %s: %s: no profile written\n", path, strerror(-ret));
+		return ret;
+	}
+	if (st.clamped)
+		fprintf(stderr, "pmuvirt-report: %s: %" PRIu64 " values over 2^63-1 written as 2^63-1\n",
+			path, st.clamped);
+	fprintf(stderr, "pmuvirt-report: %s: %" PRIu64 " samples, %" PRIu64 " locations, %" PRIu64
+		" functions, %" PRIu64 " mappings, %zu bytes\n", path, st.samples, st.locations,
+		st.functions, st.mappings, len);
+	return 0;
+#else
+	return -ENOSYS;
+#endif
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "folded", no_argument, NULL, 'F' },
 		{ "dump", no_argument, NULL, 'D' },
+		{ "pprof", required_argument, NULL, 'P' },
 		{ "kallsyms", required_argument, NULL, 'K' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *input = "pmuvirt.data", *kallsyms = NULL;
+	const char *input = "pmuvirt.data", *kallsyms = NULL, *pprof = NULL;
 	int opt, mode = 0, force = 0, ret, have_k = 0, mapped;
 	struct pmuvirt_prof_error err;
 	struct pmuvirt_profile *p;
@@ -140,6 +177,7 @@ int main(int argc, char **argv)
 		case 'i': input = optarg; break;
 		case 'F': mode = 'F'; break;
 		case 'D': mode = 'D'; break;
+		case 'P': mode = 'P'; pprof = optarg; break;
 		case 'K': kallsyms = optarg; break;
 		case 'f': force = 1; break;
 		default: usage();
@@ -147,6 +185,13 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc)
 		usage();
+#ifndef PMUVIRT_HAVE_PPROF
+	if (mode == 'P') {
+		fprintf(stderr, "pmuvirt-report: --pprof: not built in (protobuf-c, zlib or pprof's "
+			"profile.proto missing at build time: tools/install-deps.sh base)\n");
+		return 2;
+	}
+#endif
 	buf = load(input, &len, &mapped);
 	if (!buf) {
 		fprintf(stderr, "pmuvirt-report: %s: %s\n", input, strerror(errno));
@@ -174,7 +219,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pmuvirt-report: out of memory\n");
 		return 1;
 	}
-	if (mode == 'F')
+	ret = 0;
+	if (mode == 'P')
+		ret = write_pprof(p, pprof);
+	else if (mode == 'F')
 		pmuvirt_profile_print_folded(p, stdout);
 	else if (mode == 'D')
 		pmuvirt_profile_print_dump(p, stdout);
@@ -187,5 +235,5 @@ int main(int argc, char **argv)
 			samples, weight);
 	pmuvirt_profile_free(p);
 	pmuvirt_ksyms_free(&k);
-	return fflush(stdout) ? 1 : 0;
+	return fflush(stdout) || ret ? 1 : 0;
 }

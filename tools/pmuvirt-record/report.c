@@ -29,6 +29,7 @@ struct sample {
 	uint32_t weight;
 	uint32_t rec_tid;
 	uint32_t sym;		/* index in syms, after resolving */
+	const struct pmuvirt_map *map;	/* holding ip, after resolving (user samples) */
 	uint32_t values;	/* first value in the pool, or NONE */
 	uint16_t flags;
 	uint8_t nr_values;
@@ -179,6 +180,7 @@ static int on_sample(void *arg, const struct pmuvirt_prof_chunk *c, const struct
 	d->weight = s->weight;
 	d->rec_tid = s->tid;
 	d->sym = NONE;
+	d->map = NULL;
 	d->values = NONE;
 	d->flags = s->flags;
 	d->nr_values = s->nr_values;
@@ -348,6 +350,7 @@ static uint32_t resolve_user(struct pmuvirt_profile *p, struct sample *s, unsign
 	m = (struct pmuvirt_map *)pmuvirt_maps_find(&sn->maps, s->ip);
 	if (!m)
 		return sym_of(p, 0, "[unknown]", "[unknown]");
+	s->map = m;
 	if ((flags & PMUVIRT_PROFILE_NO_ELF) || pmuvirt_syms_user(p->elf, m, s->ip, &name, &off))
 		return sym_of(p, 0, m->path[0] ? m->path : "[anon]", "[unknown]");
 	return sym_of(p, 0, m->path, name);
@@ -372,7 +375,7 @@ int pmuvirt_profile_resolve(struct pmuvirt_profile *p, const struct pmuvirt_ksym
 			    unsigned int flags)
 {
 	/* the same address of the same snapshot is the same function */
-	struct { uint64_t ip; const void *where; uint32_t sym; } *cache;
+	struct { uint64_t ip; const void *where; const struct pmuvirt_map *map; uint32_t sym; } *cache;
 	uint64_t i;
 
 	if (!p->elf)
@@ -393,8 +396,10 @@ int pmuvirt_profile_resolve(struct pmuvirt_profile *p, const struct pmuvirt_ksym
 
 		if (where && cache[c].where == where && cache[c].ip == s->ip) {
 			s->sym = cache[c].sym;
+			s->map = cache[c].map;
 			continue;
 		}
+		s->map = NULL;
 		s->sym = user ? resolve_user(p, s, flags) : resolve_kernel(p, ksyms, s->ip);
 		if (s->sym == NONE) {
 			free(cache);
@@ -403,6 +408,7 @@ int pmuvirt_profile_resolve(struct pmuvirt_profile *p, const struct pmuvirt_ksym
 		cache[c].ip = s->ip;
 		cache[c].where = where;
 		cache[c].sym = s->sym;
+		cache[c].map = s->map;
 	}
 	free(cache);
 	return 0;
@@ -736,6 +742,53 @@ int pmuvirt_profile_has_kernel(const struct pmuvirt_profile *p)
 const char *pmuvirt_profile_release(const struct pmuvirt_profile *p)
 {
 	return p->info.release;
+}
+
+const struct pmuvirt_prof_info *pmuvirt_profile_info(const struct pmuvirt_profile *p)
+{
+	return &p->info;
+}
+
+unsigned int pmuvirt_profile_threads(const struct pmuvirt_profile *p)
+{
+	return p->nr_thread;
+}
+
+const char *pmuvirt_profile_thread(const struct pmuvirt_profile *p, unsigned int t,
+				   uint32_t *tid, uint32_t *pid, uint64_t *lost)
+{
+	*tid = p->thread[t].tid;
+	*pid = p->thread[t].pid;
+	*lost = lost_of(&p->thread[t]);
+	return comm_of(p, t);
+}
+
+unsigned int pmuvirt_profile_functions(const struct pmuvirt_profile *p)
+{
+	return p->nr_sym;
+}
+
+const char *pmuvirt_profile_function(const struct pmuvirt_profile *p, unsigned int f,
+				     const char **dso, int *kernel)
+{
+	const struct sym *s = sym_get(p, f);
+
+	*dso = s->dso;
+	*kernel = s->kernel;
+	return s->name;
+}
+
+void pmuvirt_profile_sample(const struct pmuvirt_profile *p, uint64_t i,
+			    struct pmuvirt_profile_sample *out)
+{
+	const struct sample *s = &p->sample[i];
+
+	out->ip = s->ip;
+	out->weight = s->weight;
+	out->thread = s->thread;
+	out->function = s->sym;
+	out->kernel = !(s->flags & PMUVIRT_SAMPLE_USER);
+	out->map = s->map;
 }
 
 uint64_t pmuvirt_profile_samples(const struct pmuvirt_profile *p, uint64_t *weight)

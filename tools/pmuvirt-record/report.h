@@ -61,6 +61,51 @@ const char *pmuvirt_profile_release(const struct pmuvirt_profile *p);
 /* Samples and their weight's sum. */
 uint64_t pmuvirt_profile_samples(const struct pmuvirt_profile *p, uint64_t *weight);
 
+/* ---- the profile's parts, for writers of other formats (pprof.c) ---- */
+
+/* The recording's INFO (zeroes when the file had none). */
+const struct pmuvirt_prof_info *pmuvirt_profile_info(const struct pmuvirt_profile *p);
+
+/* Threads (rings), indexed from 0. */
+unsigned int pmuvirt_profile_threads(const struct pmuvirt_profile *p);
+/* Thread @t's name ("?" when unknown), ids and records lost or skipped. */
+const char *pmuvirt_profile_thread(const struct pmuvirt_profile *p, unsigned int t,
+				   uint32_t *tid, uint32_t *pid, uint64_t *lost);
+
+/* Functions named by pmuvirt_profile_resolve(), indexed from 0. */
+unsigned int pmuvirt_profile_functions(const struct pmuvirt_profile *p);
+/*
+ * Function @f's name ("[unknown]" when unnamed), its file (a path or a
+ * pseudo name such as "[kernel.kallsyms]", "[anon]", "[unknown]") and
+ * whether it is the kernel's; "?" for an index out of range.
+ */
+const char *pmuvirt_profile_function(const struct pmuvirt_profile *p, unsigned int f,
+				     const char **dso, int *kernel);
+
+/**
+ * struct pmuvirt_profile_sample - one record
+ * @ip:		its address.
+ * @weight:	the period boundaries it stands for.
+ * @thread:	its thread's index.
+ * @function:	its function's index (after pmuvirt_profile_resolve()).
+ * @kernel:	a kernel address.
+ * @map:	the mapping holding @ip in the maps snapshot that named it;
+ *		NULL for kernel samples, addresses outside every mapping, and
+ *		before pmuvirt_profile_resolve().
+ */
+struct pmuvirt_profile_sample {
+	uint64_t ip;
+	uint32_t weight;
+	uint32_t thread;
+	uint32_t function;
+	int kernel;
+	const struct pmuvirt_map *map;
+};
+
+/* Record @i (below pmuvirt_profile_samples()'s count), in file order. */
+void pmuvirt_profile_sample(const struct pmuvirt_profile *p, uint64_t i,
+			    struct pmuvirt_profile_sample *out);
+
 void pmuvirt_profile_free(struct pmuvirt_profile *p);
 
 #endif /* PMUVIRT_REPORT_H */

@@ -18,6 +18,9 @@ build=${1:-$srcroot/build-xen}
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
 cache=$build/cache
+# One fetch and build at a time per BUILD_DIR (vm-xen and papi share one).
+exec 9>"$build/.fetch-build.lock"
+flock 9
 jobs=${PMUVIRT_XEN_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 log() { echo "fetch-build: $*" >&2; }
