@@ -147,6 +147,8 @@ static int write_pprof(const struct pmuvirt_profile *p, const char *path)
 		st.functions, st.mappings, len);
 	return 0;
 #else
+	(void)p;
+	(void)path;
 	return -ENOSYS;
 #endif
 }
