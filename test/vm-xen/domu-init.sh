@@ -36,6 +36,10 @@ if [ $run = hvm ]; then
 	/stock_perf_test perf-record
 	echo "PMUVIRT-STOCK-PERF-RECORD-EXIT=$?"
 elif [ $run = domu ]; then
+	# Both domUs' perf stat at once on the one PCPU, beside dom0's session:
+	# dom0 writes the key once both wait.  Each count must be its own work.
+	echo "PMUVIRT-STOCK-PERF-WAITING"
+	/xs_rendezvous wait data/pmuvirt-perf-go 300 || echo "PMUVIRT-STOCK-PERF-NO-GO"
 	/stock_perf_test perf-stat emulated beside-session
 	echo "PMUVIRT-STOCK-PERF-STAT-EXIT=$?"
 fi

@@ -6,6 +6,18 @@ log=/var/log/xen/console/guest-pmuvirt
 /usr/bin/xl unpause pmuvirt-b
 sh -c 'while :; do :; done' &
 spin=$!
+# First the two guests' own perf stat, at once (domu-init.sh).
+i=0
+while [ $i -lt 300 ] && ! { grep -q PMUVIRT-STOCK-PERF-WAITING $log-a.log &&
+	grep -q PMUVIRT-STOCK-PERF-WAITING $log-b.log; } 2>/dev/null; do
+	sleep 1
+	i=$((i + 1))
+done
+go=$(( $(date +%s) + 3 ))
+for d in a b; do
+	/xs_rendezvous write /local/domain/$(/usr/bin/xl domid pmuvirt-$d)/data/pmuvirt-perf-go $go &&
+		echo "PMUVIRT-DOM0-PERF-GO $d $go"
+done
 # The PVH domU boots in a fraction of the PV one's time: both wait before
 # their loops until dom0 writes their go key, so the loops run at once.
 i=0

@@ -423,6 +423,15 @@ require "domu-b: PMUVIRT-STOCK-PERF-STAT-OK" "domu-a: PMUVIRT-STOCK-PERF guest_t
 	"pmuvirt: d0v0: XENPMU_init: emulated PMU, 4 counters" \
 	"pmuvirt: d1v0: XENPMU_init: emulated PMU, 4 counters" \
 	"pmuvirt: d1v1: XENPMU_init: emulated PMU, 4 counters"
+# The two domUs' perf stat ran at once, each within its own work's bounds.
+require "PMUVIRT-DOM0-PERF-GO a" "PMUVIRT-DOM0-PERF-GO b"
+set -- $(sed -n 's/.*domu-[ab]: PMUVIRT-STOCK-PERF-WINDOW \([0-9.]*\) \([0-9.]*\).*/\1 \2/p' "$console" | tr -d '\r')
+if [ $# -ne 4 ] || ! awk -v a0="$1" -v a1="$2" -v b0="$3" -v b1="$4" \
+	'BEGIN { lo = a0 > b0 ? a0 : b0; hi = a1 < b1 ? a1 : b1; exit !(lo < hi) }'; then
+	log "FAIL: the two domUs' perf stat did not run at once (wall clock windows: $*)"
+	exit 1
+fi
+log "domu: the two domUs' perf stat windows: $*"
 # The two domains' loops ran at once (Xen's wall clock, which both read).
 set -- $(sed -n 's/.*domu-[ab]: PMUVIRT-XEN-GUEST-WINDOW \([0-9]*\) \([0-9]*\).*/\1 \2/p' "$console" | tr -d '\r')
 if [ $# -ne 4 ] || ! awk -v a0="$1" -v a1="$2" -v b0="$3" -v b1="$4" \

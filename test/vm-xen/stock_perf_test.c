@@ -382,10 +382,16 @@ static void perf_stat(uint64_t n, int emulated, int no_branches, int beside_sess
 					  "instructions:u,cycles:u,branches:u",
 			 "--", SELF, "loop", arg, NULL };
 	uint64_t work = 2 * n, iu, cy, br = 0;
+	struct timespec t0, t1;
 	int rc;
 
 	snprintf(arg, sizeof(arg), "%" PRIu64, n);
+	/* Xen's wall clock, the same in every domain: when the run went on */
+	clock_gettime(CLOCK_REALTIME, &t0);
 	rc = run(argv);
+	clock_gettime(CLOCK_REALTIME, &t1);
+	printf("PMUVIRT-STOCK-PERF-WINDOW %lld.%09ld %lld.%09ld\n", (long long)t0.tv_sec,
+	       t0.tv_nsec, (long long)t1.tv_sec, t1.tv_nsec);
 	show(STAT_CSV);
 	if (rc) {
 		FAIL("perf stat exited %d\n", rc);
