@@ -930,93 +930,11 @@ int pmuvirt_vpmu_rdmsr(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp, uint32_
 	return -EINVAL;
 }
 
-int pmuvirt_vpmu_wrmsr(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp, uint32_t msr,
+/* The rules of a guest write of @val to register @r (counter @g): 0 or -EINVAL. */
+static int write_check(const struct pmuvirt_vpmu_model *m, enum vreg r, unsigned int g,
 		       uint64_t val)
 {
-	const struct pmuvirt_vpmu_model *m = &vp->model;
-	uint64_t old[NR], irq, prev, *reg, bad;
-	unsigned int g = 0;
-	enum vreg r = decode(m, msr, &g);
-	uint32_t which;
-	int ret;
-
-	if (vpmu_off(vp))
-		return -EINVAL;
 	switch (r) {
-	case V_NONE:
-	case V_STATUS:
-	case V_CAPS:
-		return -EINVAL;
-	case V_CLEAR:
-	case V_SET:
-		if (val & ~status_valid(m))
-			return -EINVAL;
-		if (r == V_SET) {
-			vp->global_status |= val;
-			return 0;
-		}
-		ret = on_cpu(pc, vp);
-		if (ret)
-			return ret;
-		/* an overflow before the clear is cleared by it, not set again after */
-		ret = take_reached(pc, vp);
-		vp->global_status &= ~val;
-		return ret;
-	case V_PMC:
-		/* bits 31:0, sign-extended, cut to the width (SDM: IA32_PMCx writes) */
-		val = (uint64_t)(int64_t)(int32_t)(uint32_t)val & wmask(m, g);
-		break;
-	case V_CTR:
-		if (val & ~wmask(m, g))
-			return -EINVAL;
-		break;
-	case V_EVTSEL:
-		bad = val & ~evtsel_valid(m);
-		reg = &vp->evtsel[g];
-		which = 1u << g;
-		goto control;
-	case V_FIXED_CTRL:
-		bad = val & ~fixed_ctrl_valid(m);
-		reg = &vp->fixed_ctrl;
-		which = ((1u << PMUVIRT_VPMU_MAX_FIXED) - 1) << FIXED0;
-		goto control;
-	case V_CTRL:
-		bad = val & ~counter_bits(m);
-		reg = &vp->global_ctrl;
-		which = (1u << NR) - 1;
-		goto control;
-	}
-	ret = on_cpu(pc, vp);
-	if (ret)
-		return ret;
-	return set_value(pc, vp, g, val);
-
-control:
-	if (bad)
-		return -EINVAL;
-	ret = on_cpu(pc, vp);
-	if (ret)
-		return ret;
-	cfgs(vp, which, old);
-	prev = *reg;
-	*reg = val;
-	if (!cfgs_differ(vp, which, old))
-		return 0;
-	/* overflows found on the way are raised by the interrupt bits before the write */
-	*reg = prev;
-	irq = irq_mask(vp);
-	*reg = val;
-	return recount(pc, vp, irq);
-}
-
-int pmuvirt_vpmu_wrmsr_check(const struct pmuvirt_vpmu *vp, uint32_t msr, uint64_t val)
-{
-	const struct pmuvirt_vpmu_model *m = &vp->model;
-	unsigned int g = 0;
-
-	if (vpmu_off(vp))
-		return -EINVAL;
-	switch (decode(m, msr, &g)) {
 	case V_NONE:
 	case V_STATUS:
 	case V_CAPS:
@@ -1036,6 +954,89 @@ int pmuvirt_vpmu_wrmsr_check(const struct pmuvirt_vpmu *vp, uint32_t msr, uint64
 		return val & ~counter_bits(m) ? -EINVAL : 0;
 	}
 	return -EINVAL;
+}
+
+int pmuvirt_vpmu_wrmsr(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp, uint32_t msr,
+		       uint64_t val)
+{
+	const struct pmuvirt_vpmu_model *m = &vp->model;
+	uint64_t old[NR], irq, prev, *reg;
+	unsigned int g = 0;
+	enum vreg r = decode(m, msr, &g);
+	uint32_t which;
+	int ret;
+
+	if (vpmu_off(vp))
+		return -EINVAL;
+	ret = write_check(m, r, g, val);
+	if (ret)
+		return ret;
+	switch (r) {
+	case V_NONE:
+	case V_STATUS:
+	case V_CAPS:
+		return -EINVAL;
+	case V_CLEAR:
+	case V_SET:
+		if (r == V_SET) {
+			vp->global_status |= val;
+			return 0;
+		}
+		ret = on_cpu(pc, vp);
+		if (ret)
+			return ret;
+		/* an overflow before the clear is cleared by it, not set again after */
+		ret = take_reached(pc, vp);
+		vp->global_status &= ~val;
+		return ret;
+	case V_PMC:
+		/* bits 31:0, sign-extended, cut to the width (SDM: IA32_PMCx writes) */
+		val = (uint64_t)(int64_t)(int32_t)(uint32_t)val & wmask(m, g);
+		break;
+	case V_CTR:
+		break;
+	case V_EVTSEL:
+		reg = &vp->evtsel[g];
+		which = 1u << g;
+		goto control;
+	case V_FIXED_CTRL:
+		reg = &vp->fixed_ctrl;
+		which = ((1u << PMUVIRT_VPMU_MAX_FIXED) - 1) << FIXED0;
+		goto control;
+	case V_CTRL:
+		reg = &vp->global_ctrl;
+		which = (1u << NR) - 1;
+		goto control;
+	}
+	ret = on_cpu(pc, vp);
+	if (ret)
+		return ret;
+	return set_value(pc, vp, g, val);
+
+control:
+	ret = on_cpu(pc, vp);
+	if (ret)
+		return ret;
+	cfgs(vp, which, old);
+	prev = *reg;
+	*reg = val;
+	if (!cfgs_differ(vp, which, old))
+		return 0;
+	/* overflows found on the way are raised by the interrupt bits before the write */
+	*reg = prev;
+	irq = irq_mask(vp);
+	*reg = val;
+	return recount(pc, vp, irq);
+}
+
+int pmuvirt_vpmu_wrmsr_check(const struct pmuvirt_vpmu *vp, uint32_t msr, uint64_t val)
+{
+	unsigned int g = 0;
+	enum vreg r = decode(&vp->model, msr, &g);
+
+	if (vpmu_off(vp))
+		return -EINVAL;
+	return write_check(&vp->model, r, g, val);
 }
 
 int pmuvirt_vpmu_rdpmc(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp, uint32_t ecx,
