@@ -2,36 +2,36 @@
 # The domu boot's profiled command (dom0-init.sh): run both domUs, dom0
 # spinning meanwhile.
 log=/var/log/xen/console/guest-pmuvirt
+# both_say LINE: wait (at most 300 s) until both domUs' consoles hold LINE.
+both_say() {
+	_i=0
+	while [ $_i -lt 300 ] && ! { grep -q "$1" $log-a.log &&
+		grep -q "$1" $log-b.log; } 2>/dev/null; do
+		sleep 1
+		_i=$((_i + 1))
+	done
+}
+# both_go KEY TAG: each domU's data/KEY gets a start time on Xen's wall
+# clock, 3 s ahead, so domUs that read their keys at different moments go
+# on at once.
+both_go() {
+	_go=$(( $(date +%s) + 3 ))
+	for _d in a b; do
+		/xs_rendezvous write /local/domain/$(/usr/bin/xl domid pmuvirt-$_d)/data/$1 $_go &&
+			echo "PMUVIRT-DOM0-$2 $_d $_go"
+	done
+}
 /usr/bin/xl unpause pmuvirt-a
 /usr/bin/xl unpause pmuvirt-b
 sh -c 'while :; do :; done' &
 spin=$!
 # First the two guests' own perf stat, at once (domu-init.sh).
-i=0
-while [ $i -lt 300 ] && ! { grep -q PMUVIRT-STOCK-PERF-WAITING $log-a.log &&
-	grep -q PMUVIRT-STOCK-PERF-WAITING $log-b.log; } 2>/dev/null; do
-	sleep 1
-	i=$((i + 1))
-done
-go=$(( $(date +%s) + 3 ))
-for d in a b; do
-	/xs_rendezvous write /local/domain/$(/usr/bin/xl domid pmuvirt-$d)/data/pmuvirt-perf-go $go &&
-		echo "PMUVIRT-DOM0-PERF-GO $d $go"
-done
+both_say PMUVIRT-STOCK-PERF-WAITING
+both_go pmuvirt-perf-go PERF-GO
 # The PVH domU boots in a fraction of the PV one's time: both wait before
 # their loops until dom0 writes their go key, so the loops run at once.
-i=0
-while [ $i -lt 300 ] && ! { grep -q PMUVIRT-XEN-GUEST-WAITING $log-a.log &&
-	grep -q PMUVIRT-XEN-GUEST-WAITING $log-b.log; } 2>/dev/null; do
-	sleep 1
-	i=$((i + 1))
-done
-# a start time on Xen's wall clock: each domU reads its key when it can
-go=$(( $(date +%s) + 3 ))
-for d in a b; do
-	/xs_rendezvous write /local/domain/$(/usr/bin/xl domid pmuvirt-$d)/data/pmuvirt-go $go &&
-		echo "PMUVIRT-DOM0-GO $d $go"
-done
+both_say PMUVIRT-XEN-GUEST-WAITING
+both_go pmuvirt-go GO
 # In the middle of its last loops each domU is saved and restored, then,
 # once it says it is back, migrated live to this same host (the receiver
 # is "xl migrate-receive" run here, not over ssh): one xl at a time.

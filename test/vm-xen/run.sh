@@ -336,6 +336,19 @@ require() {
 
 # require_domu PREFIX KIND [MARKER...]: the domU's guest tests passed on a
 # pmuvirt.ko with backend "Xen KIND" (lines PREFIX...), and the MARKERs.
+# at_once MARKER WHAT: the two domUs' "MARKER START END" windows on Xen's
+# wall clock, which both read, overlap; else the boot fails.
+at_once() {
+	_what=$2
+	set -- $(sed -n "s/.*domu-[ab]: $1 \([0-9.]*\) \([0-9.]*\).*/\1 \2/p" "$console" | tr -d '\r')
+	if [ $# -ne 4 ] || ! awk -v a0="$1" -v a1="$2" -v b0="$3" -v b1="$4" \
+		'BEGIN { lo = a0 > b0 ? a0 : b0; hi = a1 < b1 ? a1 : b1; exit !(lo < hi) }'; then
+		log "FAIL: the two domUs' $_what did not run at once (wall clock windows: $*)"
+		exit 1
+	fi
+	log "domu: the two domUs' $_what windows (wall clock): $1-$2 and $3-$4"
+}
+
 require_domu() {
 	_p=$1 _k=$2
 	shift 2
@@ -425,21 +438,9 @@ require "domu-b: PMUVIRT-STOCK-PERF-STAT-OK" "domu-a: PMUVIRT-STOCK-PERF guest_t
 	"pmuvirt: d1v1: XENPMU_init: emulated PMU, 4 counters"
 # The two domUs' perf stat ran at once, each within its own work's bounds.
 require "PMUVIRT-DOM0-PERF-GO a" "PMUVIRT-DOM0-PERF-GO b"
-set -- $(sed -n 's/.*domu-[ab]: PMUVIRT-STOCK-PERF-WINDOW \([0-9.]*\) \([0-9.]*\).*/\1 \2/p' "$console" | tr -d '\r')
-if [ $# -ne 4 ] || ! awk -v a0="$1" -v a1="$2" -v b0="$3" -v b1="$4" \
-	'BEGIN { lo = a0 > b0 ? a0 : b0; hi = a1 < b1 ? a1 : b1; exit !(lo < hi) }'; then
-	log "FAIL: the two domUs' perf stat did not run at once (wall clock windows: $*)"
-	exit 1
-fi
-log "domu: the two domUs' perf stat windows: $*"
-# The two domains' loops ran at once (Xen's wall clock, which both read).
-set -- $(sed -n 's/.*domu-[ab]: PMUVIRT-XEN-GUEST-WINDOW \([0-9]*\) \([0-9]*\).*/\1 \2/p' "$console" | tr -d '\r')
-if [ $# -ne 4 ] || ! awk -v a0="$1" -v a1="$2" -v b0="$3" -v b1="$4" \
-	'BEGIN { lo = a0 > b0 ? a0 : b0; hi = a1 < b1 ? a1 : b1; exit !(lo < hi) }'; then
-	log "FAIL: the two domUs' loops did not run at once (wall clock windows: $*)"
-	exit 1
-fi
-log "domU loop windows (wall clock, ns): $1-$2 and $3-$4"
+at_once PMUVIRT-STOCK-PERF-WINDOW "perf stat"
+# The two domains' loops ran at once.
+at_once PMUVIRT-XEN-GUEST-WINDOW loops
 fi
 # Two PCPUs (-smp 2; dom0 2 VCPUs, two domUs of 2): VCPUs move between
 # PCPUs mid-loop, the session's interrupts cross PCPUs, PCPU 1 goes offline

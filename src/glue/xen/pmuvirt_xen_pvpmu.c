@@ -205,6 +205,17 @@ static void pv_release(struct vcpu *v, struct pmuvirt_xen_vcpu *xv)
  * second caller gets -EBUSY rather than spin while it may be the VCPU
  * the first one pauses.
  */
+/* The VCPU of @d that @p names, with its glue state: 0, -EINVAL or -ENOENT. */
+static int pv_target(struct domain *d, const struct xen_pmu_params *p, struct vcpu **v,
+		     struct pmuvirt_xen_vcpu **xv)
+{
+	if (p->vcpu >= d->max_vcpus || !d->vcpu[p->vcpu])
+		return -EINVAL;
+	*v = d->vcpu[p->vcpu];
+	*xv = xv_of(*v);
+	return *xv && d->arch.pmuvirt ? 0 : -ENOENT;
+}
+
 static long pv_init(struct domain *d, const struct xen_pmu_params *p)
 {
 	struct pmuvirt_xen_domain *dd = d->arch.pmuvirt;
@@ -213,14 +224,10 @@ static long pv_init(struct domain *d, const struct xen_pmu_params *p)
 	struct vcpu *v;
 	unsigned long irqf;
 	void *data;
-	int rc;
+	int rc = pv_target(d, p, &v, &xv);
 
-	if (p->vcpu >= d->max_vcpus || !d->vcpu[p->vcpu])
-		return -EINVAL;
-	v = d->vcpu[p->vcpu];
-	xv = xv_of(v);
-	if (!xv || !dd)
-		return -ENOENT;
+	if (rc)
+		return rc;
 	if (is_pv_32bit_vcpu(v))
 		return -EOPNOTSUPP;
 	page = get_page_from_gfn(d, p->val, NULL, P2M_ALLOC);
@@ -273,13 +280,10 @@ static long pv_finish(struct domain *d, const struct xen_pmu_params *p)
 	struct pmuvirt_xen_domain *dd = d->arch.pmuvirt;
 	struct pmuvirt_xen_vcpu *xv;
 	struct vcpu *v;
+	int rc = pv_target(d, p, &v, &xv);
 
-	if (p->vcpu >= d->max_vcpus || !d->vcpu[p->vcpu])
-		return -EINVAL;
-	v = d->vcpu[p->vcpu];
-	xv = xv_of(v);
-	if (!xv || !dd)
-		return -ENOENT;
+	if (rc)
+		return rc;
 	if (!spin_trylock(&dd->pv_lock))
 		return -EBUSY;
 	if (v != current)
