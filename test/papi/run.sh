@@ -95,10 +95,11 @@ doc_min() {
 doc_list papi-excluded >"$root/papi-excluded.txt"
 { doc_list papi-excluded; doc_list papi-xen-excluded; } | sort -u >"$root/papi-excluded-xen.txt"
 echo "${PMUVIRT_PAPI_TEST_LIMIT:-5}" >"$root/papi-limit.txt"
+: >"$root/papi-tests.txt"
 for _t in $tests; do
 	[ -x "$prefix/share/papi/$_t" ] || die "PMUVIRT_PAPI_TESTS: no test $_t in PAPI's suite"
-	echo "$_t"
-done >"$root/papi-tests.txt"
+	echo "$_t" >>"$root/papi-tests.txt"
+done
 vm_pack
 
 # Both boots at once, each on one CPU under -icount shift=0: one
