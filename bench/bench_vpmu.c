@@ -20,10 +20,13 @@
  *     "gctrl" (GLOBAL_CTRL to 0 and back: two intercepts), "evtsel" (an
  *     event-select write that changes nothing that counts), "pmi" (one
  *     guest PMI: the host's pmuvirt_pmi() and pmuvirt_vpmu_deliver(), then
- *     perf's handler: six intercepts).
+ *     perf's handler: six intercepts), "toggle" (a PV VCPU's switch
+ *     between its kernel and user mode, four :u counters).
+ *  3. Register accesses per such switch on the fakes: four :u, :k or
+ *     two-sided counters.
  *
  * usage: pmuvirt-bench-vpmu
- *        pmuvirt-bench-vpmu --null-only --what switch|rdmsr|wrmsr|gctrl|evtsel|pmi
+ *        pmuvirt-bench-vpmu --null-only --what switch|rdmsr|wrmsr|gctrl|evtsel|pmi|toggle
  *                           [--amd] [--n N]
  */
 #include <stdint.h>
@@ -132,6 +135,9 @@ static struct pmuvirt_pmu pmu;
 static struct pmuvirt_pcpu pc;
 static struct vcpu vcpu[2];
 static bool amd;
+/* PMUVIRT_VPMU_F_PV guests, and the privilege bits their perf sets */
+static uint32_t vflags;
+static uint64_t filt = USR | OS;
 
 static void die(const char *what)
 {
@@ -168,15 +174,15 @@ static void program(struct vcpu *v, uint64_t left)
 
 	if (amd) {
 		for (i = 0; i < 4; i++) {
-			wr(v, 0xc0010200u + 2 * i, EN | INT | USR | OS | amd_codes[i]);
+			wr(v, 0xc0010200u + 2 * i, EN | INT | filt | amd_codes[i]);
 			wr(v, 0xc0010201u + 2 * i, W48 - left);
 		}
 		return;
 	}
 	wr(v, 0x38f, 0);
-	wr(v, 0x186, EN | INT | USR | OS | 0xc4);
-	wr(v, 0x187, EN | INT | USR | OS | 0xc5);
-	wr(v, 0x38d, 0xbb);
+	wr(v, 0x186, EN | INT | filt | 0xc4);
+	wr(v, 0x187, EN | INT | filt | 0xc5);
+	wr(v, 0x38d, filt == (USR | OS) ? 0xbb : filt == USR ? 0xaa : 0x99);
 	for (i = 0; i < 2; i++) {
 		wr(v, 0x4c1 + i, W48 - left);
 		wr(v, 0x309 + i, W48 - left);
@@ -197,7 +203,7 @@ static void setup(const struct pmuvirt_hw_ops *hw, void *arg, uint64_t left)
 		vcpu[k].ctx = malloc(sz);
 		if (!vcpu[k].ctx || pmuvirt_ctx_init(vcpu[k].ctx, sz, &pmu) ||
 		    pmuvirt_ctx_set_domain(vcpu[k].ctx, 1) ||
-		    pmuvirt_vpmu_init(&vcpu[k].vp, vcpu[k].ctx, &m, 0, guest_pmi, NULL))
+		    pmuvirt_vpmu_init(&vcpu[k].vp, vcpu[k].ctx, &m, vflags, guest_pmi, NULL))
 			die("cannot set up a VCPU");
 	}
 	for (k = 0; k < 2; k++) {
@@ -261,6 +267,15 @@ __attribute__((noinline)) void bench_vpmu_evtsel_loop(unsigned long n)
 
 	for (k = 0; k < n; k++)
 		pmuvirt_vpmu_wrmsr(&pc, &vcpu[0].vp, msr, 0xc0 | (k & 1) << 8);
+}
+
+/* A PV VCPU between its kernel and user mode, Xen's toggle_guest_mode(). */
+__attribute__((noinline)) void bench_vpmu_toggle_loop(unsigned long n)
+{
+	unsigned long k;
+
+	for (k = 0; k < n; k++)
+		pmuvirt_vpmu_pv_mode(&pc, &vcpu[0].vp, k & 1);
 }
 
 /* The host's part of a guest PMI: the counter reached its wrap. */
@@ -408,6 +423,44 @@ static void fake_rows(const struct fakehw_x86_config *cfg, const char *name, boo
 	}
 }
 
+/* Accesses per kernel/user switch of a PV VCPU whose perf counts @f (USR, OS or both). */
+static void fake_toggle_row(const struct fakehw_x86_config *cfg, const char *name, bool is_amd,
+			    uint64_t f, const char *what)
+{
+	const struct fakehw_stats *st;
+	struct fakehw_stats s0;
+	struct fakehw *hw;
+	struct acc a;
+	unsigned int n;
+
+	hw = fakehw_x86_new(cfg);
+	if (!hw || pmuvirt_x86_probe(&pmu, fakehw_ops(hw), hw))
+		die("cannot probe the fake");
+	amd = is_amd;
+	vflags = PMUVIRT_VPMU_F_PV;
+	filt = f;
+	fakehw_set_pmi(hw, fake_pmi, NULL);
+	setup(fakehw_ops(hw), hw, ((uint64_t)1 << 47) - 1);
+	st = fakehw_stats(hw);
+	vcpu_switch(0);
+	s0 = *st;
+	for (n = 0; n < 1000; n++) {
+		fakehw_run(hw, FAKEHW_INSTRUCTIONS, 10, false);
+		if (pmuvirt_vpmu_pv_mode(&pc, &vcpu[0].vp, n & 1))
+			die("a mode switch failed");
+	}
+	a = delta(st, &s0, 1000);
+	printf("  %-16s %-22s reads %5.2f  writes %5.2f\n", name, what, a.reads, a.writes);
+	if (st->errors)
+		die(fakehw_last_error(hw));
+	pmuvirt_switch(&pc, NULL);
+	pmuvirt_ctx_release(vcpu[0].ctx);
+	pmuvirt_ctx_release(vcpu[1].ctx);
+	fakehw_free(hw);
+	vflags = 0;
+	filt = USR | OS;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct fakehw_x86_config intel_v4 = FAKEHW_X86_INTEL_V4;
@@ -430,7 +483,7 @@ int main(int argc, char **argv)
 			n = strtoul(argv[++i], NULL, 0);
 		else {
 			fprintf(stderr, "usage: pmuvirt-bench-vpmu [--null-only --what "
-				"switch|rdmsr|wrmsr|gctrl|evtsel|pmi [--amd] [--n N]]\n");
+				"switch|rdmsr|wrmsr|gctrl|evtsel|pmi|toggle [--amd] [--n N]]\n");
 			return 2;
 		}
 	}
@@ -440,6 +493,11 @@ int main(int argc, char **argv)
 		fake_rows(&amd_17h, "AMD 17h", true);
 		fake_rows(&amd_19h, "AMD 19h PerfMonV2", true);
 		printf("  (Xen 4.17 vPMU: Intel 11 reads + 12 writes; AMD, 4 counters: 4 reads + 12 writes)\n");
+		printf("Register accesses per kernel/user switch of a PV VCPU, four guest counters:\n");
+		fake_toggle_row(&intel_v4, "Intel v4 4+3", false, USR, "all :u");
+		fake_toggle_row(&intel_v4, "Intel v4 4+3", false, USR | OS, "none one-sided");
+		fake_toggle_row(&amd_17h, "AMD 17h", true, USR, "all :u");
+		fake_toggle_row(&amd_17h, "AMD 17h", true, OS, "all :k");
 		printf("Memory: struct pmuvirt_vpmu %zu bytes, saved blob %zu bytes\n",
 		       sizeof(struct pmuvirt_vpmu), sizeof(struct pmuvirt_vpmu_saved));
 		return 0;
@@ -454,6 +512,10 @@ int main(int argc, char **argv)
 		hw = fakehw_x86_new(&amd_17h);
 		if (!hw || pmuvirt_x86_probe(&pmu, fakehw_ops(hw), hw))
 			die("cannot probe the fake");
+	}
+	if (!strcmp(what, "toggle")) {
+		vflags = PMUVIRT_VPMU_F_PV;
+		filt = USR;
 	}
 	setup(&null_hw, NULL, strcmp(what, "pmi") ? ((uint64_t)1 << 47) - 1 : 1000);
 	if (!strcmp(what, "switch")) {
@@ -472,6 +534,8 @@ int main(int argc, char **argv)
 			bench_vpmu_evtsel_loop(n);
 		else if (!strcmp(what, "pmi"))
 			bench_vpmu_pmi_loop(n);
+		else if (!strcmp(what, "toggle"))
+			bench_vpmu_toggle_loop(n);
 		else
 			die("unknown --what");
 		if (!strcmp(what, "pmi") && guest_pmis != n)

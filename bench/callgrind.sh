@@ -93,3 +93,5 @@ for part in vpmu_host_pmi vpmu_guest_handler; do
 		     $(incl_ir "$tmp/cg.vpmi.$n1" $part bench_vpmu.c)) / (n2 - n1) ))
 done
 vmeasure pmi bench_vpmu_pmi_loop "vPMU: guest PMI, AMD PerfMonV2:" 1 --amd
+vmeasure toggle bench_vpmu_toggle_loop "vPMU: PV kernel/user switch, 4 :u counters, Intel v4:" 1
+vmeasure toggle bench_vpmu_toggle_loop "vPMU: PV kernel/user switch, 4 :u counters, AMD 19h:" 1 --amd

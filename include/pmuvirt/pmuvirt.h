@@ -251,6 +251,8 @@ struct pmuvirt_pcpu {
  * @slot:	physical slot (index into pmuvirt_pmu.slot).
  * @event:	enum pmuvirt_event, or PMUVIRT_EV_NONE for a raw code.
  * @width:	the slot's width, kept here for the switch path.
+ * @muted:	1 while pmuvirt_mute() keeps the counter from counting: its
+ *		events since @start count for no one.
  */
 struct pmuvirt_counter {
 	uint64_t count;
@@ -261,7 +263,7 @@ struct pmuvirt_counter {
 	uint8_t slot;
 	uint8_t event;
 	uint8_t width;
-	uint8_t reserved;
+	uint8_t muted;
 };
 
 /* struct pmuvirt_ctx.flags */
@@ -664,6 +666,32 @@ uint32_t pmuvirt_take_overflows_mask(struct pmuvirt_ctx *ctx, uint32_t which, ui
  * pcpu; -EFAULT if a register read failed.
  */
 int pmuvirt_collect(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx);
+
+/**
+ * pmuvirt_mute() - choose which counters of a context count
+ * @pc:		the calling pcpu.
+ * @ctx:	the context.
+ * @which:	the counters to set (bit i = counter i); the others keep
+ *		their state.
+ * @mask:	of those, the ones that stop counting; the rest count.
+ *
+ * A muted counter keeps its value: the events the hardware counts for it
+ * meanwhile count for no one, bring no overflow notification nearer (a
+ * PMI they raise re-arms the counter for the distance left) and readers of
+ * the shared record see the count alone.  For a host that knows of mode
+ * changes the PMU cannot tell apart, such as a PV guest kernel and its
+ * user space, which both run in ring 3 (docs/xen.md).
+ *
+ * While @ctx runs on @pc (and is not paused) each counter whose state
+ * changes is read once: one that stops is sampled, one that starts counts
+ * from the value read.  Nothing is written.  Otherwise only the state
+ * changes.  pmuvirt_set_control() and the like start every counter unmuted.
+ *
+ * Return: 0; -EINVAL for a NULL @ctx, a bit of @which past its counters
+ * or of @mask outside @which; -EBUSY if @ctx runs on another pcpu;
+ * -EFAULT if a register read failed.
+ */
+int pmuvirt_mute(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint32_t which, uint32_t mask);
 
 /**
  * pmuvirt_ctx_pending() - which counters have pending notifications

@@ -73,7 +73,10 @@ struct pmuvirt_vpmu_model {
 /* pmuvirt_vpmu_init() flags: how the guest's USR and OS bits become pmuvirt's */
 /* OS counts the guest's kernel only (PMUVIRT_CTR_GUEST): HVM and PVH guests. */
 #define PMUVIRT_VPMU_F_GUEST_ONLY	0x1u
-/* A PV guest's kernel runs in user mode: OS counts as USR (both count its kernel and user). */
+/*
+ * A PV guest's kernel runs in ring 3: USR and OS both count there, and
+ * pmuvirt_vpmu_pv_mode() tells a one-sided counter's modes apart.
+ */
 #define PMUVIRT_VPMU_F_PV		0x2u
 #define PMUVIRT_VPMU_F_ALL		0x3u
 
@@ -126,11 +129,14 @@ struct pmuvirt_vpmu {
 	uint64_t global_ctrl;
 	uint64_t global_status;
 	uint64_t value[PMUVIRT_VPMU_COUNTERS];
+	uint32_t mute_user;
+	uint32_t mute_kernel;
 	uint8_t idx[PMUVIRT_VPMU_COUNTERS];
 	uint8_t nr_host;
 	uint8_t nr_shared;
 	uint8_t state;
 	uint8_t flags;
+	uint8_t pv_kernel;
 };
 
 /*
@@ -371,6 +377,25 @@ bool pmuvirt_vpmu_attached(struct pmuvirt_vpmu *vp);
  * Return: 0; -EBUSY when the context runs on another pcpu.
  */
 int pmuvirt_vpmu_deliver(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp);
+
+/**
+ * pmuvirt_vpmu_pv_mode() - a PV VCPU switched between its kernel and user mode
+ * @pc:		the pcpu the VCPU's context runs on, or NULL.
+ * @vp:		the VCPU's emulated PMU (PMUVIRT_VPMU_F_PV).
+ * @kernel:	true when the VCPU enters its kernel mode.
+ *
+ * A 64-bit PV guest kernel runs in ring 3 like its user space, so the
+ * hardware's filter cannot tell the two apart.  The host calls this at
+ * each switch between them (and once with the VCPU's mode at start):
+ * guest counters whose USR and OS bits select one mode only stop counting
+ * in the other (pmuvirt_mute()), counters selecting both are untouched.
+ * Each one-sided counter costs one counter read per switch; with none the
+ * call reads nothing.
+ *
+ * Return: 0; -EINVAL for a NULL or non-PV @vp; -EBUSY when the context
+ * runs on another pcpu; -EFAULT if a register read failed.
+ */
+int pmuvirt_vpmu_pv_mode(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp, bool kernel);
 
 /**
  * pmuvirt_vpmu_set_host() - the host's own counters in front of the emulator's

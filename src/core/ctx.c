@@ -46,7 +46,8 @@ static inline bool past_threshold(const struct pmuvirt_slot *s, uint64_t raw)
 
 static inline void sample(struct pmuvirt_counter *c, const struct pmuvirt_slot *s, uint64_t raw)
 {
-	c->count += (raw - c->start) & (~(uint64_t)0 >> (64 - c->width));
+	if (pmuvirt_likely(!c->muted))
+		c->count += (raw - c->start) & (~(uint64_t)0 >> (64 - c->width));
 	c->start = raw;
 }
 
@@ -95,7 +96,8 @@ static void publish_rec(struct pmuvirt_ctx *ctx)
 
 		PMUVIRT_WRITE_ONCE64(&rec->counter[i].count, ctx->counter[i].count);
 		PMUVIRT_WRITE_ONCE64(&rec->counter[i].start, ctx->counter[i].start);
-		rec->counter[i].index = pc ? s->user_index : 0;
+		/* index 0: the count alone is the value (off the CPU, or muted) */
+		rec->counter[i].index = pc && !ctx->counter[i].muted ? s->user_index : 0;
 		rec->counter[i].width = s->width;
 	}
 	pmuvirt_smp_wmb();
@@ -366,8 +368,8 @@ static int suspend_current(struct pmuvirt_pcpu *pc, uint64_t *snap, uint32_t *ha
 			return fault(pc, ctx, ret);
 		snap[c->slot] = raw;
 		got |= 1u << c->slot;
-		/* Paused: the events since the pause count for no one. */
-		if (pmuvirt_likely(!paused))
+		/* Paused or muted: the events since the pause count for no one. */
+		if (pmuvirt_likely(!paused && !c->muted))
 			c->count += (raw - c->start) & (~(uint64_t)0 >> (64 - c->width));
 		c->start = raw;
 		if (c->period)
@@ -724,7 +726,8 @@ static int switch_offset(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next)
 		ret = read(pc, o->slot, &raw);
 		if (ret)
 			return fault(pc, prev, ret);
-		o->count += (raw - o->start) & (~(uint64_t)0 >> (64 - o->width));
+		if (pmuvirt_likely(!o->muted))
+			o->count += (raw - o->start) & (~(uint64_t)0 >> (64 - o->width));
 		o->start = raw;
 		n->start = raw;
 		if (o->period)
@@ -849,7 +852,8 @@ static int switch_pair(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *prev, struct
 
 		o[i].start = v;
 		n[i].start = v;
-		o[i].count += (v - start) & m;
+		if (pmuvirt_likely(!o[i].muted))
+			o[i].count += (v - start) & m;
 	}
 	if (pmuvirt_unlikely(next->imode_mask)) {
 		ret = pair_imode(pc, prev, next, raw);
@@ -1036,6 +1040,7 @@ static void apply_control(struct pmuvirt_ctx *ctx, const struct pmuvirt_control 
 		c->period = ctl->counter[i].period;
 		c->next_ovf = c->period;
 		c->pending = 0;
+		c->muted = 0;
 		c->slot = slots[i];
 		c->width = ctx->pmu->slot[slots[i]].width;
 		c->event = pmuvirt_ctl_event(&ctl->counter[i]);
@@ -1209,7 +1214,7 @@ int pmuvirt_read_counter(struct pmuvirt_ctx *ctx, unsigned int i, uint64_t *val)
 		return -EINVAL;
 	c = &ctx->counter[i];
 	*val = c->count;
-	if (!pc || pc->paused)
+	if (!pc || pc->paused || c->muted)
 		return 0;
 	ret = ops_of(pc)->read(pc, c->slot, &raw);
 	if (ret) {
@@ -1232,7 +1237,7 @@ int pmuvirt_read(struct pmuvirt_ctx *ctx, uint64_t *vals)
 		int ret;
 
 		vals[i] = c->count;
-		if (!pc || pc->paused)
+		if (!pc || pc->paused || c->muted)
 			continue;
 		ret = ops_of(pc)->read(pc, c->slot, &raw);
 		if (ret) {
@@ -1550,6 +1555,38 @@ int pmuvirt_collect(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx)
 	if (ctx->running_on != pc || pc->running != ctx)
 		return -EBUSY;
 	return pc->paused ? 0 : sample_counters(pc, false, ctx->imode_mask, NULL);
+}
+
+int pmuvirt_mute(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint32_t which, uint32_t mask)
+{
+	bool live;
+	unsigned int i;
+	int ret;
+
+	if (!ctx || (mask & ~which) || (ctx->nr_counters < 32 && (which >> ctx->nr_counters)))
+		return -EINVAL;
+	if (ctx->running_on && ctx->running_on != pc)
+		return -EBUSY;
+	live = ctx->running_on && pc->running == ctx && !pc->paused;
+	for (i = 0; i < ctx->nr_counters; i++) {
+		struct pmuvirt_counter *c = &ctx->counter[i];
+		uint8_t m = (mask >> i) & 1;
+		uint64_t raw;
+
+		if (!(which & (1u << i)) || c->muted == m)
+			continue;
+		if (live) {
+			ret = ops_of(pc)->read(pc, c->slot, &raw);
+			if (ret)
+				return fault(pc, ctx, ret);
+			sample(c, slot_of(ctx, i), raw);
+			if (c->period)
+				collect_overflows(c);
+		}
+		c->muted = m;
+	}
+	publish(ctx);
+	return 0;
 }
 
 int pmuvirt_pause(struct pmuvirt_pcpu *pc)

@@ -6,7 +6,8 @@
  * to event selects and counter values), RDPMC, CPUID, host PMIs (events
  * in user or kernel mode), VCPU switches, save and restore (and corrupted
  * blobs), resets, event policies, the host's own counters in VCPU a's
- * context, and the loss of the PMU's state.
+ * context, the loss of the PMU's state and a PV VCPU's switches between its
+ * kernel and user mode.
  *
  * Checked at every step against a shadow of every guest counter of both
  * VCPUs: a successful counter write reads back as the architecture says
@@ -15,7 +16,8 @@
  * and STATUS_SET clear and set their bits, a refused write or restore
  * changes nothing; a VCPU that does not run keeps its values whatever the
  * other does and whatever events happen; while one runs, n events move
- * each of its counters by 0 or n (modulo its width), never by another
+ * each of its counters by 0 or n (modulo its width; 0 for a PV VCPU's
+ * counter that selects only the mode it is not in), never by another
  * VCPU's events, and give its guest exactly one overflow for each counter
  * with its interrupt bit that wrapped, none for another counter and none
  * to the other VCPU; a blob that restores saves back to the same bytes.  At
@@ -170,6 +172,22 @@ static bool irq_bit(const struct vcpu *v, unsigned int g)
 	return (v->vp.fixed_ctrl >> (4 * (g - PMUVIRT_VPMU_MAX_GP))) & 0x8;
 }
 
+/* Does guest counter @g of a PV VCPU select only the mode @v is not in? */
+static bool muted_now(const struct vcpu *v, unsigned int g)
+{
+	uint64_t both, sel;
+
+	if (!(v->vp.flags & PMUVIRT_VPMU_F_PV))
+		return false;
+	if (g < PMUVIRT_VPMU_MAX_GP) {
+		sel = v->vp.evtsel[g] & (3ull << 16);
+		both = 3ull << 16;
+		return sel != both && sel == (v->vp.pv_kernel ? 1ull << 16 : 1ull << 17);
+	}
+	sel = (v->vp.fixed_ctrl >> (4 * (g - PMUVIRT_VPMU_MAX_GP))) & 3;
+	return sel == (v->vp.pv_kernel ? 2u : 1u);
+}
+
 /*
  * @n events ran (fewer than 2^32, so a counter wraps at most once): a VCPU
  * that ran moved each counter by 0 or n, the other none.  The guest got
@@ -194,6 +212,8 @@ static void after_run(struct fz *f, int running, uint64_t n, const unsigned int 
 			uint64_t d = (v - f->v[k].shadow[g]) & m;
 
 			if (d && d != (n & m))
+				abort();
+			if (d && muted_now(&f->v[k], g))
 				abort();
 			if (d && v < f->v[k].shadow[g] && irq_bit(&f->v[k], g))
 				wrapped |= g < PMUVIRT_VPMU_MAX_GP ? 1ull << g :
@@ -408,6 +428,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((mode & 2) && (f->pmu.caps & PMUVIRT_CAP_GUEST_ONLY) &&
 	    pmuvirt_x86_guest_only(&f->pmu) == PMUVIRT_X86_GUEST_BITS)
 		flags = PMUVIRT_VPMU_F_GUEST_ONLY;
+	else if (mode & 8)
+		flags = PMUVIRT_VPMU_F_PV;
 	for (k = 0; k < 2; k++) {
 		f->v[k].ctx = calloc(1, csize);
 		if (!f->v[k].ctx || pmuvirt_ctx_init(f->v[k].ctx, csize, &f->pmu) ||
@@ -539,6 +561,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			pmuvirt_pcpu_invalidate(&f->pc);
 			refresh(f, 0);
 			refresh(f, 1);
+			break;
+		case 14:
+			/* a PV VCPU between its kernel and user mode: no value moves */
+			if (pmuvirt_vpmu_pv_mode(pc_of(f, k), &f->v[k].vp, op & 0x20) !=
+			    (flags & PMUVIRT_VPMU_F_PV ? 0 : -EINVAL))
+				abort();
+			unchanged(f, 0);
+			unchanged(f, 1);
 			break;
 		default:
 			if (pmuvirt_vpmu_detach(pc_of(f, k), &f->v[k].vp))

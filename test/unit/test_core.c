@@ -305,6 +305,48 @@ static void test_pause_resample(void **state)
 	rig_free(r);
 }
 
+/*
+ * pmuvirt_mute(): a muted counter keeps its value through a wrap of the
+ * hardware and a switch, its shared record shows the count alone (index
+ * 0), the others count on; a mask past the counters or a context of
+ * another pcpu is refused and changes nothing.
+ */
+static void test_mute(void **state)
+{
+	struct rig *r = rig_new(32, 0);
+	struct pmuvirt_shared_ctx rec = { 0 };
+	struct pmuvirt_pcpu other = { 0 };
+	struct pmuvirt_control ctl;
+
+	mock_set_control(r->ctx[0], &ctl, 2, ev_ic, NULL);
+	assert_int_equal(pmuvirt_mute(&r->pc, r->ctx[0], 0x4, 0), -EINVAL);
+	assert_int_equal(pmuvirt_mute(&r->pc, r->ctx[0], 0x1, 0x2), -EINVAL);
+	assert_int_equal(pmuvirt_mute(&r->pc, NULL, 0, 0), -EINVAL);
+	pmuvirt_ctx_attach_shared(r->ctx[0], &rec);
+	assert_int_equal(pmuvirt_switch_in(&r->pc, r->ctx[0]), 0);
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 10);
+	assert_int_equal(pmuvirt_mute(&r->pc, r->ctx[0], 0x3, 0x1), 0);
+	assert_int_equal(rec.counter[0].index, 0);
+	assert_int_not_equal(rec.counter[1].index, 0);
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, ((uint64_t)1 << 33) + 5);
+	assert_int_equal(rig_val(r->ctx[0], 0), 10);
+	assert_int_equal(pmuvirt_switch(&r->pc, r->ctx[1]), 0);
+	assert_int_equal(pmuvirt_switch(&r->pc, r->ctx[0]), 0);
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 3);
+	assert_int_equal(rig_val(r->ctx[0], 0), 10);
+	other.pmu = r->pc.pmu;
+	assert_int_equal(pmuvirt_mute(&other, r->ctx[0], 0x1, 0), -EBUSY);
+	assert_int_equal(r->ctx[0]->counter[0].muted, 1);
+	assert_int_equal(pmuvirt_mute(&r->pc, r->ctx[0], 0x2, 0), 0);	/* counter 1 only */
+	assert_int_equal(r->ctx[0]->counter[0].muted, 1);
+	assert_int_equal(pmuvirt_mute(&r->pc, r->ctx[0], 0x1, 0), 0);
+	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 7);
+	assert_int_equal(rig_val(r->ctx[0], 0), 17);
+	assert_int_not_equal(rec.counter[0].index, 0);
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	rig_free(r);
+}
+
 /* A PMI while paused parks i-mode counters: no interrupt storm, exact again after resample. */
 static void test_pause_no_storm(void **state)
 {
@@ -718,6 +760,7 @@ int main(void)
 		cmocka_unit_test(test_pending_saturation),
 		cmocka_unit_test(test_ctx_pending),
 		cmocka_unit_test(test_pause_resample),
+		cmocka_unit_test(test_mute),
 		cmocka_unit_test(test_pause_no_storm),
 		cmocka_unit_test(test_domain_isolation),
 		cmocka_unit_test(test_domain_rebase_rules),

@@ -1046,7 +1046,7 @@ static void test_reset(void **state)
  * The host's privilege mapping: with PMUVIRT_VPMU_F_GUEST_ONLY (an HVM
  * guest) an OS counter counts only while the CPU runs the guest (AMD
  * GuestOnly on the host); with PMUVIRT_VPMU_F_PV an OS counter counts user
- * mode, where a PV guest's kernel runs.
+ * mode, where a PV guest's kernel runs, and not the host's kernel.
  */
 static void test_privilege(void **state)
 {
@@ -1070,11 +1070,107 @@ static void test_privilege(void **state)
 
 	r = vr_new(&rig_amd_17h, NULL, PMUVIRT_VPMU_F_PV);
 	vr_switch(r, 0);
+	assert_int_equal(pmuvirt_vpmu_pv_mode(vr_pc(r, 0), &r->v[0].vp, true), 0);
 	vr_wr(r, 0, F15_CTL(0), SEL(0xc0) & ~VR_USR);
 	vr_run(r, FAKEHW_INSTRUCTIONS, 10, true);
 	vr_run(r, FAKEHW_INSTRUCTIONS, 4, false);
 	assert_int_equal(vr_rd(r, 0, F15_CTR(0)), 4);
 	vr_switch(r, -1);
+	vr_free(r);
+}
+
+/*
+ * A PV guest's kernel runs in ring 3 like its user space: the host tells
+ * the emulator each switch between them (pmuvirt_vpmu_pv_mode()), and a
+ * counter that selects one mode counts that mode only, at one counter
+ * read per one-sided counter per switch and no write.  Xen's own work
+ * (ring 0 on the host) counts for no guest counter.  An interrupting
+ * counter's period ignores the other mode's events, also when they made
+ * the hardware counter wrap, and across a switch of VCPUs and a new
+ * event select written in kernel mode.
+ */
+static void toggle(struct vr *r, bool kernel, unsigned int reads)
+{
+	struct pmuvirt_stats before = r->pc.stats;
+
+	assert_int_equal(pmuvirt_vpmu_pv_mode(vr_pc(r, 0), &r->v[0].vp, kernel), 0);
+	assert_int_equal(r->pc.stats.reg_reads - before.reg_reads, reads);
+	assert_int_equal(r->pc.stats.reg_writes - before.reg_writes, 0);
+}
+
+static void pv_split(const struct fakehw_x86_config *cfg, uint32_t ctl0, uint32_t ctr0,
+		     unsigned int stride)
+{
+	struct vr *r = vr_new(cfg, NULL, PMUVIRT_VPMU_F_PV);
+	const uint64_t p = 1000;
+	uint64_t w = (uint64_t)1 << r->v[0].vp.model.width, m = w - 1;
+	unsigned int pmis;
+
+	vr_switch(r, 0);
+	toggle(r, false, 0);		/* no counter yet: nothing read */
+	if (r->v[0].vp.model.vendor == PMUVIRT_VPMU_INTEL)
+		vr_wr(r, 0, G_CTRL, 0x7);
+	vr_wr(r, 0, ctl0, (SEL(0xc0) & ~VR_INT) & ~VR_OS);
+	vr_wr(r, 0, ctl0 + stride, (SEL(0xc0) & ~VR_INT) & ~VR_USR);
+	vr_wr(r, 0, ctl0 + 2 * stride, SEL(0xc0) & ~VR_INT);
+	vr_run(r, FAKEHW_INSTRUCTIONS, 10, false);	/* guest user */
+	toggle(r, true, 2);
+	vr_run(r, FAKEHW_INSTRUCTIONS, 4, false);	/* guest kernel, ring 3 */
+	vr_run(r, FAKEHW_INSTRUCTIONS, 3, true);	/* Xen */
+	assert_int_equal(vr_rd(r, 0, ctr0), 10);
+	assert_int_equal(vr_rd(r, 0, ctr0 + stride), 4);
+	toggle(r, true, 0);		/* no switch: nothing read */
+	toggle(r, false, 2);
+	vr_run(r, FAKEHW_INSTRUCTIONS, 5, false);
+	assert_int_equal(vr_rd(r, 0, ctr0), 15);
+	assert_int_equal(vr_rd(r, 0, ctr0 + stride), 4);
+	assert_int_equal(vr_rd(r, 0, ctr0 + 2 * stride), 19);
+	/* the VCPU leaves the CPU in kernel mode and comes back */
+	toggle(r, true, 2);
+	vr_run(r, FAKEHW_INSTRUCTIONS, 6, false);
+	vr_switch(r, -1);
+	vr_switch(r, 1);
+	vr_run(r, FAKEHW_INSTRUCTIONS, 50, false);
+	vr_switch(r, 0);
+	vr_run(r, FAKEHW_INSTRUCTIONS, 7, false);
+	assert_int_equal(vr_rd(r, 0, ctr0), 15);
+	assert_int_equal(vr_rd(r, 0, ctr0 + stride), 17);
+	assert_int_equal(vr_rd(r, 0, ctr0 + 2 * stride), 32);
+
+	/* a user-only interrupting counter, written in kernel mode */
+	vr_wr(r, 0, ctl0 + stride, 0);
+	vr_wr(r, 0, ctl0 + 2 * stride, 0);
+	vr_wr(r, 0, ctl0, SEL(0xc0) & ~VR_OS);
+	vr_wr(r, 0, ctr0, (w - p) & m);
+	vr_run(r, FAKEHW_INSTRUCTIONS, 3 * p, false);	/* kernel: wraps the hardware */
+	assert_int_equal(r->v[0].pmis, 0);
+	assert_true(vr_rd(r, 0, ctr0) == ((w - p) & m));
+	toggle(r, false, 1);
+	vr_run(r, FAKEHW_INSTRUCTIONS, p - 1, false);
+	toggle(r, true, 1);
+	vr_run(r, FAKEHW_INSTRUCTIONS, 2 * p, false);
+	assert_int_equal(r->v[0].pmis, 0);
+	assert_true(vr_rd(r, 0, ctr0) == m);
+	toggle(r, false, 1);
+	pmis = r->v[0].pmis;
+	vr_run(r, FAKEHW_INSTRUCTIONS, 1, false);
+	assert_int_equal(r->v[0].pmis, pmis + 1);
+	assert_true(vr_rd(r, 0, ctr0) == 0);
+	vr_switch(r, -1);
+	vr_free(r);
+}
+
+static void test_pv_split(void **state)
+{
+	struct vr *r;
+
+	pv_split(&rig_amd_17h, F15_CTL(0), F15_CTR(0), 2);
+	pv_split(&rig_amd_k8, K7_CTL0, K7_CTR0, 1);
+	pv_split(&rig_intel_v4, EVTSEL0, PMC0, 1);
+	/* only PV emulators take mode switches */
+	r = vr_new(&rig_amd_17h, NULL, PMUVIRT_VPMU_F_GUEST_ONLY);
+	assert_int_equal(pmuvirt_vpmu_pv_mode(NULL, &r->v[0].vp, true), -EINVAL);
+	assert_int_equal(pmuvirt_vpmu_pv_mode(NULL, NULL, true), -EINVAL);
 	vr_free(r);
 }
 
@@ -1218,6 +1314,7 @@ int main(void)
 		cmocka_unit_test(test_taken_away),
 		cmocka_unit_test(test_reset),
 		cmocka_unit_test(test_privilege),
+		cmocka_unit_test(test_pv_split),
 		cmocka_unit_test(test_other_cpu),
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_wrmsr_check),

@@ -24,8 +24,11 @@
  *
  * Prints PMUVIRT-STOCK-PERF-... lines; exit 0 when every check passed.
  * In a PV guest (dom0, a PV domU: the emulated PMU through Xen's XENPMU_*
- * ABI) a PV kernel runs in ring 3, so its :u counts are the guest's user
- * and kernel work, within the same bounds because the loop dominates;
+ * ABI) a PV kernel runs in ring 3 like its user space and Xen tells pmuvirt
+ * each switch between the two: instructions:k must stay under 2% of the
+ * work as on a real PMU, and around the loop and around kernel-bound work
+ * (reads of /dev/zero) instructions:u and :k must add up to the unfiltered
+ * count within 2%, the kernel-bound :k at least 4 times its :u;
  * perf-across prints PMUVIRT-STOCK-PERF-SKIPPED there and exits 0.
  *
  * With a first argument it drives Debian's perf (/usr/bin/perf, from
@@ -48,6 +51,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <stdint.h>
@@ -125,7 +129,73 @@ static int guest_type_pv(void)
 	return !strncmp(buf, "PV\n", 3);
 }
 
-static void counting(uint64_t n, int emulated)
+/* Kernel-bound work: @m reads of 64 KiB from /dev/zero (the kernel clears the buffer). */
+static void kernel_work(uint64_t m)
+{
+	static char buf[65536];
+	int fd = open("/dev/zero", O_RDONLY);
+
+	if (fd < 0) {
+		FAIL("/dev/zero: %s\n", strerror(errno));
+		return;
+	}
+	while (m--)
+		if (read(fd, buf, sizeof(buf)) != sizeof(buf))
+			FAIL("read of /dev/zero: %s\n", strerror(errno));
+	close(fd);
+}
+
+/*
+ * instructions:u, :k and both around @what: in a PV guest the user and
+ * kernel parts must add up to the whole within 2% (Xen tells pmuvirt each
+ * switch between the two; the hardware cannot tell them apart).
+ */
+static void split_counts(const char *what, int user_bound, uint64_t n)
+{
+	uint64_t u, k, all, sum;
+	int fu, fk, fa;
+	double err;
+
+	fu = perf_open(PERF_COUNT_HW_INSTRUCTIONS, 0, 1, 0);
+	fk = perf_open(PERF_COUNT_HW_INSTRUCTIONS, 1, 0, 0);
+	fa = perf_open(PERF_COUNT_HW_INSTRUCTIONS, 0, 0, 0);
+	if (fu < 0 || fk < 0 || fa < 0) {
+		FAIL("perf_event_open: %s\n", strerror(errno));
+		return;
+	}
+	ioctl(fa, PERF_EVENT_IOC_ENABLE, 0);
+	ioctl(fu, PERF_EVENT_IOC_ENABLE, 0);
+	ioctl(fk, PERF_EVENT_IOC_ENABLE, 0);
+	if (user_bound)
+		loop(n);
+	else
+		kernel_work(n);
+	ioctl(fk, PERF_EVENT_IOC_DISABLE, 0);
+	ioctl(fu, PERF_EVENT_IOC_DISABLE, 0);
+	ioctl(fa, PERF_EVENT_IOC_DISABLE, 0);
+	u = count_of(fu);
+	k = count_of(fk);
+	all = count_of(fa);
+	close(fu);
+	close(fk);
+	close(fa);
+	sum = u + k;
+	err = all ? ((double)sum - (double)all) / (double)all : 1;
+	printf("PMUVIRT-STOCK-PERF-SPLIT %s :u %" PRIu64 " :k %" PRIu64 " all %" PRIu64
+	       " (u+k)/all-1 %+.4f\n", what, u, k, all, err);
+	if (err < -0.02 || err > 0.02)
+		FAIL("%s: :u + :k is not the whole count\n", what);
+	if (user_bound) {
+		if (!near("split instructions:u", u, 2 * n))
+			FAIL("%s: instructions:u %" PRIu64 " for %" PRIu64 "\n", what, u, 2 * n);
+		if (k > 2 * n / 50)
+			FAIL("%s: instructions:k %" PRIu64 ": 2%% of the work or more\n", what, k);
+	} else if (k < 4 * u) {
+		FAIL("%s: instructions:k %" PRIu64 " is not 4 times :u\n", what, k);
+	}
+}
+
+static void counting(uint64_t n, int emulated, int pv)
 {
 	uint64_t work = 2 * n, iu, ik, cy;
 	int fu, fk, fc;
@@ -152,7 +222,15 @@ static void counting(uint64_t n, int emulated)
 	close(fc);
 	if (!near("instructions:u", iu, work))
 		FAIL("instructions:u %" PRIu64 " for %" PRIu64 " instructions\n", iu, work);
-	if (emulated) {
+	if (pv) {
+		near("instructions:k", ik, work);
+		if (ik > work / 50)
+			FAIL("instructions:k %" PRIu64 ": 2%% of the work or more\n", ik);
+		if (emulated && !near("cycles", cy, work))
+			FAIL("cycles %" PRIu64 " (emulated PMU: TSC ticks)\n", cy);
+		split_counts("user-bound", 1, n);
+		split_counts("kernel-bound", 0, n / 20000);
+	} else if (emulated) {
 		if (!near("instructions:k", ik, work))
 			FAIL("instructions:k %" PRIu64 " (emulated PMU: every mode)\n", ik);
 		if (!near("cycles", cy, work))
@@ -648,7 +726,7 @@ static int perf_mode(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	uint64_t n = 50000000;
-	int emulated = 0, deny = 0, i;
+	int emulated = 0, deny = 0, pv, i;
 	cpu_set_t set;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -668,11 +746,11 @@ int main(int argc, char **argv)
 		else
 			n = strtoull(argv[i], NULL, 0);
 	}
-	guest_type_pv();
+	pv = guest_type_pv();
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
 	sched_setaffinity(0, sizeof(set), &set);
-	counting(n, emulated);
+	counting(n, emulated, pv);
 	sampling(n, 1000000);
 	if (deny)
 		denied(n);

@@ -726,6 +726,46 @@ static int plan(struct pmuvirt_vpmu *vp, const struct pmuvirt_control *host, boo
 }
 
 /*
+ * A PV guest's counting counters that select one mode only (USR or OS):
+ * the context's counters to mute in the guest's kernel and in its user
+ * mode.  Its kernel runs in ring 3 too; the host counts both there.
+ */
+static void pv_masks(struct pmuvirt_vpmu *vp)
+{
+	unsigned int g;
+
+	vp->mute_user = vp->mute_kernel = 0;
+	if (!(vp->flags & PMUVIRT_VPMU_F_PV))
+		return;
+	for (g = 0; g < NR; g++) {
+		uint64_t c = cfg(vp, g), u, o;
+
+		if (!counting(vp, g))
+			continue;
+		u = g < FIXED0 ? PMUVIRT_EVSEL_USR : PMUVIRT_FIXED_USR;
+		o = g < FIXED0 ? PMUVIRT_EVSEL_OS : PMUVIRT_FIXED_OS;
+		if ((c & (u | o)) == u)
+			vp->mute_kernel |= 1u << vp->idx[g];
+		else if ((c & (u | o)) == o)
+			vp->mute_user |= 1u << vp->idx[g];
+	}
+}
+
+static inline uint32_t pv_mute(const struct pmuvirt_vpmu *vp)
+{
+	return vp->pv_kernel ? vp->mute_kernel : vp->mute_user;
+}
+
+/* The context's counters past the host's: the guest's. */
+static inline uint32_t own_counters(const struct pmuvirt_vpmu *vp)
+{
+	unsigned int n = vp->ctx->nr_counters;
+	uint32_t all = n >= 32 ? ~(uint32_t)0 : (1u << n) - 1;
+
+	return all & ~((1u << vp->nr_host) - 1);
+}
+
+/*
  * Take the context off its CPU (a last sample) and fold the guest's
  * counting counters into their values.  *@ovf receives the overflows their
  * counters had reached.
@@ -771,6 +811,7 @@ static int finish(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp, const struct
 		struct pmuvirt_counter *c = &ctx->counter[k];
 
 		c->count = kept[k].count;
+		c->muted = kept[k].muted;
 		if (c->period) {
 			c->period = kept[k].period;
 			c->next_ovf = kept[k].next_ovf;
@@ -786,6 +827,8 @@ static int finish(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp, const struct
 		if (c->period)
 			c->next_ovf = c->period - vp->value[g];
 	}
+	pv_masks(vp);
+	(void)pmuvirt_mute(NULL, ctx, own_counters(vp), pv_mute(vp));
 	ctx->nr_shared = (uint16_t)nr_shared;
 	vp->host = p->n ? host : NULL;
 	vp->nr_host = (uint8_t)p->n;
@@ -1078,6 +1121,16 @@ bool pmuvirt_vpmu_counts(const struct pmuvirt_vpmu *vp)
 bool pmuvirt_vpmu_attached(struct pmuvirt_vpmu *vp)
 {
 	return vp && vp->ctx && attached(vp);
+}
+
+int pmuvirt_vpmu_pv_mode(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp, bool kernel)
+{
+	if (!vp || !(vp->flags & PMUVIRT_VPMU_F_PV))
+		return -EINVAL;
+	vp->pv_kernel = kernel;
+	if (!(vp->mute_user | vp->mute_kernel) || !attached(vp))
+		return 0;
+	return pmuvirt_mute(pc, vp->ctx, own_counters(vp), pv_mute(vp));
 }
 
 int pmuvirt_vpmu_deliver(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp)

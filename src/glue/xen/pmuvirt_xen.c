@@ -683,6 +683,7 @@ static void pmuvirt_xen_enforce_locked(struct vcpu *v, struct pmuvirt_xen_domain
 		if (rc)
 			return;	/* tried again at the next switch in */
 		xv->ctl = empty;
+		xv->pv_usr_only = xv->pv_os_only = 0;
 	}
 	xv->policy_gen = dd->policy_gen;
 }
@@ -766,6 +767,9 @@ void pmuvirt_xen_switch(struct vcpu *prev, struct vcpu *next)
 	if (in && !is_idle_vcpu(next)) {
 		pmuvirt_xen_enforce_policy(next);
 		pmuvirt_xen_prof_switch_in(next, in);
+		/* a control applied meanwhile starts every counter unmuted */
+		if (is_pv_vcpu(next))
+			pmuvirt_xen_pv_remute(next, in, NULL);
 	}
 	rc = pmuvirt_switch_hook(pc, in);
 	if (unlikely(rc))

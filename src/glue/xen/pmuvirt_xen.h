@@ -65,6 +65,9 @@ struct pmuvirt_xen_domain {
  * @pv_cached:	PV: the page holds the context (PMU_CACHED) until XENPMU_flush.
  * @pv_lvtpc:	PV: the guest's LVTPC (XENPMU_lvtpc_set); masked: no VIRQ.
  * @nr_pv_virqs, @nr_pv_flushes: PV: VIRQ_XENPMU sent, flushes taken.
+ * @nr_pv_toggles: PV: switches between the guest's kernel and user mode.
+ * @pv_usr_only, @pv_os_only: PV: the counters of @ctl the guest asked to
+ *		count in its user mode only, in its kernel mode only.
  */
 struct pmuvirt_xen_vcpu {
 	struct pmuvirt_control ctl;
@@ -90,6 +93,9 @@ struct pmuvirt_xen_vcpu {
 	uint32_t pv_lvtpc;
 	uint32_t nr_pv_virqs;
 	uint32_t nr_pv_flushes;
+	uint64_t nr_pv_toggles;
+	uint32_t pv_usr_only;
+	uint32_t pv_os_only;
 };
 
 static inline struct pmuvirt_xen_vcpu *pmuvirt_xen_vcpu_of(struct pmuvirt_ctx *ctx)
@@ -287,6 +293,14 @@ void pmuvirt_xen_vpmu_pv_stop(struct vcpu *v, struct pmuvirt_ctx *ctx);
 /* A register of @v's emulated PMU; interrupts off.  0 or the emulator's error. */
 int pmuvirt_xen_vpmu_read(struct vcpu *v, uint32_t msr, uint64_t *val);
 int pmuvirt_xen_vpmu_write(struct vcpu *v, uint32_t msr, uint64_t val);
+/*
+ * A PV VCPU's counters that select one mode count that mode only: the
+ * sides of the control @asked (as the guest gave it; NULL: none), and
+ * their state for @v's mode now; @v runs here or nowhere.
+ */
+void pmuvirt_xen_pv_sides(struct vcpu *v, const struct pmuvirt_control *asked);
+/* @v's counters muted for its mode; @v's context runs on @pc or nowhere, interrupts off. */
+void pmuvirt_xen_pv_remute(struct vcpu *v, struct pmuvirt_ctx *ctx, struct pmuvirt_pcpu *pc);
 /* The emulator's interrupt for a PV VCPU: remember the overflows. */
 void pmuvirt_xen_pv_pmi(struct vcpu *v, uint64_t ovf);
 /* After pmuvirt_vpmu_deliver() for a PV VCPU: the page and VIRQ_XENPMU. */

@@ -99,6 +99,8 @@ static long pmuvirt_xen_op_set_control(struct vcpu *v, struct pmuvirt_xen_set_co
 	if (!rc)
 		rc = pmuvirt_xen_set_vcpu_control(v, &ctl, &err);
 	local_irq_restore(flags);
+	if (!rc)
+		pmuvirt_xen_pv_sides(v, &op->ctl);
 	op->err_counter = rc ? err.counter : -1;
 	if (rc && err.reason)
 		gdprintk(XENLOG_DEBUG, "pmuvirt: control refused: counter %d: %s\n",
@@ -371,6 +373,8 @@ static long pmuvirt_xen_op_vcpu_set_control(struct vcpu *v,
 	if (!rc)
 		rc = pmuvirt_xen_set_vcpu_control(t, &ctl, &err);
 	local_irq_restore(flags);
+	if (!rc)
+		pmuvirt_xen_pv_sides(t, &op->ctl);
 	pmuvirt_xen_put_vcpu(v, t);
 	op->err_counter = rc ? err.counter : -1;
 	if (copy_to_guest(arg, op, 1))

@@ -131,6 +131,8 @@ static int pmuvirt_xen_vcpu_restore(struct vcpu *v, const struct pmuvirt_saved_c
 	if (!rc)
 		rc = pmuvirt_validate_policy(&pmuvirt_xen_pmu, &in->ctl, ctx->max_counters, NULL,
 					     NULL, &dd->policy, &err);
+	/* The blob holds the control as counted: a PV guest's OS bits are USR. */
+	pmuvirt_xen_vcpu_of(ctx)->pv_usr_only = pmuvirt_xen_vcpu_of(ctx)->pv_os_only = 0;
 	if (!rc) {
 		pmuvirt_xen_vcpu_of(ctx)->ctl = in->ctl;
 		pmuvirt_xen_vcpu_of(ctx)->eff = in->ctl;

@@ -178,11 +178,12 @@ int pmuvirt_xen_vpmu_pv_start(struct vcpu *v, struct pmuvirt_ctx *ctx)
 		return -EOPNOTSUPP;
 	if (xv->has_vpmu)
 		return -EEXIST;
-	/* A PV kernel runs in user mode: its OS bit counts as USR. */
+	/* A PV kernel runs in ring 3: its OS bit counts there too (pmuvirt_xen_pv_toggle()). */
 	rc = pmuvirt_vpmu_init(&xv->vpmu, ctx, &pmuvirt_xen_vpmu_model, PMUVIRT_VPMU_F_PV,
 			       pmuvirt_xen_vpmu_pmi, v);
 	if (rc)
 		return rc;
+	(void)pmuvirt_vpmu_pv_mode(pc_for(ctx), &xv->vpmu, v->arch.flags & TF_kernel_mode);
 	spin_lock(&dd->policy_lock);
 	xv->vpolicy = dd->policy;
 	xv->vpolicy_gen = dd->policy_gen;
@@ -204,7 +205,80 @@ void pmuvirt_xen_vpmu_pv_stop(struct vcpu *v, struct pmuvirt_ctx *ctx)
 	pmuvirt_xen_vpmu_vcpu_destroy(v, ctx);
 	xv->has_vpmu = 0;
 	xv->nr_rdmsr = xv->nr_wrmsr = xv->nr_rdpmc = 0;
+	xv->nr_pv_toggles = 0;
 	xv->nr_pmis = 0;
+}
+
+/*
+ * A 64-bit PV kernel runs in ring 3 like its user space: the hardware
+ * counts both for a counter of either mode.  Xen knows when the VCPU
+ * switches (toggle_guest_mode()): the counters that select one mode are
+ * muted in the other, those of the glue's control as the guest asked for
+ * them and those of the emulated PMU by their USR and OS bits.
+ */
+void pmuvirt_xen_pv_remute(struct vcpu *v, struct pmuvirt_ctx *ctx, struct pmuvirt_pcpu *pc)
+{
+	struct pmuvirt_xen_vcpu *xv = pmuvirt_xen_vcpu_of(ctx);
+	bool kernel = v->arch.flags & TF_kernel_mode;
+	unsigned int n = min_t(unsigned int, xv->ctl.nr_counters, pmuvirt_ctx_nr_counters(ctx));
+	uint32_t own = n >= 32 ? ~0u : (1u << n) - 1;
+	int rc = 0;
+
+	if (own && (xv->pv_usr_only | xv->pv_os_only))
+		rc = pmuvirt_mute(pc, ctx, own, (kernel ? xv->pv_usr_only : xv->pv_os_only) & own);
+	if (!rc && xv->has_vpmu && (xv->vpmu.flags & PMUVIRT_VPMU_F_PV))
+		rc = pmuvirt_vpmu_pv_mode(pc, &xv->vpmu, kernel);
+	if (rc)
+		gdprintk(XENLOG_WARNING, "pmuvirt: kernel/user mode switch: %d\n", rc);
+}
+
+void pmuvirt_xen_pv_sides(struct vcpu *v, const struct pmuvirt_control *asked)
+{
+	struct pmuvirt_ctx *ctx = v->arch.pmuvirt;
+	struct pmuvirt_xen_vcpu *xv;
+	uint32_t usr = 0, os = 0;
+	unsigned long flags;
+	unsigned int i;
+
+	if (!ctx || !is_pv_vcpu(v))
+		return;
+	xv = pmuvirt_xen_vcpu_of(ctx);
+	for (i = 0; asked && i < asked->nr_counters && i < PMUVIRT_MAX_COUNTERS; i++) {
+		const struct pmuvirt_counter_ctl *c = &asked->counter[i];
+		uint32_t f = c->flags & (PMUVIRT_CTR_USER | PMUVIRT_CTR_KERNEL);
+
+		/* the TSC counts time, whatever the mode */
+		if (c->event == PMUVIRT_EV_TSC && !(c->flags & PMUVIRT_CTR_RAW))
+			continue;
+		if (f == PMUVIRT_CTR_USER)
+			usr |= 1u << i;
+		else if (f == PMUVIRT_CTR_KERNEL)
+			os |= 1u << i;
+	}
+	local_irq_save(flags);
+	xv->pv_usr_only = usr;
+	xv->pv_os_only = os;
+	pmuvirt_xen_pv_remute(v, ctx, pc_for(ctx));
+	local_irq_restore(flags);
+}
+
+/* @v, the current PV VCPU, switched between its kernel and user mode. */
+void pmuvirt_xen_pv_toggle(struct vcpu *v)
+{
+	struct pmuvirt_ctx *ctx = v->arch.pmuvirt;
+	struct pmuvirt_xen_vcpu *xv;
+	unsigned long flags;
+
+	if (!ctx)
+		return;
+	xv = pmuvirt_xen_vcpu_of(ctx);
+	if (!(xv->pv_usr_only | xv->pv_os_only) &&
+	    !(xv->has_vpmu && (xv->vpmu.flags & PMUVIRT_VPMU_F_PV)))
+		return;
+	xv->nr_pv_toggles++;
+	local_irq_save(flags);
+	pmuvirt_xen_pv_remute(v, ctx, pc_for(ctx));
+	local_irq_restore(flags);
 }
 
 int pmuvirt_xen_vpmu_read(struct vcpu *v, uint32_t msr, uint64_t *val)
@@ -270,6 +344,9 @@ void pmuvirt_xen_vpmu_vcpu_destroy(struct vcpu *v, struct pmuvirt_ctx *ctx)
 	if (xv->has_vpmu && (xv->nr_rdmsr || xv->nr_wrmsr || xv->nr_rdpmc))
 		printk(XENLOG_G_INFO "pmuvirt: %pv: emulated PMU served %"PRIu64" RDMSR, %"PRIu64" WRMSR, %"PRIu64" RDPMC, raised %u interrupts\n",
 		       v, xv->nr_rdmsr, xv->nr_wrmsr, xv->nr_rdpmc, xv->nr_pmis);
+	if (xv->has_vpmu && xv->nr_pv_toggles)
+		printk(XENLOG_G_INFO "pmuvirt: %pv: emulated PMU: %"PRIu64" kernel/user mode switches\n",
+		       v, xv->nr_pv_toggles);
 }
 
 /*
