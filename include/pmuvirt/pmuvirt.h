@@ -251,9 +251,13 @@ struct pmuvirt_pcpu {
  * @slot:	physical slot (index into pmuvirt_pmu.slot).
  * @event:	enum pmuvirt_event, or PMUVIRT_EV_NONE for a raw code.
  * @width:	the slot's width, kept here for the switch path.
- * @muted:	1 while pmuvirt_mute() keeps the counter from counting: its
- *		events since @start count for no one.
+ * @muted:	PMUVIRT_MUTED while pmuvirt_mute() keeps the counter from
+ *		counting (its events since @start count for no one), or
+ *		PMUVIRT_MUTED_PARKED once a PMI parked it meanwhile; else 0.
  */
+#define PMUVIRT_MUTED		1
+#define PMUVIRT_MUTED_PARKED	2
+
 struct pmuvirt_counter {
 	uint64_t count;
 	uint64_t start;
@@ -305,6 +309,7 @@ struct pmuvirt_ctx {
 	int32_t fault;
 	uint32_t sample_mask;	/* counters with PMUVIRT_CTR_SAMPLE */
 	uint32_t values_mask;	/* of which with PMUVIRT_CTR_SAMPLE_VALUES */
+	uint32_t muted_mask;	/* counters with @muted set; see pmuvirt_mute() */
 	struct pmuvirt_sample_writer *samples;
 	pmuvirt_sample_fill_fn sample_fill;
 	void *sample_arg;
@@ -676,8 +681,9 @@ int pmuvirt_collect(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx);
  * @mask:	of those, the ones that stop counting; the rest count.
  *
  * A muted counter keeps its value: the events the hardware counts for it
- * meanwhile count for no one, bring no overflow notification nearer (a
- * PMI they raise re-arms the counter for the distance left) and readers of
+ * meanwhile count for no one and bring no overflow notification nearer (a
+ * PMI they raise parks the counter half its range away, and it is armed
+ * for the distance left when it counts again: one write), and readers of
  * the shared record see the count alone.  For a host that knows of mode
  * changes the PMU cannot tell apart, such as a PV guest kernel and its
  * user space, which both run in ring 3 (docs/xen.md).

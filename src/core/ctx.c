@@ -612,7 +612,8 @@ static inline bool offset_only(struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx
 			       const struct pmuvirt_ctx *next)
 {
 	return prev && prev->nr_counters == next->nr_counters && next->nr_counters &&
-	       !next->imode_mask && may_offset(pc, next) && cache_current(pc, next);
+	       !next->imode_mask && !prev->muted_mask && may_offset(pc, next) &&
+	       cache_current(pc, next);
 }
 
 /* @prev's values are final and @next's counters started: @next runs on @pc. */
@@ -726,8 +727,7 @@ static int switch_offset(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next)
 		ret = read(pc, o->slot, &raw);
 		if (ret)
 			return fault(pc, prev, ret);
-		if (pmuvirt_likely(!o->muted))
-			o->count += (raw - o->start) & (~(uint64_t)0 >> (64 - o->width));
+		o->count += (raw - o->start) & (~(uint64_t)0 >> (64 - o->width));
 		o->start = raw;
 		n->start = raw;
 		if (o->period)
@@ -852,8 +852,7 @@ static int switch_pair(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *prev, struct
 
 		o[i].start = v;
 		n[i].start = v;
-		if (pmuvirt_likely(!o[i].muted))
-			o[i].count += (v - start) & m;
+		o[i].count += (v - start) & m;
 	}
 	if (pmuvirt_unlikely(next->imode_mask)) {
 		ret = pair_imode(pc, prev, next, raw);
@@ -983,7 +982,8 @@ int pmuvirt_switch(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *next)
 		return 0;
 	if (next && next->running_on)
 		return -EBUSY;
-	if (prev && next && is_pair(pc, prev, next) && may_offset(pc, next))
+	/* The offsetting passes fold every counter: a muted one takes the general way. */
+	if (prev && next && !prev->muted_mask && is_pair(pc, prev, next) && may_offset(pc, next))
 		return switch_pair(pc, prev, next);
 	if (next) {
 		if (offset_only(pc, prev, next))
@@ -1032,6 +1032,7 @@ static void apply_control(struct pmuvirt_ctx *ctx, const struct pmuvirt_control 
 	ctx->imode_mask = 0;
 	ctx->sample_mask = 0;
 	ctx->values_mask = 0;
+	ctx->muted_mask = 0;
 	for (i = 0; i < ctl->nr_counters; i++) {
 		struct pmuvirt_counter *c = &ctx->counter[i];
 
@@ -1386,6 +1387,12 @@ static int pmi_hw(struct pmuvirt_pcpu *pc, uint32_t status, uint32_t *mask)
 			ret = arm_at(pc, ctx, i, true);
 			if (c->period)
 				pc->paused = PMUVIRT_PAUSED_PARKED;
+		} else if (pmuvirt_unlikely(c->muted)) {
+			/* Nor while muted: park, re-armed when it counts again (no storm). */
+			c->start = raw;
+			ret = arm_at(pc, ctx, i, true);
+			if (c->period)
+				c->muted = PMUVIRT_MUTED_PARKED;
 		} else {
 			sample(c, sl, raw);
 			hits[i] = collect_overflows(c);
@@ -1559,22 +1566,24 @@ int pmuvirt_collect(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx)
 
 int pmuvirt_mute(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint32_t which, uint32_t mask)
 {
-	bool live;
-	unsigned int i;
+	uint32_t change;
+	bool live, parked;
 	int ret;
 
 	if (!ctx || (mask & ~which) || (ctx->nr_counters < 32 && (which >> ctx->nr_counters)))
 		return -EINVAL;
 	if (ctx->running_on && ctx->running_on != pc)
 		return -EBUSY;
+	change = (ctx->muted_mask ^ mask) & which;
+	if (!change)
+		return 0;
 	live = ctx->running_on && pc->running == ctx && !pc->paused;
-	for (i = 0; i < ctx->nr_counters; i++) {
+	for (; change; change &= change - 1) {
+		unsigned int i = (unsigned int)__builtin_ctz(change);
 		struct pmuvirt_counter *c = &ctx->counter[i];
-		uint8_t m = (mask >> i) & 1;
 		uint64_t raw;
 
-		if (!(which & (1u << i)) || c->muted == m)
-			continue;
+		/* stopping: the events so far count; starting: from now */
 		if (live) {
 			ret = ops_of(pc)->read(pc, c->slot, &raw);
 			if (ret)
@@ -1583,7 +1592,15 @@ int pmuvirt_mute(struct pmuvirt_pcpu *pc, struct pmuvirt_ctx *ctx, uint32_t whic
 			if (c->period)
 				collect_overflows(c);
 		}
-		c->muted = m;
+		parked = c->muted == PMUVIRT_MUTED_PARKED;
+		c->muted = c->muted ? 0 : PMUVIRT_MUTED;
+		ctx->muted_mask ^= 1u << i;
+		/* a PMI parked it: its real distance back (off the CPU, the switch in does it) */
+		if (parked && live) {
+			ret = arm(pc, ctx, i);
+			if (ret)
+				return fault(pc, ctx, ret);
+		}
 	}
 	publish(ctx);
 	return 0;

@@ -343,6 +343,21 @@ static void test_mute(void **state)
 	mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 7);
 	assert_int_equal(rig_val(r->ctx[0], 0), 17);
 	assert_int_not_equal(rec.counter[0].index, 0);
+	/* the pair's offsetting switches (one domain) leave a muted counter alone too */
+	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
+	assert_int_equal(pmuvirt_ctx_set_domain(r->ctx[0], 1), 0);
+	assert_int_equal(pmuvirt_ctx_set_domain(r->ctx[1], 1), 0);
+	mock_set_control(r->ctx[1], &ctl, 2, ev_ic, NULL);
+	assert_int_equal(pmuvirt_switch(&r->pc, r->ctx[1]), 0);
+	assert_int_equal(pmuvirt_switch(&r->pc, r->ctx[0]), 0);
+	assert_int_equal(pmuvirt_mute(&r->pc, r->ctx[0], 0x1, 0x1), 0);
+	for (int k = 0; k < 6; k++) {
+		mock_run(&r->hw, PMUVIRT_EV_INSTRUCTIONS, 100);
+		assert_int_equal(pmuvirt_switch(&r->pc, r->ctx[k & 1 ? 0 : 1]), 0);
+	}
+	assert_int_not_equal(r->pc.pair[0], 0);	/* the two became the pair */
+	assert_int_equal(rig_val(r->ctx[0], 0), 17);
+	assert_int_equal(rig_val(r->ctx[1], 0), 300);
 	assert_int_equal(pmuvirt_switch_out(&r->pc), 0);
 	rig_free(r);
 }

@@ -1089,13 +1089,18 @@ static void test_privilege(void **state)
  * the hardware counter wrap, and across a switch of VCPUs and a new
  * event select written in kernel mode.
  */
-static void toggle(struct vr *r, bool kernel, unsigned int reads)
+static void toggle_rw(struct vr *r, bool kernel, unsigned int reads, unsigned int writes)
 {
 	struct pmuvirt_stats before = r->pc.stats;
 
 	assert_int_equal(pmuvirt_vpmu_pv_mode(vr_pc(r, 0), &r->v[0].vp, kernel), 0);
 	assert_int_equal(r->pc.stats.reg_reads - before.reg_reads, reads);
-	assert_int_equal(r->pc.stats.reg_writes - before.reg_writes, 0);
+	assert_int_equal(r->pc.stats.reg_writes - before.reg_writes, writes);
+}
+
+static void toggle(struct vr *r, bool kernel, unsigned int reads)
+{
+	toggle_rw(r, kernel, reads, 0);
 }
 
 static void pv_split(const struct fakehw_x86_config *cfg, uint32_t ctl0, uint32_t ctr0,
@@ -1142,16 +1147,20 @@ static void pv_split(const struct fakehw_x86_config *cfg, uint32_t ctl0, uint32_
 	vr_wr(r, 0, ctl0 + 2 * stride, 0);
 	vr_wr(r, 0, ctl0, SEL(0xc0) & ~VR_OS);
 	vr_wr(r, 0, ctr0, (w - p) & m);
+	pmis = r->host_pmis;
 	vr_run(r, FAKEHW_INSTRUCTIONS, 3 * p, false);	/* kernel: wraps the hardware */
 	assert_int_equal(r->v[0].pmis, 0);
+	assert_int_equal(r->host_pmis, pmis + 1);	/* parked: no storm */
 	assert_true(vr_rd(r, 0, ctr0) == ((w - p) & m));
-	toggle(r, false, 1);
+	toggle_rw(r, false, 1, 1);			/* the parked counter armed again */
 	vr_run(r, FAKEHW_INSTRUCTIONS, p - 1, false);
 	toggle(r, true, 1);
-	vr_run(r, FAKEHW_INSTRUCTIONS, 2 * p, false);
+	pmis = r->host_pmis;
+	vr_run(r, FAKEHW_INSTRUCTIONS, 2 * p, false);	/* one event from the wrap */
 	assert_int_equal(r->v[0].pmis, 0);
+	assert_int_equal(r->host_pmis, pmis + 1);
 	assert_true(vr_rd(r, 0, ctr0) == m);
-	toggle(r, false, 1);
+	toggle_rw(r, false, 1, 1);
 	pmis = r->v[0].pmis;
 	vr_run(r, FAKEHW_INSTRUCTIONS, 1, false);
 	assert_int_equal(r->v[0].pmis, pmis + 1);
@@ -1160,9 +1169,52 @@ static void pv_split(const struct fakehw_x86_config *cfg, uint32_t ctl0, uint32_
 	vr_free(r);
 }
 
+/*
+ * The host's own counters in front of a PV guest's come and go (a
+ * pmuvirt-aware PV guest's control): the guest's :u counter stays muted
+ * in kernel mode, and a muted host counter keeps its state across the
+ * guest's new plans.
+ */
+static void pv_split_beside_host(void)
+{
+	struct vr *r = vr_new(&rig_amd_17h, NULL, PMUVIRT_VPMU_F_PV);
+	struct pmuvirt_vpmu *vp = &r->v[0].vp;
+	struct pmuvirt_ctx *ctx = r->v[0].ctx;
+	struct pmuvirt_control own;
+
+	rig_control(&own, 2, (const struct pmuvirt_counter_ctl[]){
+		{ .event = PMUVIRT_EV_BRANCHES, .flags = PMUVIRT_CTR_USER },
+		{ .event = PMUVIRT_EV_INSTRUCTIONS, .flags = PMUVIRT_CTR_USER } });
+	vr_switch(r, 0);
+	assert_int_equal(pmuvirt_vpmu_set_host(&r->pc, vp, &own, 0, 2, NULL), 0);
+	vr_wr(r, 0, F15_CTL(0), (SEL(0xc0) & ~VR_INT) & ~VR_OS);
+	toggle(r, true, 1);
+	/* the host mutes its second counter; the guest's plans keep that */
+	assert_int_equal(pmuvirt_mute(&r->pc, ctx, 0x3, 0x2), 0);
+	vr_wr(r, 0, F15_CTL(1), (SEL(0xc0) & ~VR_INT) & ~VR_USR);
+	assert_int_equal(ctx->muted_mask, 0x2 | 1u << vp->idx[0]);
+	vr_run(r, FAKEHW_INSTRUCTIONS, 5, false);
+	assert_int_equal(vr_rd(r, 0, F15_CTR(0)), 0);
+	assert_int_equal(vr_rd(r, 0, F15_CTR(1)), 5);
+	/* the host's counters go: the guest's :u counter stays muted */
+	assert_int_equal(pmuvirt_vpmu_set_host(&r->pc, vp, NULL, 0, 0, NULL), 0);
+	assert_int_equal(ctx->muted_mask, 1u << vp->idx[0]);
+	vr_run(r, FAKEHW_INSTRUCTIONS, 5, false);
+	assert_int_equal(vr_rd(r, 0, F15_CTR(0)), 0);
+	assert_int_equal(vr_rd(r, 0, F15_CTR(1)), 10);
+	toggle(r, false, 2);
+	vr_run(r, FAKEHW_INSTRUCTIONS, 3, false);
+	assert_int_equal(vr_rd(r, 0, F15_CTR(0)), 3);
+	assert_int_equal(vr_rd(r, 0, F15_CTR(1)), 10);
+	vr_switch(r, -1);
+	vr_free(r);
+}
+
 static void test_pv_split(void **state)
 {
 	struct vr *r;
+
+	pv_split_beside_host();
 
 	pv_split(&rig_amd_17h, F15_CTL(0), F15_CTR(0), 2);
 	pv_split(&rig_amd_k8, K7_CTL0, K7_CTR0, 1);

@@ -802,6 +802,7 @@ static int finish(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp, const struct
 {
 	struct pmuvirt_ctx *ctx = vp->ctx;
 	struct pmuvirt_counter kept[PMUVIRT_MAX_COUNTERS];
+	uint32_t muted = 0;
 	unsigned int k;
 
 	for (k = 0; k < keep; k++)
@@ -811,7 +812,8 @@ static int finish(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp, const struct
 		struct pmuvirt_counter *c = &ctx->counter[k];
 
 		c->count = kept[k].count;
-		c->muted = kept[k].muted;
+		if (kept[k].muted)
+			muted |= 1u << k;
 		if (c->period) {
 			c->period = kept[k].period;
 			c->next_ovf = kept[k].next_ovf;
@@ -827,14 +829,18 @@ static int finish(struct pmuvirt_pcpu *pc, struct pmuvirt_vpmu *vp, const struct
 		if (c->period)
 			c->next_ovf = c->period - vp->value[g];
 	}
-	pv_masks(vp);
-	(void)pmuvirt_mute(NULL, ctx, own_counters(vp), pv_mute(vp));
 	ctx->nr_shared = (uint16_t)nr_shared;
 	vp->host = p->n ? host : NULL;
 	vp->nr_host = (uint8_t)p->n;
 	vp->nr_shared = (uint8_t)nr_shared;
 	vp->stamp = ctx->stamp;
 	vp->state |= ST_ATTACHED;
+	pv_masks(vp);
+	/* off the CPU, every counter unmuted: the host's keep their state */
+	if (muted)
+		(void)pmuvirt_mute(NULL, ctx, (uint32_t)((1ull << keep) - 1), muted);
+	if (pv_mute(vp))
+		(void)pmuvirt_mute(NULL, ctx, own_counters(vp), pv_mute(vp));
 	pmuvirt_ctx_publish(ctx);
 	if (was_running && !ret)
 		ret = pmuvirt_switch(pc, ctx);
