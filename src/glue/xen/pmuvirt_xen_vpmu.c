@@ -28,7 +28,7 @@
 static bool __initdata pmuvirt_xen_vpmu_opt = true;
 boolean_param("pmuvirt-vpmu", pmuvirt_xen_vpmu_opt);
 
-/* The model every HVM and PVH VCPU gets; valid when pmuvirt_xen_vpmu_enabled. */
+/* The model every stock guest's VCPU gets; valid when pmuvirt_xen_vpmu_enabled. */
 static struct pmuvirt_vpmu_model __read_mostly pmuvirt_xen_vpmu_model;
 static bool __read_mostly pmuvirt_xen_vpmu_enabled;
 static uint32_t __read_mostly pmuvirt_xen_vpmu_flags;
@@ -41,6 +41,7 @@ static uint32_t __read_mostly pmuvirt_xen_vpmu_flags;
  * AMD CPU whose PMU is of another kind (pmuvirt-emulate under QEMU, an
  * Intel-style PMU) the legacy AMD PMU of the CPU's family, the four K7
  * counters that Linux drives on every AMD CPU without PerfCtrExtCore.
+ * A host without HVM chooses one as well, for its PV guests.
  */
 void __init pmuvirt_xen_vpmu_init(void)
 {
@@ -53,9 +54,7 @@ void __init pmuvirt_xen_vpmu_init(void)
 		printk(XENLOG_INFO "pmuvirt: stock guests' PMU: off (pmuvirt-vpmu=0)\n");
 		return;
 	}
-	if (!hvm_enabled)
-		why = "no HVM";
-	else if (pmuvirt_vpmu_model_host(&pmuvirt_xen_pmu, &m))
+	if (pmuvirt_vpmu_model_host(&pmuvirt_xen_pmu, &m))
 		why = "no general counters";
 	else if (amd_cpu && m.vendor != PMUVIRT_VPMU_AMD)
 		m = (struct pmuvirt_vpmu_model){
@@ -74,12 +73,23 @@ void __init pmuvirt_xen_vpmu_init(void)
 	if (pmuvirt_xen_pmu.caps & PMUVIRT_CAP_GUEST_ONLY)
 		pmuvirt_xen_vpmu_flags = PMUVIRT_VPMU_F_GUEST_ONLY;
 	pmuvirt_xen_vpmu_enabled = true;
-	printk(XENLOG_INFO "pmuvirt: stock HVM and PVH guests' PMU: %s version %u, %u general counters (%u bits), %u fixed%s\n",
-	       m.vendor == PMUVIRT_VPMU_AMD ? "AMD" : "Intel", m.version, m.nr_gp, m.width,
-	       m.nr_fixed, pmuvirt_xen_vpmu_flags ? ", kernel mode in the guest only" : "");
-	printk(XENLOG_INFO "pmuvirt: stock PV guests' PMU: %s\n",
-	       pmuvirt_xen_vpmu_pv_model() ? "the same, through XENPMU_*" :
-	       "none (XENPMU_* serves AMD models only)");
+	if (hvm_enabled) {
+		printk(XENLOG_INFO "pmuvirt: stock HVM and PVH guests' PMU: %s version %u, %u general counters (%u bits), %u fixed%s\n",
+		       m.vendor == PMUVIRT_VPMU_AMD ? "AMD" : "Intel", m.version, m.nr_gp, m.width,
+		       m.nr_fixed, pmuvirt_xen_vpmu_flags ? ", kernel mode in the guest only" : "");
+		printk(XENLOG_INFO "pmuvirt: stock PV guests' PMU: %s\n",
+		       pmuvirt_xen_vpmu_pv_model() ? "the same, through XENPMU_*" :
+		       "none (XENPMU_* serves AMD models only)");
+		return;
+	}
+	/* No HVM VCPU is ever created: the model is the PV guests' alone. */
+	printk(XENLOG_INFO "pmuvirt: stock HVM and PVH guests' PMU: none (no HVM)\n");
+	if (pmuvirt_xen_vpmu_pv_model())
+		printk(XENLOG_INFO "pmuvirt: stock PV guests' PMU: %s version %u, %u general counters (%u bits), %u fixed, through XENPMU_*\n",
+		       m.vendor == PMUVIRT_VPMU_AMD ? "AMD" : "Intel", m.version, m.nr_gp, m.width,
+		       m.nr_fixed);
+	else
+		printk(XENLOG_INFO "pmuvirt: stock PV guests' PMU: none (XENPMU_* serves AMD models only)\n");
 }
 
 #ifdef CONFIG_HVM
