@@ -38,6 +38,14 @@ struct pmuvirt_xen_domain {
 	spinlock_t pv_lock;
 };
 
+/*
+ * Registers of a PV guest's xen_pmu_data context: an Intel model's general
+ * counters and event selects, fixed counters, FIXED_CTR_CTRL, the three
+ * global registers, DS_AREA and PEBS_ENABLE (an AMD model's counters and
+ * selects are fewer).
+ */
+#define PMUVIRT_XEN_PV_REGS	(2 * PMUVIRT_VPMU_MAX_GP + PMUVIRT_VPMU_MAX_FIXED + 6)
+
 /**
  * struct pmuvirt_xen_vcpu - what the glue keeps per VCPU, in front of its context
  * @ctl:	the control the VCPU's context was last given (checked again
@@ -60,8 +68,9 @@ struct pmuvirt_xen_domain {
  *		(logged when the VCPU goes).
  * @pv_data:	PV with XENPMU_init: the guest's struct xen_pmu_data, mapped.
  * @pv_ovf:	PV: overflows the guest has not been told of.
- * @pv_ctr, @pv_ctrl: PV: the counters and event selects the page got at
- *		the last interrupt; XENPMU_flush writes back those that changed.
+ * @pv_val:	PV: the registers the page got at the last interrupt, in
+ *		the order of its context (pmuvirt_xen_pvpmu.c); XENPMU_flush
+ *		writes back those that changed.
  * @pv_cached:	PV: the page holds the context (PMU_CACHED) until XENPMU_flush.
  * @pv_lvtpc:	PV: the guest's LVTPC (XENPMU_lvtpc_set); masked: no VIRQ.
  * @nr_pv_virqs, @nr_pv_flushes: PV: VIRQ_XENPMU sent, flushes taken.
@@ -87,8 +96,7 @@ struct pmuvirt_xen_vcpu {
 	uint64_t nr_rdpmc;
 	void *pv_data;
 	uint64_t pv_ovf;
-	uint64_t pv_ctr[PMUVIRT_VPMU_MAX_GP];
-	uint64_t pv_ctrl[PMUVIRT_VPMU_MAX_GP];
+	uint64_t pv_val[PMUVIRT_XEN_PV_REGS];
 	uint32_t pv_cached;
 	uint32_t pv_lvtpc;
 	uint32_t nr_pv_virqs;

@@ -3,9 +3,9 @@
  * The PMU of stock PV guests through Xen's XENPMU_* ABI (public/pmu.h):
  * pmuvirt's emulated PMU (pmuvirt_xen_vpmu.c) serves the guest's trapped
  * PMU MSRs; at an overflow the guest's struct xen_pmu_data gets the
- * interrupted registers and the counters' context (PMU_CACHED) and the
- * VCPU VIRQ_XENPMU; XENPMU_flush writes the context back through the
- * emulator's checks.  docs/xen.md, "Stock guests", says what guests see.
+ * interrupted registers and the model's context, AMD or Intel (PMU_CACHED),
+ * and the VCPU VIRQ_XENPMU; XENPMU_flush writes the context back through
+ * the emulator's checks.  docs/xen.md, "Stock guests", says what guests see.
  */
 #include <xen/lib.h>
 #include <xen/sched.h>
@@ -13,6 +13,7 @@
 #include <xen/domain_page.h>
 #include <xen/guest_access.h>
 #include <asm/apic.h>
+#include <asm/msr-index.h>
 #include <asm/p2m.h>
 #include <asm/pmuvirt.h>
 #include <public/pmu.h>
@@ -23,31 +24,93 @@
 #define K7_CTR0	0xc0010004u
 #define F15_CTL0	0xc0010200u
 
-/* Counters the page's AMD context holds: the model's, in its MSR layout. */
-static unsigned int nr_ctx(const struct pmuvirt_vpmu_model *m)
+/*
+ * One register of the page's context: its MSR in the model, where the
+ * page holds it, and what the interrupt and the flush do with it.
+ */
+#define PV_READ		0x1u	/* the interrupt reads it from the emulator (else 0) */
+#define PV_WRITE	0x2u	/* the flush writes it back when it changed */
+
+struct pv_reg {
+	uint32_t msr;
+	uint32_t flags;
+	uint64_t *slot;
+};
+
+static void pv_reg(struct pv_reg *r, unsigned int *n, uint32_t msr, uint32_t flags,
+		   uint64_t *slot)
 {
-	return m->nr_gp;
+	r[*n] = (struct pv_reg){ .msr = msr, .flags = flags, .slot = slot };
+	(*n)++;
 }
 
-static uint32_t ctl_msr(const struct pmuvirt_vpmu_model *m, unsigned int i)
+/* The context's offset fields, as Xen's vPMU sets them (the guest reads them). */
+static void pv_offsets(struct xen_pmu_data *d, const struct pmuvirt_vpmu_model *m)
 {
-	return m->version == PMUVIRT_VPMU_AMD_LEGACY ? K7_CTL0 + i : F15_CTL0 + 2 * i;
+	if (m->vendor == PMUVIRT_VPMU_AMD) {
+		d->pmu.c.amd.counters = sizeof(d->pmu.c.amd);
+		d->pmu.c.amd.ctrls = sizeof(d->pmu.c.amd) + m->nr_gp * sizeof(uint64_t);
+	} else {
+		d->pmu.c.intel.fixed_counters = sizeof(d->pmu.c.intel);
+		d->pmu.c.intel.arch_counters = sizeof(d->pmu.c.intel) +
+					       m->nr_fixed * sizeof(uint64_t);
+		d->pmu.c.intel.debugctl = 0;
+	}
 }
 
-static uint32_t ctr_msr(const struct pmuvirt_vpmu_model *m, unsigned int i)
+/*
+ * The registers of the page's context of model @m, at the offsets Xen's
+ * own vPMU uses (pv_offsets()), in the order the flush writes them back:
+ * listed in @r (PMUVIRT_XEN_PV_REGS at most); returns how many.
+ *
+ * AMD (svm/vpmu.c): the counters right after the two offset fields, the
+ * event selects after them.  Intel (vpmu_intel.c): after the fixed part
+ * the fixed counters, then a {counter, control} pair per general counter;
+ * the counters first, the controls, FIXED_CTR_CTRL, GLOBAL_OVF_CTRL (the
+ * guest's acknowledgement, 0 at the interrupt), GLOBAL_CTRL, as Xen loads
+ * them.  GLOBAL_STATUS is the guest's to read (Linux clears its copy's
+ * bits as it writes GLOBAL_OVF_CTRL) and is never written back; DS_AREA
+ * and PEBS_ENABLE are 0 and stay so (no model has them: the flush's check
+ * refuses any other value); DEBUGCTL is 0 and not read back (Xen's vPMU
+ * does not load it either).
+ */
+static unsigned int pv_regs(struct xen_pmu_data *d, const struct pmuvirt_vpmu_model *m,
+			    struct pv_reg *r)
 {
-	return m->version == PMUVIRT_VPMU_AMD_LEGACY ? K7_CTR0 + i : F15_CTL0 + 2 * i + 1;
-}
+	const uint32_t rw = PV_READ | PV_WRITE;
+	unsigned int i, n = 0;
 
-/* The page's counters and controls, at the offsets Xen's own vPMU uses. */
-static uint64_t *ctx_counters(struct xen_pmu_data *d)
-{
-	return d->pmu.c.amd.regs;
-}
+	if (m->vendor == PMUVIRT_VPMU_AMD) {
+		struct xen_pmu_amd_ctxt *c = &d->pmu.c.amd;
+		bool legacy = m->version == PMUVIRT_VPMU_AMD_LEGACY;
 
-static uint64_t *ctx_ctrls(struct xen_pmu_data *d, const struct pmuvirt_vpmu_model *m)
-{
-	return d->pmu.c.amd.regs + nr_ctx(m);
+		for (i = 0; i < m->nr_gp; i++)
+			pv_reg(r, &n, legacy ? K7_CTR0 + i : F15_CTL0 + 2 * i + 1, rw, &c->regs[i]);
+		for (i = 0; i < m->nr_gp; i++)
+			pv_reg(r, &n, legacy ? K7_CTL0 + i : F15_CTL0 + 2 * i, rw,
+			       &c->regs[m->nr_gp + i]);
+	} else {
+		struct xen_pmu_intel_ctxt *c = &d->pmu.c.intel;
+		struct xen_pmu_cntr_pair *pair = (void *)&c->regs[m->nr_fixed];
+		/* Xen's vPMU loads the full-width aliases where the model has them. */
+		uint32_t pmc = m->flags & PMUVIRT_VPMU_M_FW_WRITE ? MSR_IA32_A_PERFCTR0 :
+								    MSR_IA32_PERFCTR0;
+		bool global = m->version >= 2;
+
+		for (i = 0; i < m->nr_fixed; i++)
+			pv_reg(r, &n, MSR_CORE_PERF_FIXED_CTR0 + i, rw, &c->regs[i]);
+		for (i = 0; i < m->nr_gp; i++)
+			pv_reg(r, &n, pmc + i, rw, &pair[i].counter);
+		for (i = 0; i < m->nr_gp; i++)
+			pv_reg(r, &n, MSR_P6_EVNTSEL(i), rw, &pair[i].control);
+		pv_reg(r, &n, MSR_CORE_PERF_FIXED_CTR_CTRL, global ? rw : PV_WRITE, &c->fixed_ctrl);
+		pv_reg(r, &n, MSR_CORE_PERF_GLOBAL_STATUS, global ? PV_READ : 0, &c->global_status);
+		pv_reg(r, &n, MSR_CORE_PERF_GLOBAL_OVF_CTRL, PV_WRITE, &c->global_ovf_ctrl);
+		pv_reg(r, &n, MSR_CORE_PERF_GLOBAL_CTRL, global ? rw : PV_WRITE, &c->global_ctrl);
+		pv_reg(r, &n, MSR_IA32_DS_AREA, PV_WRITE, &c->ds_area);
+		pv_reg(r, &n, MSR_IA32_PEBS_ENABLE, PV_WRITE, &c->pebs_enable);
+	}
+	return n;
 }
 
 static struct pmuvirt_xen_vcpu *xv_of(const struct vcpu *v)
@@ -72,7 +135,7 @@ void pmuvirt_xen_pv_pmi(struct vcpu *v, uint64_t ovf)
 /*
  * The guest's interrupt: its registers when the overflow was found (a
  * PV kernel runs in ring 3: TF_kernel_mode says whose they are), the
- * counters and event selects, then PMU_CACHED and VIRQ_XENPMU.  Once per
+ * model's context (pv_regs()), then PMU_CACHED and VIRQ_XENPMU.  Once per
  * overflow: while the page is cached, later overflows wait for the flush.
  */
 void pmuvirt_xen_pv_notify(struct vcpu *v)
@@ -81,8 +144,9 @@ void pmuvirt_xen_pv_notify(struct vcpu *v)
 	const struct pmuvirt_vpmu_model *m = pmuvirt_xen_vpmu_pv_model();
 	const struct cpu_user_regs *regs;
 	struct xen_pmu_data *d;
-	uint64_t flags = PMU_SAMPLE_PV, *ctr, *ctl;
-	unsigned int i;
+	struct pv_reg r[PMUVIRT_XEN_PV_REGS];
+	uint64_t flags = PMU_SAMPLE_PV;
+	unsigned int i, n;
 
 	if (!xv || !m || !xv->pv_ovf || !xv->pv_data || xv->pv_cached)
 		return;
@@ -103,16 +167,17 @@ void pmuvirt_xen_pv_notify(struct vcpu *v)
 	d->domain_id = DOMID_SELF;
 	d->vcpu_id = v->vcpu_id;
 	d->pcpu_id = is_hardware_domain(v->domain) ? smp_processor_id() : v->vcpu_id;
-	d->pmu.c.amd.counters = sizeof(d->pmu.c.amd);
-	d->pmu.c.amd.ctrls = sizeof(d->pmu.c.amd) + nr_ctx(m) * sizeof(uint64_t);
-	ctr = ctx_counters(d);
-	ctl = ctx_ctrls(d, m);
-	for (i = 0; i < nr_ctx(m); i++) {
-		if (pmuvirt_xen_vpmu_read(v, ctr_msr(m, i), &xv->pv_ctr[i]) ||
-		    pmuvirt_xen_vpmu_read(v, ctl_msr(m, i), &xv->pv_ctrl[i]))
-			printk(XENLOG_G_WARNING "pmuvirt: %pv: XENPMU: counter %u unreadable\n", v, i);
-		ctr[i] = xv->pv_ctr[i];
-		ctl[i] = xv->pv_ctrl[i];
+	pv_offsets(d, m);
+	n = pv_regs(d, m, r);
+	for (i = 0; i < n; i++) {
+		if ((r[i].flags & PV_READ) && pmuvirt_xen_vpmu_read(v, r[i].msr, &xv->pv_val[i])) {
+			printk(XENLOG_G_WARNING "pmuvirt: %pv: XENPMU: MSR %#x unreadable\n", v,
+			       r[i].msr);
+			xv->pv_val[i] = 0;
+		} else if (!(r[i].flags & PV_READ)) {
+			xv->pv_val[i] = 0;
+		}
+		*r[i].slot = xv->pv_val[i];
 	}
 	xv->pv_ovf = 0;
 	xv->pv_cached = 1;
@@ -133,9 +198,10 @@ static long pv_flush(struct vcpu *v, struct pmuvirt_xen_vcpu *xv)
 {
 	const struct pmuvirt_vpmu_model *m = pmuvirt_xen_vpmu_pv_model();
 	struct xen_pmu_data *d = xv->pv_data;
-	uint64_t ctr[PMUVIRT_VPMU_MAX_GP], ctl[PMUVIRT_VPMU_MAX_GP];
+	struct pv_reg r[PMUVIRT_XEN_PV_REGS];
+	uint64_t val[PMUVIRT_XEN_PV_REGS];
 	unsigned long irqf;
-	unsigned int i;
+	unsigned int i, n;
 	int rc = 0;
 
 	if (!d || !xv->has_vpmu)
@@ -143,26 +209,21 @@ static long pv_flush(struct vcpu *v, struct pmuvirt_xen_vcpu *xv)
 	xv->pv_lvtpc = read_atomic(&d->pmu.l.lapic_lvtpc);
 	if (!xv->pv_cached)
 		return 0;
-	for (i = 0; i < nr_ctx(m); i++) {
-		ctr[i] = read_atomic(&ctx_counters(d)[i]);
-		ctl[i] = read_atomic(&ctx_ctrls(d, m)[i]);
-		if ((ctr[i] != xv->pv_ctr[i] &&
-		     pmuvirt_vpmu_wrmsr_check(&xv->vpmu, ctr_msr(m, i), ctr[i])) ||
-		    (ctl[i] != xv->pv_ctrl[i] &&
-		     pmuvirt_vpmu_wrmsr_check(&xv->vpmu, ctl_msr(m, i), ctl[i]))) {
-			gprintk(XENLOG_WARNING,
-				"pmuvirt: XENPMU_flush: counter %u: %#"PRIx64"/%#"PRIx64" refused\n",
-				i, ctr[i], ctl[i]);
+	n = pv_regs(d, m, r);
+	for (i = 0; i < n; i++) {
+		val[i] = read_atomic(r[i].slot);
+		if (!(r[i].flags & PV_WRITE) || val[i] == xv->pv_val[i])
+			continue;
+		if (pmuvirt_vpmu_wrmsr_check(&xv->vpmu, r[i].msr, val[i])) {
+			gprintk(XENLOG_WARNING, "pmuvirt: XENPMU_flush: MSR %#x: %#"PRIx64" refused\n",
+				r[i].msr, val[i]);
 			return -EINVAL;
 		}
 	}
 	local_irq_save(irqf);
-	for (i = 0; i < nr_ctx(m) && !rc; i++)
-		if (ctr[i] != xv->pv_ctr[i])
-			rc = pmuvirt_xen_vpmu_write(v, ctr_msr(m, i), ctr[i]);
-	for (i = 0; i < nr_ctx(m) && !rc; i++)
-		if (ctl[i] != xv->pv_ctrl[i])
-			rc = pmuvirt_xen_vpmu_write(v, ctl_msr(m, i), ctl[i]);
+	for (i = 0; i < n && !rc; i++)
+		if ((r[i].flags & PV_WRITE) && val[i] != xv->pv_val[i])
+			rc = pmuvirt_xen_vpmu_write(v, r[i].msr, val[i]);
 	if (rc)
 		gprintk(XENLOG_WARNING, "pmuvirt: XENPMU_flush: %d\n", rc);
 	xv->pv_cached = 0;
@@ -228,6 +289,10 @@ static long pv_init(struct domain *d, const struct xen_pmu_params *p)
 
 	if (rc)
 		return rc;
+	/* The largest context fits in the page after the fixed part. */
+	BUILD_BUG_ON(offsetof(struct xen_pmu_data, pmu.c.intel.regs) +
+		     PMUVIRT_VPMU_MAX_FIXED * sizeof(uint64_t) +
+		     PMUVIRT_VPMU_MAX_GP * sizeof(struct xen_pmu_cntr_pair) > PAGE_SIZE);
 	if (is_pv_32bit_vcpu(v))
 		return -EOPNOTSUPP;
 	page = get_page_from_gfn(d, p->val, NULL, P2M_ALLOC);
@@ -269,8 +334,10 @@ static long pv_init(struct domain *d, const struct xen_pmu_params *p)
 		unmap_domain_page_global(data);
 		put_page_and_type(page);
 	} else {
-		printk(XENLOG_G_INFO "pmuvirt: %pv: XENPMU_init: emulated PMU, %u counters\n", v,
-		       nr_ctx(pmuvirt_xen_vpmu_pv_model()));
+		const struct pmuvirt_vpmu_model *m = pmuvirt_xen_vpmu_pv_model();
+
+		printk(XENLOG_G_INFO "pmuvirt: %pv: XENPMU_init: emulated PMU, %u counters, %u fixed\n",
+		       v, m->nr_gp, m->nr_fixed);
 	}
 	return rc;
 }

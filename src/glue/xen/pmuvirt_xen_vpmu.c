@@ -77,19 +77,14 @@ void __init pmuvirt_xen_vpmu_init(void)
 		printk(XENLOG_INFO "pmuvirt: stock HVM and PVH guests' PMU: %s version %u, %u general counters (%u bits), %u fixed%s\n",
 		       m.vendor == PMUVIRT_VPMU_AMD ? "AMD" : "Intel", m.version, m.nr_gp, m.width,
 		       m.nr_fixed, pmuvirt_xen_vpmu_flags ? ", kernel mode in the guest only" : "");
-		printk(XENLOG_INFO "pmuvirt: stock PV guests' PMU: %s\n",
-		       pmuvirt_xen_vpmu_pv_model() ? "the same, through XENPMU_*" :
-		       "none (XENPMU_* serves AMD models only)");
+		printk(XENLOG_INFO "pmuvirt: stock PV guests' PMU: the same, through XENPMU_*\n");
 		return;
 	}
 	/* No HVM VCPU is ever created: the model is the PV guests' alone. */
 	printk(XENLOG_INFO "pmuvirt: stock HVM and PVH guests' PMU: none (no HVM)\n");
-	if (pmuvirt_xen_vpmu_pv_model())
-		printk(XENLOG_INFO "pmuvirt: stock PV guests' PMU: %s version %u, %u general counters (%u bits), %u fixed, through XENPMU_*\n",
-		       m.vendor == PMUVIRT_VPMU_AMD ? "AMD" : "Intel", m.version, m.nr_gp, m.width,
-		       m.nr_fixed);
-	else
-		printk(XENLOG_INFO "pmuvirt: stock PV guests' PMU: none (XENPMU_* serves AMD models only)\n");
+	printk(XENLOG_INFO "pmuvirt: stock PV guests' PMU: %s version %u, %u general counters (%u bits), %u fixed, through XENPMU_*\n",
+	       m.vendor == PMUVIRT_VPMU_AMD ? "AMD" : "Intel", m.version, m.nr_gp, m.width,
+	       m.nr_fixed);
 }
 
 #ifdef CONFIG_HVM
@@ -172,10 +167,7 @@ int pmuvirt_xen_vpmu_vcpu_create(struct vcpu *v, struct pmuvirt_ctx *ctx)
 
 const struct pmuvirt_vpmu_model *pmuvirt_xen_vpmu_pv_model(void)
 {
-	/* The page's context layout of Intel models is not written: AMD only. */
-	if (!pmuvirt_xen_vpmu_enabled || pmuvirt_xen_vpmu_model.vendor != PMUVIRT_VPMU_AMD)
-		return NULL;
-	return &pmuvirt_xen_vpmu_model;
+	return pmuvirt_xen_vpmu_enabled ? &pmuvirt_xen_vpmu_model : NULL;
 }
 
 int pmuvirt_xen_vpmu_pv_start(struct vcpu *v, struct pmuvirt_ctx *ctx)
