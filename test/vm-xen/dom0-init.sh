@@ -203,6 +203,18 @@ elif grep -q pmuvirt_refused_boot /proc/cmdline; then
 	/xen_policy_test refused
 	echo "PMUVIRT-XEN-REFUSED-EXIT=$?"
 elif grep -q pmuvirt_emulated_boot /proc/cmdline; then
+	# dom0's own perf first, as in the domu boot, on an Intel CPU (QEMU's
+	# Nehalem): a PV kernel of an Intel model through XENPMU_*, the page's
+	# Intel context.  perf's sample-rate throttling off: each guest PMI
+	# takes several traps.
+	echo 100000 >/proc/sys/kernel/perf_event_max_sample_rate
+	echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
+	for t in emulated:PERF "perf-stat emulated":PERF-STAT perf-record:PERF-RECORD; do
+		LD_LIBRARY_PATH=/lib/x86_64-linux-gnu /stock_perf_test ${t%:*} >/tmp/perf-dom0.txt 2>&1
+		rc=$?
+		sed 's/^/dom0: /' /tmp/perf-dom0.txt
+		echo "PMUVIRT-DOM0-STOCK-${t#*:}-EXIT=$rc"
+	done
 	/xen_emu_test
 	echo "PMUVIRT-XEN-EMU-EXIT=$?"
 	# System-wide profiling: the session's rules and arbitration, then a

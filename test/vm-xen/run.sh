@@ -263,7 +263,7 @@ cp -L "$gcc_s" "$work/root/lib/x86_64-linux-gnu/"
 for m in xen-gntdev.ko xen-gntalloc.ko; do
 	cp "$kmods/$m" "$work/root/lib/modules/" || { log "FAIL: $m not in $kver"; exit 1; }
 done
-# dom0's own Debian perf stat (the domu boot): perf, its libraries and the test.
+# dom0's own Debian perf (the emulated and domu boots): perf, its libraries and the test.
 cp "$(command -v perf)" "$work/root/usr/bin/perf"
 copy_libs "$work/root" "$work/root/usr/bin/perf"
 cp "$droot/stock_perf_test" "$work/root/"
@@ -384,6 +384,15 @@ require "PMUVIRT-XEN-EMU-PASSED" "PMUVIRT-XEN-EMU-EXIT=0" \
 	"PMUVIRT-XEN-PROF-VIRQ-PASSED" \
 	"PMUVIRT-XEN-EMU-GUEST-EXIT=0" "PMUVIRT-XEN-EMU-SAMPLE-EXIT=0" "PMUVIRT-XEN-EMU-GUEST-UNLOADED" \
 	"PMUVIRT-XEN-EMU-GUEST-KERNEL-WARNINGS=0"
+# Debian's perf in dom0, a PV kernel of an Intel model (QEMU's Nehalem)
+# through XENPMU_* and the page's Intel context.
+require "dom0: PMUVIRT-STOCK-PERF guest_type PV" \
+	"dom0: PMUVIRT-STOCK-PERF-COUNT-OK" "dom0: PMUVIRT-STOCK-PERF-SAMPLE-OK" \
+	"PMUVIRT-DOM0-STOCK-PERF-EXIT=0" "dom0: PMUVIRT-STOCK-PERF-STAT-OK" \
+	"PMUVIRT-DOM0-STOCK-PERF-STAT-EXIT=0" "dom0: PMUVIRT-STOCK-PERF-RECORD-OK" \
+	"PMUVIRT-DOM0-STOCK-PERF-RECORD-EXIT=0" \
+	"pmuvirt: stock PV guests' PMU: Intel version 2, 2 general counters" \
+	"pmuvirt: d0v0: XENPMU_init: emulated PMU, 2 counters, 1 fixed"
 fi
 # Xen's vPMU asked for: pmuvirt refuses to start and says so; dom0 checks
 # the hypercall's answer and the boot ends there.
