@@ -66,6 +66,9 @@ struct pmuvirt_xen_domain {
  * @nr_pmis:	the guest interrupts @vpmu raised.
  * @nr_rdmsr, @nr_wrmsr, @nr_rdpmc: the guest's accesses @vpmu served
  *		(logged when the VCPU goes).
+ * @nr_xen_traps: HVM and PVH, AMD models: of those MSR accesses, the ones
+ *		Xen 4.17's AMD vPMU would intercept too.
+ * @xen_running: its running state then (xen_amd_would_trap()).
  * @pv_data:	PV with XENPMU_init: the guest's struct xen_pmu_data, mapped.
  * @pv_ovf:	PV: overflows the guest has not been told of.
  * @pv_val:	PV: the registers the page got at the last interrupt, in
@@ -94,6 +97,8 @@ struct pmuvirt_xen_vcpu {
 	uint64_t nr_rdmsr;
 	uint64_t nr_wrmsr;
 	uint64_t nr_rdpmc;
+	uint64_t nr_xen_traps;
+	uint32_t xen_running;
 	void *pv_data;
 	uint64_t pv_ovf;
 	uint64_t pv_val[PMUVIRT_XEN_PV_REGS];

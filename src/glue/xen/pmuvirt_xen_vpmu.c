@@ -346,6 +346,9 @@ void pmuvirt_xen_vpmu_vcpu_destroy(struct vcpu *v, struct pmuvirt_ctx *ctx)
 	if (xv->has_vpmu && (xv->nr_rdmsr || xv->nr_wrmsr || xv->nr_rdpmc))
 		printk(XENLOG_G_INFO "pmuvirt: %pv: emulated PMU served %"PRIu64" RDMSR, %"PRIu64" WRMSR, %"PRIu64" RDPMC, raised %u interrupts\n",
 		       v, xv->nr_rdmsr, xv->nr_wrmsr, xv->nr_rdpmc, xv->nr_pmis);
+	if (xv->has_vpmu && !is_pv_vcpu(v) && (xv->nr_rdmsr || xv->nr_wrmsr))
+		printk(XENLOG_G_INFO "pmuvirt: %pv: of those MSR accesses Xen's AMD vPMU would intercept %"PRIu64"\n",
+		       v, xv->nr_xen_traps);
 	if (xv->has_vpmu && xv->nr_pv_toggles)
 		printk(XENLOG_G_INFO "pmuvirt: %pv: emulated PMU: %"PRIu64" kernel/user mode switches\n",
 		       v, xv->nr_pv_toggles);
@@ -415,6 +418,26 @@ static bool pmu_range(uint32_t msr)
  * for an MSR that is not the emulator's business (Xen goes on as without
  * pmuvirt), X86EMUL_EXCEPTION for a #GP.
  */
+/*
+ * Would Xen 4.17's AMD vPMU intercept this access of an HVM or PVH guest?
+ * Its MSR bitmap intercepts every PMU MSR until an event select is
+ * written with its enable bit, then only event-select writes, until an
+ * event select is written without it (amd_vpmu_do_wrmsr(),
+ * amd_vpmu_set_msr_bitmap()).  @xv->xen_running follows that state.  For
+ * the comparison in Xen's log (docs/performance.md); RDPMC it never
+ * intercepts.
+ */
+static bool xen_amd_would_trap(struct pmuvirt_xen_vcpu *xv, uint32_t msr, bool write,
+			       uint64_t val)
+{
+	bool ctl = msr - 0xc0010000u < 4 || (msr - 0xc0010200u < 12 && !(msr & 1));
+	bool trap = !xv->xen_running || (write && ctl);
+
+	if (write && ctl)
+		xv->xen_running = !!(val & (1ull << 22));	/* EN */
+	return trap;
+}
+
 static int vpmu_msr(struct vcpu *v, uint32_t msr, uint64_t *val, bool write)
 {
 	struct pmuvirt_vpmu *vp = vpmu_of(v);
@@ -432,6 +455,9 @@ static int vpmu_msr(struct vcpu *v, uint32_t msr, uint64_t *val, bool write)
 		xv->nr_wrmsr++;
 	else
 		xv->nr_rdmsr++;
+	if (!is_pv_vcpu(v) && vp->model.vendor == PMUVIRT_VPMU_AMD &&
+	    xen_amd_would_trap(xv, msr, write, *val))
+		xv->nr_xen_traps++;
 	local_irq_save(flags);
 	pc = pc_for(vp->ctx);
 	if (write) {
