@@ -190,6 +190,12 @@ elif grep -q pmuvirt_hvm_boot /proc/cmdline; then
 	fi
 	# In the middle of xen_save_guest's loops: saved and restored.
 	wait_for $serial PMUVIRT-SAVE-READY 300 && hvm_save_restore hvm
+	# Last, while the guest's own perf stat counts: saved and restored,
+	# then told by a XenStore key (stock_perf_test perf-across).
+	if wait_for $serial PMUVIRT-STOCK-PERF-ACROSS-READY 300 && hvm_save_restore perf; then
+		/xs_rendezvous write /local/domain/$h/data/pmuvirt-perf-restored 1 &&
+			echo "PMUVIRT-DOM0-PERF-RESTORED-TOLD $h"
+	fi
 	i=0
 	while [ $i -lt 300 ] && /usr/bin/xl list | grep -q pmuvirt-hvm; do
 		sleep 1

@@ -26,8 +26,7 @@ fi
 # The guest kernel's own perf on the PMU Xen emulates, before pmuvirt.ko:
 # through perf_event_open(), then Debian's perf stat (a PV domU through
 # Xen's XENPMU_* ABI, perf stat only).  dom0 gave the hvm boot's domain a
-# policy that denies branches.  (stock_perf_test perf-across is not run
-# here: docs/testing/vm-xen.md, "Debian's perf in the guest".)
+# policy that denies branches.  (stock_perf_test perf-across runs last.)
 if [ $run = hvm ]; then
 	/stock_perf_test emulated branches-denied
 	echo "PMUVIRT-STOCK-PERF-EXIT=$?"
@@ -76,6 +75,14 @@ if [ $run = domu ]; then
 	# dom0's profiling session still runs: this VCPU's rdpmc sees only its own counter
 	insmod /rdpmc_probe.ko 2>/dev/null
 	dmesg | grep PMUVIRT-RDPMC | sed 's/^\[[^]]*\] //'
+fi
+if [ $run = hvm ]; then
+	# Debian's perf stat across dom0's xl save and xl restore of this
+	# domain, the last of the boot: a XenStore key of the restored domain
+	# tells that it came back.  The count must go on from where it was.
+	(/xs_rendezvous wait data/pmuvirt-perf-restored 600 && : >/tmp/restored) &
+	/stock_perf_test perf-across /tmp/restored
+	echo "PMUVIRT-STOCK-PERF-ACROSS-EXIT=$?"
 fi
 echo "PMUVIRT-DOMU-KERNEL-WARNINGS=$(dmesg | grep -c 'pmuvirt: VCPU\|pmuvirt: cannot\|WARNING:\|BUG:')"
 echo "PMUVIRT-DOMU-DONE"
