@@ -13,6 +13,20 @@ wait_for() {
 		_i=$((_i + 1))
 	done
 }
+# dom0's own kernel and Debian's perf on its PMU (a PV kernel's, through
+# XENPMU_*): stock_perf_test's counting and sampling, perf stat and perf
+# record, with perf's sample-rate throttling off (each guest PMI takes
+# several traps).
+dom0_stock_perf() {
+	echo 100000 >/proc/sys/kernel/perf_event_max_sample_rate
+	echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
+	for t in emulated:PERF "perf-stat emulated":PERF-STAT perf-record:PERF-RECORD; do
+		LD_LIBRARY_PATH=/lib/x86_64-linux-gnu /stock_perf_test ${t%:*} >/tmp/perf-dom0.txt 2>&1
+		rc=$?
+		sed 's/^/dom0: /' /tmp/perf-dom0.txt
+		echo "PMUVIRT-DOM0-STOCK-${t#*:}-EXIT=$rc"
+	done
+}
 # Xen's toolstack in dom0: xenstored, dom0's entries, xenconsoled.
 toolstack_up() {
 	for m in xen-gntdev xen-gntalloc; do insmod /lib/modules/$m.ko; done
@@ -50,22 +64,12 @@ if grep -q pmuvirt_domu_boot /proc/cmdline; then
 	# with dom0, which spins meanwhile: each domU's threads must count
 	# their own work only.  Then dom0 saves and restores each domU in the
 	# middle of its last loops.
-	# First dom0's own perf, a PV kernel's PMU through Xen's XENPMU_* ABI
-	# on the emulated PMU (no profiling session yet): perf_event_open()
-	# counting and sampling, Debian's perf stat and perf record (perf's
-	# sample-rate throttling off: each guest PMI takes several traps).
-	# XENPMU_* from user space first: answers and refusals that must
+	# First dom0's own perf on the emulated PMU (no profiling session
+	# yet), after XENPMU_* from user space: answers and refusals that must
 	# leave the kernel's PMU as it was for the tests after.
 	/xenpmu_abi_test
 	echo "PMUVIRT-DOM0-XENPMU-ABI-EXIT=$?"
-	echo 100000 >/proc/sys/kernel/perf_event_max_sample_rate
-	echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
-	for t in emulated:PERF "perf-stat emulated":PERF-STAT perf-record:PERF-RECORD; do
-		LD_LIBRARY_PATH=/lib/x86_64-linux-gnu /stock_perf_test ${t%:*} >/tmp/perf-dom0.txt 2>&1
-		rc=$?
-		sed 's/^/dom0: /' /tmp/perf-dom0.txt
-		echo "PMUVIRT-DOM0-STOCK-${t#*:}-EXIT=$rc"
-	done
+	dom0_stock_perf
 	toolstack_up
 	t0=$(cut -d. -f1 /proc/uptime)
 	# Xen numbers a fresh boot's domains from 1: each domU is told the
@@ -211,16 +215,8 @@ elif grep -q pmuvirt_refused_boot /proc/cmdline; then
 elif grep -q pmuvirt_emulated_boot /proc/cmdline; then
 	# dom0's own perf first, as in the domu boot, on an Intel CPU (QEMU's
 	# Nehalem): a PV kernel of an Intel model through XENPMU_*, the page's
-	# Intel context.  perf's sample-rate throttling off: each guest PMI
-	# takes several traps.
-	echo 100000 >/proc/sys/kernel/perf_event_max_sample_rate
-	echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
-	for t in emulated:PERF "perf-stat emulated":PERF-STAT perf-record:PERF-RECORD; do
-		LD_LIBRARY_PATH=/lib/x86_64-linux-gnu /stock_perf_test ${t%:*} >/tmp/perf-dom0.txt 2>&1
-		rc=$?
-		sed 's/^/dom0: /' /tmp/perf-dom0.txt
-		echo "PMUVIRT-DOM0-STOCK-${t#*:}-EXIT=$rc"
-	done
+	# Intel context.
+	dom0_stock_perf
 	/xen_emu_test
 	echo "PMUVIRT-XEN-EMU-EXIT=$?"
 	# System-wide profiling: the session's rules and arbitration, then a

@@ -146,39 +146,50 @@ static void kernel_work(uint64_t m)
 }
 
 /*
+ * This thread's instructions:u, instructions:k and @third (both modes)
+ * around @work(@n), into @v[0..2]; -1 when the kernel would not open them.
+ */
+static int count_three(uint64_t third, void (*work)(uint64_t), uint64_t n, uint64_t *v)
+{
+	int fd[3], i;
+
+	fd[0] = perf_open(PERF_COUNT_HW_INSTRUCTIONS, 0, 1, 0);
+	fd[1] = perf_open(PERF_COUNT_HW_INSTRUCTIONS, 1, 0, 0);
+	fd[2] = perf_open(third, 0, 0, 0);
+	if (fd[0] < 0 || fd[1] < 0 || fd[2] < 0) {
+		FAIL("perf_event_open: %s (the guest kernel found no PMU?)\n", strerror(errno));
+		for (i = 0; i < 3; i++)
+			if (fd[i] >= 0)
+				close(fd[i]);
+		return -1;
+	}
+	for (i = 0; i < 3; i++)
+		ioctl(fd[i], PERF_EVENT_IOC_ENABLE, 0);
+	work(n);
+	for (i = 2; i >= 0; i--)
+		ioctl(fd[i], PERF_EVENT_IOC_DISABLE, 0);
+	for (i = 0; i < 3; i++) {
+		v[i] = count_of(fd[i]);
+		close(fd[i]);
+	}
+	return 0;
+}
+
+/*
  * instructions:u, :k and both around @what: in a PV guest the user and
  * kernel parts must add up to the whole within 2% (Xen tells pmuvirt each
  * switch between the two; the hardware cannot tell them apart).
  */
 static void split_counts(const char *what, int user_bound, uint64_t n)
 {
-	uint64_t u, k, all, sum;
-	int fu, fk, fa;
+	uint64_t v[3], u, k, all, sum;
 	double err;
 
-	fu = perf_open(PERF_COUNT_HW_INSTRUCTIONS, 0, 1, 0);
-	fk = perf_open(PERF_COUNT_HW_INSTRUCTIONS, 1, 0, 0);
-	fa = perf_open(PERF_COUNT_HW_INSTRUCTIONS, 0, 0, 0);
-	if (fu < 0 || fk < 0 || fa < 0) {
-		FAIL("perf_event_open: %s\n", strerror(errno));
+	if (count_three(PERF_COUNT_HW_INSTRUCTIONS, user_bound ? loop : kernel_work, n, v))
 		return;
-	}
-	ioctl(fa, PERF_EVENT_IOC_ENABLE, 0);
-	ioctl(fu, PERF_EVENT_IOC_ENABLE, 0);
-	ioctl(fk, PERF_EVENT_IOC_ENABLE, 0);
-	if (user_bound)
-		loop(n);
-	else
-		kernel_work(n);
-	ioctl(fk, PERF_EVENT_IOC_DISABLE, 0);
-	ioctl(fu, PERF_EVENT_IOC_DISABLE, 0);
-	ioctl(fa, PERF_EVENT_IOC_DISABLE, 0);
-	u = count_of(fu);
-	k = count_of(fk);
-	all = count_of(fa);
-	close(fu);
-	close(fk);
-	close(fa);
+	u = v[0];
+	k = v[1];
+	all = v[2];
 	sum = u + k;
 	err = all ? ((double)sum - (double)all) / (double)all : 1;
 	printf("PMUVIRT-STOCK-PERF-SPLIT %s :u %" PRIu64 " :k %" PRIu64 " all %" PRIu64
@@ -197,29 +208,13 @@ static void split_counts(const char *what, int user_bound, uint64_t n)
 
 static void counting(uint64_t n, int emulated, int pv)
 {
-	uint64_t work = 2 * n, iu, ik, cy;
-	int fu, fk, fc;
+	uint64_t work = 2 * n, v[3], iu, ik, cy;
 
-	fu = perf_open(PERF_COUNT_HW_INSTRUCTIONS, 0, 1, 0);
-	fk = perf_open(PERF_COUNT_HW_INSTRUCTIONS, 1, 0, 0);
-	fc = perf_open(PERF_COUNT_HW_CPU_CYCLES, 0, 0, 0);
-	if (fu < 0 || fk < 0 || fc < 0) {
-		FAIL("perf_event_open: %s (the guest kernel found no PMU?)\n", strerror(errno));
+	if (count_three(PERF_COUNT_HW_CPU_CYCLES, loop, n, v))
 		return;
-	}
-	ioctl(fu, PERF_EVENT_IOC_ENABLE, 0);
-	ioctl(fk, PERF_EVENT_IOC_ENABLE, 0);
-	ioctl(fc, PERF_EVENT_IOC_ENABLE, 0);
-	loop(n);
-	ioctl(fc, PERF_EVENT_IOC_DISABLE, 0);
-	ioctl(fk, PERF_EVENT_IOC_DISABLE, 0);
-	ioctl(fu, PERF_EVENT_IOC_DISABLE, 0);
-	iu = count_of(fu);
-	ik = count_of(fk);
-	cy = count_of(fc);
-	close(fu);
-	close(fk);
-	close(fc);
+	iu = v[0];
+	ik = v[1];
+	cy = v[2];
 	if (!near("instructions:u", iu, work))
 		FAIL("instructions:u %" PRIu64 " for %" PRIu64 " instructions\n", iu, work);
 	if (pv) {
