@@ -738,10 +738,11 @@ static void pv_masks(struct pmuvirt_vpmu *vp)
 	if (!(vp->flags & PMUVIRT_VPMU_F_PV))
 		return;
 	for (g = 0; g < NR; g++) {
-		uint64_t c = cfg(vp, g), u, o;
+		uint64_t c, u, o;
 
 		if (!counting(vp, g))
 			continue;
+		c = cfg(vp, g);
 		u = g < FIXED0 ? PMUVIRT_EVSEL_USR : PMUVIRT_FIXED_USR;
 		o = g < FIXED0 ? PMUVIRT_EVSEL_OS : PMUVIRT_FIXED_OS;
 		if ((c & (u | o)) == u)

@@ -456,7 +456,7 @@ static int vpmu_msr(struct vcpu *v, uint32_t msr, uint64_t *val, bool write)
 	else
 		xv->nr_rdmsr++;
 	if (!is_pv_vcpu(v) && vp->model.vendor == PMUVIRT_VPMU_AMD &&
-	    xen_amd_would_trap(xv, msr, write, *val))
+	    xen_amd_would_trap(xv, msr, write, write ? *val : 0))
 		xv->nr_xen_traps++;
 	local_irq_save(flags);
 	pc = pc_for(vp->ctx);
