@@ -18,7 +18,8 @@ for group in "$@"; do
 	# (test/vm-ppc/kernel.sh), not installed
 	vm-ppc)   pkgs="$pkgs gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross cpio dpkg-dev make" ;;
 	vm-xen)   pkgs="$pkgs qemu-system-x86 busybox-static cpio flex bison python3 dpkg-dev patch xz-utils build-essential libspice-server1 libusb-1.0-0 linux-perf" ;;
-	papi)     pkgs="$pkgs qemu-system-x86 busybox-static cpio linux-headers-amd64 kmod dpkg-dev patch build-essential gfortran libcrypt-dev" ;;
+	# libpfm4-dev, autoconf, automake: the stock PAPI (PMUVIRT_PAPI_CONFIG=stock) is configured as Debian does
+	papi)     pkgs="$pkgs qemu-system-x86 busybox-static cpio linux-headers-amd64 kmod dpkg-dev patch build-essential gfortran libcrypt-dev libpfm4-dev autoconf automake" ;;
 	fuzz)     pkgs="$pkgs clang libclang-rt-14-dev" ;;
 	model)    pkgs="$pkgs spin gcc" ;;
 	*) echo "install-deps: unknown group '$group'" >&2; exit 2 ;;
