@@ -3,6 +3,8 @@
 # Fetch Debian's PAPI source, add the pmuvirt component and the core patch,
 # and build and install a PAPI whose component 0 (the CPU component) is
 # pmuvirt.  Tools and tests link libpapi.so (PREFIX/lib).
+# With PMUVIRT_PAPI_CONFIG=stock: Debian's PAPI as Debian builds it
+# (perf_event, no pmuvirt), whose tests run on Debian's binary libpapi.
 #
 # usage: papi/build.sh [BUILD_DIR [PREFIX]]
 #   BUILD_DIR defaults to <source>/build-papi; PREFIX to BUILD_DIR/install.
@@ -13,7 +15,17 @@
 # Prints the install prefix last.  After the install, PREFIX/share/papi
 # holds PAPI's run_tests.sh with the ctests, ftests and validation tests.
 #
+# Stock mode (papi/build-stock.sh): Debian's source as Debian ships it
+# (no patch, component or preset of pmuvirt), configured and built as its
+# debian/rules does and installed into PREFIX; then Debian's binary
+# libpapi, libsde and libpfm (apt-get download of the versions matching
+# the source, kept in BUILD_DIR/cache/debs) replace the local libraries in
+# PREFIX/lib, and PREFIX/STOCK-LIBPAPI names the packages used.  Run the
+# tools and tests with LD_LIBRARY_PATH=PREFIX/lib.  A BUILD_DIR holds one
+# mode: give each mode its own (the other mode refuses it).
+#
 # Environment:
+#   PMUVIRT_PAPI_CONFIG   pmuvirt (default) or stock
 #   PMUVIRT_PAPI_VERSION  Debian source version (default: the newest apt knows)
 #   PMUVIRT_PAPI_JOBS     parallel make jobs (default: number of CPUs)
 set -eu
@@ -30,15 +42,37 @@ jobs=${PMUVIRT_PAPI_JOBS:-$(nproc 2>/dev/null || echo 2)}
 log() { echo "papi-build: $*" >&2; }
 die() { echo "papi-build: $*" >&2; exit 1; }
 
+config=${PMUVIRT_PAPI_CONFIG:-pmuvirt}
+case $config in
+pmuvirt|stock) ;;
+*) die "PMUVIRT_PAPI_CONFIG is '$config': pmuvirt or stock" ;;
+esac
+
 for t in apt-get dpkg-source make gcc patch; do
 	command -v "$t" >/dev/null 2>&1 || die "missing $t (tools/install-deps.sh papi)"
 done
+
+# One mode per BUILD_DIR.  A tree without a mode file was built before
+# there were modes: pmuvirt.
+built=$(cat "$build/papi-config" 2>/dev/null || :)
+if [ -z "$built" ] && [ -e "$build/tree" ]; then
+	built=pmuvirt
+fi
+if [ -n "$built" ] && [ "$built" != "$config" ]; then
+	die "$build holds a PMUVIRT_PAPI_CONFIG=$built build; give the $config build a BUILD_DIR of its own"
+fi
+echo "$config" >"$build/papi-config"
 
 # Debian's source, through a private apt state whose deb-src entries are
 # derived from the system's own sources (its configuration is left alone).
 . "$srcroot/tools/apt-private.sh"
 # shellcheck disable=SC2086
 apt_private_source "$cache/apt" papi "$cache/papi-src" ${PMUVIRT_PAPI_VERSION:-} || die "no papi source"
+
+if [ "$config" = stock ]; then
+	. "$srcroot/papi/build-stock.sh"
+	exit 0
+fi
 
 # The tree (PAPI's source, the patches, the presets, the build fragment,
 # this script) is configured and built whole when one of them changes; the
