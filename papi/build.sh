@@ -145,7 +145,11 @@ grep -q '^CPUCOMPONENT_NAME = linux-generic' "$s/Makefile" ||
 log "building (log in $build/make.log)"
 make -C "$s" -j"$jobs" "$lib" utils tests >"$build/make.log" 2>&1 ||
 	{ tail -30 "$build/make.log"; die "build failed"; }
-rm -rf "$prefix"
+# A prefix inside BUILD_DIR is replaced whole; any other (/usr/local, say)
+# is installed over, never emptied.
+case $prefix in
+"$build"/*) rm -rf "$prefix" ;;
+esac
 make -C "$s" install-all >"$build/install.log" 2>&1 || { tail -20 "$build/install.log"; die "install failed"; }
 echo "$tree_sum" >"$build/tree.stamp"
 echo "$comp_sum" >"$build/component.stamp"
