@@ -29,6 +29,16 @@
 #                             $vmlinuz as PV dom0 on INITRD, Xen's and dom0's
 #                             consoles in LOG; says how long QEMU ran; never fails
 #   vm_console LOG            the log without carriage returns
+#   doc_list DOC NAME         the `ID` of each "| `ID` | ... |" row between
+#                             DOC's lines "<!-- NAME-begin -->" and "<!-- NAME-end -->"
+#   doc_min DOC LABEL         N of DOC's line "LABEL N ..." (empty when none)
+#   judge_results TAG RESULTS KNOWN MIN MAXSKIP
+#                             a suite's results ("ID RESULT" lines, RESULT
+#                             PASSED, SKIPPED or anything else for a failure)
+#                             against the known failures (file KNOWN, one ID
+#                             a line, sorted), at least MIN passes and at
+#                             most MAXSKIP skips; prints "NAME: TAG: ..." and
+#                             sets result=1 on a failure
 
 vm_dirs() {
 	src=$(cd "$1" && pwd)
@@ -130,4 +140,34 @@ vm_qemu_xen() {
 
 vm_console() {
 	tr -d '\r' <"$1"
+}
+
+doc_list() {
+	sed -n "/^<!-- $2-begin -->/,/^<!-- $2-end -->/p" "$1" | sed -n 's/^| `\([^`]*\)` |.*/\1/p' | sort -u
+}
+
+doc_min() {
+	sed -n "s/^$2 \([0-9]*\).*/\1/p" "$1"
+}
+
+judge_results() {
+	_tag=$1 _res=$2 _known=$3 _min=$4 _maxskip=$5
+	_all=$(wc -l <"$_res")
+	_pass=$(awk '$2 == "PASSED"' "$_res" | wc -l)
+	_skip=$(awk '$2 == "SKIPPED"' "$_res" | wc -l)
+	echo "$vm_name: $_tag: $_all tests: $_pass passed, $_skip skipped, $((_all - _pass - _skip)) failed (documented: at least $_min passed, at most $_maxskip skipped)"
+	awk '$2 != "PASSED" && $2 != "SKIPPED" { print $1 }' "$_res" | sort -u >"$_res.notpassed"
+	for _t in $(comm -23 "$_res.notpassed" "$_known"); do
+		echo "$vm_name: $_tag: $_t: $(awk -v t="$_t" '$1 == t { print $2 }' "$_res"), not listed in the docs"
+		result=1
+	done
+	for _t in $(comm -13 "$_res.notpassed" "$_known"); do
+		echo "$vm_name: $_tag: $_t is listed in the docs but passed or skipped"
+	done
+	[ "$_pass" -ge "$_min" ] || { echo "$vm_name: $_tag: fewer than $_min tests passed"; result=1; }
+	if [ "$_skip" -gt "$_maxskip" ]; then
+		echo "$vm_name: $_tag: more than $_maxskip tests skipped:"
+		awk -v p="$vm_name:   " '$2 == "SKIPPED" { print p $1 }' "$_res"
+		result=1
+	fi
 }
