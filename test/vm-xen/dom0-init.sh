@@ -208,6 +208,39 @@ elif grep -q pmuvirt_hvm_boot /proc/cmdline; then
 	/usr/bin/xl list | grep -q pmuvirt-hvm || echo "PMUVIRT-DOM0-HVM-ENDED"
 	echo "PMUVIRT-DOM0-HVM-SECONDS $(( $(cut -d. -f1 /proc/uptime) - t0 ))"
 	cat $lives $serial | sed 's/^/hvm: /'
+elif grep -q pmuvirt_stock_boot /proc/cmdline; then
+	# Stock guests: Debian's kernel without pmuvirt.ko, first as a PVH,
+	# then as an HVM domU, each alone, runs Linux's perf test (and the HVM
+	# one PAPI's test suite on Debian's libpapi) on the PMU Xen emulates
+	# for it (stock-init.sh).
+	toolstack_up
+	# stock_domu NAME CONSOLE_LOG XL_ARGS...: xl creates the domain; its
+	# console is shown live, each line as "NAME: "; returns when it is gone.
+	stock_domu() {
+		_n=$1 _log=$2
+		shift 2
+		_t0=$(cut -d. -f1 /proc/uptime)
+		/usr/bin/xl create "$@" && echo "PMUVIRT-DOM0-STOCK-CREATED $_n"
+		tail -F "$_log" 2>/dev/null | sed "s/^/$_n: /" &
+		_i=0
+		while [ $_i -lt 3000 ] && /usr/bin/xl list | grep -q "^pmuvirt-$_n "; do
+			sleep 1
+			_i=$((_i + 1))
+		done
+		/usr/bin/xl list | grep -q "^pmuvirt-$_n " &&
+			{ echo "PMUVIRT-DOM0-STOCK-TIMEOUT $_n"; /usr/bin/xl destroy "pmuvirt-$_n"; }
+		# tail polls once a second: its last lines before it goes
+		sleep 3
+		kill $! 2>/dev/null
+		echo "PMUVIRT-DOM0-STOCK-ENDED $_n seconds=$(( $(cut -d. -f1 /proc/uptime) - _t0 ))"
+	}
+	stock_domu stock-pvh /var/log/xen/console/guest-pmuvirt-stock-pvh.log /etc/xen/domu.cfg \
+		'name="pmuvirt-stock-pvh"' 'type="pvh"' 'memory=384' 'ramdisk="/domu/stock.cpio.gz"' \
+		'extra="console=hvc0 panic=-1 quiet loglevel=4 nmi_watchdog=0"'
+	stock_domu stock-hvm /var/log/xen/stock-hvm-serial.log /etc/xen/hvm.cfg \
+		'name="pmuvirt-stock-hvm"' 'memory=384' 'ramdisk="/domu/stock.cpio.gz"' \
+		'serial="file:/var/log/xen/stock-hvm-serial.log"' \
+		'cmdline="console=ttyS0 panic=-1 quiet loglevel=4 nmi_watchdog=0 pmuvirt_stock_hvm"'
 elif grep -q pmuvirt_refused_boot /proc/cmdline; then
 	# Xen's vPMU or the NMI watchdog was asked for: pmuvirt refused to start.
 	/xen_policy_test refused

@@ -22,16 +22,33 @@
 # pmuvirt-fail-save, then saves and restores it during xen_save_guest.
 # Judged by console markers, not by QEMU's exit status.
 #
-# usage: test/vm-xen/run.sh [BUILD_DIR]     (default <source>/build-xen)
+# The stock set of boots (its own CTest test, vm-xen-stock, which can run
+# beside the main set): Debian's kernel without pmuvirt.ko in a PVH and an
+# HVM domU runs Linux's own `perf test`, and the HVM one PAPI's
+# run_tests.sh on Debian's libpapi (the perf_event component), both on
+# the PMU Xen's pmuvirt emulates for stock guests; judged against
+# docs/xen.md and docs/papi.md.
+#
+# usage: test/vm-xen/run.sh [BUILD_DIR [SET]]  (default <source>/build-xen, main)
+#   SET main: the seven boots below; stock: the stock boot.  Each set has
+#   its own work directory (BUILD_DIR/vm-xen, BUILD_DIR/vm-xen-stock), so
+#   both can run at once; they share the builds in BUILD_DIR.
 # Exit: 0 pass, 1 fail, 77 skipped (missing tools and not root).
 # Environment: PMUVIRT_XEN_ITERATIONS (loop length per thread of the
 #              hypercall test, default 5e7), PMUVIRT_XEN_GUEST_ITERATIONS
 #              (the same for pmuvirt_xen_guest, default 5e7),
-#              PMUVIRT_XEN_TIMEOUT (seconds, default 900),
-#              PMUVIRT_XEN_BOOTS (the boots to run, default
-#              "real emulated refused watchdog domu smp hvm"; the test passes
-#              only with all), PMUVIRT_XEN_EMU_ARGS (more Xen options for the
-#              emulated boot, e.g. timer_slop=0 for docs/sampling.md).
+#              PMUVIRT_XEN_TIMEOUT (seconds per boot, default 900; the
+#              stock boot's 1800),
+#              PMUVIRT_XEN_BOOTS (the boots of the set to run, default
+#              all of them: "real emulated refused watchdog domu smp hvm",
+#              or "stock"; the test passes only with all), PMUVIRT_XEN_EMU_ARGS (more Xen options for the
+#              emulated boot, e.g. timer_slop=0 for docs/sampling.md),
+#              PMUVIRT_XEN_PERF_TESTS (the stock boot's `perf test`
+#              numbers, default the PMU's tests listed in docs/xen.md;
+#              "all" runs the whole suite but the tests that crash QEMU;
+#              the documented counts are not compared then),
+#              PMUVIRT_XEN_PAPI_TESTS (the same for PAPI's tests: names
+#              such as ctests/zero, or "all" for run_tests.sh).
 set -eu
 
 vm_name=vm-xen
@@ -39,10 +56,16 @@ vm_name=vm-xen
 vm_dirs "$(dirname "$0")/../.." "${1:-$(dirname "$0")/../../build-xen}"
 srcroot=$src build=$out
 cache=$build/cache
-work=$build/vm-xen
+set_name=${2:-main}
+case $set_name in
+main) all_boots="real emulated refused watchdog domu smp hvm" work=$build/vm-xen ;;
+stock) all_boots="stock" work=$build/vm-xen-stock ;;
+*) echo "vm-xen: unknown set of boots '$set_name' (main or stock)" >&2; exit 1 ;;
+esac
 iterations=${PMUVIRT_XEN_ITERATIONS:-50000000}
 guest_iterations=${PMUVIRT_XEN_GUEST_ITERATIONS:-50000000}
 timeout_s=${PMUVIRT_XEN_TIMEOUT:-900}
+[ "${2:-main}" = stock ] && timeout_s=${PMUVIRT_XEN_TIMEOUT:-1800}
 # System-wide profiling: cycles sampled every prof_period (an odd number, so
 # samples fall all over the hot loop's rounds of 8 * 100003 instructions).
 prof_period=999983
@@ -53,13 +76,25 @@ lossy_rounds=500
 lossy_work_a=$((lossy_rounds * 6 * 100003))
 lossy_work_b=$((lossy_rounds * 2 * 100003))
 domu_prof_period=7999993
-boots=${PMUVIRT_XEN_BOOTS:-real emulated refused watchdog domu smp hvm}
+# The stock boot: seconds of guest time each `perf test` may take.
+perf_test_limit=300
+boots=${PMUVIRT_XEN_BOOTS:-$all_boots}
+for b in $boots; do
+	case " $all_boots " in
+	*" $b "*) ;;
+	*) echo "vm-xen: PMUVIRT_XEN_BOOTS: no boot '$b' in the $set_name set ($all_boots)" >&2; exit 1 ;;
+	esac
+done
 
 log() { echo "vm-xen: $*" >&2; }
 
 need="qemu-system-x86_64 busybox cpio gzip gcc make flex bison python3 dpkg-deb dpkg-source apt-get perf ldd"
 if [ "$(id -u)" = 0 ]; then
-	"$srcroot/tools/install-deps.sh" vm-xen
+	# the stock boot builds PAPI too
+	deps=vm-xen
+	[ "$set_name" = stock ] && deps="vm-xen papi"
+	# shellcheck disable=SC2086
+	"$srcroot/tools/install-deps.sh" $deps
 fi
 for t in $need; do
 	if ! command -v "$t" >/dev/null 2>&1; then
@@ -71,6 +106,11 @@ busybox=$(command -v busybox)
 case "$(file -b "$busybox" 2>/dev/null || echo static)" in
 *dynamic*) [ -x /bin/busybox ] && busybox=/bin/busybox ;;
 esac
+
+# The two sets share BUILD_DIR's builds and downloads: one at a time
+# until its initramfs is packed.
+exec 8>"$build/.vm-xen-prep.lock"
+flock 8
 
 # 1. The hypervisor with pmuvirt.
 vm_xen "$build"
@@ -120,6 +160,8 @@ fetch_debs() {
 	touch "$_dir/stamp"
 }
 want() { case " $boots " in *" $1 "*) return 0 ;; esac; return 1; }
+# The boots with an HVM domU, which need the device model and the firmware.
+want_hvm() { want hvm || want stock; }
 
 xver=$(cat "$cache/xen-src.stamp")
 tdir=$cache/toolstack-$xver
@@ -129,7 +171,7 @@ fetch_debs "$tdir" "$xver" xen-utils-4.17 libxenmisc4.17 libxencall1 libxenevtch
 	libxenhypfs1 libxendevicemodel1 libyajl2
 # The hvm boot's device model: Debian's QEMU for Xen, the version of the
 # host's QEMU (whose packages seabios and qemu-system-data give the firmware).
-if want hvm; then
+if want_hvm; then
 	qver=$(dpkg-query -W -f '${Version}' qemu-system-x86)
 	qdir=$cache/qemu-xen-$(echo "$qver" | tr : _)
 	log "Xen's device model ($qver)"
@@ -207,12 +249,21 @@ gcc -O2 -Wall -Wextra -Werror -static -o "$droot/stock_perf_test" "$srcroot/test
 # Debian's perf (linux-perf) and every library it links, at their paths:
 # the stock guests' own perf (stock_perf_test perf-stat, perf-record,
 # perf-across).
+# tree_libs TREE PROGRAM...: the libraries the programs link, at their
+# paths in TREE (with LD_LIBRARY_PATH as the caller sets it).
+tree_libs() {
+	_tree=$1
+	shift
+	for _p in "$@"; do
+		ldd "$_p" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'
+	done | sort -u | while read -r _l; do
+		mkdir -p "$_tree${_l%/*}"
+		cp -L "$_l" "$_tree$_l"
+	done
+}
 mkdir -p "$droot/usr/bin"
 cp "$(command -v perf)" "$droot/usr/bin/perf"
-for _l in $(ldd "$(command -v perf)" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'); do
-	mkdir -p "$droot${_l%/*}"
-	cp -L "$_l" "$droot$_l"
-done
+tree_libs "$droot" "$(command -v perf)"
 cp "$srcroot/test/vm-xen/domu-init.sh" "$droot/init"
 echo "guest_iterations=$guest_iterations" >"$droot/vm-xen.conf"
 chmod +x "$droot/init"
@@ -270,7 +321,7 @@ cp "$droot/stock_perf_test" "$work/root/"
 # The hvm boot's additions, in a second archive (the other boots do without):
 # the device model where Debian's libxl runs it, its libraries, hvmloader,
 # SeaBIOS and QEMU's option ROMs at the paths QEMU and libxl look in.
-if want hvm; then
+if want_hvm; then
 	hroot=$work/hvm-root
 	mkdir -p "$hroot/usr/libexec" "$hroot/usr/lib/xen-4.17/boot" "$hroot/usr/share/seabios" \
 		"$hroot/usr/share/qemu/keymaps" "$hroot/etc/xen"
@@ -303,11 +354,86 @@ cp "$srcroot/test/vm-xen/dom0-init.sh" "$work/root/init"
 chmod +x "$work/root/init"
 cp "$srcroot/test/vm-xen/domu-run.sh" "$srcroot/test/vm-xen/smp-run.sh" "$work/root/"
 pack "$work/root" "$work/initrd.cpio.gz"
-# The hvm boot's: the kernel unpacks the archives one after the other.
-if want hvm; then
+# The hvm and stock boots': the kernel unpacks the archives one after the other.
+if want_hvm; then
 	pack "$hroot" "$work/hvm-extra.cpio.gz"
 	cat "$work/initrd.cpio.gz" "$work/hvm-extra.cpio.gz" >"$work/initrd-hvm.cpio.gz"
 fi
+# The stock boot's domU (both domains boot it): busybox, Debian's perf with
+# its own tests (/usr/lib/perf-core), and the stock PAPI's tests on
+# Debian's libpapi (papi/build.sh, PMUVIRT_PAPI_CONFIG=stock) with the
+# libraries they link; no pmuvirt.ko and no program of this project but
+# the time-limit wrapper of test/papi.
+if want stock; then
+	log "PAPI's tests on Debian's libpapi (papi/build.sh, PMUVIRT_PAPI_CONFIG=stock)"
+	sprefix=$(PMUVIRT_PAPI_CONFIG=stock sh "$srcroot/papi/build.sh" "$build/papi-stock" \
+		"$build/papi-stock/install" | tail -n 1) || fail "the stock PAPI build (logs in $build/papi-stock)"
+	sroot=$work/stock-root
+	mkdir -p "$sroot/bin" "$sroot/proc" "$sroot/sys" "$sroot/dev" "$sroot/tmp" "$sroot/stock" \
+		"$sroot/usr/bin" "$sroot/usr/lib" "$sroot/papi/share" "$sroot/papi/harness"
+	cp "$busybox" "$sroot/bin/busybox"
+	cp "$srcroot/test/vm-xen/stock-init.sh" "$sroot/init"
+	chmod +x "$sroot/init"
+	cp "$(command -v perf)" "$sroot/usr/bin/perf"
+	cp -a /usr/lib/perf-core "$sroot/usr/lib/"
+	# What perf's tests run beside busybox: Debian's /bin/sh (dash: busybox's
+	# shell would run its own applets before these), bash (the interpreter
+	# of several shell tests), objdump ("Object code reading"), coreutils'
+	# mktemp and rm (options busybox lacks) and a dynamically linked sleep
+	# ("PERF_RECORD_* events" looks for its mmaps of libc and ld.so).
+	for p in dash bash objdump mktemp rm sleep; do
+		cp "$(command -v $p)" "$sroot/usr/bin/$p" || fail "no $p on the host"
+	done
+	ln -s /usr/bin/bash "$sroot/bin/bash"
+	cp -a "$sprefix/bin" "$sprefix/lib" "$sroot/papi/"
+	cp -a "$sprefix/share/papi" "$sroot/papi/share/"
+	cp "$srcroot/test/papi/valgrind.sh" "$sroot/papi/harness/valgrind"
+	chmod +x "$sroot/papi/harness/valgrind"
+	# shellcheck disable=SC2046
+	LD_LIBRARY_PATH=$sprefix/lib:$sprefix/share/papi/components/sde/tests/lib tree_libs "$sroot" \
+		"$sroot"/usr/bin/* $(find "$sprefix/bin" "$sprefix/share/papi" -type f -perm -u+x -exec sh -c \
+		'for f; do [ "$(head -c 4 "$f")" = "$(printf "\177ELF")" ] && echo "$f"; done' sh {} +)
+	# the prefix's own libraries are in /papi/lib
+	rm -rf "${sroot:?}$sprefix"
+	# ctests/shlib opens libcrypt.so by that name (libcrypt-dev's link)
+	crypt=/usr/lib/x86_64-linux-gnu/libcrypt.so
+	[ -e "$crypt" ] && mkdir -p "$sroot${crypt%/*}" && cp -L "$crypt" "$sroot$crypt"
+	# The perf tests: those that count or sample with the CPU's PMU
+	# (docs/xen.md), or PMUVIRT_XEN_PERF_TESTS: numbers, or "all", the
+	# whole suite but the tests that crash QEMU.
+	perf test list 2>&1 | sed -n 's/^ *\([0-9][0-9]*\): .*/\1/p' >"$work/perf-tests-all.txt"
+	[ -s "$work/perf-tests-all.txt" ] || fail "perf test list lists no test"
+	doc_list "$srcroot/docs/xen.md" perf-test-excluded >"$work/perf-tests-excluded.txt"
+	case ${PMUVIRT_XEN_PERF_TESTS:-} in
+	"") doc_list "$srcroot/docs/xen.md" perf-test-run | sort -n >"$sroot/stock/perf-tests.txt" ;;
+	all) grep -vxF -f "$work/perf-tests-excluded.txt" "$work/perf-tests-all.txt" >"$sroot/stock/perf-tests.txt" ;;
+	*) echo "$PMUVIRT_XEN_PERF_TESTS" | tr ' ' '\n' | grep . >"$sroot/stock/perf-tests.txt" ;;
+	esac
+	[ -s "$sroot/stock/perf-tests.txt" ] || fail "no perf test to run"
+	doc_list "$srcroot/docs/papi.md" papi-excluded |
+		sort -u >"$sroot/stock/papi-excluded.txt"
+	# PAPI's tests: those docs/papi.md lists for the test command, or
+	# PMUVIRT_XEN_PAPI_TESTS: names, or "all" (run_tests.sh).
+	case ${PMUVIRT_XEN_PAPI_TESTS:-} in
+	"") doc_list "$srcroot/docs/papi.md" papi-stock-run >"$sroot/stock/papi-tests.txt" ;;
+	all) : >"$sroot/stock/papi-tests.txt" ;;
+	*) echo "$PMUVIRT_XEN_PAPI_TESTS" | tr ' ' '\n' | grep . >"$sroot/stock/papi-tests.txt" ;;
+	esac
+	for t in $(cat "$sroot/stock/papi-tests.txt"); do
+		[ -x "$sroot/papi/share/papi/$t" ] || fail "no PAPI test $t"
+	done
+	cat >"$sroot/stock/stock.conf" <<CONF
+perf_test_limit=$perf_test_limit
+papi_test_limit=${PMUVIRT_PAPI_TEST_LIMIT:-5}
+CONF
+	stockd=$work/stock-dom0
+	mkdir -p "$stockd/domu"
+	pack "$sroot" "$stockd/domu/stock.cpio.gz"
+	pack "$stockd" "$work/stock-extra.cpio.gz"
+	cat "$work/initrd-hvm.cpio.gz" "$work/stock-extra.cpio.gz" >"$work/initrd-stock.cpio.gz"
+	log "the stock domUs' initramfs: $(du -m "$stockd/domu/stock.cpio.gz" | cut -f1) MiB"
+fi
+flock -u 8
 
 # 4. Boot: one physical CPU, TSC = executed instructions.
 # boot NAME XEN_OPTIONS DOM0_OPTIONS [CPU [INITRD]]: one run, console in
@@ -505,8 +631,72 @@ require_domu "hvm: " HVM "hvm: PMUVIRT-DOMU-FAIL-SAVE-CANCELLED" \
 	"PMUVIRT-DOM0-SAVED perf" "PMUVIRT-DOM0-RESTORED perf" "PMUVIRT-DOM0-PERF-RESTORED-TOLD" \
 	"hvm: PMUVIRT-STOCK-PERF-ACROSS-OK" "hvm: PMUVIRT-STOCK-PERF-ACROSS-EXIT=0"
 fi
+# Stock guests: Debian's kernel without pmuvirt.ko as a PVH, then as an
+# HVM domU, on the PMU Xen's pmuvirt emulates for them, on the domu boot's
+# AMD CPU: Linux's perf test in both, PAPI's suite on Debian's libpapi in
+# the HVM one, each judged against its documented failures, its floor of
+# passes and its ceiling of skips.
+if want stock; then
+boot stock "dom0_max_vcpus=1 pmuvirt-emulate sched=credit" "pmuvirt_stock_boot" \
+	"Nehalem,vendor=AuthenticAMD,+svm,+npt" "$work/initrd-stock.cpio.gz"
+require "PMUVIRT-DOM0-XENCONSOLED" "HVM: SVM enabled" \
+	"pmuvirt: stock HVM and PVH guests' PMU: AMD version 1, 4 general counters" \
+	"PMUVIRT-DOM0-STOCK-CREATED stock-pvh" "PMUVIRT-DOM0-STOCK-ENDED stock-pvh" \
+	"PMUVIRT-DOM0-STOCK-CREATED stock-hvm" "PMUVIRT-DOM0-STOCK-ENDED stock-hvm"
+result=0
+xdoc=$srcroot/docs/xen.md pdoc=$srcroot/docs/papi.md
+# stock_judge TAG RESULTS TESTS_ASKED DOC MIN_LABEL SKIP_LABEL: RESULTS
+# (known failures in RESULTS.known) against DOC's floor and ceiling, or
+# against none when a list of tests was asked for.
+stock_judge() {
+	if [ -n "$3" ]; then
+		log "$1: tests asked for by name: the documented counts are not compared"
+		_min=0 _max=$(wc -l <"$2")
+	else
+		_min=$(doc_min "$4" "$5") _max=$(doc_min "$4" "$6")
+		[ -n "$_min" ] && [ -n "$_max" ] || fail "$4 has no line '$5 N' or '$6 N'"
+	fi
+	judge_results "$1" "$2" "$2.known" "$_min" "$_max"
+}
+for g in pvh:PVH hvm:HVM; do
+	k=${g#*:} g=${g%:*}
+	# the guest's lines, printable text only
+	tr -d '\r' <"$console" | sed -n "s/^stock-$g: //p" | tr -cd '\11\12\40-\176' >"$work/stock-$g.txt"
+	grep "^PMUVIRT-STOCK-UPTIME" "$work/stock-$g.txt" | sed "s/^/vm-xen: $k domU: /" >&2
+	if ! grep -q "^PMUVIRT-STOCK-DONE" "$work/stock-$g.txt"; then
+		tail -n 40 "$work/stock-$g.txt" >&2
+		log "FAIL: the $k domU did not finish"
+		exit 1
+	fi
+	if grep "^PMUVIRT-STOCK-KERNEL: " "$work/stock-$g.txt" >&2; then
+		log "$k domU: kernel warnings (above)"
+		result=1
+	fi
+	r=$work/perf-test-$g.txt
+	sed -n '/^PERF-TEST-BEGIN/,/^PERF-TEST-END/p' "$work/stock-$g.txt" |
+		awk -f "$srcroot/test/vm-xen/perf-test.awk" >"$r"
+	# the documented failures of the tests that ran
+	sed 's/[. ].*//' "$r" | sort -u >"$r.ran"
+	doc_list "$xdoc" perf-test-known | awk 'NR == FNR { ran[$1] = 1; next }
+		{ t = $1; sub(/\..*/, "", t) } t in ran' "$r.ran" - | sort >"$r.known"
+	stock_judge "perf test in the $k domU" "$r" "${PMUVIRT_XEN_PERF_TESTS:-}" "$xdoc" \
+		"Passing perf tests in the $k domU: at least" "Skipped perf tests in the $k domU: at most"
+done
+# PAPI's suite on Debian's libpapi in the HVM domU.
+r=$work/papi-stock.txt
+sed -n '/^PAPI-OUTPUT-BEGIN: papi_command_line/,/^PAPI-OUTPUT-END/p' "$work/stock-hvm.txt" >&2
+sed -n '/^PAPI-RUN-TESTS-BEGIN/,/^PAPI-RUN-TESTS-END/p' "$work/stock-hvm.txt" |
+	awk -f "$srcroot/test/papi/results.awk" >"$r"
+doc_list "$pdoc" papi-stock-known-failures >"$r.known"
+[ -s "$sroot/stock/papi-tests.txt" ] && [ "$(wc -l <"$r")" != "$(wc -l <"$sroot/stock/papi-tests.txt")" ] &&
+	{ log "not every listed PAPI test gave a result"; result=1; }
+stock_judge "PAPI's tests on Debian's libpapi in the HVM domU" "$r" "${PMUVIRT_XEN_PAPI_TESTS:-}" "$pdoc" \
+	"Passing tests of the stock PAPI in the HVM domU: at least" \
+	"Skipped tests of the stock PAPI in the HVM domU: at most"
+[ $result = 0 ] || fail "stock boot: see $work/stock-pvh.txt, $work/stock-hvm.txt and their results"
+fi
 log "boots passed: $boots"
-for b in real emulated refused watchdog domu smp hvm; do
+for b in $all_boots; do
 	want "$b" || { log "FAIL: boot $b not run (PMUVIRT_XEN_BOOTS=$boots)"; exit 1; }
 done
 log "PASS"
