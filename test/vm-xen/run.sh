@@ -58,14 +58,13 @@ srcroot=$src build=$out
 cache=$build/cache
 set_name=${2:-main}
 case $set_name in
-main) all_boots="real emulated refused watchdog domu smp hvm" work=$build/vm-xen ;;
-stock) all_boots="stock" work=$build/vm-xen-stock ;;
+main) all_boots="real emulated refused watchdog domu smp hvm" work=$build/vm-xen timeout_s=900 ;;
+stock) all_boots="stock" work=$build/vm-xen-stock timeout_s=1800 ;;
 *) echo "vm-xen: unknown set of boots '$set_name' (main or stock)" >&2; exit 1 ;;
 esac
 iterations=${PMUVIRT_XEN_ITERATIONS:-50000000}
 guest_iterations=${PMUVIRT_XEN_GUEST_ITERATIONS:-50000000}
-timeout_s=${PMUVIRT_XEN_TIMEOUT:-900}
-[ "${2:-main}" = stock ] && timeout_s=${PMUVIRT_XEN_TIMEOUT:-1800}
+timeout_s=${PMUVIRT_XEN_TIMEOUT:-$timeout_s}
 # System-wide profiling: cycles sampled every prof_period (an odd number, so
 # samples fall all over the hot loop's rounds of 8 * 100003 instructions).
 prof_period=999983

@@ -19,7 +19,7 @@ mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 echo "PMUVIRT-STOCK-UP cpus=$(grep -c ^processor /proc/cpuinfo) $(cat /sys/bus/event_source/devices/cpu/caps/pmu_name 2>/dev/null)"
 up() { echo "PMUVIRT-STOCK-UPTIME $(cut -d' ' -f1 /proc/uptime) $*"; }
 # Each test alone, so that one that hangs or kills perf costs only itself.
-# tests_limit: seconds (guest time: one instruction is one nanosecond).
+# perf_test_limit: seconds (guest time: one instruction is one nanosecond).
 . /stock/stock.conf
 cd /tmp
 up "perf test"
