@@ -6,7 +6,9 @@ usage: python3 tools/vm-soak-figures.py SOAK_DIR JOB...
 SOAK_DIR holds one folder per run, JOB-N, with that run's console logs
 (tools/vm-soak.sh makes them).  Each figure a check prints as a relative
 error is collected under the check's name; the table gives min, median
-and max over all runs (and all threads or VCPUs of a run).
+and max over all runs (and all threads or VCPUs of a run).  The stock
+set (vm-xen-stock) prints exact counts, which the boot itself checks, and
+no figure.
 """
 import glob
 import os
@@ -42,12 +44,20 @@ FIGURES = [
      "emulated: VCPU instructions vs work"),
     ("vm-xen", r"PMUVIRT-XEN-EMU vcpu=\d+ .*tsc=\d+ \(([-+0-9.]+)%\)", "emulated: VCPU TSC vs work"),
     ("vm-xen", r"^vm: imode thread \d+: .*\(error ([-+0-9.]+)%\)", "emulated: guest imode instructions"),
+    # Stock guests' perf_event_open and Debian's perf: err is a fraction,
+    # the record's ratio of the two functions' samples should be 3.
+    ("vm-xen", r"([\w-]+): PMUVIRT-STOCK-PERF (.+?) \d+ work \d+ err ([-+0-9.]+)$",
+     "{mode} {0}: {1}", 100.0, 0.0),
+    ("vm-xen", r"([\w-]+): PMUVIRT-STOCK-PERF-SPLIT (.+?) :u .*\(u\+k\)/all-1 ([-+0-9.]+)$",
+     "{mode} {0}: {1} (:u + :k) vs all", 100.0, 0.0),
+    ("vm-xen", r"([\w-]+): PMUVIRT-STOCK-PERF record .* ratio ([0-9.]+) ",
+     "{mode} {0}: perf record split vs 3:1", 100.0 / 3, -100.0),
 ]
 
 
 def collect(soak, job):
     figures = {}
-    runs = sorted(glob.glob(os.path.join(soak, job + "-*")))
+    runs = sorted(glob.glob(os.path.join(soak, job + "-[0-9]*")))
     for run in runs:
         for log in sorted(glob.glob(os.path.join(run, "console-*.log"))):
             mode = os.path.basename(log)[len("console-"):-len(".log")]
@@ -55,7 +65,7 @@ def collect(soak, job):
                 text = f.read().decode("utf-8", "replace").replace("\r", "")
             for line in text.splitlines():
                 line = re.sub(r"^\(XEN\) ", "", line)
-                for fjob, pattern, name in FIGURES:
+                for fjob, pattern, name, *scale in FIGURES:
                     if fjob != job:
                         continue
                     m = re.search(pattern, line)
@@ -63,7 +73,10 @@ def collect(soak, job):
                         continue
                     groups = m.groups()
                     key = name.format(*groups[:-1], mode=mode)
-                    figures.setdefault(key, []).append(float(groups[-1]))
+                    value = float(groups[-1])
+                    if scale:
+                        value = value * scale[0] + scale[1]
+                    figures.setdefault(key, []).append(value)
     return len(runs), figures
 
 

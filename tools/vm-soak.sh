@@ -3,12 +3,17 @@
 # Run the VM jobs many times in a row on a loaded machine and summarise
 # every error figure they print: the proof that they pass every time.
 #
-# usage: tools/vm-soak.sh [-n RUNS] [-j JOB]... [-b BOOTS] [-H HOGS] [BUILD_DIR]
+# usage: tools/vm-soak.sh [-n RUNS] [-j JOB]... [-b BOOTS] [-s BOOTS] [-P] [-H HOGS] [BUILD_DIR]
 #   -n RUNS   runs of each job (default 10)
-#   -j JOB    vm-linux or vm-xen; repeatable (default: both)
+#   -j JOB    vm-linux, vm-xen (the main set of boots) or vm-xen-stock
+#             (the stock set); repeatable (default: vm-linux and vm-xen)
 #   -b BOOTS  vm-xen: only these boots ("real domu", PMUVIRT_XEN_BOOTS); a
 #             run passes when all of them did (the vm-xen test itself
 #             fails a partial run)
+#   -s BOOTS  vm-xen-stock: the same for the stock set ("stock vpmu-off")
+#   -P        run the jobs of one run at once (as the test command runs
+#             vm-xen and vm-xen-stock), run after run; without it each
+#             job's runs come one after the other, job after job
 #   -H HOGS   CPU hogs (shell busy loops) kept running meanwhile
 #             (default: one per CPU; 0 runs on a quiet machine)
 #   BUILD_DIR a configured CMake build folder (default <source>/build)
@@ -22,13 +27,17 @@ runs=10
 jobs=""
 hogs=$(nproc 2>/dev/null || echo 2)
 boots=""
-while getopts n:j:b:H: opt; do
+stock_boots=""
+parallel=0
+while getopts n:j:b:s:PH: opt; do
 	case $opt in
 	n) runs=$OPTARG ;;
 	j) jobs="$jobs $OPTARG" ;;
 	b) boots=$OPTARG ;;
+	s) stock_boots=$OPTARG ;;
+	P) parallel=1 ;;
 	H) hogs=$OPTARG ;;
-	*) echo "usage: tools/vm-soak.sh [-n RUNS] [-j JOB]... [-b BOOTS] [-H HOGS] [BUILD_DIR]" >&2; exit 2 ;;
+	*) echo "usage: tools/vm-soak.sh [-n RUNS] [-j JOB]... [-b BOOTS] [-s BOOTS] [-P] [-H HOGS] [BUILD_DIR]" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -57,41 +66,69 @@ logs_of() {
 	case $1 in
 	vm-linux) echo "$build/vm-linux/console-icount.log $build/vm-linux/console-smp.log" ;;
 	vm-xen) ls "$build"/xen/vm-xen/console-*.log 2>/dev/null || true ;;
+	vm-xen-stock) ls "$build"/xen/vm-xen-stock/console-*.log "$build"/xen/vm-xen-stock/*.txt 2>/dev/null || true ;;
 	esac
 }
 
-failed=0
+# run_job JOB N: one run of JOB; its verdict goes to BUILD_DIR/soak/JOB-N/verdict.
+run_job() {
+	_dir=$out/$1-$2
+	rm -rf "$_dir"
+	mkdir -p "$_dir"
+	_start=$(date +%s)
+	_verdict=FAIL
+	case $1 in
+	vm-linux)
+		ctest --test-dir "$build" -L '^vm-linux$' --output-on-failure >"$_dir/ctest.log" 2>&1 &&
+			_verdict=pass ;;
+	vm-xen | vm-xen-stock)
+		_boots=$boots
+		[ "$1" = vm-xen-stock ] && _boots=$stock_boots
+		if [ -n "$_boots" ]; then
+			PMUVIRT_XEN_BOOTS=$_boots ctest --test-dir "$build" -R "^$1\$" \
+				--output-on-failure >"$_dir/ctest.log" 2>&1 || true
+			grep -q "vm-xen: boots passed: $_boots\$" "$_dir/ctest.log" && _verdict=pass
+		else
+			ctest --test-dir "$build" -R "^$1\$" --output-on-failure >"$_dir/ctest.log" 2>&1 &&
+				_verdict=pass
+		fi ;;
+	esac
+	for _f in $(logs_of "$1"); do
+		[ -f "$_f" ] && cp "$_f" "$_dir/"
+	done
+	echo "$_verdict" >"$_dir/verdict"
+	echo "vm-soak: $1 run $2: $_verdict in $(($(date +%s) - _start)) s"
+}
+
 for job in $jobs; do
 	case $job in
-	vm-linux) label=vm-linux ;;
-	vm-xen) label=vm-xen ;;
+	vm-linux | vm-xen | vm-xen-stock) ;;
 	*) echo "vm-soak: unknown job $job" >&2; exit 2 ;;
 	esac
+done
+if [ "$parallel" = 1 ]; then
 	n=1
 	while [ "$n" -le "$runs" ]; do
-		dir=$out/$job-$n
-		rm -rf "$dir"
-		mkdir -p "$dir"
-		start=$(date +%s)
-		if [ "$job" = vm-xen ] && [ -n "$boots" ]; then
-			PMUVIRT_XEN_BOOTS=$boots ctest --test-dir "$build" -L "^$label\$" \
-				--output-on-failure >"$dir/ctest.log" 2>&1 || true
-			if grep -q "vm-xen: boots passed: $boots\$" "$dir/ctest.log"; then
-				verdict=pass
-			else
-				verdict=FAIL
-				failed=$((failed + 1))
-			fi
-		elif ctest --test-dir "$build" -L "^$label\$" --output-on-failure >"$dir/ctest.log" 2>&1; then
-			verdict=pass
-		else
-			verdict=FAIL
-			failed=$((failed + 1))
-		fi
-		for f in $(logs_of "$job"); do
-			[ -f "$f" ] && cp "$f" "$dir/"
+		for job in $jobs; do
+			run_job "$job" "$n" &
 		done
-		echo "vm-soak: $job run $n: $verdict in $(($(date +%s) - start)) s"
+		wait
+		n=$((n + 1))
+	done
+else
+	for job in $jobs; do
+		n=1
+		while [ "$n" -le "$runs" ]; do
+			run_job "$job" "$n"
+			n=$((n + 1))
+		done
+	done
+fi
+failed=0
+for job in $jobs; do
+	n=1
+	while [ "$n" -le "$runs" ]; do
+		[ "$(cat "$out/$job-$n/verdict" 2>/dev/null)" = pass ] || failed=$((failed + 1))
 		n=$((n + 1))
 	done
 done
