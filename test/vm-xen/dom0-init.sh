@@ -44,6 +44,24 @@ toolstack_up() {
 	/usr/bin/xenconsoled --pid-file=/run/xenconsoled.pid --log=guest --log-dir=/var/log/xen/console &&
 		echo "PMUVIRT-DOM0-XENCONSOLED"
 }
+# watch_domu NAME CONSOLE_LOG: the running domain pmuvirt-NAME's console
+# shown live, each line as "NAME: "; returns when the domain is gone
+# (destroyed after 3000 s).
+watch_domu() {
+	_t0=$(cut -d. -f1 /proc/uptime)
+	tail -F "$2" 2>/dev/null | sed "s/^/$1: /" &
+	_i=0
+	while [ $_i -lt 3000 ] && /usr/bin/xl list | grep -q "^pmuvirt-$1 "; do
+		sleep 1
+		_i=$((_i + 1))
+	done
+	/usr/bin/xl list | grep -q "^pmuvirt-$1 " &&
+		{ echo "PMUVIRT-DOM0-STOCK-TIMEOUT $1"; /usr/bin/xl destroy "pmuvirt-$1"; }
+	# tail polls once a second: its last lines before it goes
+	sleep 3
+	kill $! 2>/dev/null
+	echo "PMUVIRT-DOM0-STOCK-ENDED $1 seconds=$(( $(cut -d. -f1 /proc/uptime) - _t0 ))"
+}
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
@@ -214,25 +232,13 @@ elif grep -q pmuvirt_stock_boot /proc/cmdline; then
 	# one PAPI's test suite on Debian's libpapi) on the PMU Xen emulates
 	# for it (stock-init.sh).
 	toolstack_up
-	# stock_domu NAME CONSOLE_LOG XL_ARGS...: xl creates the domain; its
-	# console is shown live, each line as "NAME: "; returns when it is gone.
+	# stock_domu NAME CONSOLE_LOG XL_ARGS...: xl creates the domain, then
+	# watch_domu.
 	stock_domu() {
 		_n=$1 _log=$2
 		shift 2
-		_t0=$(cut -d. -f1 /proc/uptime)
 		/usr/bin/xl create "$@" && echo "PMUVIRT-DOM0-STOCK-CREATED $_n"
-		tail -F "$_log" 2>/dev/null | sed "s/^/$_n: /" &
-		_i=0
-		while [ $_i -lt 3000 ] && /usr/bin/xl list | grep -q "^pmuvirt-$_n "; do
-			sleep 1
-			_i=$((_i + 1))
-		done
-		/usr/bin/xl list | grep -q "^pmuvirt-$_n " &&
-			{ echo "PMUVIRT-DOM0-STOCK-TIMEOUT $_n"; /usr/bin/xl destroy "pmuvirt-$_n"; }
-		# tail polls once a second: its last lines before it goes
-		sleep 3
-		kill $! 2>/dev/null
-		echo "PMUVIRT-DOM0-STOCK-ENDED $_n seconds=$(( $(cut -d. -f1 /proc/uptime) - _t0 ))"
+		watch_domu "$_n" "$_log"
 	}
 	stock_domu stock-pvh /var/log/xen/console/guest-pmuvirt-stock-pvh.log /etc/xen/domu.cfg \
 		'name="pmuvirt-stock-pvh"' 'type="pvh"' 'memory=384' 'ramdisk="/domu/stock.cpio.gz"' \
@@ -241,6 +247,29 @@ elif grep -q pmuvirt_stock_boot /proc/cmdline; then
 		'name="pmuvirt-stock-hvm"' 'memory=384' 'ramdisk="/domu/stock.cpio.gz"' \
 		'serial="file:/var/log/xen/stock-hvm-serial.log"' \
 		'cmdline="console=ttyS0 panic=-1 quiet loglevel=4 nmi_watchdog=0 pmuvirt_stock_hvm"'
+elif grep -q pmuvirt_off_boot /proc/cmdline; then
+	# Stock guests' PMU off, for every domain (Xen's pmuvirt-vpmu=0,
+	# pmuvirt_off_boot=all) or for one domain by its policy
+	# (pmuvirt-xenpolicy --no-vpmu before it runs, pmuvirt_off_boot=policy):
+	# a PVH domU sees no PMU, and with pmuvirt-vpmu=0 neither does dom0 (PV).
+	off=$(sed -n 's/.*pmuvirt_off_boot=\([a-z]*\).*/\1/p' /proc/cmdline)
+	if [ "$off" = all ]; then
+		/stock_perf_test no-pmu >/tmp/no-pmu.txt 2>&1
+		rc=$?
+		sed 's/^/dom0: /' /tmp/no-pmu.txt
+		echo "PMUVIRT-DOM0-NO-PMU-EXIT=$rc"
+	fi
+	dmesg | grep -i "vpmu\|Performance Events" | sed 's/^\[[^]]*\] /dom0: /'
+	toolstack_up
+	/usr/bin/xl create -p /etc/xen/domu.cfg 'name="pmuvirt-nopmu"' 'type="pvh"' \
+		'extra="console=hvc0 panic=-1 quiet nmi_watchdog=0 pmuvirt_nopmu"' &&
+		echo "PMUVIRT-DOM0-STOCK-CREATED nopmu"
+	if [ "$off" = policy ]; then
+		/pmuvirt-xenpolicy --no-vpmu "$(/usr/bin/xl domid pmuvirt-nopmu)"
+		echo "PMUVIRT-DOM0-NO-VPMU-POLICY-EXIT=$?"
+	fi
+	/usr/bin/xl unpause pmuvirt-nopmu
+	watch_domu nopmu /var/log/xen/console/guest-pmuvirt-nopmu.log
 elif grep -q pmuvirt_refused_boot /proc/cmdline; then
 	# Xen's vPMU or the NMI watchdog was asked for: pmuvirt refused to start.
 	/xen_policy_test refused

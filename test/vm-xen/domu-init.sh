@@ -8,6 +8,15 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 echo "PMUVIRT-DOMU-UP cpus=$(grep -c ^processor /proc/cpuinfo)"
+# The off boots' domU: Xen gives it no PMU (pmuvirt-vpmu=0, or its
+# domain's policy); Linux must find none.
+if grep -q pmuvirt_nopmu /proc/cmdline; then
+	/stock_perf_test no-pmu
+	echo "PMUVIRT-DOMU-NO-PMU-EXIT=$?"
+	dmesg | grep "Performance Events" | sed 's/^\[[^]]*\] //'
+	echo "PMUVIRT-DOMU-DONE"
+	poweroff -f
+fi
 # Its own VCPUs only: dom0's and the other domU's are refused by Xen.
 # (Linux's privcmd passes a domU's hypercalls on only when unrestricted.)
 insmod /xen-privcmd.ko unrestricted=1

@@ -27,10 +27,13 @@
 # HVM domU runs Linux's own `perf test`, and the HVM one PAPI's
 # run_tests.sh on Debian's libpapi (the perf_event component), both on
 # the PMU Xen's pmuvirt emulates for stock guests; judged against
-# docs/xen.md and docs/papi.md.
+# docs/xen.md and docs/papi.md.  Then that PMU turned off: for every
+# domain by Xen's pmuvirt-vpmu=0 (vpmu-off), for one domain by its policy
+# (policy-off); the guests must find no PMU.
 #
 # usage: test/vm-xen/run.sh [BUILD_DIR [SET]]  (default <source>/build-xen, main)
-#   SET main: the seven boots below; stock: the stock boot.  Each set has
+#   SET main: the seven boots below; stock: the stock, vpmu-off and
+#   policy-off boots.  Each set has
 #   its own work directory (BUILD_DIR/vm-xen, BUILD_DIR/vm-xen-stock), so
 #   both can run at once; they share the builds in BUILD_DIR.
 # Exit: 0 pass, 1 fail, 77 skipped (missing tools and not root).
@@ -38,10 +41,11 @@
 #              hypercall test, default 5e7), PMUVIRT_XEN_GUEST_ITERATIONS
 #              (the same for pmuvirt_xen_guest, default 5e7),
 #              PMUVIRT_XEN_TIMEOUT (seconds per boot, default 900; the
-#              stock boot's 1800),
+#              stock set's 1800),
 #              PMUVIRT_XEN_BOOTS (the boots of the set to run, default
 #              all of them: "real emulated refused watchdog domu smp hvm",
-#              or "stock"; the test passes only with all), PMUVIRT_XEN_EMU_ARGS (more Xen options for the
+#              or "stock vpmu-off policy-off"; the test passes only with
+#              all), PMUVIRT_XEN_EMU_ARGS (more Xen options for the
 #              emulated boot, e.g. timer_slop=0 for docs/sampling.md),
 #              PMUVIRT_XEN_PERF_TESTS (the stock boot's `perf test`
 #              numbers, default the PMU's tests listed in docs/xen.md;
@@ -59,7 +63,7 @@ cache=$build/cache
 set_name=${2:-main}
 case $set_name in
 main) all_boots="real emulated refused watchdog domu smp hvm" work=$build/vm-xen timeout_s=900 ;;
-stock) all_boots="stock" work=$build/vm-xen-stock timeout_s=1800 ;;
+stock) all_boots="stock vpmu-off policy-off" work=$build/vm-xen-stock timeout_s=1800 ;;
 *) echo "vm-xen: unknown set of boots '$set_name' (main or stock)" >&2; exit 1 ;;
 esac
 iterations=${PMUVIRT_XEN_ITERATIONS:-50000000}
@@ -693,6 +697,31 @@ stock_judge "PAPI's tests on Debian's libpapi in the HVM domU" "$r" "${PMUVIRT_X
 	"Passing tests of the stock PAPI in the HVM domU: at least" \
 	"Skipped tests of the stock PAPI in the HVM domU: at most"
 [ $result = 0 ] || fail "stock boot: see $work/stock-pvh.txt, $work/stock-hvm.txt and their results"
+fi
+# Stock guests' PMU off: for every domain with Xen's pmuvirt-vpmu=0 (dom0,
+# a PV kernel, and a PVH domU find no PMU), then for one PVH domU by its
+# policy (pmuvirt-xenpolicy --no-vpmu while it is paused), on the Xen and
+# CPU that give the stock boot's guests their PMU.
+if want vpmu-off; then
+boot vpmu-off "dom0_max_vcpus=1 pmuvirt-emulate sched=credit pmuvirt-vpmu=0" \
+	"pmuvirt_off_boot=all" "Nehalem,vendor=AuthenticAMD,+svm,+npt"
+grep -a "dom0: .*\(VPMU\|Performance Events\)\|nopmu: .*\(Performance Events\|no-pmu\)" "$console" >&2 || true
+require "pmuvirt: stock guests' PMU: off (pmuvirt-vpmu=0)" "dom0: PMUVIRT-STOCK-PERF guest_type PV" \
+	"dom0: PMUVIRT-STOCK-PERF-NO-PMU-OK" "PMUVIRT-DOM0-NO-PMU-EXIT=0" \
+	"PMUVIRT-DOM0-STOCK-CREATED nopmu" "nopmu: PMUVIRT-STOCK-PERF guest_type PVH" \
+	"nopmu: PMUVIRT-STOCK-PERF-NO-PMU-OK" "nopmu: PMUVIRT-DOMU-NO-PMU-EXIT=0" \
+	"PMUVIRT-DOM0-STOCK-ENDED nopmu"
+fi
+if want policy-off; then
+boot policy-off "dom0_max_vcpus=1 pmuvirt-emulate sched=credit" \
+	"pmuvirt_off_boot=policy" "Nehalem,vendor=AuthenticAMD,+svm,+npt"
+grep -a "nopmu: .*\(Performance Events\|no-pmu\)" "$console" >&2 || true
+require "pmuvirt: stock HVM and PVH guests' PMU: AMD version 1, 4 general counters" \
+	"PMUVIRT-DOM0-STOCK-CREATED nopmu" "PMUVIRT-DOM0-NO-VPMU-POLICY-EXIT=0" \
+	"pmuvirt: d1v0: emulated PMU off by the domain's policy" \
+	"pmuvirt: d1v1: emulated PMU off by the domain's policy" \
+	"nopmu: PMUVIRT-STOCK-PERF guest_type PVH" "nopmu: PMUVIRT-STOCK-PERF-NO-PMU-OK" \
+	"nopmu: PMUVIRT-DOMU-NO-PMU-EXIT=0" "PMUVIRT-DOM0-STOCK-ENDED nopmu"
 fi
 log "boots passed: $boots"
 for b in $all_boots; do

@@ -48,6 +48,10 @@
  *		creates it once dom0 saved and restored the domain); the count
  *		must be the work of the blocks run, before and after.
  * and the workloads those runs measure: loop N, split N, spin FLAG OUT.
+ *
+ * no-pmu: the guest must see no PMU (Xen's pmuvirt-vpmu=0, or the domain's
+ * policy from pmuvirt-xenpolicy --no-vpmu): perf_event_open() of hardware
+ * cycles and instructions fails and the kernel registered no "cpu" PMU.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -682,6 +686,34 @@ static int has_arg(int argc, char **argv, const char *word)
 	return 0;
 }
 
+/* A guest without a PMU: the kernel found none, so no hardware event opens. */
+static int no_pmu(void)
+{
+	static const struct { uint64_t config; const char *name; } hw[] = {
+		{ PERF_COUNT_HW_CPU_CYCLES, "cycles" },
+		{ PERF_COUNT_HW_INSTRUCTIONS, "instructions" },
+	};
+	unsigned int i;
+	int fd;
+
+	(void)guest_type_pv();
+	for (i = 0; i < sizeof(hw) / sizeof(hw[0]); i++) {
+		fd = perf_open(hw[i].config, 0, 1, 0);
+		if (fd >= 0) {
+			FAIL("%s opens: the guest has a PMU\n", hw[i].name);
+			close(fd);
+		} else {
+			printf("PMUVIRT-STOCK-PERF no-pmu %s: %s\n", hw[i].name, strerror(errno));
+		}
+	}
+	if (!access("/sys/bus/event_source/devices/cpu", F_OK))
+		FAIL("the kernel registered a cpu PMU\n");
+	if (fails)
+		return 1;
+	printf("PMUVIRT-STOCK-PERF-NO-PMU-OK\n");
+	return 0;
+}
+
 /* The perf-driving modes; -1 when @argv names none. */
 static int perf_mode(int argc, char **argv)
 {
@@ -697,6 +729,8 @@ static int perf_mode(int argc, char **argv)
 	}
 	if (argc == 4 && !strcmp(argv[1], "spin"))
 		return spin(argv[2], argv[3]);
+	if (argc == 2 && !strcmp(argv[1], "no-pmu"))
+		return no_pmu();
 	if (strncmp(argv[1], "perf-", 5))
 		return -1;
 	if (guest_type_pv() && !strcmp(argv[1], "perf-across")) {
@@ -730,7 +764,7 @@ int main(int argc, char **argv)
 		if (i >= 0)
 			return i;
 		fprintf(stderr, "usage: %s [emulated] [N] | perf-stat [emulated] | perf-record |"
-			" perf-across FLAG | loop N | split N | spin FLAG OUT\n", argv[0]);
+			" perf-across FLAG | loop N | split N | spin FLAG OUT | no-pmu\n", argv[0]);
 		return 2;
 	}
 	for (i = 1; i < argc; i++) {
