@@ -18,7 +18,12 @@
 #   vm_qemu_x86 LOG SECS MEM APPEND [QEMU_ARGS...]
 #                             Debian's kernel $vmlinuz under qemu-system-x86_64
 #                             (-cpu qemu64) with the initramfs, the console in
-#                             LOG; says how long QEMU ran; never fails
+#                             LOG; stopped after SECS s of QEMU's CPU time
+#                             (vm_limited); says how long QEMU ran, in wall
+#                             and CPU time; never fails
+#   vm_limited SECS COMMAND...
+#                             COMMAND until SECS s of its CPU time (4 * SECS s
+#                             of wall time), its CPU time in $vm_cpu
 #   $vm_icount                QEMU arguments of the exact guests: one
 #                             instruction is one nanosecond and one TSC tick
 #   vm_xen BUILD              the hypervisor with pmuvirt, built by
@@ -27,7 +32,7 @@
 #                             Xen ($xen) under qemu-system-x86_64 (-cpu CPU or Nehalem,
 #                             PCPUS physical CPUs, default 1, $vm_icount) with Debian's kernel
 #                             $vmlinuz as PV dom0 on INITRD, Xen's and dom0's
-#                             consoles in LOG; says how long QEMU ran; never fails
+#                             consoles in LOG; limits and says as vm_qemu_x86; never fails
 #   vm_console LOG            the log without carriage returns
 #   doc_list DOC NAME         the `ID` of each "| `ID` | ... |" row between
 #                             DOC's lines "<!-- NAME-begin -->" and "<!-- NAME-end -->"
@@ -105,16 +110,34 @@ vm_pack() {
 
 vm_icount="-icount shift=0,sleep=off,align=off -rtc clock=vm"
 
+# vm_limited SECS COMMAND...: runs COMMAND (QEMU) until it has used SECS s
+# of CPU time, or 4 * SECS s of wall time for one that hangs without
+# running; its CPU time goes to $vm_cpu.  Under -icount a boot is fixed
+# guest work: its CPU time does not depend on the host's load, its wall
+# time does.
+vm_limited() {
+	_lsecs=$1
+	shift
+	_times=$(mktemp)
+	(
+		timeout "$((_lsecs * 4))" prlimit --core=0 --cpu="$_lsecs" "$@"
+		times >"$_times"
+	) || true
+	vm_cpu=$(tail -n 1 "$_times" | awk '{ n = 0; for (i = 1; i <= 2; i++) {
+		split($i, t, /[ms]/); n += t[1] * 60 + t[2] } printf "%d", n }')
+	rm -f "$_times"
+}
+
 vm_qemu_x86() {
 	_log=$1 _secs=$2 _mem=$3 _append=$4
 	shift 4
 	_start=$(date +%s)
-	timeout "$_secs" qemu-system-x86_64 -machine pc -cpu qemu64 -m "$_mem" \
+	vm_limited "$_secs" qemu-system-x86_64 -machine pc -cpu qemu64 -m "$_mem" \
 		-nodefaults -display none -serial stdio -no-reboot "$@" \
 		-kernel "$vmlinuz" -initrd "$out/initramfs.cpio.gz" \
 		-append "console=ttyS0 panic=-1 quiet nokaslr edd=off mitigations=off tsc=reliable clocksource=tsc $_append" \
-		</dev/null >"$_log" 2>&1 || true
-	echo "$vm_name: QEMU ran $(($(date +%s) - _start)) s"
+		</dev/null >"$_log" 2>&1
+	echo "$vm_name: QEMU ran $(($(date +%s) - _start)) s (CPU ${vm_cpu:-?} s)"
 }
 
 vm_xen() {
@@ -130,12 +153,12 @@ vm_qemu_xen() {
 	_log=$1 _secs=$2
 	_start=$(date +%s)
 	# shellcheck disable=SC2086
-	timeout "$_secs" qemu-system-x86_64 -M pc -cpu "${6:-Nehalem}" -m 1536 -smp "${7:-1}" \
+	vm_limited "$_secs" qemu-system-x86_64 -M pc -cpu "${6:-Nehalem}" -m 1536 -smp "${7:-1}" \
 		$vm_icount -display none -monitor none \
 		-serial "file:$_log" -no-reboot -kernel "$xen" \
 		-append "console=com1 com1=115200,8n1 dom0_mem=768M,max:768M loglvl=all guest_loglvl=all $3" \
-		-initrd "$vmlinuz console=hvc0 panic=-1 quiet $4,$5" </dev/null || true
-	echo "$vm_name: QEMU ran $(($(date +%s) - _start)) s"
+		-initrd "$vmlinuz console=hvc0 panic=-1 quiet $4,$5" </dev/null
+	echo "$vm_name: QEMU ran $(($(date +%s) - _start)) s (CPU ${vm_cpu:-?} s)"
 }
 
 vm_console() {

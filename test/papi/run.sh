@@ -14,7 +14,7 @@
 #   XEN_BUILD_DIR defaults to BUILD_DIR/xen (the vm-xen job's build
 #   directory shares the hypervisor build).   exit 0 pass, 1 fail, 77 skipped
 # Environment: PMUVIRT_PAPI_TEST_LIMIT (seconds of guest time per test,
-#              default 5), PMUVIRT_VM_TIMEOUT (seconds per boot, default 1500),
+#              default 5), PMUVIRT_VM_TIMEOUT (seconds of QEMU CPU time per boot, default 1500),
 #              PMUVIRT_PAPI_BOOTS (the boots: "native xen" by default; with
 #              "native" alone Xen is neither built nor booted),
 #              PMUVIRT_PAPI_TESTS (tests of the suite, such as

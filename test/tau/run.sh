@@ -15,7 +15,7 @@
 # Environment: TAU_SRC (TAU's source tree, github.com/UO-OACISS/tau2; the
 #              test is skipped without it; it is copied, never modified),
 #              PMUVIRT_TAU_BOOTS ("native xen" by default),
-#              PMUVIRT_VM_TIMEOUT (seconds per boot, default 900)
+#              PMUVIRT_VM_TIMEOUT (seconds of QEMU CPU time per boot, default 900)
 set -eu
 vm_name=tau
 . "$(dirname "$0")/../vm-lib.sh"
