@@ -46,7 +46,7 @@
 
 set -eu
 
-die() { echo "hpctoolkit-build.sh: error: $*" >&2; exit 1; }
+die() { echo "hpctoolkit/build.sh: error: $*" >&2; exit 1; }
 log() { echo "=== [$(date -u +%H:%M:%S)] $*"; }
 
 [ $# -ge 2 ] || die "usage: $0 SRCDIR PREFIX [BUILDDIR]"
