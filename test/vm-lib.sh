@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 # Sourced by the scripts that boot a Linux guest (test/vm-linux/run.sh,
-# test/vm-ppc/run.sh, test/vm-xen/run.sh, test/papi/run.sh,
+# test/vm-ppc/run.sh, test/vm-xen/run.sh, test/papi/run.sh, test/tau/run.sh,
 # bench/vm-compare.sh): the steps they share.  The caller sets `vm_name` (the prefix of every message) first.
 #
 #   vm_dirs SRC OUT           sets src and out (absolute; OUT/cache made)
@@ -33,6 +33,13 @@
 #                             PCPUS physical CPUs, default 1, $vm_icount) with Debian's kernel
 #                             $vmlinuz as PV dom0 on INITRD, Xen's and dom0's
 #                             consoles in LOG; limits and says as vm_qemu_x86; never fails
+#   vm_boot_both BOOTS SECS MARKER
+#                             the image OUT/initramfs.cpio.gz booted at once,
+#                             each on one CPU under $vm_icount, as BOOTS says:
+#                             "native" (Debian's kernel, console OUT/console.log)
+#                             and "xen" (as Xen's dom0 on Xen's emulated PMU,
+#                             MARKER on dom0's command line, console
+#                             OUT/console-xen.log); says how long each QEMU ran
 #   vm_console LOG            the log without carriage returns
 #   doc_list DOC NAME         the `ID` of each "| `ID` | ... |" row between
 #                             DOC's lines "<!-- NAME-begin -->" and "<!-- NAME-end -->"
@@ -159,6 +166,29 @@ vm_qemu_xen() {
 		-append "console=com1 com1=115200,8n1 dom0_mem=768M,max:768M loglvl=all guest_loglvl=all $3" \
 		-initrd "$vmlinuz console=hvc0 panic=-1 quiet $4,$5" </dev/null
 	echo "$vm_name: QEMU ran $(($(date +%s) - _start)) s (CPU ${vm_cpu:-?} s)"
+}
+
+vm_boot_both() {
+	case " $1 " in *" native "*) _native=1 ;; *) _native=0 ;; esac
+	case " $1 " in *" xen "*) _xenb=1 ;; *) _xenb=0 ;; esac
+	if [ $_native = 1 ]; then
+		# shellcheck disable=SC2086
+		vm_qemu_x86 "$out/console.log" "$2" 1024 "" -smp 1 $vm_icount >"$out/qemu-native.txt" &
+		_native_pid=$!
+	fi
+	if [ $_xenb = 1 ]; then
+		vm_qemu_xen "$out/console-xen.log" "$2" "dom0_max_vcpus=1 pmuvirt-emulate" "$3" \
+			"$out/initramfs.cpio.gz" >"$out/qemu-xen.txt" &
+		_xen_pid=$!
+	fi
+	if [ $_native = 1 ]; then
+		wait $_native_pid || true
+		sed 's/QEMU ran/QEMU (native) ran/' "$out/qemu-native.txt"
+	fi
+	if [ $_xenb = 1 ]; then
+		wait $_xen_pid || true
+		sed 's/QEMU ran/QEMU (Xen) ran/' "$out/qemu-xen.txt"
+	fi
 }
 
 vm_console() {

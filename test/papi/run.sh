@@ -100,24 +100,7 @@ vm_pack
 # the host's load.
 secs=${PMUVIRT_VM_TIMEOUT:-1500}
 echo "papi: booting: $boots"
-if has_boot native; then
-	# shellcheck disable=SC2086
-	vm_qemu_x86 "$out/console.log" "$secs" 1024 "" -smp 1 $vm_icount >"$out/qemu-native.txt" &
-	native=$!
-fi
-if has_boot xen; then
-	vm_qemu_xen "$out/console-xen.log" "$secs" "dom0_max_vcpus=1 pmuvirt-emulate" "pmuvirt_papi_xen" \
-		"$out/initramfs.cpio.gz" >"$out/qemu-xen.txt" &
-	xenboot=$!
-fi
-if has_boot native; then
-	wait $native || true
-	sed 's/QEMU ran/QEMU (native) ran/' "$out/qemu-native.txt"
-fi
-if has_boot xen; then
-	wait $xenboot || true
-	sed 's/QEMU ran/QEMU (Xen) ran/' "$out/qemu-xen.txt"
-fi
+vm_boot_both "$boots" "$secs" pmuvirt_papi_xen
 
 # judge NAME LOG KNOWN MIN_LABEL MAX_SKIP_LABEL: one boot's console against
 # the doc's known failures (list KNOWN), minimum of passes ("MIN_LABEL N")

@@ -109,24 +109,7 @@ if has_boot xen; then
 	vm_xen "$xen_build"
 fi
 echo "tau: booting: $boots"
-if has_boot native; then
-	# shellcheck disable=SC2086
-	vm_qemu_x86 "$out/console.log" "$secs" 1024 "" -smp 1 $vm_icount >"$out/qemu-native.txt" &
-	native=$!
-fi
-if has_boot xen; then
-	vm_qemu_xen "$out/console-xen.log" "$secs" "dom0_max_vcpus=1 pmuvirt-emulate" "pmuvirt_tau_xen" \
-		"$out/initramfs.cpio.gz" >"$out/qemu-xen.txt" &
-	xenboot=$!
-fi
-if has_boot native; then
-	wait $native || true
-	sed 's/QEMU ran/QEMU (native) ran/' "$out/qemu-native.txt"
-fi
-if has_boot xen; then
-	wait $xenboot || true
-	sed 's/QEMU ran/QEMU (Xen) ran/' "$out/qemu-xen.txt"
-fi
+vm_boot_both "$boots" "$secs" pmuvirt_tau_xen
 
 # judge NAME LOG: the profiles TAU wrote in that boot, read by pprof: for
 # each metric hot_a's exclusive count over hot_b's must be 3 within 3%,
