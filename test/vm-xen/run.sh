@@ -40,8 +40,8 @@
 # Environment: PMUVIRT_XEN_ITERATIONS (loop length per thread of the
 #              hypercall test, default 5e7), PMUVIRT_XEN_GUEST_ITERATIONS
 #              (the same for pmuvirt_xen_guest, default 5e7),
-#              PMUVIRT_XEN_TIMEOUT (seconds per boot, default 900; the
-#              stock set's 1800),
+#              PMUVIRT_XEN_TIMEOUT (seconds of QEMU's CPU time per boot,
+#              default 900; the stock set's 1800; vm_limited),
 #              PMUVIRT_XEN_BOOTS (the boots of the set to run, default
 #              all of them: "real emulated refused watchdog domu smp hvm",
 #              or "stock vpmu-off policy-off"; the test passes only with
