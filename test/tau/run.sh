@@ -132,8 +132,11 @@ judge() {
 	grep -q '^vm: rmmod ok' "$_c" || { echo "tau: $1: rmmod failed"; result=1; }
 	rm -rf "$_p"
 	mkdir -p "$_p"
+	# the guest names the files: only TAU's own names (DIR/profile.N.N.N)
 	awk -v dir="$_p" '
-		/^TAU-PROFILE-BEGIN: / { f = dir "/" $2; d = f; sub(/\/[^\/]*$/, "", d)
+		/^TAU-PROFILE-BEGIN: / { f = ""
+			if ($2 !~ /^([A-Za-z0-9_]+\/)?profile\.[0-9]+\.[0-9]+\.[0-9]+$/) next
+			f = dir "/" $2; d = f; sub(/\/[^\/]*$/, "", d)
 			system("mkdir -p \"" d "\""); next }
 		/^TAU-PROFILE-END: / { close(f); f = ""; next }
 		f != "" { print > f }' "$_c"
