@@ -28,7 +28,7 @@ demo)
 test)
 	"$top/tools/install-deps.sh" base cross qemu-ppc vm-linux vm-ppc vm-xen fuzz model papi
 	configure_and_build "$build" ""
-	echo "== all tests (labels: unit sim cross qemu-ppc vm-linux vm-ppc vm-xen papi tau fuzz model; tau needs TAU_SRC)"
+	echo "== all tests (labels: unit sim cross qemu-ppc vm-linux vm-ppc vm-xen papi tau hpctoolkit fuzz model; tau needs TAU_SRC, hpctoolkit HPCTOOLKIT)"
 	ctest --test-dir "$build" --output-on-failure -j "$jobs"
 	echo "== unit and sim tests again under AddressSanitizer and UndefinedBehaviorSanitizer"
 	configure_and_build "$build-san" "-DPMUVIRT_SANITIZE=ON"

@@ -28,7 +28,7 @@
 #                without PAPI).
 #   JOBS         parallel compile jobs (default 2, capped at 2)
 #   STEPS        space-separated subset of: check xed libmonitor dyninst
-#                dyninst-install hpctoolkit-setup hpctoolkit-build
+#                dyninst-install hpctoolkit-setup hpctoolkit-build hpctesttool
 #                Default: all of them, in that order (all verified on Debian 12
 #                with DYNINST_PARTIAL=1; see docs/papi.md).  libmonitor is built
 #                for completeness only: HPCToolkit's develop branch vendors its
@@ -64,7 +64,7 @@ PAPI_PREFIX=${PAPI_PREFIX:-none}
 JOBS=${JOBS:-2}
 [ "$JOBS" -ge 1 ] 2>/dev/null || die "JOBS must be a positive integer"
 [ "$JOBS" -le 2 ] || JOBS=2
-STEPS=${STEPS:-check xed libmonitor dyninst dyninst-install hpctoolkit-setup hpctoolkit-build}
+STEPS=${STEPS:-check xed libmonitor dyninst dyninst-install hpctoolkit-setup hpctoolkit-build hpctesttool}
 DYNINST_PARTIAL=${DYNINST_PARTIAL:-1}
 NICE="nice -n 19"
 
@@ -73,7 +73,7 @@ automake libtool libelf-dev libdw-dev libboost-dev libboost-graph-dev
 libboost-atomic-dev libboost-chrono-dev libboost-date-time-dev
 libboost-filesystem-dev libboost-thread-dev libboost-timer-dev libbz2-dev
 libtbb-dev libunwind-dev libxerces-c-dev liblzma-dev zlib1g-dev libzstd-dev
-libxxhash-dev libyaml-cpp-dev libiberty-dev libpfm4-dev meson"
+libxxhash-dev libyaml-cpp-dev libiberty-dev libpfm4-dev python3-ruamel.yaml meson"
 
 # Dyninst libraries HPCToolkit needs, and the build subdirectories holding them.
 DYNINST_TARGETS="parseAPI symtabAPI instructionAPI"
@@ -211,6 +211,17 @@ step_hpctoolkit_build() {
 	$NICE meson install -C "$BUILDDIR/hpctoolkit"
 }
 
+# HPCToolkit's own Python reader of its databases (src/hpctesttool), which
+# meson does not install: test/hpctoolkit reads hpcprof's output with it.
+step_hpctesttool() {
+	log "hpctesttool: copy to $PREFIX/share/hpctoolkit/python"
+	[ -d "$SRCDIR/hpctoolkit/src/hpctesttool/hpctesttool/formats" ] ||
+		die "no src/hpctesttool/hpctesttool in $SRCDIR/hpctoolkit"
+	rm -rf "$PREFIX/share/hpctoolkit/python"
+	mkdir -p "$PREFIX/share/hpctoolkit/python"
+	cp -R "$SRCDIR/hpctoolkit/src/hpctesttool/hpctesttool" "$PREFIX/share/hpctoolkit/python/"
+}
+
 has_step check && step_check
 has_step xed && step_xed
 has_step libmonitor && step_libmonitor
@@ -218,4 +229,5 @@ has_step dyninst && step_dyninst
 has_step dyninst-install && step_dyninst_install
 has_step hpctoolkit-setup && step_hpctoolkit_setup
 has_step hpctoolkit-build && step_hpctoolkit_build
+has_step hpctesttool && step_hpctesttool
 log "done: steps '$STEPS' finished"
