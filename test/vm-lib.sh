@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 # Sourced by the scripts that boot a Linux guest (test/vm-linux/run.sh,
 # test/vm-ppc/run.sh, test/vm-xen/run.sh, test/papi/run.sh, test/tau/run.sh,
-# bench/vm-compare.sh): the steps they share.  The caller sets `vm_name` (the prefix of every message) first.
+# test/hpctoolkit/run.sh, bench/vm-compare.sh): the steps they share.  The caller sets `vm_name` (the prefix of every message) first.
 #
 #   vm_dirs SRC OUT           sets src and out (absolute; OUT/cache made)
 #   skip MSG, die MSG         "NAME: SKIP: MSG" exit 77, "NAME: FAIL: MSG" exit 1
@@ -40,7 +40,36 @@
 #                             and "xen" (as Xen's dom0 on Xen's emulated PMU,
 #                             MARKER on dom0's command line, console
 #                             OUT/console-xen.log); says how long each QEMU ran
+#   vm_boots VAR              the boots of vm_boot_both that the environment
+#                             variable VAR names ("native xen" when unset or
+#                             empty), checked, in $boots; has_boot NAME: is
+#                             NAME one of them
+#   vm_papi_ready             what a job on PAPI in vm_boot_both needs first:
+#                             its packages (vm_deps vm-linux vm-xen papi) and
+#                             QEMU, or skip; Debian's kernel, pmuvirt.ko
+#                             (vm_module) and PAPI with the pmuvirt component
+#                             (papi/build.sh in OUT/papi-build), its install
+#                             prefix in $prefix
+#   vm_papi_libs PREFIX LIBPATH PROGRAM...
+#                             PAPI's shared libraries from PREFIX in the
+#                             tree's /papi/lib (the guest's LD_LIBRARY_PATH)
+#                             and the libraries the programs link (vm_libs,
+#                             looked up in LIBPATH, a colon list, first),
+#                             none of them left under PREFIX in the tree
 #   vm_console LOG            the log without carriage returns
+#   vm_text LOG FILE          the log in FILE as printable text (a guest
+#                             program's output may hold control bytes)
+#   vm_guest_done TAG FILE MARKER
+#                             whether the guest's console text FILE reached
+#                             MARKER; if not, its end and "NAME: TAG: the
+#                             guest did not finish", return 1
+#   vm_guest_clean TAG FILE   the end of a guest init that loaded pmuvirt.ko:
+#                             no kernel warnings ("vm: kernel: " lines), no
+#                             context left attached, the module unloaded
+#                             ("vm: rmmod ok"); says which not, return 1
+#   vm_guest_on_xen TAG FILE  dom0's pmuvirt.ko on Xen's emulated PMU in the
+#                             "xen" boot of vm_boot_both; says which not,
+#                             return 1
 #   doc_list DOC NAME         the `ID` of each "| `ID` | ... |" row between
 #                             DOC's lines "<!-- NAME-begin -->" and "<!-- NAME-end -->"
 #   doc_min DOC LABEL         N of DOC's line "LABEL N ..." (empty when none)
@@ -193,6 +222,73 @@ vm_boot_both() {
 
 vm_console() {
 	tr -d '\r' <"$1"
+}
+
+vm_boots() {
+	eval "boots=\${$1:-native xen}"
+	for _b in $boots; do
+		case $_b in native | xen) ;; *) die "$1: unknown boot $_b (native, xen)" ;; esac
+	done
+}
+
+has_boot() {
+	case " $boots " in *" $1 "*) return 0 ;; *) return 1 ;; esac
+}
+
+vm_papi_ready() {
+	vm_deps vm-linux vm-xen papi
+	command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing"
+	. "$src/test/vm-linux/kernel-image.sh"
+	vm_kernel_image "$out" skip
+	echo "$vm_name: kernel $kver ($hver)"
+	echo "$vm_name: building pmuvirt.ko"
+	vm_module
+	echo "$vm_name: building PAPI with the pmuvirt component"
+	_start=$(date +%s)
+	prefix=$(sh "$src/papi/build.sh" "$out/papi-build" "$out/papi-build/install") ||
+		die "PAPI build (logs in $out/papi-build)"
+	echo "$vm_name: PAPI ready in $(($(date +%s) - _start)) s"
+}
+
+vm_papi_libs() {
+	_prefix=$1 _lpath=$2
+	shift 2
+	mkdir -p "$root/papi"
+	cp -a "$_prefix/lib" "$root/papi/"
+	rm -f "$root/papi/lib/"*.a
+	LD_LIBRARY_PATH=$_lpath
+	export LD_LIBRARY_PATH
+	vm_libs "$@"
+	unset LD_LIBRARY_PATH
+	rm -rf "${root:?}$_prefix"
+}
+
+vm_text() {
+	vm_console "$1" | tr -cd '\11\12\40-\176' >"$2"
+}
+
+vm_guest_done() {
+	grep -q "^$3" "$2" && return 0
+	tail -n 40 "$2"
+	echo "$vm_name: $1: the guest did not finish"
+	return 1
+}
+
+vm_guest_clean() {
+	_ok=0
+	grep -q '^vm: kernel: ' "$2" && { echo "$vm_name: $1: kernel warnings"; _ok=1; }
+	grep -q '^vm: contexts left attached: 0' "$2" || { echo "$vm_name: $1: contexts left attached"; _ok=1; }
+	grep -q '^vm: rmmod ok' "$2" || { echo "$vm_name: $1: rmmod failed"; _ok=1; }
+	return $_ok
+}
+
+vm_guest_on_xen() {
+	_ok=0
+	grep -q '^(XEN) pmuvirt: pmuvirt-emulate: an EMULATED PMU' "$2" ||
+		{ echo "$vm_name: $1: Xen did not start its emulated PMU"; _ok=1; }
+	grep -q "^vm: dmesg: pmuvirt: backend: Xen PV .* on Xen's Intel arch perfmon" "$2" ||
+		{ echo "$vm_name: $1: pmuvirt.ko is not on Xen's counters"; _ok=1; }
+	return $_ok
 }
 
 doc_list() {

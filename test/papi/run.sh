@@ -27,32 +27,10 @@ vm_name=papi
 . "$(dirname "$0")/../vm-lib.sh"
 vm_dirs "$1" "$2"
 xen_build=${3:-$out/xen}
-boots=${PMUVIRT_PAPI_BOOTS:-native xen}
+vm_boots PMUVIRT_PAPI_BOOTS
 tests=${PMUVIRT_PAPI_TESTS:-}
-# has_boot NAME: whether NAME is one of the boots asked for
-has_boot() {
-	case " $boots " in *" $1 "*) return 0 ;; *) return 1 ;; esac
-}
-for _b in $boots; do
-	case $_b in native | xen) ;; *) die "PMUVIRT_PAPI_BOOTS: unknown boot $_b" ;; esac
-done
-[ -n "$boots" ] || die "PMUVIRT_PAPI_BOOTS is empty"
 
-vm_deps vm-linux vm-xen papi
-command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing"
-
-. "$src/test/vm-linux/kernel-image.sh"
-vm_kernel_image "$out" skip
-echo "papi: kernel $kver ($hver)"
-
-echo "papi: building pmuvirt.ko"
-vm_module
-
-echo "papi: building PAPI with the pmuvirt component"
-start=$(date +%s)
-prefix=$(sh "$src/papi/build.sh" "$out/papi-build" "$out/papi-build/install") ||
-	die "PAPI build (logs in $out/papi-build)"
-echo "papi: PAPI ready in $(($(date +%s) - start)) s"
+vm_papi_ready
 
 if has_boot xen; then
 	echo "papi: building Xen with pmuvirt"
@@ -64,19 +42,14 @@ fi
 echo "papi: building the guest image"
 vm_root "$src/test/papi/init.sh" /bin/busybox
 mkdir -p "$root/papi/share"
-cp -a "$prefix/bin" "$prefix/lib" "$root/papi/"
+cp -a "$prefix/bin" "$root/papi/"
 cp -a "$prefix/share/papi" "$root/papi/share/"
-rm -f "$root/papi/lib/"*.a
 # the shared libraries (libc, libm, libgfortran, ...) of the programs (the
 # ELF files: the suite has scripts too), where the guest's dynamic loader
 # looks for them; libpapi is the copy in /papi/lib
-LD_LIBRARY_PATH=$prefix/lib
-export LD_LIBRARY_PATH
 # shellcheck disable=SC2046
-vm_libs $(find "$root/papi" -type f -perm -u+x -exec sh -c \
+vm_papi_libs "$prefix" "$prefix/lib" $(find "$root/papi" -type f -perm -u+x -exec sh -c \
 	'for f; do [ "$(head -c 4 "$f")" = "$(printf "\177ELF")" ] && echo "$f"; done' sh {} +)
-unset LD_LIBRARY_PATH
-rm -rf "${root:?}$prefix"
 # ctests/shlib opens libcrypt.so by that name (libcrypt-dev's link)
 crypt=/usr/lib/x86_64-linux-gnu/libcrypt.so
 [ -e "$crypt" ] && mkdir -p "$root/usr/lib/x86_64-linux-gnu" && cp -L "$crypt" "$root$crypt"
@@ -109,15 +82,9 @@ vm_boot_both "$boots" "$secs" pmuvirt_papi_xen
 result=0
 judge() {
 	_c=$out/$1-console.txt _r=$out/$1-results.txt
-	# printable text only: a test's output may hold control bytes
-	vm_console "$2" | tr -cd '\11\12\40-\176' >"$_c"
+	vm_text "$2" "$_c"
 	grep '^vm: ' "$_c" || true
-	if ! grep -q '^PAPI-VM-DONE' "$_c"; then
-		tail -n 40 "$_c"
-		echo "papi: $1: the guest did not finish"
-		result=1
-		return
-	fi
+	vm_guest_done "$1" "$_c" PAPI-VM-DONE || { result=1; return; }
 	sed -n '/^PAPI-OUTPUT-BEGIN: papi_command_line/,/^PAPI-OUTPUT-END/p' "$_c"
 	sed -n '/^PAPI-RUN-TESTS-BEGIN/,/^PAPI-RUN-TESTS-END/p' "$_c" |
 		awk -f "$src/test/papi/results.awk" >"$_r"
@@ -138,9 +105,7 @@ judge() {
 			{ echo "papi: $1: not every test of PMUVIRT_PAPI_TESTS gave a result"; result=1; }
 	fi
 	judge_results "$1" "$_r" "$out/$1-known.txt" "$_min" "$_maxskip"
-	grep -q '^vm: kernel: ' "$_c" && { echo "papi: $1: kernel warnings"; result=1; }
-	grep -q '^vm: contexts left attached: 0' "$_c" || { echo "papi: $1: contexts left attached"; result=1; }
-	grep -q '^vm: rmmod ok' "$_c" || { echo "papi: $1: rmmod failed"; result=1; }
+	vm_guest_clean "$1" "$_c" || result=1
 }
 
 if has_boot native; then
@@ -151,10 +116,7 @@ if has_boot xen; then
 	judge xen "$out/console-xen.log" papi-xen-known-failures "Passing tests in Xen's dom0: at least" \
 		"Skipped tests in Xen's dom0: at most"
 	# dom0's module must sit on Xen's emulated PMU, not on the (absent) hardware
-	grep -q '^(XEN) pmuvirt: pmuvirt-emulate: an EMULATED PMU' "$out/xen-console.txt" ||
-		{ echo "papi: xen: Xen did not start its emulated PMU"; result=1; }
-	grep -q "^vm: dmesg: pmuvirt: backend: Xen PV .* on Xen's Intel arch perfmon" "$out/xen-console.txt" ||
-		{ echo "papi: xen: pmuvirt.ko is not on Xen's counters"; result=1; }
+	vm_guest_on_xen xen "$out/xen-console.txt" || result=1
 fi
 [ $result = 0 ] || die "see the consoles $out/*-console.txt and their results"
 echo "papi: PASS"

@@ -21,32 +21,14 @@ vm_name=tau
 . "$(dirname "$0")/../vm-lib.sh"
 vm_dirs "$1" "$2"
 xen_build=${3:-$out/xen}
-boots=${PMUVIRT_TAU_BOOTS:-native xen}
-has_boot() {
-	case " $boots " in *" $1 "*) return 0 ;; *) return 1 ;; esac
-}
-for _b in $boots; do
-	case $_b in native | xen) ;; *) die "PMUVIRT_TAU_BOOTS: unknown boot $_b" ;; esac
-done
-[ -n "$boots" ] || die "PMUVIRT_TAU_BOOTS is empty"
+vm_boots PMUVIRT_TAU_BOOTS
 [ -n "${TAU_SRC:-}" ] ||
 	skip "TAU_SRC is not set: give it TAU's source tree (git clone --recursive https://github.com/UO-OACISS/tau2)"
 [ -x "$TAU_SRC/configure" ] && [ -f "$TAU_SRC/include/TAU.h.default" ] ||
 	die "TAU_SRC=$TAU_SRC is not TAU's source tree (no configure or include/TAU.h.default)"
 TAU_SRC=$(cd "$TAU_SRC" && pwd)
 
-vm_deps vm-linux vm-xen papi
-command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing"
-
-. "$src/test/vm-linux/kernel-image.sh"
-vm_kernel_image "$out" skip
-echo "tau: kernel $kver ($hver)"
-echo "tau: building pmuvirt.ko"
-vm_module
-
-echo "tau: building PAPI with the pmuvirt component"
-prefix=$(sh "$src/papi/build.sh" "$out/papi-build" "$out/papi-build/install") ||
-	die "PAPI build (logs in $out/papi-build)"
+vm_papi_ready
 
 # TAU configures and builds in its source tree: a copy of TAU_SRC, made
 # again when TAU_SRC, PAPI's prefix or this configuration change.
@@ -88,14 +70,7 @@ make -s -C "$out/prog" -B tau_split >"$out/prog/build.log" 2>&1 ||
 echo "tau: building the guest image"
 vm_root "$src/test/tau/init.sh" /bin/busybox
 cp "$out/prog/tau_split" "$root/"
-mkdir -p "$root/papi"
-cp -a "$prefix/lib" "$root/papi/"
-rm -f "$root/papi/lib/"*.a
-LD_LIBRARY_PATH=$prefix/lib
-export LD_LIBRARY_PATH
-vm_libs "$root/tau_split"
-unset LD_LIBRARY_PATH
-rm -rf "${root:?}$prefix"
+vm_papi_libs "$prefix" "$prefix/lib" "$root/tau_split"
 # 10^6 iterations of hot_b and 3 * 10^6 of hot_a, 100 rounds, two
 # instructions an iteration: 6 * 10^8 and 2 * 10^8 instructions of work
 n=1000000 rounds=100
@@ -118,18 +93,14 @@ vm_boot_both "$boots" "$secs" pmuvirt_tau_xen
 result=0
 judge() {
 	_c=$out/$1-console.txt _p=$out/$1-profiles
-	vm_console "$2" | tr -cd '\11\12\40-\176' >"$_c"
+	vm_text "$2" "$_c"
 	grep '^vm: ' "$_c" || true
-	if ! grep -q '^TAU-VM-DONE' "$_c"; then
-		tail -n 40 "$_c"
-		echo "tau: $1: the guest did not finish"
-		result=1
-		return
-	fi
+	vm_guest_done "$1" "$_c" TAU-VM-DONE || { result=1; return; }
 	grep -q '^vm: tau_split exit 0' "$_c" || { echo "tau: $1: tau_split failed"; result=1; }
-	grep -q '^vm: kernel: ' "$_c" && { echo "tau: $1: kernel warnings"; result=1; }
-	grep -q '^vm: contexts left attached: 0' "$_c" || { echo "tau: $1: contexts left attached"; result=1; }
-	grep -q '^vm: rmmod ok' "$_c" || { echo "tau: $1: rmmod failed"; result=1; }
+	vm_guest_clean "$1" "$_c" || result=1
+	if [ "$1" = xen ]; then
+		vm_guest_on_xen "$1" "$_c" || result=1
+	fi
 	rm -rf "$_p"
 	mkdir -p "$_p"
 	# the guest names the files: only TAU's own names (DIR/profile.N.N.N)
