@@ -10,7 +10,7 @@
 #   -b BOOTS  vm-xen: only these boots ("real domu", PMUVIRT_XEN_BOOTS); a
 #             run passes when all of them did (the vm-xen test itself
 #             fails a partial run)
-#   -s BOOTS  vm-xen-stock: the same for the stock set ("stock vpmu-off")
+#   -s BOOTS  vm-xen-stock: the same for the stock set ("hvm stock")
 #   -P        run the jobs of one run at once (as the test command runs
 #             vm-xen and vm-xen-stock), run after run; without it each
 #             job's runs come one after the other, job after job

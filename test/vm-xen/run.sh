@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 # Boot Xen with pmuvirt under QEMU (TCG, -icount shift=0) with Debian's
-# kernel as a PV dom0, seven times.  With two dom0 VCPUs,
+# kernel as a PV dom0, ten times in two sets.  With two dom0 VCPUs,
 # as the hardware is (the TSC alone): pmuvirt_xen_test drives the
 # hypercall, then pmuvirt.ko is loaded and pmuvirt_xen_guest checks
 # per-thread counts on top of the VCPUs'.  With Xen's emulated PMU
@@ -15,25 +15,26 @@
 # xen_access_test at once while dom0 spins, then xen_save_guest while dom0
 # saves and restores each of them and migrates each to its own host, and
 # report on their consoles; the same two domUs on two PCPUs while dom0
-# moves their VCPUs between them and takes PCPU 1 offline and back.  On
-# the domu boot's Xen, xl creates an HVM domU with
+# moves their VCPUs between them and takes PCPU 1 offline and back.
+#
+# The stock set of boots (its own CTest test, vm-xen-stock, which can run
+# beside the main set; the hvm boot is in it so that the two sets take
+# about as long): on the domu boot's Xen, xl creates an HVM domU with
 # QEMU as its device model (hvm.cfg) that runs pmuvirt_xen_guest and
 # vmtest imode; dom0 makes a save of it fail with Xen's test instrument
 # pmuvirt-fail-save, then saves and restores it during xen_save_guest.
-# Judged by console markers, not by QEMU's exit status.
-#
-# The stock set of boots (its own CTest test, vm-xen-stock, which can run
-# beside the main set): Debian's kernel without pmuvirt.ko in a PVH and an
+# In the stock boot, Debian's kernel without pmuvirt.ko in a PVH and an
 # HVM domU runs Linux's own `perf test`, and the HVM one PAPI's
 # run_tests.sh on Debian's libpapi (the perf_event component), both on
 # the PMU Xen's pmuvirt emulates for stock guests; judged against
 # docs/xen.md and docs/papi.md.  Then that PMU turned off: for every
 # domain by Xen's pmuvirt-vpmu=0 (vpmu-off), for one domain by its policy
-# (policy-off); the guests must find no PMU.
+# (policy-off); the guests must find no PMU.  Judged by console markers,
+# not by QEMU's exit status.
 #
 # usage: test/vm-xen/run.sh [BUILD_DIR [SET]]  (default <source>/build-xen, main)
-#   SET main: the seven boots below; stock: the stock, vpmu-off and
-#   policy-off boots.  Each set has
+#   SET main: the real, emulated, refused, watchdog, domu and smp boots;
+#   stock: the hvm, stock, vpmu-off and policy-off boots.  Each set has
 #   its own work directory (BUILD_DIR/vm-xen, BUILD_DIR/vm-xen-stock), so
 #   both can run at once; they share the builds in BUILD_DIR.
 # Exit: 0 pass, 1 fail, 77 skipped (missing tools and not root).
@@ -43,8 +44,8 @@
 #              PMUVIRT_XEN_TIMEOUT (seconds of QEMU's CPU time per boot,
 #              default 900; the stock set's 1800; vm_limited),
 #              PMUVIRT_XEN_BOOTS (the boots of the set to run, default
-#              all of them: "real emulated refused watchdog domu smp hvm",
-#              or "stock vpmu-off policy-off"; the test passes only with
+#              all of them: "real emulated refused watchdog domu smp",
+#              or "hvm stock vpmu-off policy-off"; the test passes only with
 #              all), PMUVIRT_XEN_EMU_ARGS (more Xen options for the
 #              emulated boot, e.g. timer_slop=0 for docs/sampling.md),
 #              PMUVIRT_XEN_PERF_TESTS (the stock boot's `perf test`
@@ -62,8 +63,8 @@ srcroot=$src build=$out
 cache=$build/cache
 set_name=${2:-main}
 case $set_name in
-main) all_boots="real emulated refused watchdog domu smp hvm" work=$build/vm-xen timeout_s=900 ;;
-stock) all_boots="stock vpmu-off policy-off" work=$build/vm-xen-stock timeout_s=1800 ;;
+main) all_boots="real emulated refused watchdog domu smp" work=$build/vm-xen timeout_s=900 ;;
+stock) all_boots="hvm stock vpmu-off policy-off" work=$build/vm-xen-stock timeout_s=1800 ;;
 *) echo "vm-xen: unknown set of boots '$set_name' (main or stock)" >&2; exit 1 ;;
 esac
 iterations=${PMUVIRT_XEN_ITERATIONS:-50000000}
