@@ -330,11 +330,24 @@ static void on_signal(int sig)
 static int probe(int fd, struct pmuvirt_control *ctl, uint32_t pages, int default_modes)
 {
 	struct pmuvirt_user u;
+	struct sigaction ign, old;
+	int rc;
 
-	if (!pmuvirt_user_attach_ring(&u, fd, ctl, 0, 0, pages)) {
+	/*
+	 * The probe's context samples: where its attach and detach cost more
+	 * than a period (a Xen guest's hypercalls count on its VCPU), the
+	 * overflow signal (SIGIO) must not end the recorder.
+	 */
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGIO, &ign, &old);
+	rc = pmuvirt_user_attach_ring(&u, fd, ctl, 0, 0, pages);
+	if (!rc)
 		pmuvirt_user_detach(&u, NULL);
+	sigaction(SIGIO, &old, NULL);
+	if (!rc)
 		return 0;
-	}
 	if (errno == EACCES && default_modes) {
 		unsigned int i;
 
