@@ -123,7 +123,7 @@ vm_root() {
 
 vm_programs() {
 	cflags="-static -O2 -Wall -Wextra -Werror -I$src/include -I$src/lib/user"
-	cp "$src/test/vm-guest.sh" "$root/"
+	cp "$src/test/vm-guest.sh" "$src/test/vm-profile.sh" "$root/"
 	$1 $cflags -pthread -o "$root/vmtest" "$src"/test/vm-linux/vmtest*.c \
 		"$src/lib/user/libpmuvirt-user.c" || die "vmtest build"
 	$1 $cflags -o "$root/pmuvirt-stat" "$src/tools/pmuvirt-stat/pmuvirt-stat.c" \

@@ -300,6 +300,53 @@ struct pmuvirt_xen_prof_where {
  */
 uint32_t pmuvirt_xen_prof_mode(const struct pmuvirt_xen_prof_where *w);
 
+/*
+ * The guest state an HVM or PVH VCPU's VM exit leaves in the VMCB (AMD
+ * APM vol. 2, appendix B: offsets in the save area) or the VMCS (Intel
+ * SDM vol. 3, appendix B: field encodings).
+ */
+#define PMUVIRT_XEN_VMCB_CPL		0x4cbu	/* u8: the guest's CPL */
+#define PMUVIRT_XEN_VMCB_RIP		0x578u
+#define PMUVIRT_XEN_VMCS_GUEST_SS_AR	0x4818u	/* access rights: DPL in bits 5-6 is the CPL */
+#define PMUVIRT_XEN_VMCS_GUEST_RIP	0x681eu
+
+/**
+ * enum pmuvirt_xen_hvm_kind - which VM-exit state holds an HVM guest's registers
+ * @PMUVIRT_XEN_HVM_SVM:	AMD's VMCB (fields PMUVIRT_XEN_VMCB_*).
+ * @PMUVIRT_XEN_HVM_VMX:	Intel's VMCS (fields PMUVIRT_XEN_VMCS_*).
+ */
+enum pmuvirt_xen_hvm_kind {
+	PMUVIRT_XEN_HVM_SVM = 1,
+	PMUVIRT_XEN_HVM_VMX = 2,
+};
+
+/*
+ * Reads one field of the VMCB or VMCS of the VCPU that runs here: 0 and
+ * *@val, or a negative errno for a field it cannot read.
+ */
+typedef int (*pmuvirt_xen_hvm_read_t)(void *arg, uint32_t field, uint64_t *val);
+
+/**
+ * pmuvirt_xen_prof_hvm_guest() - an HVM or PVH guest's IP and CPL as of its VM exit
+ * @w:		where the counter interrupt found the CPU; on success it
+ *		names the guest: @ip the guest's RIP, @cs its CPL, @guest
+ *		and @hvm set.
+ * @kind:	SVM or VMX.
+ * @read:	reads a VMCB offset or a VMCS encoding.
+ * @arg:	for @read.
+ *
+ * For a counter interrupt that made the guest exit (SVM takes it right
+ * after the exit, in Xen's frame; VMX hands Xen's handler the guest's
+ * frame without its CPL) and for a record made in Xen while the VCPU is
+ * current, where the interrupted state is not known.  The values are the
+ * guest's and are checked: a CPL above 3 is refused.
+ *
+ * Return: 0; -EINVAL for an unknown @kind or a CPL above 3; @read's error.
+ * @w is unchanged on an error.
+ */
+int pmuvirt_xen_prof_hvm_guest(struct pmuvirt_xen_prof_where *w, unsigned int kind,
+			       pmuvirt_xen_hvm_read_t read, void *arg);
+
 /**
  * pmuvirt_xen_prof_record() - the host's part of a session's sample record
  * @s:		the record the core made (counter, CPU, weight, values set).

@@ -2,7 +2,8 @@
 /*
  * System-wide profiling under Xen, the parts that need no Xen: the check
  * of a session's description (PROF_START), the ring geometry, the mode of
- * an interrupted context and the host's part of a record.  The glue
+ * an interrupted context (an HVM guest's read from its VMCB or VMCS) and
+ * the host's part of a record.  The glue
  * (src/glue/xen/pmuvirt_xen_prof.c) calls them; test_xen_prof and
  * fuzz_xen_hcall call them without Xen.
  */
@@ -83,6 +84,41 @@ uint32_t pmuvirt_xen_prof_mode(const struct pmuvirt_xen_prof_where *w)
 	if (!w->hvm && !w->pv32)
 		return w->kernel ? 0 : PMUVIRT_SAMPLE_USER;
 	return (w->cs & 3) == 3 ? PMUVIRT_SAMPLE_USER : 0;
+}
+
+int pmuvirt_xen_prof_hvm_guest(struct pmuvirt_xen_prof_where *w, unsigned int kind,
+			       pmuvirt_xen_hvm_read_t read, void *arg)
+{
+	uint64_t ip, cpl;
+	int rc;
+
+	switch (kind) {
+	case PMUVIRT_XEN_HVM_SVM:
+		rc = read(arg, PMUVIRT_XEN_VMCB_RIP, &ip);
+		if (!rc)
+			rc = read(arg, PMUVIRT_XEN_VMCB_CPL, &cpl);
+		break;
+	case PMUVIRT_XEN_HVM_VMX:
+		rc = read(arg, PMUVIRT_XEN_VMCS_GUEST_RIP, &ip);
+		if (!rc)
+			rc = read(arg, PMUVIRT_XEN_VMCS_GUEST_SS_AR, &cpl);
+		/* SS.DPL is the CPL, also for an unusable SS (SDM 3, 24.4.1) */
+		cpl = (cpl >> 5) & 3;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (rc)
+		return rc;
+	if (cpl > 3)
+		return -EINVAL;
+	w->ip = ip;
+	w->cs = (uint32_t)cpl;
+	w->guest = true;
+	w->hvm = true;
+	w->kernel = false;
+	w->pv32 = false;
+	return 0;
 }
 
 void pmuvirt_xen_prof_record(struct pmuvirt_sample *s, const struct pmuvirt_xen_prof_where *w,

@@ -188,6 +188,118 @@ static void test_mode(void **state)
 				 pmuvirt_xen_prof_mode(&cases[i].w), cases[i].mode);
 }
 
+/*
+ * A strict fake VMCB or VMCS: the fields it holds; reading any other is a
+ * failure of the test (the decoder asked for something it should not).
+ */
+struct fake_vm_state {
+	unsigned int nr;
+	struct {
+		uint32_t field;
+		uint64_t val;
+	} f[4];
+	int fail_field;		/* a field whose read fails (-EIO), or -1 */
+	unsigned int reads;
+};
+
+static int fake_vm_read(void *arg, uint32_t field, uint64_t *val)
+{
+	struct fake_vm_state *st = arg;
+	unsigned int i;
+
+	st->reads++;
+	if ((int)field == st->fail_field)
+		return -EIO;
+	for (i = 0; i < st->nr; i++)
+		if (st->f[i].field == field) {
+			*val = st->f[i].val;
+			return 0;
+		}
+	fail_msg("read of field %#x the fake does not hold", field);
+	return -ENOENT;
+}
+
+static const struct pmuvirt_xen_prof_where xen_at_exit = { .ip = 0xffff82d040345678ull,
+							   .cs = 0xe008, .hvm = true };
+
+/* The guest's RIP and CPL as the VM exit left them: SVM from the VMCB. */
+static void test_hvm_svm(void **state)
+{
+	struct fake_vm_state st = { 2, { { PMUVIRT_XEN_VMCB_RIP, 0x401234 },
+					 { PMUVIRT_XEN_VMCB_CPL, 3 } }, -1, 0 };
+	struct pmuvirt_xen_prof_where w = xen_at_exit;
+
+	(void)state;
+	assert_int_equal(pmuvirt_xen_prof_hvm_guest(&w, PMUVIRT_XEN_HVM_SVM, fake_vm_read, &st), 0);
+	assert_int_equal(w.ip, 0x401234);
+	assert_true(w.guest && w.hvm && !w.kernel && !w.pv32);
+	assert_int_equal(pmuvirt_xen_prof_mode(&w), PMUVIRT_SAMPLE_USER);
+
+	st.f[0].val = 0xffffffff81abcdefull;
+	st.f[1].val = 0;
+	w = xen_at_exit;
+	assert_int_equal(pmuvirt_xen_prof_hvm_guest(&w, PMUVIRT_XEN_HVM_SVM, fake_vm_read, &st), 0);
+	assert_int_equal(w.ip, 0xffffffff81abcdefull);
+	assert_int_equal(pmuvirt_xen_prof_mode(&w), 0);
+
+	/* a CPL no CPU has, or a field that cannot be read: the record stays Xen's */
+	st.f[1].val = 4;
+	w = xen_at_exit;
+	assert_int_equal(pmuvirt_xen_prof_hvm_guest(&w, PMUVIRT_XEN_HVM_SVM, fake_vm_read, &st),
+			 -EINVAL);
+	assert_memory_equal(&w, &xen_at_exit, sizeof(w));
+	st.f[1].val = 0;
+	st.fail_field = PMUVIRT_XEN_VMCB_CPL;
+	assert_int_equal(pmuvirt_xen_prof_hvm_guest(&w, PMUVIRT_XEN_HVM_SVM, fake_vm_read, &st),
+			 -EIO);
+	assert_memory_equal(&w, &xen_at_exit, sizeof(w));
+	assert_int_equal(pmuvirt_xen_prof_mode(&w), PMUVIRT_SAMPLE_HYPERVISOR);
+	assert_int_equal(pmuvirt_xen_prof_hvm_guest(&w, 0, fake_vm_read, &st), -EINVAL);
+	assert_int_equal(pmuvirt_xen_prof_hvm_guest(&w, 3, fake_vm_read, &st), -EINVAL);
+}
+
+/* VMX: the RIP from the VMCS, the CPL from SS's access rights (its DPL). */
+static void test_hvm_vmx(void **state)
+{
+	static const struct {
+		uint64_t ss_ar;
+		uint32_t mode;
+	} ar[] = {
+		{ 0x0093, 0 },				/* ring 0 data, present */
+		{ 0x00f3, PMUVIRT_SAMPLE_USER },	/* DPL 3 */
+		{ 0x10000, 0 },				/* unusable, DPL 0: a 64-bit kernel's null SS */
+		{ 0x10060, PMUVIRT_SAMPLE_USER },	/* unusable, DPL 3 */
+		{ 0xffffffffffffff9full, 0 },		/* every other bit set: DPL 0 */
+		{ 0x0020, 0 },				/* DPL 1: a ring-1 kernel is a kernel */
+		{ 0x0040, 0 },				/* DPL 2 */
+	};
+	struct fake_vm_state st = { 2, { { PMUVIRT_XEN_VMCS_GUEST_RIP, 0x7f0012345678ull },
+					 { PMUVIRT_XEN_VMCS_GUEST_SS_AR, 0 } }, -1, 0 };
+	struct pmuvirt_xen_prof_where w;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ar) / sizeof(ar[0]); i++) {
+		st.f[1].val = ar[i].ss_ar;
+		w = xen_at_exit;
+		assert_int_equal(pmuvirt_xen_prof_hvm_guest(&w, PMUVIRT_XEN_HVM_VMX, fake_vm_read,
+							    &st), 0);
+		assert_int_equal(w.ip, 0x7f0012345678ull);
+		assert_int_equal(w.cs, (ar[i].ss_ar >> 5) & 3);
+		if (pmuvirt_xen_prof_mode(&w) != ar[i].mode)
+			fail_msg("SS access rights %#llx: mode %#x, expected %#x",
+				 (unsigned long long)ar[i].ss_ar, pmuvirt_xen_prof_mode(&w), ar[i].mode);
+	}
+	/* A VMCS that cannot be read (not current here): nothing changes. */
+	st.fail_field = PMUVIRT_XEN_VMCS_GUEST_RIP;
+	st.reads = 0;
+	w = xen_at_exit;
+	assert_int_equal(pmuvirt_xen_prof_hvm_guest(&w, PMUVIRT_XEN_HVM_VMX, fake_vm_read, &st),
+			 -EIO);
+	assert_int_equal(st.reads, 1);
+	assert_memory_equal(&w, &xen_at_exit, sizeof(w));
+}
+
 /* What the core puts in a record with PMUVIRT_CTR_SAMPLE_VALUES, before the host's part. */
 static void with_values(struct pmuvirt_sample *s)
 {
@@ -655,6 +767,8 @@ int main(void)
 		cmocka_unit_test(test_start_check),
 		cmocka_unit_test(test_ring_geometry),
 		cmocka_unit_test(test_mode),
+		cmocka_unit_test(test_hvm_svm),
+		cmocka_unit_test(test_hvm_vmx),
 		cmocka_unit_test(test_record),
 		cmocka_unit_test(test_fits),
 		cmocka_unit_test(test_join_leave),

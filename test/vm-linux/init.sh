@@ -88,50 +88,10 @@ if [ "$mode" = icount ]; then
 		END { exit !(n == 2 && !bad) }' /stat.out || fail "pmuvirt-stat: instructions of the threads (emulated PMU)"
 	# profiles as vmtest sample checks them, through the tools:
 	# pmuvirt-record drains both threads' rings, pmuvirt-report names the
-	# functions (libdw) per thread.  Last, so that the checks before run
-	# at the same virtual time as without it.
-	/pmuvirt-record -e instructions,tsc --values -c 20000 -m 256 -o /prof.data -- /vmtest-pie profile 10 \
-		>/prof.out 2>/prof.err || fail "pmuvirt-record"
-	sed 's/^/vm: record: /' /prof.err
-	/pmuvirt-report -i /prof.data >/prof.txt 2>/prof.rerr || fail "pmuvirt-report"
-	# the kernel makes /proc/kallsyms slowly: once more, for both of these
-	cat /proc/kallsyms >/kallsyms
-	/pmuvirt-report -i /prof.data --kallsyms /kallsyms --folded >/prof.folded 2>>/prof.rerr ||
-		fail "pmuvirt-report --folded"
-	/pmuvirt-report -i /prof.data --kallsyms /kallsyms --dump >/prof.dump 2>>/prof.rerr ||
-		fail "pmuvirt-report --dump"
-	sed 's/^/vm: report: /' /prof.rerr
-	grep -v '^$' /prof.txt | sed -n '1,3p; /^# thread spin/,$p' | head -30 | sed 's/^/vm:   /'
-	t0=$(sed -n 's/^vm: profile thread 0 tid //p' /prof.out)
-	t1=$(sed -n 's/^vm: profile thread 1 tid //p' /prof.out)
-	awk -v t0="$t0" -v t1="$t1" '
-		/^# thread / { cur = $5; comm[cur] = $3; lost[cur] = $(NF - 1); next }
-		/^ *[0-9.]+% / { n[cur, $4] += $2; all[cur] += $2; if ($4 ~ /^spin_/) dso[cur, $4] = $5 }
-		function check(t, name, a, b, x, y,   r, e) {
-			r = n[t, b] ? n[t, a] / n[t, b] : 0; e = (r - 3) / 3; if (e < 0) e = -e
-			printf "vm: profile: thread %s (%s): %s %d, %s %d, ratio %.4f (error %.2f%% of 3:1), of %d samples; other thread %d, lost %s\n",
-				t, comm[t], a, n[t, a], b, n[t, b], r, 100 * e, all[t], n[t, x] + n[t, y], lost[t]
-			if (comm[t] != name || e > 0.03 || n[t, x] + n[t, y] || lost[t] != 0 ||
-			    n[t, a] + n[t, b] < 0.95 * all[t] || dso[t, a] != "vmtest-pie") bad++
-		}
-		END { if (t0 == "" || t1 == "") bad++
-			check(t0, "spin-ab", "spin_a", "spin_b", "spin_c", "spin_d")
-			check(t1, "spin-cd", "spin_c", "spin_d", "spin_a", "spin_b")
-			exit bad != 0 }' /prof.txt || fail "pmuvirt-report: per-thread profile"
-	# every record of a spin function names the thread that runs it
-	awk -v t0="$t0" -v t1="$t1" '{ split($2, id, "/") }
-		$10 ~ /^spin_[ab]$/ && id[1] != t0 { bad++ } $10 ~ /^spin_[cd]$/ && id[1] != t1 { bad++ }
-		$10 ~ /^spin_/ { n++ } NF != 17 { novals++ }
-		END { print "vm: profile: " NR " records, " n " in the spin functions, " bad + 0 " of another thread, " novals + 0 " without the two counters values";
-			exit bad || novals || n < 1000 }' \
-		/prof.dump || fail "pmuvirt-report --dump: records of another thread"
-	grep -q '^spin-ab;spin_a [0-9]' /prof.folded && grep -q '^spin-cd;spin_d [0-9]' /prof.folded &&
-		grep -q '_\[k\] [0-9]' /prof.folded || fail "pmuvirt-report --folded"
-	# kernel samples (the command's start, page faults) named from kallsyms
-	grep -q '\[k\] ' /prof.txt || fail "pmuvirt-report: no kernel samples"
-	grep -q '\[k\] \[unknown\]' /prof.txt /prof.dump && fail "pmuvirt-report: kernel samples without a name"
-	grep -q 'records named another thread\|records lost\|never captured' /prof.rerr &&
-		fail "pmuvirt-report warned"
+	# functions (libdw) per thread (test/vm-profile.sh).  Last, so that the
+	# checks before run at the same virtual time as without it.
+	. /vm-profile.sh
+	vm_profile 20000 10
 	[ "$(attached)" = 0 ] || fail "contexts left after the profile: $(attached)"
 	rmmod pmuvirt || fail "rmmod after emulate_pmu=1"
 	# the event policy as a load parameter: a malformed one fails the load

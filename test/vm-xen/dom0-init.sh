@@ -13,6 +13,29 @@ wait_for() {
 		_i=$((_i + 1))
 	done
 }
+# split_session NAME DOMID LOG: once the HVM or PVH domain waits in its
+# split (domu-init.sh), a session that names it alone records it; its
+# report must show the guest's kernel and user loops at its own IPs, 1:3
+# as the guest's TSC measured them, and none as Xen's.
+split_session() {
+	if ! wait_for "$3" PMUVIRT-SPLIT-WAITING 600; then
+		echo "PMUVIRT-SPLIT-NOT-WAITING $1"
+		return 1
+	fi
+	/pmuvirt-xenprof record -d $2 -c $split_period -o /tmp/split-$2.data -- sh /split-run.sh $1 "$3"
+	echo "PMUVIRT-XEN-PROF-SPLIT-RECORD-EXIT=$?"
+	/xs_rendezvous write /local/domain/$2/data/pmuvirt-split-done 1
+	/pmuvirt-xenprof report -i /tmp/split-$2.data --xen-syms /xen-syms --map $2=/tmp/kallsyms \
+		--exe $2=/xen_prof_test --vcpu --top 100000 >/tmp/split-$2.txt
+	echo "PMUVIRT-XEN-PROF-SPLIT-REPORT-EXIT=$?"
+	sed -n '1,25s/^/split: /p' /tmp/split-$2.txt
+	_line=$(grep -a "PMUVIRT-XEN-SPLIT kernel" "$3" | tail -n 1)
+	echo "split: domain $2: $_line"
+	_k=$(echo "$_line" | sed -n 's/.*kernel \([0-9]*\) user.*/\1/p')
+	_u=$(echo "$_line" | sed -n 's/.* user \([0-9]*\) ratio.*/\1/p')
+	/xen_prof_test splitcheck /tmp/split-$2.txt d$2 "${_k:-0}" "${_u:-0}"
+	/usr/bin/xl dmesg | grep "profiling stopped" | tail -n 1 | sed 's/^/split: /'
+}
 # dom0's own kernel and Debian's perf on its PMU (a PV kernel's, through
 # XENPMU_*): stock_perf_test's counting and sampling, perf stat and perf
 # record, with perf's sample-rate throttling off (each guest PMI takes
@@ -92,10 +115,10 @@ if grep -q pmuvirt_domu_boot /proc/cmdline; then
 	t0=$(cut -d. -f1 /proc/uptime)
 	# Xen numbers a fresh boot's domains from 1: each domU is told the
 	# other's domid (and the boot script checks that they got 1 and 2).
-	for d in a:2:pv b:1:pvh; do
-		n=${d%%:*} t=${d##*:} p=${d#*:}
+	for d in a:2:pv: b:1:pvh:pmuvirt_split; do
+		n=${d%%:*} r=${d#*:} p=${r%%:*} r=${r#*:} t=${r%%:*} x=${r#*:}
 		/usr/bin/xl create -p /etc/xen/domu.cfg "name=\"pmuvirt-$n\"" "type=\"$t\"" \
-			"extra=\"console=hvc0 panic=-1 quiet nmi_watchdog=0 pmuvirt_peer=${p%:*}\"" &&
+			"extra=\"console=hvc0 panic=-1 quiet nmi_watchdog=0 pmuvirt_peer=$p $x\"" &&
 			echo "PMUVIRT-DOM0-CREATED $n $t"
 	done
 	echo "PMUVIRT-DOM0-CREATE-SECONDS $(( $(cut -d. -f1 /proc/uptime) - t0 ))"
@@ -110,6 +133,10 @@ if grep -q pmuvirt_domu_boot /proc/cmdline; then
 	a=$(/usr/bin/xl domid pmuvirt-a)
 	b=$(/usr/bin/xl domid pmuvirt-b)
 	log=/var/log/xen/console/guest-pmuvirt
+	# First the PVH domU alone, under a session that names it: its kernel
+	# and user loops must come out 1:3 at its own IPs (split_session).
+	/usr/bin/xl unpause pmuvirt-b
+	split_session pmuvirt-b $b $log-b.log
 	/pmuvirt-xenprof record -d 0 -d $a -d $b -c $domu_prof_period -o /tmp/domu.data -- sh /domu-run.sh
 	echo "PMUVIRT-XEN-PROF-DOMU-RECORD-EXIT=$?"
 	echo "PMUVIRT-DOM0-DOMUS-SECONDS $(( $(cut -d. -f1 /proc/uptime) - t0 ))"
@@ -117,7 +144,7 @@ if grep -q pmuvirt_domu_boot /proc/cmdline; then
 		--map $a=/tmp/kallsyms --map $b=/tmp/kallsyms --top 100000 >/tmp/domu.txt
 	echo "PMUVIRT-XEN-PROF-DOMU-REPORT-EXIT=$?"
 	sed -n '1,40s/^/prof: /p' /tmp/domu.txt
-	/xen_prof_test domus /tmp/domu.txt d$a d$b:hvm
+	/xen_prof_test domus /tmp/domu.txt d$a d$b
 	/usr/bin/xl list
 	# a migrated domain logs to the name it had while it came in
 	echo "PMUVIRT-DOM0-CONSOLE-LOGS" $(ls /var/log/xen/console)

@@ -26,6 +26,20 @@ insmod /xen-privcmd.ko unrestricted=1
 run=domu shared=
 grep -q pmuvirt_hvm /proc/cmdline && run=hvm
 grep -q pmuvirt_smp /proc/cmdline && run=smp shared=shared
+# An HVM or PVH domU that dom0 profiles alone first (pmuvirt_split): a
+# kernel-bound and a user-bound loop, 1:3 by the TSC, whose samples must
+# carry the guest's own IPs.  The domu boot's domU then waits until dom0's
+# main session runs (its access test checks that session's refusals).
+if grep -q pmuvirt_split /proc/cmdline; then
+	/xen_prof_test crng
+	echo "PMUVIRT-SPLIT-WAITING"
+	/xs_rendezvous wait data/pmuvirt-split-go 300 || echo "PMUVIRT-SPLIT-NO-GO"
+	/xen_prof_test split $split_ticks $split_rounds
+	echo "PMUVIRT-SPLIT-EXIT=$?"
+	# nothing else of this domain's in dom0's session
+	/xs_rendezvous wait data/pmuvirt-split-done 300
+	[ $run = domu ] && /xs_rendezvous wait data/pmuvirt-profiled 300
+fi
 if [ $run = domu ]; then
 	/xen_access_test domu $(sed -n 's/.*pmuvirt_peer=\([0-9]*\).*/\1/p' /proc/cmdline) profiled
 	echo "PMUVIRT-DOMU-ACCESS-EXIT=$?"

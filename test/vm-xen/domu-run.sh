@@ -21,8 +21,9 @@ both_go() {
 			echo "PMUVIRT-DOM0-$2 $_d $_go"
 	done
 }
+# The PVH domU (b) ran its split before this session: it waits for the key.
 /usr/bin/xl unpause pmuvirt-a
-/usr/bin/xl unpause pmuvirt-b
+/xs_rendezvous write /local/domain/$(/usr/bin/xl domid pmuvirt-b)/data/pmuvirt-profiled 1
 sh -c 'while :; do :; done' &
 spin=$!
 # First the two guests' own perf stat, at once (domu-init.sh).

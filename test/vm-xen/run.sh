@@ -80,6 +80,13 @@ lossy_rounds=500
 lossy_work_a=$((lossy_rounds * 6 * 100003))
 lossy_work_b=$((lossy_rounds * 2 * 100003))
 domu_prof_period=7999993
+# An HVM or PVH domU's kernel/user split under a session naming it alone:
+# rounds of split_ticks TSC ticks in the kernel, 3 * split_ticks in user
+# mode (1e9 ticks in all), sampled every split_period cycles (about 2,000
+# records; an odd period, so that they fall all over the rounds).
+split_ticks=2000000
+split_rounds=125
+split_period=499979
 # The stock boot: seconds of guest time each `perf test` may take.
 perf_test_limit=300
 boots=${PMUVIRT_XEN_BOOTS:-$all_boots}
@@ -248,7 +255,7 @@ for a in sh mount insmod rmmod cat grep echo poweroff sleep dmesg sed; do
 done
 cp "$build/module/pmuvirt.ko" "$pdir/rdpmc_probe.ko" "$work/root/pmuvirt_xen_guest" "$work/root/vmtest" \
 	"$work/root/xen_access_test" "$work/root/xen_save_guest" "$work/root/xs_rendezvous" \
-	"$kmods/xen-privcmd.ko" "$droot/"
+	"$work/root/xen_prof_test" "$kmods/xen-privcmd.ko" "$droot/"
 gcc -O2 -Wall -Wextra -Werror -static -o "$droot/stock_perf_test" "$srcroot/test/vm-xen/stock_perf_test.c"
 # Debian's perf (linux-perf) and every library it links, at their paths:
 # the stock guests' own perf (stock_perf_test perf-stat, perf-record,
@@ -269,7 +276,8 @@ mkdir -p "$droot/usr/bin"
 cp "$(command -v perf)" "$droot/usr/bin/perf"
 tree_libs "$droot" "$(command -v perf)"
 cp "$srcroot/test/vm-xen/domu-init.sh" "$droot/init"
-echo "guest_iterations=$guest_iterations" >"$droot/vm-xen.conf"
+printf 'guest_iterations=%s\nsplit_ticks=%s\nsplit_rounds=%s\n' "$guest_iterations" "$split_ticks" \
+	"$split_rounds" >"$droot/vm-xen.conf"
 chmod +x "$droot/init"
 mkdir -p "$work/root/domu" "$work/root/etc/xen"
 pack "$droot" "$work/root/domu/initrd.cpio.gz"
@@ -353,10 +361,12 @@ lossy_rounds=$lossy_rounds
 lossy_work_a=$lossy_work_a
 lossy_work_b=$lossy_work_b
 domu_prof_period=$domu_prof_period
+split_period=$split_period
 CONF
 cp "$srcroot/test/vm-xen/dom0-init.sh" "$work/root/init"
 chmod +x "$work/root/init"
-cp "$srcroot/test/vm-xen/domu-run.sh" "$srcroot/test/vm-xen/smp-run.sh" "$work/root/"
+cp "$srcroot/test/vm-xen/domu-run.sh" "$srcroot/test/vm-xen/smp-run.sh" \
+	"$srcroot/test/vm-xen/split-run.sh" "$work/root/"
 pack "$work/root" "$work/initrd.cpio.gz"
 # The hvm and stock boots': the kernel unpacks the archives one after the other.
 if want_hvm; then
@@ -552,7 +562,9 @@ require "PMUVIRT-DOM0-XENSTORED" "PMUVIRT-DOM0-INIT-DOM0" "PMUVIRT-DOM0-XENCONSO
 	"PMUVIRT-DOM0-SAVED b" "PMUVIRT-DOM0-RESTORED b" \
 	"PMUVIRT-DOM0-MIGRATED a" "PMUVIRT-DOM0-MIGRATED b" \
 	"PMUVIRT-XEN-PROF-DOMU-RECORD-EXIT=0" "PMUVIRT-XEN-PROF-DOMU-REPORT-EXIT=0" \
-	"PMUVIRT-XEN-PROF-DOMUS-PASSED"
+	"PMUVIRT-XEN-PROF-DOMUS-PASSED" \
+	"domu-b: PMUVIRT-SPLIT-EXIT=0" "PMUVIRT-XEN-PROF-SPLIT-RECORD-EXIT=0" \
+	"PMUVIRT-XEN-PROF-SPLIT-REPORT-EXIT=0" "PMUVIRT-XEN-SPLIT-CHECK-PASSED d2"
 for d in a:PV b:PVH; do
 	k=${d#*:} d=${d%:*}
 	require_domu "domu-$d: " "$k" "domu-$d: PMUVIRT-XEN-ACCESS-DOMU-PASSED" \

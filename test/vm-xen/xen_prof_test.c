@@ -36,15 +36,29 @@
  * one period; a ring holds 32 records.
  *
  * "xen_prof_test domus REPORT A B": both passive domUs have kernel samples
- * resolved from their System.map and user samples; a domain given as
- * "dN:hvm" (HVM or PVH) has Xen-mode samples instead, since its guest's
- * IP is in the VMCB when Xen's PMI comes.
+ * resolved from their System.map and user samples.
+ *
+ * "xen_prof_test crng": waits until the kernel's CRNG is ready (before a split).
+ *
+ * "xen_prof_test split TICKS ROUNDS", in an HVM or PVH domU, on its VCPU 0:
+ * rounds of TICKS of the TSC in the kernel (getrandom(), whose work is the
+ * kernel's ChaCha20) and 3 * TICKS in user mode (split_user); prints the
+ * ticks each phase took.
+ *
+ * "xen_prof_test splitcheck REPORT dN KERNEL_TICKS USER_TICKS": in the
+ * per-VCPU report (--vcpu) of a session that named the domain, VCPU 0's
+ * user samples in split_user and its kernel samples (resolved, at least
+ * 90%) split as the ticks did, within 5%; no sample of its two VCPUs is
+ * Xen's at SVM's VM-exit label (svm_stgi_label: where a guest that ran
+ * was interrupted), and at most 2% are Xen's at all (its exits' work).
  *
  * Prints PMUVIRT-XEN-PROF-* markers.
  */
 #include "privcmd.h"
 #include "../common/prof_start.h"
 #include <pthread.h>
+#include <sched.h>
+#include <sys/syscall.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -283,6 +297,83 @@ static int hot(void)
 	return hot_rc ? 1 : 0;
 }
 
+static inline uint64_t split_rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* The user-mode phase: nothing but the loop and the clock. */
+__attribute__((noinline)) uint64_t split_user(uint64_t until)
+{
+	uint64_t now;
+
+	while ((now = split_rdtsc()) < until)
+		;
+	return now;
+}
+
+/* The kernel phase: 4 KiB of getrandom() (GRND_INSECURE: never waits) a call. */
+__attribute__((noinline)) static uint64_t split_kernel(uint64_t until)
+{
+	static char buf[4096];
+	uint64_t now;
+
+	while ((now = split_rdtsc()) < until)
+		if (syscall(SYS_getrandom, buf, sizeof(buf), 4) != (long)sizeof(buf))
+			return 0;
+	return now;
+}
+
+/*
+ * The kernel's CRNG ready before the split: the moment it becomes ready
+ * the kernel patches its code (a static key), which makes every CPU
+ * answer an IPI, tens of millions of cycles of smp_call_function_many_cond
+ * on a guest's VCPU.  A blocking getrandom() waits for it; the patch runs
+ * in a work item after.
+ */
+static int crng(void)
+{
+	char seed;
+
+	if (syscall(SYS_getrandom, &seed, 1, 0) != 1) {
+		printf("PMUVIRT-XEN-SPLIT-FAILED getrandom: %s\n", strerror(errno));
+		return 1;
+	}
+	sleep(1);
+	return 0;
+}
+
+static int split(uint64_t ticks, uint64_t nr)
+{
+	uint64_t k = 0, u = 0, t0, t1, t2, r;
+	cpu_set_t cpus;
+
+	/* on VCPU 0: the report's samples of that VCPU are the split's */
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus)) {
+		printf("PMUVIRT-XEN-SPLIT-FAILED pin to VCPU 0: %s\n", strerror(errno));
+		return 1;
+	}
+	for (r = 0; r < nr; r++) {
+		t0 = split_rdtsc();
+		t1 = split_kernel(t0 + ticks);
+		if (!t1) {
+			printf("PMUVIRT-XEN-SPLIT-FAILED getrandom: %s\n", strerror(errno));
+			return 1;
+		}
+		t2 = split_user(t1 + 3 * ticks);
+		k += t1 - t0;
+		u += t2 - t1;
+	}
+	printf("PMUVIRT-XEN-SPLIT kernel %llu user %llu ratio %.4f\n", (unsigned long long)k,
+	       (unsigned long long)u, (double)u / (double)k);
+	return 0;
+}
+
 /* One line of the report's symbol table: weight, domain, mode, symbol. */
 struct line {
 	unsigned long long weight;
@@ -431,27 +522,53 @@ static int check(const char *path, double period, double work_a, double work_b, 
 static int domus(const char *path, const char *a, const char *b)
 {
 	const char *d[2] = { a, b };
-	char name[32];
 	int bad = 0, i;
 
 	for (i = 0; i < 2; i++) {
-		/* "dN:hvm": an HVM or PVH domain, whose samples are Xen's (RIP in the VMCB) */
-		const char *colon = strchr(d[i], ':');
-		bool hvm = colon && !strcmp(colon, ":hvm");
-		unsigned long long k, ku, u, x;
+		unsigned long long k = sum(path, d[i], "kernel", NULL, 0);
+		unsigned long long ku = sum(path, d[i], "kernel", NULL, 1);
+		unsigned long long u = sum(path, d[i], "user", NULL, 0);
+		unsigned long long x = sum(path, d[i], "xen", NULL, 0);
 
-		snprintf(name, sizeof(name), "%.*s", colon ? (int)(colon - d[i]) : (int)strlen(d[i]),
-			 d[i]);
-		k = sum(path, name, "kernel", NULL, 0);
-		ku = sum(path, name, "kernel", NULL, 1);
-		u = sum(path, name, "user", NULL, 0);
-		x = sum(path, name, "xen", NULL, 0);
 		printf("PMUVIRT-XEN-PROF-DOMU %s: kernel %llu (%llu unresolved), user %llu, xen %llu\n",
 		       d[i], k, ku, u, x);
-		if (hvm ? x < 20 : (k < 20 || ku * 10 > k || !u))
+		if (k < 20 || ku * 10 > k || !u)
 			bad++;
 	}
 	printf("PMUVIRT-XEN-PROF-DOMUS-%s\n", bad ? "FAILED" : "PASSED");
+	return bad ? 1 : 0;
+}
+
+/* An HVM or PVH domU's split: its guest IPs, in its own symbols, none taken as Xen's. */
+static int splitcheck(const char *path, const char *d, double kticks, double uticks)
+{
+	char v0[24], v1[24];
+	unsigned long long u, uall, k, ku, x, xexit, other;
+	double want = uticks / kticks, got, all;
+	int bad = 0;
+
+	/* the report is per VCPU (--vcpu): the split ran on VCPU 0 */
+	snprintf(v0, sizeof(v0), "%sv0", d);
+	snprintf(v1, sizeof(v1), "%sv1", d);
+	u = sum(path, v0, "user", "split_user", 0);
+	uall = sum(path, v0, "user", NULL, 0);
+	k = sum(path, v0, "kernel", NULL, 0);
+	ku = sum(path, v0, "kernel", NULL, 1);
+	x = sum(path, v0, "xen", NULL, 0) + sum(path, v1, "xen", NULL, 0);
+	xexit = sum(path, v0, "xen", "svm_stgi_label", 0) +
+		sum(path, v1, "xen", "svm_stgi_label", 0);
+	other = sum(path, v1, "kernel", NULL, 0) + sum(path, v1, "user", NULL, 0);
+	got = k ? (double)u / (double)k : 0;
+	all = (double)(uall + k + other + x);
+	printf("PMUVIRT-XEN-SPLIT-CHECK %s: VCPU 0: split_user %llu (user %llu), kernel %llu (%llu "
+	       "unresolved), ratio %.4f want %.4f (%+.2f%%); VCPU 1: %llu guest; xen %llu "
+	       "(%.2f%%), %llu at the exit label\n", d, u, uall, k, ku, got, want,
+	       100.0 * (got - want) / want, other, x, all ? 100.0 * (double)x / all : 0.0, xexit);
+	if (u + k < 500 || got < 0.95 * want || got > 1.05 * want)
+		bad++;
+	if (ku * 10 > k || xexit || (double)x > 0.02 * all)
+		bad++;
+	printf("PMUVIRT-XEN-SPLIT-CHECK-%s %s\n", bad ? "FAILED" : "PASSED", d);
 	return bad ? 1 : 0;
 }
 
@@ -495,7 +612,14 @@ int main(int argc, char **argv)
 			     strtod(argv[5], NULL), argc == 7);
 	if (argc == 5 && !strcmp(argv[1], "domus"))
 		return domus(argv[2], argv[3], argv[4]);
+	if (argc == 2 && !strcmp(argv[1], "crng"))
+		return crng();
+	if (argc == 4 && !strcmp(argv[1], "split"))
+		return split(strtoull(argv[2], NULL, 0), strtoull(argv[3], NULL, 0));
+	if (argc == 6 && !strcmp(argv[1], "splitcheck"))
+		return splitcheck(argv[2], argv[3], strtod(argv[4], NULL), strtod(argv[5], NULL));
 	fprintf(stderr, "usage: xen_prof_test rules | nopmu | hot ROUNDS | check REPORT PERIOD WORK_A "
-		"WORK_B [lossy | virq LOG] | domus REPORT DOMA DOMB\n");
+		"WORK_B [lossy | virq LOG] | domus REPORT DOMA DOMB | crng | split TICKS ROUNDS | "
+		"splitcheck REPORT dN KERNEL_TICKS USER_TICKS\n");
 	return 2;
 }

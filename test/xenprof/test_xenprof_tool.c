@@ -148,6 +148,7 @@ static void put(struct rings *g, unsigned int ring, uint32_t domain, uint16_t fl
 	s.domain = domain;
 	s.flags = flags;
 	s.weight = weight;
+	s.tid = ring;	/* a named domain's VCPU, an idle PCPU */
 	s.time = g->w[ring].head;
 	pmuvirt_sample_write(&g->w[ring], &s);
 }
@@ -219,6 +220,25 @@ static void test_drain(void **state)
 	free(g.mem);
 }
 
+/* Runs @cmd, which must succeed and print every line of @want. */
+static void report_has(const char *cmd, const char *const *want, unsigned int n)
+{
+	char line[512];
+	unsigned int i, found = 0;
+	FILE *p = popen(cmd, "r");
+
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		line[strcspn(line, "\n")] = 0;
+		for (i = 0; i < n; i++)
+			if (!strcmp(line, want[i]))
+				found |= 1u << i;
+		print_message("%s\n", line);
+	}
+	assert_int_equal(pclose(p), 0);
+	assert_int_equal(found, (1u << n) - 1);
+}
+
 /*
  * A known profile: domain 0 user code 300 in hot_a, 100 in hot_b; domain 1
  * kernel 200 in kernel_fn (System.map); Xen 100 in xen_fn for domain 1 and
@@ -227,15 +247,15 @@ static void test_drain(void **state)
 static void test_report(void **state)
 {
 	struct pmuvirt_control ctl = { .version = PMUVIRT_ABI_VERSION, .nr_counters = 1 };
-	char cmd[1024], line[512], *map = write_tmp(map_text, sizeof(map_text) - 1);
+	char cmd[1024], *map = write_tmp(map_text, sizeof(map_text) - 1);
 	char data[] = "/tmp/pmuvirt-xenprof-data-XXXXXX";
 	uint64_t a = (uint64_t)(uintptr_t)hot_a, b = (uint64_t)(uintptr_t)hot_b;
 	uint64_t x = (uint64_t)(uintptr_t)xen_fn;
-	int found = 0, fd = mkstemp(data);
+	int fd = mkstemp(data);
 	struct xp_drain d;
 	struct rings g;
 	unsigned int i;
-	FILE *f, *p;
+	FILE *f;
 
 	(void)state;
 	assert_true(fd >= 0);
@@ -268,9 +288,7 @@ static void test_report(void **state)
 
 	snprintf(cmd, sizeof(cmd), "%s report -i %s --xen-syms /proc/%d/exe --map 1=%s "
 		 "--exe 0=/proc/%d/exe", tool, data, (int)getpid(), map, (int)getpid());
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	while (fgets(line, sizeof(line), p)) {
+	{
 		static const char *const want[] = {
 			"# pmuvirt-xenprof report: 60 records (weight 1000) from 3 rings of 32, 18 lost, 0 skipped",
 			"# 100 without an IP (domains not profiled), 0 not resolved",
@@ -286,14 +304,22 @@ static void test_report(void **state)
 			"    10.00%        100 d5       user    [not profiled]",
 		};
 
-		line[strcspn(line, "\n")] = 0;
-		for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-			if (!strcmp(line, want[i]))
-				found |= 1 << i;
-		print_message("%s\n", line);
+		report_has(cmd, want, sizeof(want) / sizeof(want[0]));
 	}
-	assert_int_equal(pclose(p), 0);
-	assert_int_equal(found, (1 << 12) - 1);
+	/* per VCPU: a named domain's records by the VCPU they name; others as they were */
+	strcat(cmd, " --vcpu");
+	{
+		static const char *const want[] = {
+			"  d0v0            400   40.00%          0          0        400",
+			"  d1v1            300   30.00%        100        200          0",
+			"  d5              100   10.00%          0          0        100",
+			"  idle            200   20.00%        200          0          0",
+			"    20.00%        200 d1v1     kernel  kernel_fn",
+			"    10.00%        100 d5       user    [not profiled]",
+		};
+
+		report_has(cmd, want, sizeof(want) / sizeof(want[0]));
+	}
 
 	/* a damaged file is refused */
 	assert_int_equal(truncate(data, 200), 0);

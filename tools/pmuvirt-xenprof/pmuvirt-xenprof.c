@@ -42,7 +42,7 @@ static void usage(void)
 		"                              [--drain-ms ms] [--no-virq] [--cpu n]\n"
 		"                              [--seconds s | -- command [args]]\n"
 		"       pmuvirt-xenprof report [-i file] [--xen-syms file] [--map domid=file]...\n"
-		"                              [--exe domid=file]... [--top n]\n"
+		"                              [--exe domid=file]... [--vcpu] [--top n]\n"
 		"       pmuvirt-xenprof stop\n"
 		"  events: instructions cycles branches branch-misses rHEX, each :k (Xen only)\n"
 		"  or :u (guests only); default -e cycles -c 1000000 -d 0, file pmuvirt-xenprof.data\n");
@@ -301,6 +301,7 @@ struct dom_syms {
 
 struct entry {
 	uint32_t domain;
+	uint32_t vcpu;		/* with --vcpu: a named domain's VCPU + 1, else 0 */
 	uint16_t mode;		/* 0 xen, 1 kernel, 2 user */
 	const char *name;	/* a symbol's name or an unresolved bucket */
 	uint64_t weight;
@@ -314,6 +315,8 @@ static int by_key(const void *a, const void *b)
 
 	if (x->domain != y->domain)
 		return x->domain < y->domain ? -1 : 1;
+	if (x->vcpu != y->vcpu)
+		return x->vcpu < y->vcpu ? -1 : 1;
 	if (x->mode != y->mode)
 		return x->mode - y->mode;
 	return strcmp(x->name, y->name);
@@ -328,10 +331,13 @@ static int by_weight(const void *a, const void *b)
 	return by_key(a, b);
 }
 
-static void dom_name(char *buf, size_t len, uint32_t domain)
+/* "idle", "dN", or with a VCPU (its id + 1) "dNvM" */
+static void dom_name(char *buf, size_t len, uint32_t domain, uint32_t vcpu)
 {
 	if (domain == PMUVIRT_XEN_DOMID_IDLE)
 		snprintf(buf, len, "idle");
+	else if (vcpu)
+		snprintf(buf, len, "d%uv%u", domain, vcpu - 1);
 	else
 		snprintf(buf, len, "d%u", domain);
 }
@@ -377,6 +383,7 @@ static int report(int argc, char **argv)
 	const char *in = "pmuvirt-xenprof.data", *xen_syms = NULL;
 	struct dom_syms *ds = NULL;
 	unsigned int nds = 0, top = 30, i;
+	int per_vcpu = 0;
 	struct symtab xen = { 0 };
 	struct xp_file_hdr fh;
 	struct xp_file_end fe;
@@ -408,6 +415,8 @@ static int report(int argc, char **argv)
 
 			load_or_die(&d->user, rest);
 			d->have_user = 1;
+		} else if (!strcmp(argv[a], "--vcpu")) {
+			per_vcpu = 1;
 		} else if (!strcmp(argv[a], "--top") && a + 1 < argc) {
 			top = (unsigned int)strtoul(argv[++a], NULL, 0);
 		} else {
@@ -465,8 +474,11 @@ static int report(int argc, char **argv)
 			if (!sym)
 				unresolved += s.weight;
 		}
+		/* a named domain's record names its VCPU; others carry none */
 		e[ne++] = (struct entry){ .domain = s.domain, .mode = mode, .name = name,
-					  .weight = s.weight };
+					  .weight = s.weight,
+					  .vcpu = per_vcpu && s.domain != PMUVIRT_XEN_DOMID_IDLE &&
+						  !(s.flags & PMUVIRT_SAMPLE_NO_IP) ? s.tid + 1 : 0 };
 		total += s.weight;
 	}
 	if (fread(&fe, sizeof(fe), 1, f) != 1 || memcmp(fe.magic, XP_END_MAGIC, 8) ||
@@ -486,7 +498,7 @@ static int report(int argc, char **argv)
 
 		if (!re[i].read && !re[i].lost && !re[i].skipped)
 			continue;
-		dom_name(dn, sizeof(dn), desc[i].domain);
+		dom_name(dn, sizeof(dn), desc[i].domain, 0);
 		printf("#   ring %u (%s %s %u): %llu read, %llu lost, %llu skipped\n", i, dn,
 		       (desc[i].flags & PMUVIRT_XEN_PROF_RING_PCPU) ? "pcpu" : "vcpu", desc[i].id,
 		       (unsigned long long)re[i].read, (unsigned long long)re[i].lost,
@@ -509,13 +521,13 @@ static int report(int argc, char **argv)
 	       "xen", "kernel", "user");
 	for (k = 0; k < ne;) {
 		uint64_t w[3] = { 0, 0, 0 }, sum;
-		uint32_t dom = e[k].domain;
-		char dn[16];
+		uint32_t dom = e[k].domain, vcpu = e[k].vcpu;
+		char dn[24];
 
-		for (; k < ne && e[k].domain == dom; k++)
+		for (; k < ne && e[k].domain == dom && e[k].vcpu == vcpu; k++)
 			w[e[k].mode] += e[k].weight;
 		sum = w[0] + w[1] + w[2];
-		dom_name(dn, sizeof(dn), dom);
+		dom_name(dn, sizeof(dn), dom, vcpu);
 		printf("  %-8s %10llu %7.2f%% %10llu %10llu %10llu\n", dn, (unsigned long long)sum,
 		       total ? 100.0 * (double)sum / (double)total : 0.0, (unsigned long long)w[0],
 		       (unsigned long long)w[1], (unsigned long long)w[2]);
@@ -524,9 +536,9 @@ static int report(int argc, char **argv)
 	printf("#\n# by symbol\n# %8s %10s %-8s %-7s %s\n", "share", "weight", "domain", "mode",
 	       "symbol");
 	for (k = 0; k < ne && k < top; k++) {
-		char dn[16];
+		char dn[24];
 
-		dom_name(dn, sizeof(dn), e[k].domain);
+		dom_name(dn, sizeof(dn), e[k].domain, e[k].vcpu);
 		printf("  %7.2f%% %10llu %-8s %-7s %s\n",
 		       total ? 100.0 * (double)e[k].weight / (double)total : 0.0,
 		       (unsigned long long)e[k].weight, dn, mode_name[e[k].mode], e[k].name);

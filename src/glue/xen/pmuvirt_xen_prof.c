@@ -47,6 +47,8 @@
 #include <asm/regs.h>
 #ifdef CONFIG_HVM
 #include <asm/hvm/hvm.h>
+#include <asm/hvm/svm/vmcb.h>
+#include <asm/hvm/vmx/vmx.h>
 #endif
 
 #include "pmuvirt_xen.h"
@@ -81,6 +83,8 @@ static struct {
 	struct prof_ring *rings;
 	struct pmuvirt_ctx **idle;	/* per PCPU: the session's counters alone */
 	unsigned long noregs;		/* records made where the interrupted state was unknown */
+	unsigned long hvm_read;		/* HVM/PVH guest states read from the VMCB/VMCS */
+	unsigned long hvm_unread;	/* ... that could not be read: the record is Xen's */
 } prof;
 
 static DEFINE_SPINLOCK(prof_op_lock);
@@ -100,6 +104,68 @@ void pmuvirt_xen_prof_set_regs(const struct cpu_user_regs *regs)
 {
 	this_cpu(prof_regs) = regs;
 }
+
+#ifdef CONFIG_HVM
+/* Where SVM's VM-exit path takes the interrupts that made the guest exit. */
+extern char svm_stgi_label[];
+
+static bool prof_at_svm_exit(const struct cpu_user_regs *regs)
+{
+	return cpu_has_svm && regs->rip == (unsigned long)svm_stgi_label;
+}
+
+static int cf_check prof_read_vmcb(void *arg, uint32_t field, uint64_t *val)
+{
+	const struct vmcb_struct *vmcb = arg;
+
+	switch (field) {
+	case PMUVIRT_XEN_VMCB_RIP:
+		*val = vmcb->rip;
+		return 0;
+	case PMUVIRT_XEN_VMCB_CPL:
+		*val = vmcb->_cpl;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int cf_check prof_read_vmcs(void *arg, uint32_t field, uint64_t *val)
+{
+	unsigned long v;
+
+	/* fails, and leaves the record Xen's, if this VCPU's VMCS is not loaded */
+	if (vmread_safe(field, &v) != VMX_INSN_SUCCEED)
+		return -EIO;
+	*val = v;
+	return 0;
+}
+
+/*
+ * An HVM or PVH VCPU's IP and CPL as of its VM exit: its frame in Xen
+ * holds neither (SVM takes the exit's interrupt in Xen's frame; VMX copies
+ * RIP but not the CPL; Xen syncs them only later, if at all).
+ */
+static void prof_hvm_guest(struct vcpu *v, struct pmuvirt_xen_prof_where *w)
+{
+	int rc = -ENODEV;
+
+	if (cpu_has_svm)
+		rc = pmuvirt_xen_prof_hvm_guest(w, PMUVIRT_XEN_HVM_SVM, prof_read_vmcb,
+						v->arch.hvm.svm.vmcb);
+	else if (cpu_has_vmx)
+		rc = pmuvirt_xen_prof_hvm_guest(w, PMUVIRT_XEN_HVM_VMX, prof_read_vmcs, NULL);
+	if (!rc) {
+		arch_fetch_and_add(&prof.hvm_read, 1);
+		return;
+	}
+	arch_fetch_and_add(&prof.hvm_unread, 1);
+	/* neither a guest IP without its mode nor Xen's frame as the guest's */
+	if (w->guest) {
+		w->guest = false;
+		w->ip = 0;
+	}
+}
+#endif
 
 /* Where the PMI found the CPU; @v is current. */
 static void cf_check prof_fill(void *arg, const struct pmuvirt_pcpu *pc,
@@ -126,9 +192,8 @@ static void cf_check prof_fill(void *arg, const struct pmuvirt_pcpu *pc,
 		w.pv32 = is_pv_32bit_vcpu(v);
 		w.kernel = w.guest && !w.hvm && regs && guest_kernel_mode(v, regs);
 #ifdef CONFIG_HVM
-		/* Xen does not copy an HVM guest's CS out of the VMCB/VMCS at exit. */
-		if (w.guest && w.hvm)
-			w.cs = hvm_get_cpl(v);
+		if (w.hvm && regs && (w.guest || prof_at_svm_exit(regs)))
+			prof_hvm_guest(v, &w);
 #endif
 	}
 	pmuvirt_xen_prof_record(s, &w, idle ? PMUVIRT_XEN_DOMID_IDLE : v->domain->domain_id,
@@ -540,6 +605,8 @@ long pmuvirt_xen_op_prof_start(struct vcpu *v, struct pmuvirt_xen_prof_start *op
 	prof.nr_records = pmuvirt_xen_prof_records(op->ring_pages);
 	prof.high_water = max_t(unsigned int, 1, prof.nr_records * op->high_water_pct / 100);
 	prof.noregs = 0;
+	prof.hvm_read = 0;
+	prof.hvm_unread = 0;
 	rc = prof_alloc(op, doms);
 	if (rc) {
 		write_lock_irqsave(&prof_lock, flags);
@@ -598,8 +665,9 @@ static int prof_stop_locked(const struct domain *d)
 	write_unlock_irqrestore(&prof_lock, flags);
 	/* Every PCPU takes the session off what it runs before this returns. */
 	on_selected_cpus(&cpu_online_map, prof_apply_here, NULL, 1);
-	printk(XENLOG_G_INFO "pmuvirt: profiling stopped (%lu records without the interrupted state)\n",
-	       prof.noregs);
+	printk(XENLOG_G_INFO "pmuvirt: profiling stopped (%lu records without the interrupted state, "
+	       "%lu HVM/PVH guest states read at exits, %lu unreadable)\n",
+	       prof.noregs, prof.hvm_read, prof.hvm_unread);
 	return 0;
 }
 

@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
+# Sourced by a guest's /init (vm-linux's), which defines
+# fail MSG.  The guest holds /pmuvirt-record, /pmuvirt-report and
+# /vmtest-pie (built by the job's run.sh) and has pmuvirt.ko loaded.
+#
+# vm_profile PERIOD ROUNDS: pmuvirt-record samples instructions every
+# PERIOD (with the TSC's values in each record) over `vmtest-pie profile
+# ROUNDS`: two threads on CPU 0, spin-ab with 3/4 of its loop work in
+# spin_a and 1/4 in spin_b, spin-cd likewise in spin_c and spin_d.
+# pmuvirt-report's profile must split each thread's spin functions 3:1
+# within 3%, name vmtest-pie as their file, hold no function of the other
+# thread and no lost record; every record of a spin function names the
+# thread that ran it and carries both counters' values; the folded output
+# has both threads' stacks and kernel frames; kernel samples (the
+# command's start, page faults) are named from the guest's kallsyms.
+# Prints "vm: profile: ..." lines; fail names what did not hold.
+vm_profile() {
+	_period=$1 _rounds=$2
+	/pmuvirt-record -e instructions,tsc --values -c "$_period" -m 256 -o /prof.data -- \
+		/vmtest-pie profile "$_rounds" >/prof.out 2>/prof.err || fail "pmuvirt-record"
+	sed 's/^/vm: record: /' /prof.err
+	/pmuvirt-report -i /prof.data >/prof.txt 2>/prof.rerr || fail "pmuvirt-report"
+	# the kernel makes /proc/kallsyms slowly: once, for both of these
+	cat /proc/kallsyms >/kallsyms
+	/pmuvirt-report -i /prof.data --kallsyms /kallsyms --folded >/prof.folded 2>>/prof.rerr ||
+		fail "pmuvirt-report --folded"
+	/pmuvirt-report -i /prof.data --kallsyms /kallsyms --dump >/prof.dump 2>>/prof.rerr ||
+		fail "pmuvirt-report --dump"
+	sed 's/^/vm: report: /' /prof.rerr
+	grep -v '^$' /prof.txt | sed -n '1,3p; /^# thread spin/,$p' | head -30 | sed 's/^/vm:   /'
+	_t0=$(sed -n 's/^vm: profile thread 0 tid //p' /prof.out)
+	_t1=$(sed -n 's/^vm: profile thread 1 tid //p' /prof.out)
+	awk -v t0="$_t0" -v t1="$_t1" '
+		/^# thread / { cur = $5; comm[cur] = $3; lost[cur] = $(NF - 1); next }
+		/^ *[0-9.]+% / { n[cur, $4] += $2; all[cur] += $2; if ($4 ~ /^spin_/) dso[cur, $4] = $5 }
+		function check(t, name, a, b, x, y,   r, e) {
+			r = n[t, b] ? n[t, a] / n[t, b] : 0; e = (r - 3) / 3; if (e < 0) e = -e
+			printf "vm: profile: thread %s (%s): %s %d, %s %d, ratio %.4f (error %.2f%% of 3:1), of %d samples; other thread %d, lost %s\n",
+				t, comm[t], a, n[t, a], b, n[t, b], r, 100 * e, all[t], n[t, x] + n[t, y], lost[t]
+			if (comm[t] != name || e > 0.03 || n[t, x] + n[t, y] || lost[t] != 0 ||
+			    n[t, a] + n[t, b] < 0.95 * all[t] || dso[t, a] != "vmtest-pie") bad++
+		}
+		END { if (t0 == "" || t1 == "") bad++
+			check(t0, "spin-ab", "spin_a", "spin_b", "spin_c", "spin_d")
+			check(t1, "spin-cd", "spin_c", "spin_d", "spin_a", "spin_b")
+			exit bad != 0 }' /prof.txt || fail "pmuvirt-report: per-thread profile"
+	# every record of a spin function names the thread that runs it
+	awk -v t0="$_t0" -v t1="$_t1" '{ split($2, id, "/") }
+		$10 ~ /^spin_[ab]$/ && id[1] != t0 { bad++ } $10 ~ /^spin_[cd]$/ && id[1] != t1 { bad++ }
+		$10 ~ /^spin_/ { n++ } NF != 17 { novals++ }
+		END { print "vm: profile: " NR " records, " n " in the spin functions, " bad + 0 " of another thread, " novals + 0 " without the two counters values";
+			exit bad || novals || n < 1000 }' \
+		/prof.dump || fail "pmuvirt-report --dump: records of another thread"
+	grep -q '^spin-ab;spin_a [0-9]' /prof.folded && grep -q '^spin-cd;spin_d [0-9]' /prof.folded &&
+		grep -q '_\[k\] [0-9]' /prof.folded || fail "pmuvirt-report --folded"
+	grep -q '\[k\] ' /prof.txt || fail "pmuvirt-report: no kernel samples"
+	grep -q '\[k\] \[unknown\]' /prof.txt /prof.dump && fail "pmuvirt-report: kernel samples without a name"
+	grep -q 'records named another thread\|records lost\|never captured' /prof.rerr &&
+		fail "pmuvirt-report warned"
+	return 0
+}
