@@ -103,7 +103,8 @@ int pmuvirt_xen_prof_hvm_guest(struct pmuvirt_xen_prof_where *w, unsigned int ki
 		if (!rc)
 			rc = read(arg, PMUVIRT_XEN_VMCS_GUEST_SS_AR, &cpl);
 		/* SS.DPL is the CPL, also for an unusable SS (SDM 3, 24.4.1) */
-		cpl = (cpl >> 5) & 3;
+		if (!rc)
+			cpl = (cpl >> 5) & 3;
 		break;
 	default:
 		return -EINVAL;
