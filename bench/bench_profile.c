@@ -78,7 +78,7 @@ __attribute__((noinline)) uint64_t drain_ring(struct pmuvirt_sample_reader *r,
 /* The file of @n records through the ring, as pmuvirt-record writes it; returns seconds. */
 static double drain(uint64_t n, char **buf, size_t *len)
 {
-	size_t bytes = pmuvirt_sample_ring_bytes(RING, 4096);
+	size_t bytes = pmuvirt_sample_ring_bytes(RING, 4096, NULL);
 	void *mem = aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
 	struct pmuvirt_sample rec;
 	struct pmuvirt_prof_chunk c[2] = { { 1000, 1001, 0 }, { 1000, 1002, 0 } };
@@ -93,7 +93,7 @@ static double drain(uint64_t n, char **buf, size_t *len)
 	FILE *f, *m;
 	int ch, k;
 
-	if (!mem || pmuvirt_sample_init(&sw, mem, bytes, RING, 4096) ||
+	if (!mem || pmuvirt_sample_init(&sw, mem, bytes, RING, 4096, NULL) ||
 	    pmuvirt_sample_reader_init(&r, mem, bytes)) {
 		fprintf(stderr, "pmuvirt-bench-profile: ring\n");
 		exit(1);
@@ -126,7 +126,7 @@ static double drain(uint64_t n, char **buf, size_t *len)
 		for (k = 0; k < RING && done + (uint64_t)k < n; k++) {
 			rec.ip = (uint64_t)(uintptr_t)((k & 3) == 3 ? bench_fn_b : bench_fn_a) + (k & 7);
 			rec.time = done + (uint64_t)k;
-			pmuvirt_sample_write(&sw, &rec);
+			pmuvirt_sample_write(&sw, &rec, NULL);
 		}
 		c[i & 1].tick = (uint32_t)(i / 2);
 		t = now();

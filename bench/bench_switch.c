@@ -185,7 +185,8 @@ __attribute__((noinline)) void bench_switch_loop(struct pmuvirt_pcpu *pc, struct
  * back at once (as a reader that keeps up), so every PMI appends.
  */
 static void null_sample_fill(void *arg, const struct pmuvirt_pcpu *pc,
-			     const struct pmuvirt_ctx *ctx, struct pmuvirt_sample *s)
+			     const struct pmuvirt_ctx *ctx, struct pmuvirt_sample *s, uint64_t *frames,
+		 unsigned int max_frames)
 {
 	struct pmuvirt_sample_ring *r = arg;
 
@@ -196,7 +197,8 @@ static void null_sample_fill(void *arg, const struct pmuvirt_pcpu *pc,
 
 /* Xen's part of a session's record: a 64-bit PV guest's kernel, domain 1, VCPU 0. */
 static void null_prof_fill(void *arg, const struct pmuvirt_pcpu *pc,
-			   const struct pmuvirt_ctx *ctx, struct pmuvirt_sample *s)
+			   const struct pmuvirt_ctx *ctx, struct pmuvirt_sample *s, uint64_t *frames,
+		 unsigned int max_frames)
 {
 	static const struct pmuvirt_xen_prof_where w = {
 		.ip = 0xffffffff81000000ull, .cs = 0xe033, .guest = true, .kernel = true };
@@ -223,7 +225,7 @@ static int bench_drain(unsigned long want)
 	if (!mem || !out)
 		return 1;
 	for (i = 0; i < RINGS; i++) {
-		if (pmuvirt_sample_init(&w[i], mem + (size_t)i * PAGES * 4096, PAGES * 4096, NR, 128))
+		if (pmuvirt_sample_init(&w[i], mem + (size_t)i * PAGES * 4096, PAGES * 4096, NR, 128, NULL))
 			return 1;
 		desc[i] = (struct pmuvirt_xen_prof_ring){ .domain = i, .frame = i * PAGES };
 	}
@@ -241,7 +243,7 @@ static int bench_drain(unsigned long want)
 			for (i = 0; i < RINGS; i++)
 				for (k = 0; k < NR; k++) {
 					s.time = k;
-					pmuvirt_sample_write(&w[i], &s);
+					pmuvirt_sample_write(&w[i], &s, NULL);
 				}
 			/* the drain alone is timed, not the writer */
 			t0 = bench_now_ns();
@@ -423,13 +425,13 @@ int main(int argc, char **argv)
 			if (!c[0] || pmuvirt_ctx_init(c[0], pmuvirt_ctx_size(4), &pmu) ||
 			    pmuvirt_set_control(NULL, c[0], &own, NULL) ||
 			    pmuvirt_session_merge(&own, &ctl1, &merged) ||
-			    pmuvirt_sample_init(&sw, ring, sizeof(ring), 64, 128) ||
+			    pmuvirt_sample_init(&sw, ring, sizeof(ring), 64, 128, NULL) ||
 			    pmuvirt_ctx_join(c[0], &own, &merged, &sw, null_prof_fill, ring, &scratch,
 					     NULL)) {
 				fprintf(stderr, "pmuvirt-bench: cannot join the session\n");
 				return 1;
 			}
-		} else if (sampling && (pmuvirt_sample_init(&sw, ring, sizeof(ring), 64, 128) ||
+		} else if (sampling && (pmuvirt_sample_init(&sw, ring, sizeof(ring), 64, 128, NULL) ||
 					pmuvirt_ctx_attach_samples(c[0], &sw, null_sample_fill,
 								   ring))) {
 			fprintf(stderr, "pmuvirt-bench: cannot set up a sample ring\n");

@@ -240,9 +240,9 @@ struct pmuvirt_saved_ctx {
 /*
  * Sample rings: where a sampling counter's overflows go (one ring per
  * context).  A ring is a header followed, at @data_offset bytes, by
- * @nr_records fixed-size records (a power of two).  The writer (the
- * kernel or hypervisor, in a PMI) and one reader (the context's owner)
- * share it, each on any CPU:
+ * @nr_records records of @record_size bytes (a power of two of them).
+ * The writer (the kernel or hypervisor, in a PMI) and one reader (the
+ * context's owner) share it, each on any CPU:
  *
  *	writer: tail = @tail; full barrier; if head - tail < nr: write
  *		record (head mod nr); write barrier; @head = ++head;
@@ -256,10 +256,29 @@ struct pmuvirt_saved_ctx {
  * the ring; @tail is the reader's to write and never trusted: a value with
  * head - tail above @nr_records makes the writer drop records (counted in
  * @lost), never write outside the records.
+ *
+ * What a record holds is the ring's @format, chosen when the ring is made
+ * (docs/sampling.md, "Sample records"): a struct pmuvirt_sample_head, then
+ * in this order the 8-byte fields @format names: the IP, the time,
+ * @nr_values counter values, @chain_depth call-chain frames.  Fields the
+ * format leaves out take no room.
  */
 #define PMUVIRT_SAMPLE_MAGIC		0x504d5352u	/* "PMSR" */
-#define PMUVIRT_SAMPLE_VERSION		2
+#define PMUVIRT_SAMPLE_VERSION		3
 #define PMUVIRT_SAMPLE_MAX_RECORDS	(1u << 20)
+
+/* struct pmuvirt_sample_ring.format: what each record holds */
+#define PMUVIRT_SAMPLE_FMT_IP		0x1u	/* the interrupted IP */
+#define PMUVIRT_SAMPLE_FMT_TIME		0x2u	/* the host's clock */
+#define PMUVIRT_SAMPLE_FMT_MODE		0x4u	/* USER/HYPERVISOR flags and @domain */
+#define PMUVIRT_SAMPLE_FMT_VALUES	0x8u	/* counter values (@nr_values slots) */
+#define PMUVIRT_SAMPLE_FMT_CHAIN	0x10u	/* the call chain (@chain_depth slots) */
+#define PMUVIRT_SAMPLE_FMT_ALL		0x1fu
+#define PMUVIRT_SAMPLE_FMT_DEFAULT	(PMUVIRT_SAMPLE_FMT_IP | PMUVIRT_SAMPLE_FMT_TIME | \
+					 PMUVIRT_SAMPLE_FMT_MODE | PMUVIRT_SAMPLE_FMT_VALUES)
+
+/* Deepest call chain a record holds (frames, kernel and user together). */
+#define PMUVIRT_CHAIN_MAX		127
 
 /*
  * pmuvirt_sample.flags.  The mode of @ip: USER, HYPERVISOR, or neither
@@ -272,21 +291,25 @@ struct pmuvirt_saved_ctx {
 #define PMUVIRT_SAMPLE_FLAGS_ALL	0xfu
 
 /**
- * struct pmuvirt_sample - one record of a sample ring (168 bytes, version 2)
- * @ip:		instruction pointer of the interrupted context.
+ * struct pmuvirt_sample - one record, as a reader unpacks it (168 bytes)
+ * @ip:		instruction pointer of the interrupted context (0 when the
+ *		ring's format has no PMUVIRT_SAMPLE_FMT_IP).
  * @time:	the host's clock when the record was made (Linux: local_clock()
- *		in nanoseconds; the fakes: the fake TSC).
+ *		in nanoseconds; the fakes: the fake TSC); 0 without
+ *		PMUVIRT_SAMPLE_FMT_TIME.
  * @tid:	thread (or VCPU) id the host gives the context.
  * @cpu:	CPU the context ran on (struct pmuvirt_pcpu.cpu).
- * @flags:	PMUVIRT_SAMPLE_*.
+ * @flags:	PMUVIRT_SAMPLE_*; without PMUVIRT_SAMPLE_FMT_MODE neither
+ *		USER nor HYPERVISOR.
  * @counter:	the counter (index in the control) whose overflow this is.
  * @nr_values:	valid entries of @value (0 without PMUVIRT_SAMPLE_VALUES).
  * @weight:	period boundaries this record stands for: 1, more when one
  *		interrupt found several (saturates at 0xffffffff).
  * @domain:	the domain the context belongs to (Xen: its domain id, the
  *		idle domain's for samples of an idle PCPU); 0 on a host
- *		without domains.
- * @reserved:	zero.
+ *		without domains or without PMUVIRT_SAMPLE_FMT_MODE.
+ * @nr_kernel:	call-chain frames in the kernel (struct pmuvirt_sample_chain).
+ * @nr_user:	call-chain frames in user mode, after the kernel's.
  * @value:	with PMUVIRT_SAMPLE_VALUES, the logical value of each of the
  *		context's counters at the interrupt, in control order.
  */
@@ -300,23 +323,70 @@ struct pmuvirt_sample {
 	uint8_t nr_values;
 	uint32_t weight;
 	uint32_t domain;
-	uint32_t reserved;
+	uint16_t nr_kernel;
+	uint16_t nr_user;
 	uint64_t value[PMUVIRT_MAX_COUNTERS];
+};
+
+/**
+ * struct pmuvirt_sample_chain - a record's call chain, as a reader unpacks it
+ * @frame:	return addresses, innermost first: @nr_kernel of the
+ *		kernel (the callers of a kernel @ip), then @nr_user of user
+ *		mode.  When @ip is a kernel address, the first user frame is
+ *		where the thread entered the kernel; otherwise the user frames
+ *		are the callers of @ip.
+ *
+ * The counts are the record's (struct pmuvirt_sample); their sum is at most
+ * the ring's @chain_depth.  Frames are what the stack held: a stack
+ * without frame pointers ends the chain early or gives wrong callers.
+ */
+struct pmuvirt_sample_chain {
+	uint64_t frame[PMUVIRT_CHAIN_MAX];
+};
+
+/**
+ * struct pmuvirt_sample_head - the start of every record in a ring (24 bytes)
+ * @tid:	as struct pmuvirt_sample.
+ * @cpu:	as struct pmuvirt_sample.
+ * @flags:	as struct pmuvirt_sample.
+ * @counter:	as struct pmuvirt_sample.
+ * @nr_values:	as struct pmuvirt_sample; at most the ring's @nr_values.
+ * @weight:	as struct pmuvirt_sample.
+ * @domain:	as struct pmuvirt_sample.
+ * @nr_kernel:	kernel frames of the chain.
+ * @nr_user:	user frames; @nr_kernel + @nr_user <= the ring's @chain_depth.
+ * @reserved:	zero.
+ */
+struct pmuvirt_sample_head {
+	uint32_t tid;
+	uint32_t cpu;
+	uint16_t flags;
+	uint8_t counter;
+	uint8_t nr_values;
+	uint32_t weight;
+	uint32_t domain;
+	uint8_t nr_kernel;
+	uint8_t nr_user;
+	uint16_t reserved;
 };
 
 /**
  * struct pmuvirt_sample_ring - the header of a sample ring (128 bytes)
  * @magic:	PMUVIRT_SAMPLE_MAGIC.
  * @version:	PMUVIRT_SAMPLE_VERSION.
- * @record_size: sizeof(struct pmuvirt_sample).
+ * @record_size: bytes of a record: 24, plus 8 for each of IP and time,
+ *		8 * @nr_values and 8 * @chain_depth, for the parts @format has.
  * @nr_records:	records in the ring, a power of two, at most
  *		PMUVIRT_SAMPLE_MAX_RECORDS.
  * @data_offset: bytes from the header to record 0 (a multiple of 8).
- * @reserved0:	zero.
+ * @format:	PMUVIRT_SAMPLE_FMT_*.
  * @head:	writer: records written (mod 2^32).
- * @tail:	reader: records consumed (mod 2^32).
  * @lost:	writer: records dropped because the ring was full
  *		(saturates at 0xffffffff).
+ * @nr_values:	value slots of a record: 1 to PMUVIRT_MAX_COUNTERS with
+ *		PMUVIRT_SAMPLE_FMT_VALUES, 0 without.
+ * @chain_depth: frame slots of a record: 1 to PMUVIRT_CHAIN_MAX with
+ *		PMUVIRT_SAMPLE_FMT_CHAIN, 0 without.
  * @reserved:	zero.
  *
  * @head and @lost sit on another 64-byte line than @tail.
@@ -327,12 +397,43 @@ struct pmuvirt_sample_ring {
 	uint32_t record_size;
 	uint32_t nr_records;
 	uint32_t data_offset;
-	uint32_t reserved0;
+	uint32_t format;
 	uint32_t head;
 	uint32_t lost;
-	uint32_t reserved1[8];
+	uint8_t nr_values;
+	uint8_t chain_depth;
+	uint16_t reserved2;
+	uint32_t reserved1[7];
 	uint32_t tail;
 	uint32_t reserved[15];
 };
+
+/**
+ * pmuvirt_sample_record_size() - bytes of a record of a ring format
+ * @format:	PMUVIRT_SAMPLE_FMT_*.
+ * @nr_values:	value slots (0 without PMUVIRT_SAMPLE_FMT_VALUES).
+ * @chain_depth: frame slots (0 without PMUVIRT_SAMPLE_FMT_CHAIN).
+ *
+ * Return: the size, or 0 when the three do not make a format.
+ */
+static inline uint32_t pmuvirt_sample_record_size(uint32_t format, uint32_t nr_values,
+						  uint32_t chain_depth)
+{
+	uint32_t size = sizeof(struct pmuvirt_sample_head);
+
+	if (format & ~PMUVIRT_SAMPLE_FMT_ALL)
+		return 0;
+	if ((format & PMUVIRT_SAMPLE_FMT_VALUES) ? !nr_values || nr_values > PMUVIRT_MAX_COUNTERS :
+						   nr_values != 0)
+		return 0;
+	if ((format & PMUVIRT_SAMPLE_FMT_CHAIN) ? !chain_depth || chain_depth > PMUVIRT_CHAIN_MAX :
+						  chain_depth != 0)
+		return 0;
+	if (format & PMUVIRT_SAMPLE_FMT_IP)
+		size += 8;
+	if (format & PMUVIRT_SAMPLE_FMT_TIME)
+		size += 8;
+	return size + 8 * nr_values + 8 * chain_depth;
+}
 
 #endif /* PMUVIRT_ABI_H */

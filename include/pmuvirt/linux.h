@@ -90,7 +90,16 @@
  *		a power of two from 2 to PMUVIRT_SAMPLE_PAGES_MAX when a
  *		counter has PMUVIRT_CTR_SAMPLE, 0 otherwise.  A thread that
  *		inherits the context gets a ring of its own of this size.
- * @reserved:	must be zero.
+ * @sample_format: with @sample_pages, what each record of the ring
+ *		holds (PMUVIRT_SAMPLE_FMT_*; values take one slot per
+ *		counter of @control); 0 means PMUVIRT_SAMPLE_FMT_DEFAULT.
+ *		Must be 0 without @sample_pages.
+ * @chain_depth: with PMUVIRT_SAMPLE_FMT_CHAIN, the deepest call chain a
+ *		record holds, 1 to PMUVIRT_CHAIN_MAX frames (kernel and
+ *		user); 0 otherwise.  Kernel frames are recorded only for
+ *		samples of kernel mode, which the policy allows only to
+ *		contexts that may count it.  User frames are found by frame
+ *		pointers (x86-64; other architectures record none).
  * @control:	what to count (checked by pmuvirt_validate()).
  */
 struct pmuvirt_attach {
@@ -100,7 +109,8 @@ struct pmuvirt_attach {
 	uint32_t signo;
 	uint32_t caps;
 	uint32_t sample_pages;
-	uint32_t reserved[2];
+	uint32_t sample_format;
+	uint32_t chain_depth;
 	struct pmuvirt_control control;
 };
 

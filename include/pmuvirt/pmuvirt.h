@@ -288,11 +288,17 @@ struct pmuvirt_sample_writer;
  * @s:		the record: the core has set @cpu, @counter, @weight and the
  *		values; the host sets @ip, @time, @tid and PMUVIRT_SAMPLE_USER
  *		from the interrupted context.
+ * @frames:	where the call chain goes when the ring's records hold one
+ *		(struct pmuvirt_sample_chain's order; the host sets
+ *		@s->nr_kernel and @s->nr_user), else NULL.
+ * @max_frames:	room at @frames.
  *
  * Called from the PMI (an NMI on some hosts): it must not sleep or lock.
+ * It is not called for a record a full ring would drop.
  */
 typedef void (*pmuvirt_sample_fill_fn)(void *arg, const struct pmuvirt_pcpu *pc,
-				       const struct pmuvirt_ctx *ctx, struct pmuvirt_sample *s);
+				       const struct pmuvirt_ctx *ctx, struct pmuvirt_sample *s,
+				       uint64_t *frames, unsigned int max_frames);
 
 struct pmuvirt_ctx {
 	uint64_t stamp;
@@ -883,24 +889,46 @@ int pmuvirt_ctx_restore(struct pmuvirt_ctx *ctx, const struct pmuvirt_saved_ctx 
 			struct pmuvirt_error *err);
 
 /**
+ * struct pmuvirt_sample_format - what a ring's records hold
+ * @format:	PMUVIRT_SAMPLE_FMT_*.
+ * @nr_values:	value slots: 1 to PMUVIRT_MAX_COUNTERS with
+ *		PMUVIRT_SAMPLE_FMT_VALUES, 0 without.
+ * @chain_depth: call-chain frame slots: 1 to PMUVIRT_CHAIN_MAX with
+ *		PMUVIRT_SAMPLE_FMT_CHAIN, 0 without.
+ */
+struct pmuvirt_sample_format {
+	uint32_t format;
+	uint32_t nr_values;
+	uint32_t chain_depth;
+};
+
+/**
  * struct pmuvirt_sample_writer - the writer's private view of a sample ring
  * @ring:	the shared header.
- * @rec:	record 0.
+ * @data:	record 0.
+ * @record_size: bytes of a record.
+ * @format:	PMUVIRT_SAMPLE_FMT_* of the records.
  * @mask:	records - 1.
  * @head:	records written (mod 2^32); the shared @head is a copy.
  * @lost:	records dropped; the shared @lost is a copy.
- * @reserved:	zero.
+ * @nr_values:	value slots of a record.
+ * @chain_depth: frame slots of a record.
+ * @chain_offset: byte offset of the frames in a record.
  *
  * Lives in memory the reader cannot write: nothing here is read back from
  * the shared ring.
  */
 struct pmuvirt_sample_writer {
 	struct pmuvirt_sample_ring *ring;
-	struct pmuvirt_sample *rec;
+	uint8_t *data;
+	uint32_t record_size;
+	uint32_t format;
 	uint32_t mask;
 	uint32_t head;
 	uint32_t lost;
-	uint32_t reserved;
+	uint8_t nr_values;
+	uint8_t chain_depth;
+	uint16_t chain_offset;
 };
 
 /**
@@ -908,10 +936,13 @@ struct pmuvirt_sample_writer {
  * @nr_records:	records (a power of two, 1 to PMUVIRT_SAMPLE_MAX_RECORDS).
  * @data_offset: bytes from the header to record 0 (a multiple of 8, at
  *		least sizeof(struct pmuvirt_sample_ring), at most 16 MiB).
+ * @fmt:	what a record holds; NULL for PMUVIRT_SAMPLE_FMT_DEFAULT with
+ *		PMUVIRT_MAX_COUNTERS values (168-byte records).
  *
  * Return: the size, or 0 if an argument is out of range.
  */
-size_t pmuvirt_sample_ring_bytes(uint32_t nr_records, uint32_t data_offset);
+size_t pmuvirt_sample_ring_bytes(uint32_t nr_records, uint32_t data_offset,
+				 const struct pmuvirt_sample_format *fmt);
 
 /**
  * pmuvirt_sample_init() - make an empty sample ring in shared memory
@@ -920,28 +951,58 @@ size_t pmuvirt_sample_ring_bytes(uint32_t nr_records, uint32_t data_offset);
  * @size:	its size in bytes.
  * @nr_records:	as pmuvirt_sample_ring_bytes().
  * @data_offset: as pmuvirt_sample_ring_bytes().
+ * @fmt:	as pmuvirt_sample_ring_bytes().
  *
  * Writes the header (head, tail and lost zero) and nothing else.
  *
- * Return: 0; -EINVAL for a bad geometry or @size below
+ * Return: 0; -EINVAL for a bad geometry or format or @size below
  * pmuvirt_sample_ring_bytes().
  */
 int pmuvirt_sample_init(struct pmuvirt_sample_writer *w, void *mem, size_t size,
-			uint32_t nr_records, uint32_t data_offset);
+			uint32_t nr_records, uint32_t data_offset,
+			const struct pmuvirt_sample_format *fmt);
+
+/**
+ * pmuvirt_sample_reserve() - take the next record of a ring, to fill in
+ * @w:		the writer.
+ * @frames:	receives where the record's call chain goes (room for
+ *		@w->chain_depth frames), or NULL when the format has none.
+ *
+ * The ring's @tail is read once and not trusted (see abi.h).  The record
+ * is the reader's only after pmuvirt_sample_commit(); the writer must
+ * commit it before it reserves again.  One writer at a time (the
+ * context's CPU with the PMI off, or the PMI itself); the reader may run
+ * on any CPU.
+ *
+ * Return: the record; NULL when the ring is full (or @tail is bad): that
+ * is counted in @lost.
+ */
+void *pmuvirt_sample_reserve(struct pmuvirt_sample_writer *w, uint64_t **frames);
+
+/**
+ * pmuvirt_sample_commit() - write a reserved record and hand it to the reader
+ * @w:		the writer.
+ * @rec:	from pmuvirt_sample_reserve().
+ * @s:		the record's fields; those the format leaves out are not
+ *		stored.  @nr_values and the chain counts are clamped to the
+ *		ring's slots; the frames are already in place.
+ */
+void pmuvirt_sample_commit(struct pmuvirt_sample_writer *w, void *rec,
+			   const struct pmuvirt_sample *s);
 
 /**
  * pmuvirt_sample_write() - append a record
  * @w:		the writer.
  * @s:		the record.
+ * @chain:	its call chain (@s->nr_kernel + @s->nr_user frames), or NULL.
  *
- * One writer at a time (the context's CPU with the PMI off, or the PMI
- * itself); the reader may run on any CPU.  The ring's @tail is read once
- * and not trusted (see abi.h).
+ * pmuvirt_sample_reserve(), the frames copied, pmuvirt_sample_commit().
  *
  * Return: 0; -ENOSPC when the ring is full (or @tail is bad): the record
  * is counted in @lost and not written.
  */
-int pmuvirt_sample_write(struct pmuvirt_sample_writer *w, const struct pmuvirt_sample *s);
+int pmuvirt_sample_write(struct pmuvirt_sample_writer *w, const struct pmuvirt_sample *s,
+			 const struct pmuvirt_sample_chain *chain);
 
 /**
  * pmuvirt_ctx_attach_samples() - where a context's sampling counters write

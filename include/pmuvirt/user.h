@@ -145,14 +145,22 @@ static inline int pmuvirt_below_vcpu(void *arg, uint32_t vcpu, uint32_t index, u
 /**
  * struct pmuvirt_sample_reader - the reader's private view of a sample ring
  * @ring:	the shared header (mapped read-only or not).
- * @rec:	record 0.
- * @mask:	records - 1, from the header when the reader was made.
+ * @data:	record 0.
+ * @record_size: bytes of a record, from the header when the reader was made.
+ * @format:	PMUVIRT_SAMPLE_FMT_* of the records, likewise.
+ * @nr_values:	value slots of a record, likewise.
+ * @chain_depth: frame slots of a record, likewise.
+ * @mask:	records - 1, likewise.
  * @tail:	records consumed (mod 2^32): what the reader publishes as the
  *		ring's @tail.
  */
 struct pmuvirt_sample_reader {
 	const struct pmuvirt_sample_ring *ring;
-	const struct pmuvirt_sample *rec;
+	const uint8_t *data;
+	uint32_t record_size;
+	uint32_t format;
+	uint32_t nr_values;
+	uint32_t chain_depth;
 	uint32_t mask;
 	uint32_t tail;
 };
@@ -163,31 +171,41 @@ struct pmuvirt_sample_reader {
  * @mem:	the mapping (header first), 8-byte aligned.
  * @size:	bytes mapped.
  *
- * The geometry is read once and checked against @size, so no later change
- * of the header can make the reader leave the mapping.  Reading starts at
- * the ring's current @tail.
+ * The geometry and format are read once and checked against @size, so no
+ * later change of the header can make the reader leave the mapping.
+ * Reading starts at the ring's current @tail.
  *
- * Return: 0; -PMUVIRT_USER_EINVAL for a wrong magic, version, record size
- * or geometry, or a ring larger than @size.
+ * Return: 0; -PMUVIRT_USER_EINVAL for a wrong magic, version (a ring of
+ * another version is refused, never guessed at), format, record size or
+ * geometry, or a ring larger than @size.
  */
 static inline int pmuvirt_sample_reader_init(struct pmuvirt_sample_reader *r, const void *mem,
 					     size_t size)
 {
 	const volatile struct pmuvirt_sample_ring *h = (const volatile struct pmuvirt_sample_ring *)mem;
-	uint32_t nr, off;
+	uint32_t nr, off, rs, fmt, nv, depth;
 
 	if (!mem || ((uintptr_t)mem & 7) || size < sizeof(struct pmuvirt_sample_ring))
 		return -PMUVIRT_USER_EINVAL;
+	if (h->magic != PMUVIRT_SAMPLE_MAGIC || h->version != PMUVIRT_SAMPLE_VERSION)
+		return -PMUVIRT_USER_EINVAL;
 	nr = h->nr_records;
 	off = h->data_offset;
-	if (h->magic != PMUVIRT_SAMPLE_MAGIC || h->version != PMUVIRT_SAMPLE_VERSION ||
-	    h->record_size != sizeof(struct pmuvirt_sample) || !nr ||
+	rs = h->record_size;
+	fmt = h->format;
+	nv = h->nr_values;
+	depth = h->chain_depth;
+	if (!rs || rs != pmuvirt_sample_record_size(fmt, nv, depth) || !nr ||
 	    nr > PMUVIRT_SAMPLE_MAX_RECORDS || (nr & (nr - 1)) ||
 	    off < sizeof(struct pmuvirt_sample_ring) || (off & 7) || off > size ||
-	    (size - off) / sizeof(struct pmuvirt_sample) < nr)
+	    (size - off) / rs < nr)
 		return -PMUVIRT_USER_EINVAL;
 	r->ring = (const struct pmuvirt_sample_ring *)mem;
-	r->rec = (const struct pmuvirt_sample *)((const uint8_t *)mem + off);
+	r->data = (const uint8_t *)mem + off;
+	r->record_size = rs;
+	r->format = fmt;
+	r->nr_values = nv;
+	r->chain_depth = depth;
 	r->mask = nr - 1;
 	r->tail = h->tail;
 	return 0;
@@ -212,21 +230,26 @@ static inline int64_t pmuvirt_sample_pending(const struct pmuvirt_sample_reader 
 }
 
 /**
- * pmuvirt_sample_read() - copy records out of a sample ring
+ * pmuvirt_sample_read_chain() - copy records and their call chains out of a sample ring
  * @r:		the reader.
  * @out:	receives up to @max records, oldest first.
- * @max:	room in @out.
+ * @chains:	receives each record's call chain (struct pmuvirt_sample_chain),
+ *		or NULL to leave the chains (the records' counts are then 0).
+ * @max:	room in @out (and @chains).
  *
  * Advances the reader's tail past the records copied; the writer sees the
  * room once the tail is published (pmuvirt_sample_publish(), or the host's
- * own call when the mapping is read-only).  Each record's @nr_values is
- * clamped to PMUVIRT_MAX_COUNTERS.
+ * own call when the mapping is read-only).  A field the ring's format
+ * leaves out reads as 0.  Counts the writer could corrupt are clamped to
+ * the ring's slots: @nr_values to its @nr_values, the chain to its
+ * @chain_depth.
  *
  * Return: records copied (0: none); -PMUVIRT_USER_EPROTO as
  * pmuvirt_sample_pending() (nothing is copied).
  */
-static inline int pmuvirt_sample_read(struct pmuvirt_sample_reader *r, struct pmuvirt_sample *out,
-				      unsigned int max)
+static inline int pmuvirt_sample_read_chain(struct pmuvirt_sample_reader *r,
+					    struct pmuvirt_sample *out,
+					    struct pmuvirt_sample_chain *chains, unsigned int max)
 {
 	int64_t avail = pmuvirt_sample_pending(r);
 	unsigned int i, n;
@@ -237,28 +260,57 @@ static inline int pmuvirt_sample_read(struct pmuvirt_sample_reader *r, struct pm
 	/* The records up to @head are complete (the writer's write barrier). */
 	pmuvirt_user_rmb();
 	for (i = 0; i < n; i++) {
-		const volatile struct pmuvirt_sample *src =
-			(const volatile struct pmuvirt_sample *)&r->rec[(r->tail + i) & r->mask];
+		const volatile uint8_t *src = r->data + (size_t)((r->tail + i) & r->mask) *
+							r->record_size;
+		const volatile struct pmuvirt_sample_head *h =
+			(const volatile struct pmuvirt_sample_head *)src;
+		const volatile uint64_t *field = (const volatile uint64_t *)(src + sizeof(*h));
 		struct pmuvirt_sample *d = &out[i];
-		unsigned int k;
+		unsigned int k, nk, nu;
 
-		d->ip = src->ip;
-		d->time = src->time;
-		d->tid = src->tid;
-		d->cpu = src->cpu;
-		d->flags = src->flags;
-		d->counter = src->counter;
-		d->nr_values = src->nr_values;
-		d->weight = src->weight;
-		d->domain = src->domain;
-		d->reserved = src->reserved;
+		d->tid = h->tid;
+		d->cpu = h->cpu;
+		d->flags = h->flags;
+		d->counter = h->counter;
+		d->nr_values = h->nr_values;
+		d->weight = h->weight;
+		d->domain = h->domain;
+		nk = h->nr_kernel;
+		nu = h->nr_user;
+		d->ip = r->format & PMUVIRT_SAMPLE_FMT_IP ? *field++ : 0;
+		d->time = r->format & PMUVIRT_SAMPLE_FMT_TIME ? *field++ : 0;
+		if (d->nr_values > r->nr_values)
+			d->nr_values = (uint8_t)r->nr_values;
 		for (k = 0; k < PMUVIRT_MAX_COUNTERS; k++)
-			d->value[k] = src->value[k];
-		if (d->nr_values > PMUVIRT_MAX_COUNTERS)
-			d->nr_values = PMUVIRT_MAX_COUNTERS;
+			d->value[k] = k < r->nr_values ? field[k] : 0;
+		field += r->nr_values;
+		if (nk > r->chain_depth)
+			nk = r->chain_depth;
+		if (nu > r->chain_depth - nk)
+			nu = r->chain_depth - nk;
+		if (!chains)
+			nk = nu = 0;
+		d->nr_kernel = (uint16_t)nk;
+		d->nr_user = (uint16_t)nu;
+		for (k = 0; k < nk + nu; k++)
+			chains[i].frame[k] = field[k];
 	}
 	r->tail += n;
 	return (int)n;
+}
+
+/**
+ * pmuvirt_sample_read() - copy records out of a sample ring, without their chains
+ * @r:		the reader.
+ * @out:	receives up to @max records, oldest first.
+ * @max:	room in @out.
+ *
+ * Return: as pmuvirt_sample_read_chain().
+ */
+static inline int pmuvirt_sample_read(struct pmuvirt_sample_reader *r, struct pmuvirt_sample *out,
+				      unsigned int max)
+{
+	return pmuvirt_sample_read_chain(r, out, (struct pmuvirt_sample_chain *)0, max);
 }
 
 /**

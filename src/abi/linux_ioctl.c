@@ -37,7 +37,7 @@ int pmuvirt_linux_check_attach(const struct pmuvirt_attach *a)
 		return -EINVAL;
 	if ((a->flags & PMUVIRT_ATTACH_SUM) && !(a->flags & PMUVIRT_ATTACH_INHERIT))
 		return -EINVAL;
-	if (a->reserved[0] || a->reserved[1])
+	if ((a->sample_format & ~PMUVIRT_SAMPLE_FMT_ALL) || a->chain_depth > PMUVIRT_CHAIN_MAX)
 		return -EINVAL;
 	if (a->signo > PMUVIRT_LINUX_SIGNO_MAX)
 		return -EINVAL;
@@ -62,6 +62,19 @@ int pmuvirt_linux_check_sample_pages(const struct pmuvirt_attach *a)
 	if (n < 2 || n > PMUVIRT_SAMPLE_PAGES_MAX || (n & (n - 1)))
 		return -EINVAL;
 	return 0;
+}
+
+int pmuvirt_linux_sample_format(const struct pmuvirt_attach *a, struct pmuvirt_sample_format *fmt)
+{
+	uint32_t nr = a->control.nr_counters;
+
+	fmt->format = a->sample_format ? a->sample_format : PMUVIRT_SAMPLE_FMT_DEFAULT;
+	fmt->nr_values = fmt->format & PMUVIRT_SAMPLE_FMT_VALUES ? nr : 0;
+	fmt->chain_depth = a->chain_depth;
+	if (!a->sample_pages)
+		return a->sample_format || a->chain_depth ? -EINVAL : 0;
+	return pmuvirt_sample_record_size(fmt->format, fmt->nr_values, fmt->chain_depth) ?
+	       0 : -EINVAL;
 }
 
 int pmuvirt_linux_check_sample_tail(const struct pmuvirt_sample_tail *t)

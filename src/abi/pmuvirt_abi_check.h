@@ -456,7 +456,8 @@ int pmuvirt_linux_check_hdr(const uint32_t hdr[2], size_t size);
  * @a:		the argument.
  *
  * Size and version, flags within PMUVIRT_ATTACH_FLAGS, @caps (an output)
- * and the reserved words zero, @signo at most PMUVIRT_LINUX_SIGNO_MAX,
+ * zero, @sample_format within PMUVIRT_SAMPLE_FMT_ALL, @chain_depth at
+ * most PMUVIRT_CHAIN_MAX, @signo at most PMUVIRT_LINUX_SIGNO_MAX,
  * @sample_pages 0 or a power of two from 2 to PMUVIRT_SAMPLE_PAGES_MAX,
  * PMUVIRT_ATTACH_SAMPLE_FILE only with PMUVIRT_ATTACH_REPORT and @signo 0,
  * PMUVIRT_ATTACH_SUM only with PMUVIRT_ATTACH_INHERIT.
@@ -478,6 +479,17 @@ int pmuvirt_linux_check_attach(const struct pmuvirt_attach *a);
  * Return: 0 or -EINVAL.
  */
 int pmuvirt_linux_check_sample_pages(const struct pmuvirt_attach *a);
+
+/**
+ * pmuvirt_linux_sample_format() - the record format of an attach's ring
+ * @a:		the argument, after pmuvirt_linux_check_sample_pages().
+ * @fmt:	receives the format (values: one slot per counter).
+ *
+ * Return: 0; -EINVAL for a @sample_format or @chain_depth without
+ * @sample_pages, unknown format bits, or a @chain_depth that does not go
+ * with PMUVIRT_SAMPLE_FMT_CHAIN (1 to PMUVIRT_CHAIN_MAX with it, 0 without).
+ */
+int pmuvirt_linux_sample_format(const struct pmuvirt_attach *a, struct pmuvirt_sample_format *fmt);
 
 /**
  * pmuvirt_linux_check_sample_tail() - check a copied-in struct pmuvirt_sample_tail

@@ -1271,6 +1271,8 @@ static __attribute__((__noinline__)) int emit_samples(struct pmuvirt_pcpu *pc,
 							bool live)
 {
 	uint64_t vals[PMUVIRT_MAX_COUNTERS];
+	uint64_t *frames;
+	void *rec;
 	bool have_vals = false;
 	unsigned int i, k;
 	int ret;
@@ -1306,9 +1308,12 @@ static __attribute__((__noinline__)) int emit_samples(struct pmuvirt_pcpu *pc,
 			for (k = first; k < end; k++)
 				s.value[k - first] = vals[k];
 		}
-		ctx->sample_fill(ctx->sample_arg, pc, ctx, &s);
-		s.flags &= PMUVIRT_SAMPLE_FLAGS_ALL;
-		(void)pmuvirt_sample_write(ctx->samples, &s);	/* full: counted as lost */
+		rec = pmuvirt_sample_reserve(ctx->samples, &frames);
+		if (!rec)
+			continue;	/* full: counted as lost */
+		ctx->sample_fill(ctx->sample_arg, pc, ctx, &s, frames,
+				 frames ? ctx->samples->chain_depth : 0);
+		pmuvirt_sample_commit(ctx->samples, rec, &s);
 	}
 	return 0;
 }

@@ -38,11 +38,12 @@ struct thread {
 static bool attach_ok(const struct pmuvirt_attach *a)
 {
 	return a->size == sizeof(*a) && a->version == PMUVIRT_LINUX_VERSION &&
-	       !(a->flags & ~PMUVIRT_ATTACH_FLAGS) && !a->caps && !a->reserved[0] &&
+	       !(a->flags & ~PMUVIRT_ATTACH_FLAGS) && !a->caps &&
+	       !(a->sample_format & ~PMUVIRT_SAMPLE_FMT_ALL) && a->chain_depth <= PMUVIRT_CHAIN_MAX &&
 	       (!(a->flags & PMUVIRT_ATTACH_SAMPLE_FILE) ||
 		((a->flags & PMUVIRT_ATTACH_REPORT) && !a->signo)) &&
 	       (!(a->flags & PMUVIRT_ATTACH_SUM) || (a->flags & PMUVIRT_ATTACH_INHERIT)) &&
-	       !a->reserved[1] && a->signo <= 64 &&
+	       a->signo <= 64 &&
 	       (!a->sample_pages || (a->sample_pages >= 2 && a->sample_pages <= 256 &&
 				     !(a->sample_pages & (a->sample_pages - 1))));
 }
@@ -51,6 +52,7 @@ static bool attach_ok(const struct pmuvirt_attach *a)
 static int do_attach(struct rig *r, struct thread *t, struct pmuvirt_attach *a)
 {
 	struct pmuvirt_attach before = *a;
+	struct pmuvirt_sample_format fmt;
 	struct pmuvirt_error err;
 	uint8_t slots[PMUVIRT_MAX_COUNTERS];
 	int ret, v;
@@ -66,6 +68,14 @@ static int do_attach(struct rig *r, struct thread *t, struct pmuvirt_attach *a)
 	if (ret)
 		return ret;
 	v = pmuvirt_validate(&r->pmu, &a->control, PMUVIRT_MAX_COUNTERS, NULL, slots, &err);
+	/* a ring the glue would make holds records of a format, several to a ring */
+	if (!v && !pmuvirt_linux_check_sample_pages(a) && !pmuvirt_linux_sample_format(a, &fmt) &&
+	    a->sample_pages) {
+		uint32_t rs = pmuvirt_sample_record_size(fmt.format, fmt.nr_values, fmt.chain_depth);
+
+		if (!rs || (a->sample_pages - 1) * 4096u / rs < 2)
+			abort();
+	}
 	if (v || t->attached)
 		return 0;	/* refused, or -EBUSY: nothing was allocated */
 	if (pmuvirt_ctx_init(r->a, r->csize, &r->pmu))
@@ -174,7 +184,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			arg.a.version = PMUVIRT_LINUX_VERSION;
 		}
 		if (req == REQ_ATTACH && (op & 0x40)) {
-			memset(arg.a.reserved, 0, sizeof(arg.a.reserved));
+			arg.a.sample_format &= PMUVIRT_SAMPLE_FMT_ALL;
+			arg.a.chain_depth %= PMUVIRT_CHAIN_MAX + 1;
 			arg.a.caps = 0;
 			arg.a.signo %= 80;
 			rig_tame(&arg.a.control, false);

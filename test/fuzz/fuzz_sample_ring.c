@@ -3,10 +3,13 @@
  * Fuzz the sample ring: the core's writer (src/core/sample.c) and the user
  * reader (include/pmuvirt/user.h) run a script of writes, reads and, in
  * the hostile mode, stores of arbitrary bytes into the header (a tail the
- * reader's owner may write) and the records.  The ring is allocated to its
- * exact size, so a store or load outside it stops the sanitizer.  In the
- * honest mode every record read is whole and later than the one before,
- * and records read plus records lost equal records written.
+ * reader's owner may write) and the records.  The first byte picks the
+ * ring's size, the mode and a record format with or without values and a
+ * call chain.  The ring is allocated to its exact size, so a store or load
+ * outside it stops the sanitizer.  In the honest mode every record read is
+ * whole (values and chain) and later than the one before, and records read
+ * plus records lost equal records written; in both modes no count read
+ * exceeds the ring's slots.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,26 +19,41 @@
 
 #define OFF	128u
 
-static void rec_make(struct pmuvirt_sample *s, uint64_t seq)
+#define DEPTH	5
+
+static unsigned int nr_vals;
+
+static void rec_make(struct pmuvirt_sample *s, struct pmuvirt_sample_chain *c, uint64_t seq)
 {
 	unsigned int k;
 
 	memset(s, 0, sizeof(*s));
 	s->ip = seq;
 	s->time = ~seq;
+	s->flags = PMUVIRT_SAMPLE_VALUES;
 	s->nr_values = PMUVIRT_MAX_COUNTERS;
 	for (k = 0; k < PMUVIRT_MAX_COUNTERS; k++)
 		s->value[k] = seq * 31 + k;
+	s->nr_kernel = (uint16_t)(seq % 3);
+	s->nr_user = (uint16_t)(seq % 4);
+	for (k = 0; k < DEPTH; k++)
+		c->frame[k] = seq * 7 + k;
 }
 
-static int rec_whole(const struct pmuvirt_sample *s)
+static int rec_whole(const struct pmuvirt_sample *s, const struct pmuvirt_sample_chain *c,
+		     unsigned int depth)
 {
-	unsigned int k;
+	unsigned int k, n = (unsigned int)(s->ip % 3) + (unsigned int)(s->ip % 4);
 
-	if (s->time != ~s->ip)
+	if (s->time != ~s->ip || s->nr_values != nr_vals)
 		return 0;
-	for (k = 0; k < PMUVIRT_MAX_COUNTERS; k++)
+	for (k = 0; k < nr_vals; k++)
 		if (s->value[k] != s->ip * 31 + k)
+			return 0;
+	if (s->nr_kernel + s->nr_user != (n < depth ? n : depth))
+		return 0;
+	for (k = 0; k < (unsigned int)s->nr_kernel + s->nr_user; k++)
+		if (c->frame[k] != s->ip * 7 + k)
 			return 0;
 	return 1;
 }
@@ -44,6 +62,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pmuvirt_sample_writer w;
 	struct pmuvirt_sample_reader r;
+	static struct pmuvirt_sample_chain chain, chains[8];
+	struct pmuvirt_sample_format fmt = { PMUVIRT_SAMPLE_FMT_IP | PMUVIRT_SAMPLE_FMT_TIME, 0, 0 };
 	struct pmuvirt_sample s, out[8];
 	uint64_t written = 0, nread = 0, last = 0;
 	int hostile, any = 0, n, i;
@@ -55,11 +75,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	nr = 1u << (data[0] & 7);
 	hostile = data[0] & 0x80;
+	if (data[0] & 0x08) {
+		fmt.format |= PMUVIRT_SAMPLE_FMT_VALUES;
+		fmt.nr_values = data[0] & 0x10 ? PMUVIRT_MAX_COUNTERS : 3;
+	}
+	if (data[0] & 0x20) {
+		fmt.format |= PMUVIRT_SAMPLE_FMT_CHAIN;
+		fmt.chain_depth = data[0] & 0x40 ? DEPTH : 2;
+	}
+	nr_vals = fmt.nr_values;
 	data++;
 	size--;
-	bytes = pmuvirt_sample_ring_bytes(nr, OFF);
+	bytes = pmuvirt_sample_ring_bytes(nr, OFF, &fmt);
 	mem = malloc(bytes);
-	if (!mem || pmuvirt_sample_init(&w, mem, bytes, nr, OFF) ||
+	if (!mem || pmuvirt_sample_init(&w, mem, bytes, nr, OFF, &fmt) ||
 	    pmuvirt_sample_reader_init(&r, mem, bytes))
 		abort();
 
@@ -69,11 +98,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size--;
 		switch (op & 3) {
 		case 0:
-			rec_make(&s, written++);
-			(void)pmuvirt_sample_write(&w, &s);
+			rec_make(&s, &chain, written++);
+			(void)pmuvirt_sample_write(&w, &s, &chain);
 			break;
 		case 1:
-			n = pmuvirt_sample_read(&r, out, 1 + (op >> 5));
+			n = pmuvirt_sample_read_chain(&r, out, chains, 1 + (op >> 5));
 			if (n < 0) {
 				if (!hostile || n != -PMUVIRT_USER_EPROTO)
 					abort();
@@ -81,13 +110,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				break;
 			}
 			for (i = 0; !hostile && i < n; i++) {
-				if (!rec_whole(&out[i]) || (any && out[i].ip <= last))
+				if (!rec_whole(&out[i], &chains[i], fmt.chain_depth) ||
+				    (any && out[i].ip <= last))
 					abort();
 				last = out[i].ip;
 				any = 1;
 			}
 			for (i = 0; i < n; i++)
-				if (out[i].nr_values > PMUVIRT_MAX_COUNTERS)
+				if (out[i].nr_values > fmt.nr_values ||
+				    out[i].nr_kernel + out[i].nr_user > fmt.chain_depth)
 					abort();
 			nread += (uint64_t)n;
 			if (!(op & 0x10))
@@ -108,9 +139,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (!hostile) {
 		pmuvirt_sample_publish(&r);
-		while ((n = pmuvirt_sample_read(&r, out, 8)) > 0) {
+		while ((n = pmuvirt_sample_read_chain(&r, out, chains, 8)) > 0) {
 			for (i = 0; i < n; i++)
-				if (!rec_whole(&out[i]) || (any && out[i].ip <= last))
+				if (!rec_whole(&out[i], &chains[i], fmt.chain_depth) ||
+				    (any && out[i].ip <= last))
 					abort();
 			nread += (uint64_t)n;
 		}

@@ -174,7 +174,8 @@ static struct pmuvirt_control own_a;
 static bool has_own;
 
 static void no_fill(void *arg, const struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *ctx,
-		    struct pmuvirt_sample *s)
+		    struct pmuvirt_sample *s, uint64_t *frames,
+		 unsigned int max_frames)
 {
 }
 
@@ -210,7 +211,7 @@ static void session(struct rig *r, const struct pmuvirt_control *sess)
 	if (running && pmuvirt_switch(&r->pc, NULL))
 		return;	/* a fault: nothing to compare */
 	pmuvirt_read(r->a, before);
-	if (pmuvirt_sample_init(&w, ring, sizeof(ring), 64, 128) ||
+	if (pmuvirt_sample_init(&w, ring, sizeof(ring), 64, 128, NULL) ||
 	    pmuvirt_ctx_join(r->a, own, &merged, &w, no_fill, NULL, &scratch, NULL))
 		abort();
 	pmuvirt_read(r->a, after);

@@ -732,7 +732,7 @@ static void test_linux_hdr(void **state)
 }
 
 enum lx_bad {
-	LB_NONE, LB_SIZE, LB_VERSION, LB_CAPS, LB_RES0, LB_RES1, LB_RES2,
+	LB_NONE, LB_SIZE, LB_VERSION, LB_CAPS, LB_FMT_BIT, LB_DEPTH_OVER, LB_FMT_HIGH,
 	LB_SIGNO_MAX, LB_SIGNO_OVER, LB_SIGNO_HUGE, LB_ALL_FLAGS, LB_CONTROL,
 	LB_PAGES_1, LB_PAGES_3, LB_PAGES_2, LB_PAGES_MAX, LB_PAGES_OVER,
 };
@@ -744,8 +744,8 @@ static void test_linux_attach(void **state)
 		int expect;
 	} cases[] = {
 		{ LB_NONE, 0 }, { LB_SIZE, -EINVAL }, { LB_VERSION, -EINVAL },
-		{ LB_CAPS, -EINVAL }, { LB_RES0, -EINVAL }, { LB_RES1, -EINVAL },
-		{ LB_RES2, -EINVAL }, { LB_SIGNO_MAX, 0 }, { LB_SIGNO_OVER, -EINVAL },
+		{ LB_CAPS, -EINVAL }, { LB_FMT_BIT, -EINVAL }, { LB_DEPTH_OVER, -EINVAL },
+		{ LB_FMT_HIGH, -EINVAL }, { LB_SIGNO_MAX, 0 }, { LB_SIGNO_OVER, -EINVAL },
 		{ LB_SIGNO_HUGE, -EINVAL }, { LB_ALL_FLAGS, 0 },
 		/* the control is pmuvirt_validate()'s business */
 		{ LB_CONTROL, 0 },
@@ -765,9 +765,9 @@ static void test_linux_attach(void **state)
 		case LB_SIZE: a.size = sizeof(a) + 8; break;
 		case LB_VERSION: a.version = 0; break;
 		case LB_CAPS: a.caps = PMUVIRT_UREAD_TSC; break;
-		case LB_RES0: a.reserved[0] = 1; break;
-		case LB_RES1: a.reserved[1] = 1; break;
-		case LB_RES2: a.reserved[1] = 0x80000000u; break;
+		case LB_FMT_BIT: a.sample_format = PMUVIRT_SAMPLE_FMT_ALL + 1; break;
+		case LB_DEPTH_OVER: a.chain_depth = PMUVIRT_CHAIN_MAX + 1; break;
+		case LB_FMT_HIGH: a.sample_format = 0x80000000u; break;
 		case LB_SIGNO_MAX: a.signo = 64; break;	/* SIGRTMAX */
 		case LB_SIGNO_OVER: a.signo = 65; break;
 		case LB_SIGNO_HUGE: a.signo = 0xffffffffu; break;
@@ -784,6 +784,44 @@ static void test_linux_attach(void **state)
 			fail_msg("attach case %u: expected %d", i, cases[i].expect);
 		assert_memory_equal(&a, &before, sizeof(a));
 	}
+}
+
+/* The record format of an attach's ring: 0 is the default, a chain needs a depth. */
+static void test_linux_sample_format(void **state)
+{
+	struct pmuvirt_sample_format f;
+	struct pmuvirt_attach a;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	a.control.nr_counters = 3;
+	assert_int_equal(pmuvirt_linux_sample_format(&a, &f), 0);	/* no ring */
+	a.chain_depth = 4;
+	assert_int_equal(pmuvirt_linux_sample_format(&a, &f), -EINVAL);
+	a.chain_depth = 0;
+	a.sample_format = PMUVIRT_SAMPLE_FMT_IP;
+	assert_int_equal(pmuvirt_linux_sample_format(&a, &f), -EINVAL);
+	a.sample_pages = 4;
+	assert_int_equal(pmuvirt_linux_sample_format(&a, &f), 0);
+	assert_int_equal(f.format, PMUVIRT_SAMPLE_FMT_IP);
+	assert_int_equal(f.nr_values, 0);
+	assert_int_equal(pmuvirt_sample_record_size(f.format, f.nr_values, f.chain_depth), 32);
+	a.sample_format = 0;
+	assert_int_equal(pmuvirt_linux_sample_format(&a, &f), 0);
+	assert_int_equal(f.format, PMUVIRT_SAMPLE_FMT_DEFAULT);
+	assert_int_equal(f.nr_values, 3);	/* one slot per counter */
+	a.sample_format = PMUVIRT_SAMPLE_FMT_DEFAULT | PMUVIRT_SAMPLE_FMT_CHAIN;
+	assert_int_equal(pmuvirt_linux_sample_format(&a, &f), -EINVAL);	/* no depth */
+	a.chain_depth = PMUVIRT_CHAIN_MAX;
+	assert_int_equal(pmuvirt_linux_sample_format(&a, &f), 0);
+	assert_int_equal(pmuvirt_sample_record_size(f.format, f.nr_values, f.chain_depth),
+			 24 + 16 + 24 + 8 * PMUVIRT_CHAIN_MAX);
+	a.sample_format = PMUVIRT_SAMPLE_FMT_IP;
+	assert_int_equal(pmuvirt_linux_sample_format(&a, &f), -EINVAL);	/* depth, no chain */
+	a.sample_format = PMUVIRT_SAMPLE_FMT_VALUES;
+	a.chain_depth = 0;
+	a.control.nr_counters = 0;
+	assert_int_equal(pmuvirt_linux_sample_format(&a, &f), -EINVAL);	/* values of nothing */
 }
 
 /* A sampling counter needs a ring; a ring needs a sampling counter. */
@@ -1048,7 +1086,7 @@ static void test_linux_table(void **state)
 		assert_int_equal(pmuvirt_linux_check_arg(nr, &u, size - 8), -EINVAL);
 		assert_int_equal(pmuvirt_linux_check_arg(nr, &u, size + 8), -EINVAL);
 		switch (reqs[i]) {
-		case PMUVIRT_IOC_ATTACH: reserved = &u.attach.reserved[1]; break;
+		case PMUVIRT_IOC_ATTACH: reserved = &u.attach.caps; break;
 		case PMUVIRT_IOC_BELOW: reserved = &u.below.reserved; break;
 		case PMUVIRT_IOC_SAMPLE_TAIL: reserved = &u.tail.reserved; break;
 		case PMUVIRT_IOC_SAMPLE_OPEN: reserved = &u.open.reserved[0]; break;
@@ -1084,6 +1122,7 @@ int main(void)
 		cmocka_unit_test(test_linux_attach),
 		cmocka_unit_test(test_linux_attach_flags),
 		cmocka_unit_test(test_linux_sample_pages),
+		cmocka_unit_test(test_linux_sample_format),
 		cmocka_unit_test(test_linux_inout),
 		cmocka_unit_test(test_linux_table),
 	};

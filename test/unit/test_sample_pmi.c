@@ -26,10 +26,15 @@ struct cpu {
 	bool kernel;
 	uint32_t tid;
 	unsigned int fills;
+	/* the call chain the hook reports: user return addresses, innermost first */
+	const uint64_t *chain;
+	unsigned int nr_chain;
+	unsigned int max_seen;
 };
 
 static void fill(void *arg, const struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *ctx,
-		 struct pmuvirt_sample *s)
+		 struct pmuvirt_sample *s, uint64_t *frames,
+		 unsigned int max_frames)
 {
 	struct cpu *c = arg;
 
@@ -41,6 +46,14 @@ static void fill(void *arg, const struct pmuvirt_pcpu *pc, const struct pmuvirt_
 	if (!c->kernel)
 		s->flags |= PMUVIRT_SAMPLE_USER;
 	s->flags |= 0x8000;	/* the core keeps only the defined flags */
+	if (frames) {
+		unsigned int i;
+
+		c->max_seen = max_frames;
+		for (i = 0; i < c->nr_chain && i < max_frames; i++)
+			frames[i] = c->chain[i];
+		s->nr_user = (uint16_t)i;
+	}
 }
 
 static struct cpu *cpu_new(bool ppc)
@@ -67,14 +80,19 @@ struct ring {
 	struct pmuvirt_sample_reader r;
 };
 
-static void ring_new(struct ring *g, uint32_t nr)
+static void ring_new_format(struct ring *g, uint32_t nr, const struct pmuvirt_sample_format *fmt)
 {
-	g->size = pmuvirt_sample_ring_bytes(nr, 128);
+	g->size = pmuvirt_sample_ring_bytes(nr, 128, fmt);
 	/* aligned_alloc() wants a multiple of the alignment */
 	g->mem = aligned_alloc(64, (g->size + 63) & ~(size_t)63);
 	assert_non_null(g->mem);
-	assert_int_equal(pmuvirt_sample_init(&g->w, g->mem, g->size, nr, 128), 0);
+	assert_int_equal(pmuvirt_sample_init(&g->w, g->mem, g->size, nr, 128, fmt), 0);
 	assert_int_equal(pmuvirt_sample_reader_init(&g->r, g->mem, g->size), 0);
+}
+
+static void ring_new(struct ring *g, uint32_t nr)
+{
+	ring_new_format(g, nr, NULL);
 }
 
 /* @ctx, sampling into @g, switched out of @c; all three freed. */
@@ -261,6 +279,67 @@ static void test_values_weight(void **state)
 }
 
 /* A full ring loses records (counted), never notifications or counts. */
+/*
+ * Call chains: one leaf reached from two callers, 3/4 of the work through
+ * A.  Each record carries the chain the hook wrote into the reserved
+ * record, cut at the ring's depth; the callers split the records 3:1
+ * though every record has the same IP.
+ */
+static void test_chain_split(void **state)
+{
+	static const struct pmuvirt_counter_ctl ctr = {
+		.event = PMUVIRT_EV_INSTRUCTIONS, .flags = U | S, .period = 1000,
+	};
+	static const uint64_t via_a[] = { 0x401100, 0x401500, 0x401900, 0x401f00 };
+	static const uint64_t via_b[] = { 0x402200, 0x401500, 0x401900, 0x401f00 };
+	const struct pmuvirt_sample_format fmt = {
+		.format = PMUVIRT_SAMPLE_FMT_IP | PMUVIRT_SAMPLE_FMT_CHAIN, .chain_depth = 3,
+	};
+	static struct pmuvirt_sample_chain chains[64];
+	struct cpu *c = cpu_new(false);
+	struct pmuvirt_sample out[64];
+	struct pmuvirt_ctx *ctx;
+	struct ring g;
+	uint64_t a = 0, b = 0;
+	unsigned int iter;
+	int n, i;
+
+	ring_new_format(&g, 64, &fmt);
+	ctx = rig_ctx_new_n(&c->r.pmu, 1, &ctr);
+	assert_int_equal(pmuvirt_ctx_attach_samples(ctx, &g.w, fill, c), 0);
+	assert_int_equal(pmuvirt_switch_in(&c->r.pc, ctx), 0);
+	c->ip = IP_A;
+	for (iter = 0; iter < 400; iter++) {
+		c->chain = via_a;
+		c->nr_chain = 4;
+		rig_run(c->r.hw, FAKEHW_INSTRUCTIONS, 3 * 777, false);
+		c->chain = via_b;
+		rig_run(c->r.hw, FAKEHW_INSTRUCTIONS, 777, false);
+		while ((n = pmuvirt_sample_read_chain(&g.r, out, chains, 64)) > 0) {
+			for (i = 0; i < n; i++) {
+				assert_int_equal(out[i].ip, IP_A);
+				assert_int_equal(out[i].nr_kernel, 0);
+				assert_int_equal(out[i].nr_user, 3);	/* cut at the depth */
+				assert_int_equal(chains[i].frame[1], 0x401500);
+				assert_int_equal(chains[i].frame[2], 0x401900);
+				if (chains[i].frame[0] == via_a[0])
+					a++;
+				else if (chains[i].frame[0] == via_b[0])
+					b++;
+				else
+					fail_msg("record %d: frame 0 is %#llx", i,
+						 (unsigned long long)chains[i].frame[0]);
+			}
+			pmuvirt_sample_publish(&g.r);
+		}
+	}
+	assert_int_equal(c->max_seen, 3);
+	assert_int_equal(a + b, 400 * 4 * 777 / 1000);
+	assert_true(a * 1000 / (a + b) >= 740 && a * 1000 / (a + b) <= 760);
+	assert_int_equal(pmuvirt_sample_lost(&g.r), 0);
+	sampling_end(c, &g, ctx);
+}
+
 static void test_full_ring(void **state)
 {
 	static const struct pmuvirt_counter_ctl ctr = {
@@ -327,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_split_x86),
 		cmocka_unit_test(test_split_ppc),
 		cmocka_unit_test(test_values_weight),
+		cmocka_unit_test(test_chain_split),
 		cmocka_unit_test(test_full_ring),
 		cmocka_unit_test(test_saturated_pending),
 	};

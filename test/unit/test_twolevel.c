@@ -275,7 +275,8 @@ static void test_collect_stacked(void **state)
 }
 
 static void stacked_fill(void *arg, const struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *ctx,
-			 struct pmuvirt_sample *s)
+			 struct pmuvirt_sample *s, uint64_t *frames,
+		 unsigned int max_frames)
 {
 	s->ip = *(const uint64_t *)arg;
 	s->tid = 7;
@@ -296,7 +297,7 @@ static void stacked_sampling(struct world *w, unsigned int n, uint32_t flags, vo
 	ctl.counter[0].flags |= flags;
 	assert_int_equal(pmuvirt_set_control(NULL, w->t[0], &ctl, NULL), 0);
 	memset(r, 0, sizeof(*r));
-	assert_int_equal(pmuvirt_sample_init(sw, mem, size, 8, 128), 0);
+	assert_int_equal(pmuvirt_sample_init(sw, mem, size, 8, 128, NULL), 0);
 	assert_int_equal(pmuvirt_sample_reader_init(r, mem, size), 0);
 	assert_int_equal(pmuvirt_ctx_attach_samples(w->t[0], sw, stacked_fill, ip), 0);
 }
@@ -326,7 +327,7 @@ static void test_sample_stacked(void **state)
 	struct pmuvirt_sample out[8];
 	uint64_t ip = 0, total = 0, weight = 0;
 	unsigned int k;
-	size_t size = pmuvirt_sample_ring_bytes(8, 128);
+	size_t size = pmuvirt_sample_ring_bytes(8, 128, NULL);
 	void *mem = aligned_alloc(64, size);
 	int n;
 
@@ -374,7 +375,7 @@ static void test_sample_stacked_saturated(void **state)
 	struct pmuvirt_sample out[8];
 	uint64_t ip = 0, total = 0, weight = 0;
 	unsigned int k, pmis = 0;
-	size_t size = pmuvirt_sample_ring_bytes(8, 128);
+	size_t size = pmuvirt_sample_ring_bytes(8, 128, NULL);
 	void *mem = aligned_alloc(64, size);
 	uint32_t mask;
 

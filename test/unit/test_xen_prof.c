@@ -149,11 +149,11 @@ static void test_ring_geometry(void **state)
 	assert_int_equal(pmuvirt_xen_prof_records(256), 4096);
 	for (pages = PMUVIRT_XEN_PROF_MIN_PAGES; pages <= PMUVIRT_XEN_PROF_MAX_PAGES; pages *= 2) {
 		uint32_t n = pmuvirt_xen_prof_records(pages);
-		size_t bytes = pmuvirt_sample_ring_bytes(n, PMUVIRT_XEN_PROF_DATA_OFFSET);
+		size_t bytes = pmuvirt_sample_ring_bytes(n, PMUVIRT_XEN_PROF_DATA_OFFSET, NULL);
 
 		assert_true(n && !(n & (n - 1)));
 		assert_true(bytes && bytes <= (size_t)pages * 4096);
-		assert_true(pmuvirt_sample_ring_bytes(2 * n, PMUVIRT_XEN_PROF_DATA_OFFSET) >
+		assert_true(pmuvirt_sample_ring_bytes(2 * n, PMUVIRT_XEN_PROF_DATA_OFFSET, NULL) >
 			    (size_t)pages * 4096);
 	}
 }
@@ -472,7 +472,8 @@ struct spot {
 };
 
 static void spot_fill(void *arg, const struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *ctx,
-		      struct pmuvirt_sample *s)
+		      struct pmuvirt_sample *s, uint64_t *frames,
+		 unsigned int max_frames)
 {
 	struct spot *sp = arg;
 
@@ -501,7 +502,7 @@ struct join_rig {
 
 static void join_rig_start(struct join_rig *s, unsigned int cpu, unsigned int nr)
 {
-	size_t bytes = pmuvirt_sample_ring_bytes(nr, 128);
+	size_t bytes = pmuvirt_sample_ring_bytes(nr, 128, NULL);
 
 	memset(s, 0, sizeof(*s));
 	s->scratch = calloc(1, sizeof(*s->scratch));
@@ -510,7 +511,7 @@ static void join_rig_start(struct join_rig *s, unsigned int cpu, unsigned int nr
 	assert_non_null(s->mem);
 	s->c.hw = rig_x86_new(&rig_intel_v4, &s->c.pmu);
 	rig_cpu_start(&s->c, cpu);
-	assert_int_equal(pmuvirt_sample_init(&s->w, s->mem, bytes, nr, 128), 0);
+	assert_int_equal(pmuvirt_sample_init(&s->w, s->mem, bytes, nr, 128, NULL), 0);
 	assert_int_equal(pmuvirt_sample_reader_init(&s->r, s->mem, bytes), 0);
 }
 

@@ -132,7 +132,7 @@ static void rings_new(struct rings *g)
 	memset(g->mem, 0, 3 * PAGES * 4096);
 	for (i = 0; i < 3; i++) {
 		assert_int_equal(pmuvirt_sample_init(&g->w[i], g->mem + i * PAGES * 4096,
-						     PAGES * 4096, NR, 128), 0);
+						     PAGES * 4096, NR, 128, NULL), 0);
 		g->desc[i] = (struct pmuvirt_xen_prof_ring){ .domain = i, .id = 0,
 							     .frame = i * PAGES };
 	}
@@ -150,7 +150,7 @@ static void put(struct rings *g, unsigned int ring, uint32_t domain, uint16_t fl
 	s.weight = weight;
 	s.tid = ring;	/* a named domain's VCPU, an idle PCPU */
 	s.time = g->w[ring].head;
-	pmuvirt_sample_write(&g->w[ring], &s);
+	pmuvirt_sample_write(&g->w[ring], &s, NULL);
 }
 
 /* PROF_TAIL's part: the reader's tails go back to the rings. */

@@ -60,6 +60,7 @@ static long ioc_attach(struct pmuvirt_file *pf, struct pmuvirt_thread *none,
 {
 	struct pmuvirt_thread *thr;
 	struct pmuvirt_error err = { -1, NULL };
+	struct pmuvirt_sample_format fmt;
 	u8 slots[PMUVIRT_MAX_COUNTERS];
 	bool exempt;
 	int ret;
@@ -80,6 +81,12 @@ static long ioc_attach(struct pmuvirt_file *pf, struct pmuvirt_thread *none,
 	if (pmuvirt_linux_check_sample_pages(a)) {
 		pr_notice_ratelimited("%s[%d]: attach: a sampling counter needs sample_pages, sample_pages a sampling counter\n",
 				      current->comm, task_pid_nr(current));
+		return -EINVAL;
+	}
+	if (pmuvirt_linux_sample_format(a, &fmt)) {
+		pr_notice_ratelimited("%s[%d]: attach: sample_format %#x with chain_depth %u is not a record format\n",
+				      current->comm, task_pid_nr(current), a->sample_format,
+				      a->chain_depth);
 		return -EINVAL;
 	}
 	if (!pmuvirt_lx_pmc_ok) {

@@ -273,7 +273,9 @@ struct inode;
 struct file;
 struct poll_table_struct;
 
-int pmuvirt_lx_ring_alloc(struct pmuvirt_thread *thr, u32 pages, gfp_t gfp);
+int pmuvirt_lx_ring_alloc(struct pmuvirt_thread *thr, u32 pages,
+			  const struct pmuvirt_sample_format *fmt, gfp_t gfp);
+void pmuvirt_lx_ring_format(const struct pmuvirt_ring *ring, struct pmuvirt_sample_format *fmt);
 void pmuvirt_lx_ring_get(struct pmuvirt_ring *ring);
 void pmuvirt_lx_ring_put(struct pmuvirt_ring *ring);
 u32 pmuvirt_lx_ring_pages(const struct pmuvirt_ring *ring);

@@ -35,6 +35,9 @@
 #include <linux/kref.h>
 #include <linux/log2.h>
 #include <asm/ptrace.h>
+#ifdef CONFIG_X86_64
+#include <asm/unwind.h>
+#endif
 
 #define PMUVIRT_MAX_REPORTS	4096
 
@@ -112,47 +115,141 @@ u32 pmuvirt_lx_ring_pages(const struct pmuvirt_ring *ring)
 	return ring->pages;
 }
 
+#ifdef CONFIG_X86_64
+/*
+ * User frames by frame pointers: each frame is {saved rbp, return address}
+ * at rbp.  The copy cannot fault (copy_from_user_nofault(), which refuses
+ * in an NMI whose mm is not the task's), and each frame must lie above the
+ * last, so a corrupted or hostile stack ends the chain, never loops.
+ */
+static unsigned int lx_user_chain(const struct pt_regs *regs, bool with_ip, u64 *frame,
+				  unsigned int max)
+{
+	unsigned long fp = regs->bp, below = regs->sp;
+	unsigned int n = 0;
+	struct {
+		unsigned long next;
+		unsigned long ret;
+	} f;
+
+	if (with_ip && n < max)
+		frame[n++] = regs->ip;
+	while (n < max) {
+		if (fp < below || (fp & 7) || fp > TASK_SIZE_MAX - sizeof(f))
+			break;
+		if (copy_from_user_nofault(&f, (const void __user *)fp, sizeof(f)) || !f.ret)
+			break;
+		frame[n++] = f.ret;
+		below = fp + sizeof(f);
+		fp = f.next;
+	}
+	return n;
+}
+
+/* Kernel frames: the callers of the interrupted @regs->ip (the kernel's unwinder). */
+static unsigned int lx_kernel_chain(struct pt_regs *regs, u64 *frame, unsigned int max)
+{
+	struct unwind_state state;
+	unsigned long addr;
+	unsigned int n = 0;
+
+	for (unwind_start(&state, current, regs, NULL); !unwind_done(&state) && n < max;
+	     unwind_next_frame(&state)) {
+		addr = unwind_get_return_address(&state);
+		if (!addr)
+			break;
+		frame[n++] = addr;
+	}
+	return n;
+}
+#else
+/* No unwinder wired on this architecture: records carry no frames. */
+static unsigned int lx_user_chain(const struct pt_regs *regs, bool with_ip, u64 *frame,
+				  unsigned int max)
+{
+	return 0;
+}
+
+static unsigned int lx_kernel_chain(struct pt_regs *regs, u64 *frame, unsigned int max)
+{
+	return 0;
+}
+#endif
+
 /*
  * The host's part of a sample record, in the PMI: the IP and mode of the
  * context the interrupt (NMI, the emulated PMU's timer, the Xen VIRQ)
  * interrupted; for a PMI handled after a switch, read or RESUME it
  * deferred, where the thread entered the kernel.  That thread is current, or the one a
  * switch is bringing in (not running, not exiting: its stack is there).
+ * Call chains are walked only for current: another task's user stack is
+ * not the mapped one, and its kernel stack is not the interrupted one.
  */
 static void lx_sample_fill(void *arg, const struct pmuvirt_pcpu *pc,
-			   const struct pmuvirt_ctx *ctx, struct pmuvirt_sample *s)
+			   const struct pmuvirt_ctx *ctx, struct pmuvirt_sample *s,
+			   uint64_t *frames, unsigned int max_frames)
 {
 	const struct pmuvirt_lx_cpu *lc = container_of(pc, struct pmuvirt_lx_cpu, pc);
 	struct pmuvirt_thread *thr = arg;
 	struct pt_regs *regs = lc->pmi_regs;
+	bool kthread = thr->task->flags & PF_KTHREAD;
 
-	if (!regs && !(thr->task->flags & PF_KTHREAD))
+	if (!regs && !kthread)
 		regs = task_pt_regs(thr->task);
 	s->tid = thr->tid;
 	s->time = local_clock();
-	if (regs) {
-		s->ip = instruction_pointer(regs);
-		if (user_mode(regs))
-			s->flags |= PMUVIRT_SAMPLE_USER;
+	if (!regs)
+		return;
+	s->ip = instruction_pointer(regs);
+	if (user_mode(regs))
+		s->flags |= PMUVIRT_SAMPLE_USER;
+	if (!frames || thr->task != current)
+		return;
+	if (!user_mode(regs)) {
+		if (lc->pmi_regs)
+			s->nr_kernel = lx_kernel_chain(regs, frames, max_frames);
+		if (kthread)
+			return;
+		regs = task_pt_regs(current);
 	}
+	s->nr_user = lx_user_chain(regs, !(s->flags & PMUVIRT_SAMPLE_USER),
+				   frames + s->nr_kernel, max_frames - s->nr_kernel);
+}
+
+/**
+ * pmuvirt_lx_ring_format() - what the records of a ring hold
+ * @ring:	the ring.
+ * @fmt:	receives its format (for a ring of the same kind).
+ */
+void pmuvirt_lx_ring_format(const struct pmuvirt_ring *ring, struct pmuvirt_sample_format *fmt)
+{
+	fmt->format = ring->sw.format;
+	fmt->nr_values = ring->sw.nr_values;
+	fmt->chain_depth = ring->sw.chain_depth;
 }
 
 /**
  * pmuvirt_lx_ring_alloc() - a sample ring for a thread's new context
  * @thr:	the thread, not bound yet; its ring goes to @thr->ring.
  * @pages:	pages of the ring (header page, then records).
+ * @fmt:	what its records hold.
  * @gfp:	how to allocate.
  *
  * Return: 0 or a negative errno; @thr->ring may be set on failure too.
  */
-int pmuvirt_lx_ring_alloc(struct pmuvirt_thread *thr, u32 pages, gfp_t gfp)
+int pmuvirt_lx_ring_alloc(struct pmuvirt_thread *thr, u32 pages,
+			  const struct pmuvirt_sample_format *fmt, gfp_t gfp)
 {
 	unsigned int order = ilog2(pages);
-	u32 nr = rounddown_pow_of_two((pages - 1) * PAGE_SIZE / sizeof(struct pmuvirt_sample));
+	u32 size = pmuvirt_sample_record_size(fmt->format, fmt->nr_values, fmt->chain_depth);
+	u32 nr;
 	struct pmuvirt_ring *ring;
 	struct page *p;
 	int ret;
 
+	if (!size)
+		return -EINVAL;
+	nr = rounddown_pow_of_two((pages - 1) * PAGE_SIZE / size);
 	ring = kzalloc(sizeof(*ring), gfp);
 	if (!ring)
 		return -ENOMEM;
@@ -168,7 +265,7 @@ int pmuvirt_lx_ring_alloc(struct pmuvirt_thread *thr, u32 pages, gfp_t gfp)
 	ring->pages = pages;
 	thr->ring = ring;
 	ret = pmuvirt_sample_init(&ring->sw, page_address(p), (size_t)pages * PAGE_SIZE, nr,
-				  PAGE_SIZE);
+				  PAGE_SIZE, fmt);
 	if (!ret)
 		ret = pmuvirt_ctx_attach_samples(thr->ctx, &ring->sw, lx_sample_fill, thr);
 	return ret;

@@ -456,7 +456,7 @@ void pmuvirt_lx_thread_free_unbound(struct pmuvirt_thread *thr)
  * to no task yet.
  */
 static struct pmuvirt_thread *thread_alloc(const struct pmuvirt_control *ctl, u32 sample_pages,
-					   gfp_t gfp, struct pmuvirt_error *err,
+					   const struct pmuvirt_sample_format *fmt, gfp_t gfp, struct pmuvirt_error *err,
 					   struct task_struct *task, struct pmuvirt_proc *hint)
 {
 	struct pmuvirt_thread *thr;
@@ -480,7 +480,7 @@ static struct pmuvirt_thread *thread_alloc(const struct pmuvirt_control *ctl, u3
 	if (!ret)
 		ret = pmuvirt_set_control(NULL, thr->ctx, ctl, err);
 	if (!ret && sample_pages)
-		ret = pmuvirt_lx_ring_alloc(thr, sample_pages, gfp);
+		ret = pmuvirt_lx_ring_alloc(thr, sample_pages, fmt, gfp);
 	if (ret)
 		goto fail;
 	pmuvirt_ctx_attach_shared(thr->ctx, page_address(thr->page));
@@ -552,8 +552,11 @@ struct pmuvirt_thread *pmuvirt_lx_thread_new(const struct pmuvirt_attach *a,
 					     struct pmuvirt_error *err)
 {
 	struct pmuvirt_sum *sum = NULL;
+	struct pmuvirt_sample_format fmt;
 	struct pmuvirt_thread *thr;
 
+	if (pmuvirt_linux_sample_format(a, &fmt))
+		return ERR_PTR(-EINVAL);
 	if (a->flags & PMUVIRT_ATTACH_SUM) {
 		sum = kzalloc(sizeof(*sum), GFP_KERNEL_ACCOUNT);
 		if (!sum)
@@ -561,7 +564,8 @@ struct pmuvirt_thread *pmuvirt_lx_thread_new(const struct pmuvirt_attach *a,
 		kref_init(&sum->ref);
 		spin_lock_init(&sum->lock);
 	}
-	thr = thread_alloc(&a->control, a->sample_pages, GFP_KERNEL_ACCOUNT, err, current, NULL);
+	thr = thread_alloc(&a->control, a->sample_pages, &fmt, GFP_KERNEL_ACCOUNT, err, current,
+			   NULL);
 	if (IS_ERR(thr)) {
 		kfree(sum);
 		return thr;
@@ -690,6 +694,7 @@ static void pmuvirt_fork_probe(void *data, struct task_struct *parent,
 			       struct task_struct *child)
 {
 	struct pmuvirt_error err = { -1, NULL };
+	struct pmuvirt_sample_format fmt = { 0 };
 	struct pmuvirt_thread *pthr, *thr;
 
 	if (parent != current || (parent->flags & PF_EXITING))
@@ -712,7 +717,9 @@ static void pmuvirt_fork_probe(void *data, struct task_struct *parent,
 			return;
 		}
 	}
-	thr = thread_alloc(&pthr->ctl, pthr->ring ? pmuvirt_lx_ring_pages(pthr->ring) : 0,
+	if (pthr->ring)
+		pmuvirt_lx_ring_format(pthr->ring, &fmt);
+	thr = thread_alloc(&pthr->ctl, pthr->ring ? pmuvirt_lx_ring_pages(pthr->ring) : 0, &fmt,
 			   GFP_NOWAIT | __GFP_NOWARN | __GFP_ACCOUNT, &err, child, pthr->proc);
 	if (IS_ERR(thr)) {
 		atomic_long_inc(&nr_inherit_failed);

@@ -169,7 +169,8 @@ static void prof_hvm_guest(struct vcpu *v, struct pmuvirt_xen_prof_where *w)
 
 /* Where the PMI found the CPU; @v is current. */
 static void cf_check prof_fill(void *arg, const struct pmuvirt_pcpu *pc,
-			       const struct pmuvirt_ctx *ctx, struct pmuvirt_sample *s)
+			       const struct pmuvirt_ctx *ctx, struct pmuvirt_sample *s,
+			       uint64_t *frames, unsigned int max_frames)
 {
 	const struct cpu_user_regs *regs = this_cpu(prof_regs);
 	struct pmuvirt_xen_prof_where w = { 0 };
@@ -501,7 +502,7 @@ static int prof_alloc(const struct pmuvirt_xen_prof_start *op, struct domain **d
 			return -ENOMEM;
 		memset(r->mem, 0, bytes);
 		if (pmuvirt_sample_init(&r->w, r->mem, bytes, prof.nr_records,
-					PMUVIRT_XEN_PROF_DATA_OFFSET))
+					PMUVIRT_XEN_PROF_DATA_OFFSET, NULL))
 			return -EINVAL;
 		if (i < prof.nr_pcpus) {
 			r->domain = PMUVIRT_XEN_DOMID_IDLE;
