@@ -17,7 +17,9 @@
  * and "pmi1" call pmuvirt_pmi() with one counter past its threshold in a
  * context of 7 counters or of 1, "pmii" likewise with that one counter an
  * i-mode counter that crosses a period boundary at every PMI, "pmis" with
- * it also sampling, so each PMI appends a sample record, "pmip" the same
+ * it also sampling, so each PMI appends a sample record, "pmic" the same
+ * with a call chain of 16 frames walked by pmuvirt_chain_fp() through a
+ * read hook (a stack deeper than that in the bench's memory), "pmip" the same
  * counter as a system-wide session's, joined to a context that counts
  * three counters of its own (pmuvirt_ctx_join()), with Xen's part of the
  * record (pmuvirt_xen_prof_record(): domain, VCPU, mode).
@@ -33,7 +35,7 @@
  * The seven counters: instructions, cycles, branches, branch-misses on the
  * fixed and general counters (all six in use) plus the TSC.
  *
- * usage: pmuvirt-bench [--switches N] [--null-only [--what a|i|pmi7|pmi1|pmii|pmis|pmip]]
+ * usage: pmuvirt-bench [--switches N] [--null-only [--what a|i|pmi7|pmi1|pmii|pmis|pmic|pmip]]
  *        pmuvirt-bench --switches N --null-only --power [--what a|i]
  *        pmuvirt-bench --drain N
  */
@@ -195,6 +197,38 @@ static void null_sample_fill(void *arg, const struct pmuvirt_pcpu *pc,
 	r->tail = r->head;
 }
 
+/*
+ * "pmic": a user stack of frame pointers, deeper than the chain kept, in
+ * the bench's memory; read as pmuvirt.ko reads a user stack, by a copy
+ * that may fail (here it never does).
+ */
+#define CHAIN_DEPTH	16
+static uint64_t chain_stack[2 * (CHAIN_DEPTH + 8)];
+
+static int chain_read(void *arg, uint64_t addr, void *buf, unsigned int len)
+{
+	uintptr_t a = (uintptr_t)addr, lo = (uintptr_t)chain_stack;
+
+	if (a < lo || a + len > lo + sizeof(chain_stack))
+		return -1;
+	memcpy(buf, (const void *)a, len);
+	return 0;
+}
+
+static void null_chain_fill(void *arg, const struct pmuvirt_pcpu *pc,
+			    const struct pmuvirt_ctx *ctx, struct pmuvirt_sample *s,
+			    uint64_t *frames, unsigned int max_frames)
+{
+	struct pmuvirt_sample_ring *r = arg;
+
+	s->ip = 0x401000;
+	s->flags |= PMUVIRT_SAMPLE_USER;
+	s->nr_user = (uint16_t)pmuvirt_chain_fp((uintptr_t)chain_stack, (uintptr_t)chain_stack,
+						~(uint64_t)0 >> 17, chain_read, NULL,
+						frames, max_frames);
+	r->tail = r->head;
+}
+
 /* Xen's part of a session's record: a 64-bit PV guest's kernel, domain 1, VCPU 0. */
 static void null_prof_fill(void *arg, const struct pmuvirt_pcpu *pc,
 			   const struct pmuvirt_ctx *ctx, struct pmuvirt_sample *s, uint64_t *frames,
@@ -312,7 +346,7 @@ int main(int argc, char **argv)
 #endif
 		else {
 			fprintf(stderr, "usage: pmuvirt-bench [--switches N] "
-				"[--null-only [--power] [--what a|i|pmi7|pmi1|pmii|pmis|pmip]] | "
+				"[--null-only [--power] [--what a|i|pmi7|pmi1|pmii|pmis|pmic|pmip]] | "
 				"--drain N\n");
 			return 2;
 		}
@@ -393,7 +427,8 @@ int main(int argc, char **argv)
 	if (null_only && !strncmp(what, "pmi", 3)) {
 		static const unsigned int one_ev[] = { PMUVIRT_EV_BRANCHES };
 		bool seven_ctr = !strcmp(what, "pmi7"), session = !strcmp(what, "pmip");
-		bool sampling = session || !strcmp(what, "pmis");
+		bool chain = !strcmp(what, "pmic");
+		bool sampling = session || chain || !strcmp(what, "pmis");
 		bool imode = sampling || !strcmp(what, "pmii");
 		static const uint64_t one_period[] = { 1000 };
 		static uint64_t ring[(128 + 64 * sizeof(struct pmuvirt_sample)) / 8];
@@ -431,6 +466,24 @@ int main(int argc, char **argv)
 				fprintf(stderr, "pmuvirt-bench: cannot join the session\n");
 				return 1;
 			}
+		} else if (chain) {
+			static const struct pmuvirt_sample_format fmt = {
+				.format = PMUVIRT_SAMPLE_FMT_IP | PMUVIRT_SAMPLE_FMT_TIME |
+					  PMUVIRT_SAMPLE_FMT_MODE | PMUVIRT_SAMPLE_FMT_CHAIN,
+				.chain_depth = CHAIN_DEPTH,
+			};
+			unsigned int f;
+
+			/* frame f at chain_stack[2f]: {frame f + 1, return address} */
+			for (f = 0; f + 1 < sizeof(chain_stack) / sizeof(chain_stack[0]) / 2; f++) {
+				chain_stack[2 * f] = (uintptr_t)&chain_stack[2 * (f + 1)];
+				chain_stack[2 * f + 1] = 0x401000 + 0x40 * f;
+			}
+			if (pmuvirt_sample_init(&sw, ring, sizeof(ring), 16, 128, &fmt) ||
+			    pmuvirt_ctx_attach_samples(c[0], &sw, null_chain_fill, ring)) {
+				fprintf(stderr, "pmuvirt-bench: cannot set up a chain ring\n");
+				return 1;
+			}
 		} else if (sampling && (pmuvirt_sample_init(&sw, ring, sizeof(ring), 64, 128, NULL) ||
 					pmuvirt_ctx_attach_samples(c[0], &sw, null_sample_fill,
 								   ring))) {
@@ -445,6 +498,11 @@ int main(int argc, char **argv)
 		bench_pmi_loop(&pc, seven_ctr || session ? 3 : 0, switches);
 		if (session && (c[0]->counter[3].slot != 3 || c[0]->nr_shared != 3)) {
 			fprintf(stderr, "pmuvirt-bench: the session's counter is not on general counter 3\n");
+			return 1;
+		}
+		if (chain && ((const struct pmuvirt_sample_head *)sw.data)->nr_user != CHAIN_DEPTH) {
+			fprintf(stderr, "pmuvirt-bench: records without a chain of %d frames\n",
+				CHAIN_DEPTH);
 			return 1;
 		}
 		if (sampling && (sw.head != (uint32_t)switches || sw.lost)) {

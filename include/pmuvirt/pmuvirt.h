@@ -1005,6 +1005,41 @@ int pmuvirt_sample_write(struct pmuvirt_sample_writer *w, const struct pmuvirt_s
 			 const struct pmuvirt_sample_chain *chain);
 
 /**
+ * typedef pmuvirt_chain_read_fn - read a stack for pmuvirt_chain_fp()
+ * @arg:	the host's.
+ * @addr:	the stack address.
+ * @buf:	receives @len bytes.
+ * @len:	bytes to read (16).
+ *
+ * Return: 0, or non-zero when the memory cannot be read (the walk ends).
+ * Called from the PMI: it must not fault, sleep or lock.
+ */
+typedef int (*pmuvirt_chain_read_fn)(void *arg, uint64_t addr, void *buf, unsigned int len);
+
+/**
+ * pmuvirt_chain_fp() - return addresses of a stack of 64-bit frame pointers
+ * @fp:		the innermost frame pointer (x86-64: rbp).
+ * @sp:		the stack pointer: no frame lies below it.
+ * @limit:	no frame reaches past it (the top of the address space the
+ *		stack may be in).
+ * @read:	how the host reads the stack.
+ * @arg:	passed to @read.
+ * @frames:	receives the return addresses, innermost first.
+ * @max:	room at @frames.
+ *
+ * Each frame is {saved frame pointer, return address} at the frame
+ * pointer (x86-64's and AArch64's layout).  A frame must be 8-byte
+ * aligned and lie above the one before, so a corrupt or hostile stack ends
+ * the walk within @max frames and never makes it leave [@sp, @limit).  A
+ * return address of 0 or a failed read ends it too.
+ *
+ * Return: frames stored.
+ */
+unsigned int pmuvirt_chain_fp(uint64_t fp, uint64_t sp, uint64_t limit,
+			      pmuvirt_chain_read_fn read, void *arg, uint64_t *frames,
+			      unsigned int max);
+
+/**
  * pmuvirt_ctx_attach_samples() - where a context's sampling counters write
  * @ctx:	the context (not running).
  * @w:		an initialized writer, or NULL to detach.

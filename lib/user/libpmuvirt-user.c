@@ -101,6 +101,13 @@ int pmuvirt_user_attach(struct pmuvirt_user *u, int fd, const struct pmuvirt_con
 int pmuvirt_user_attach_ring(struct pmuvirt_user *u, int fd, const struct pmuvirt_control *ctl,
 			     uint32_t flags, uint32_t signo, uint32_t sample_pages)
 {
+	return pmuvirt_user_attach_records(u, fd, ctl, flags, signo, sample_pages, 0, 0);
+}
+
+int pmuvirt_user_attach_records(struct pmuvirt_user *u, int fd, const struct pmuvirt_control *ctl,
+				uint32_t flags, uint32_t signo, uint32_t sample_pages,
+				uint32_t sample_format, uint32_t chain_depth)
+{
 	struct pmuvirt_attach a;
 
 	memset(u, 0, sizeof(*u));
@@ -111,6 +118,8 @@ int pmuvirt_user_attach_ring(struct pmuvirt_user *u, int fd, const struct pmuvir
 	a.flags = flags;
 	a.signo = signo;
 	a.sample_pages = sample_pages;
+	a.sample_format = sample_format;
+	a.chain_depth = chain_depth;
 	a.control = *ctl;
 	if (ioctl(fd, PMUVIRT_IOC_ATTACH, &a))
 		return -1;

@@ -72,6 +72,20 @@ int pmuvirt_user_attach_ring(struct pmuvirt_user *u, int fd, const struct pmuvir
 			     uint32_t flags, uint32_t signo, uint32_t sample_pages);
 
 /**
+ * pmuvirt_user_attach_records() - pmuvirt_user_attach_ring() choosing what records hold
+ * @u, @fd, @ctl, @flags, @signo, @sample_pages: as pmuvirt_user_attach_ring().
+ * @sample_format: PMUVIRT_SAMPLE_FMT_* of the ring's records, 0 for the
+ *		default (struct pmuvirt_attach).
+ * @chain_depth: call-chain frames a record holds (with
+ *		PMUVIRT_SAMPLE_FMT_CHAIN), else 0.
+ *
+ * Return: 0, or -1 with errno.
+ */
+int pmuvirt_user_attach_records(struct pmuvirt_user *u, int fd, const struct pmuvirt_control *ctl,
+				uint32_t flags, uint32_t signo, uint32_t sample_pages,
+				uint32_t sample_format, uint32_t chain_depth);
+
+/**
  * struct pmuvirt_user_ring - a sample ring taken from a file
  * @fd:		the ring's descriptor.
  * @map:	its read-only mapping.

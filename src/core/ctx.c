@@ -1281,14 +1281,22 @@ static __attribute__((__noinline__)) int emit_samples(struct pmuvirt_pcpu *pc,
 	if (!ctx->samples || !which)
 		return 0;
 	for (i = 0; i < ctx->nr_counters; i++) {
-		struct pmuvirt_sample s = { 0 };
+		struct pmuvirt_sample s;	/* @value[] past @nr_values is never read */
 		/* A record speaks of its own group: the context's counters or a session's. */
 		unsigned int first = i < ctx->nr_shared ? 0 : ctx->nr_shared;
 		unsigned int end = i < ctx->nr_shared ? ctx->nr_shared : ctx->nr_counters;
 
 		if (!(which & (1u << i)))
 			continue;
+		s.ip = 0;
+		s.time = 0;
+		s.tid = 0;
 		s.cpu = pc->cpu;
+		s.flags = 0;
+		s.nr_values = 0;
+		s.domain = 0;
+		s.nr_kernel = 0;
+		s.nr_user = 0;
 		s.counter = (uint8_t)(i - first);
 		s.weight = hits[i] > 0xffffffffu ? 0xffffffffu : (uint32_t)hits[i];
 		if (ctx->values_mask & (1u << i)) {

@@ -130,15 +130,9 @@ void pmuvirt_sample_commit(struct pmuvirt_sample_writer *w, void *rec,
 		*field++ = s->ip;
 	if (w->format & PMUVIRT_SAMPLE_FMT_TIME)
 		*field++ = s->time;
-	/* Unused slots are zeroed: a record shows nothing of an earlier one. */
-	for (i = 0; i < w->nr_values; i++)
-		*field++ = i < nv ? s->value[i] : 0;
-	if (w->chain_depth) {
-		uint64_t *frame = (uint64_t *)((uint8_t *)rec + w->chain_offset);
-
-		for (i = nk + nu; i < w->chain_depth; i++)
-			frame[i] = 0;
-	}
+	/* Slots past the counts keep what they held: readers look at the counts only. */
+	for (i = 0; i < nv; i++)
+		field[i] = s->value[i];
 	pmuvirt_smp_wmb();
 	w->head++;
 	PMUVIRT_WRITE_ONCE32(&w->ring->head, w->head);

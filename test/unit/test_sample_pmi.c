@@ -340,6 +340,73 @@ static void test_chain_split(void **state)
 	sampling_end(c, &g, ctx);
 }
 
+/* A fake user stack: 64 words at STACK_BASE; reads outside it fail. */
+#define STACK_BASE	0x7ffd0000ull
+static uint64_t stack_mem[64];
+static unsigned int stack_reads;
+
+static int stack_read(void *arg, uint64_t addr, void *buf, unsigned int len)
+{
+	(void)arg;
+	stack_reads++;
+	if (addr < STACK_BASE || addr + len > STACK_BASE + sizeof(stack_mem))
+		return -EFAULT;
+	memcpy(buf, (uint8_t *)stack_mem + (addr - STACK_BASE), len);
+	return 0;
+}
+
+/* frame i at word 4 * i + 2: {next frame, return address 0x1000 + i} */
+static uint64_t stack_build(unsigned int n)
+{
+	unsigned int i;
+
+	memset(stack_mem, 0, sizeof(stack_mem));
+	for (i = 0; i < n; i++) {
+		stack_mem[4 * i + 2] = i + 1 < n ? STACK_BASE + 8 * (4 * (i + 1) + 2) : 0;
+		stack_mem[4 * i + 3] = 0x1000 + i;
+	}
+	return STACK_BASE + 16;
+}
+
+/* The frame-pointer walk: bounded by the stack's own addresses and by @max. */
+static void test_chain_fp(void **state)
+{
+	const uint64_t limit = 0x7ffffffff000ull;
+	uint64_t fp, frames[32];
+	unsigned int i;
+
+	(void)state;
+	fp = stack_build(10);
+	assert_int_equal(pmuvirt_chain_fp(fp, STACK_BASE, limit, stack_read, NULL, frames, 32), 10);
+	for (i = 0; i < 10; i++)
+		assert_int_equal(frames[i], 0x1000 + i);
+	/* at most @max frames, and no read past them */
+	stack_reads = 0;
+	assert_int_equal(pmuvirt_chain_fp(fp, STACK_BASE, limit, stack_read, NULL, frames, 4), 4);
+	assert_int_equal(stack_reads, 4);
+	/* a frame below the stack pointer is not looked at */
+	assert_int_equal(pmuvirt_chain_fp(fp, fp + 8, limit, stack_read, NULL, frames, 32), 0);
+	/* a frame pointing at itself, or back down: the walk ends */
+	stack_mem[4 * 3 + 2] = STACK_BASE + 8 * (4 * 3 + 2);
+	assert_int_equal(pmuvirt_chain_fp(fp, STACK_BASE, limit, stack_read, NULL, frames, 32), 4);
+	stack_mem[4 * 3 + 2] = fp;
+	assert_int_equal(pmuvirt_chain_fp(fp, STACK_BASE, limit, stack_read, NULL, frames, 32), 4);
+	/* misaligned, unreadable, beyond the limit, a zero return address */
+	stack_build(10);
+	stack_mem[4 * 5 + 2] += 4;
+	assert_int_equal(pmuvirt_chain_fp(fp, STACK_BASE, limit, stack_read, NULL, frames, 32), 6);
+	stack_mem[4 * 5 + 2] = STACK_BASE + sizeof(stack_mem);
+	assert_int_equal(pmuvirt_chain_fp(fp, STACK_BASE, limit, stack_read, NULL, frames, 32), 6);
+	stack_build(10);
+	assert_int_equal(pmuvirt_chain_fp(fp, STACK_BASE, STACK_BASE + 8 * (4 * 2 + 2) + 15,
+					  stack_read, NULL, frames, 32), 2);
+	assert_int_equal(pmuvirt_chain_fp(fp, STACK_BASE, 8, stack_read, NULL, frames, 32), 0);
+	assert_int_equal(pmuvirt_chain_fp(~0ull - 7, 0, ~0ull, stack_read, NULL, frames, 32), 0);
+	stack_mem[4 * 7 + 3] = 0;
+	assert_int_equal(pmuvirt_chain_fp(fp, STACK_BASE, limit, stack_read, NULL, frames, 32), 7);
+	assert_int_equal(pmuvirt_chain_fp(fp, STACK_BASE, limit, stack_read, NULL, frames, 0), 0);
+}
+
 static void test_full_ring(void **state)
 {
 	static const struct pmuvirt_counter_ctl ctr = {
@@ -407,6 +474,7 @@ int main(void)
 		cmocka_unit_test(test_split_ppc),
 		cmocka_unit_test(test_values_weight),
 		cmocka_unit_test(test_chain_split),
+		cmocka_unit_test(test_chain_fp),
 		cmocka_unit_test(test_full_ring),
 		cmocka_unit_test(test_saturated_pending),
 	};

@@ -117,33 +117,24 @@ u32 pmuvirt_lx_ring_pages(const struct pmuvirt_ring *ring)
 
 #ifdef CONFIG_X86_64
 /*
- * User frames by frame pointers: each frame is {saved rbp, return address}
- * at rbp.  The copy cannot fault (copy_from_user_nofault(), which refuses
- * in an NMI whose mm is not the task's), and each frame must lie above the
- * last, so a corrupted or hostile stack ends the chain, never loops.
+ * A user stack, in the PMI: copy_from_user_nofault() cannot fault or
+ * sleep, and refuses in an NMI that interrupted another address space.
  */
+static int lx_read_user(void *arg, uint64_t addr, void *buf, unsigned int len)
+{
+	return copy_from_user_nofault(buf, (const void __user *)(unsigned long)addr, len) ? -EFAULT : 0;
+}
+
+/* User frames by frame pointers, from the user registers; @with_ip: @regs->ip first. */
 static unsigned int lx_user_chain(const struct pt_regs *regs, bool with_ip, u64 *frame,
 				  unsigned int max)
 {
-	unsigned long fp = regs->bp, below = regs->sp;
 	unsigned int n = 0;
-	struct {
-		unsigned long next;
-		unsigned long ret;
-	} f;
 
 	if (with_ip && n < max)
 		frame[n++] = regs->ip;
-	while (n < max) {
-		if (fp < below || (fp & 7) || fp > TASK_SIZE_MAX - sizeof(f))
-			break;
-		if (copy_from_user_nofault(&f, (const void __user *)fp, sizeof(f)) || !f.ret)
-			break;
-		frame[n++] = f.ret;
-		below = fp + sizeof(f);
-		fp = f.next;
-	}
-	return n;
+	return n + pmuvirt_chain_fp(regs->bp, regs->sp, TASK_SIZE_MAX, lx_read_user, NULL,
+				    frame + n, max - n);
 }
 
 /* Kernel frames: the callers of the interrupted @regs->ip (the kernel's unwinder). */
