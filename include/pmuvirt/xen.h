@@ -331,7 +331,10 @@ struct pmuvirt_xen_vcpu_set_control {
  * @nr_rings:	out: rings of the session (see PROF_MAP).
  * @nr_records:	out: records per ring.
  * @err_counter: out: the counter of @ctl a refusal refers to, -1 otherwise.
- * @reserved:	zero.
+ * @sample_format: what each record holds: PMUVIRT_SAMPLE_FMT_* without
+ *		PMUVIRT_SAMPLE_FMT_CHAIN (Xen takes no call chains), values
+ *		one slot per counter of @ctl; 0 for PMUVIRT_SAMPLE_FMT_DEFAULT
+ *		with 16 value slots (168-byte records).
  * @domains:	the domains whose VCPUs get rings of their own, each once,
  *		each existing and below 0x7ff0 (Xen's DOMID_FIRST_RESERVED);
  *		entries from @nr_domains on are zero.
@@ -357,7 +360,7 @@ struct pmuvirt_xen_prof_start {
 	uint32_t nr_rings;
 	uint32_t nr_records;
 	int32_t err_counter;
-	uint32_t reserved;
+	uint32_t sample_format;
 	uint16_t domains[PMUVIRT_XEN_PROF_MAX_DOMAINS];
 	struct pmuvirt_control ctl;
 };

@@ -131,6 +131,39 @@ int pmuvirt_user_attach_records(struct pmuvirt_user *u, int fd, const struct pmu
 	return 0;
 }
 
+int pmuvirt_user_parse_fields(const char *list, uint32_t *format)
+{
+	static const struct {
+		const char *name;
+		uint32_t bit;
+	} names[] = {
+		{ "ip", PMUVIRT_SAMPLE_FMT_IP }, { "time", PMUVIRT_SAMPLE_FMT_TIME },
+		{ "mode", PMUVIRT_SAMPLE_FMT_MODE }, { "values", PMUVIRT_SAMPLE_FMT_VALUES },
+		{ "chain", PMUVIRT_SAMPLE_FMT_CHAIN },
+	};
+	const char *p = list;
+	uint32_t f = 0;
+	unsigned int i;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i].name) == n && !strncmp(p, names[i].name, n))
+				break;
+		if (i == sizeof(names) / sizeof(names[0]))
+			return -1;
+		f |= names[i].bit;
+		p += n;
+		if (*p == ',' && *++p == 0)
+			return -1;
+	}
+	if (!f)
+		return -1;
+	*format = f;
+	return 0;
+}
+
 int pmuvirt_user_ring_open(int fd, struct pmuvirt_user_ring *ring)
 {
 	struct pmuvirt_sample_open o;

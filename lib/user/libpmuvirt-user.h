@@ -72,6 +72,15 @@ int pmuvirt_user_attach_ring(struct pmuvirt_user *u, int fd, const struct pmuvir
 			     uint32_t flags, uint32_t signo, uint32_t sample_pages);
 
 /**
+ * pmuvirt_user_parse_fields() - a record format from its names
+ * @list:	a comma list of ip, time, mode, values, chain.
+ * @format:	receives the PMUVIRT_SAMPLE_FMT_* bits (unchanged on error).
+ *
+ * Return: 0, or -1 for an empty list or an unknown name.
+ */
+int pmuvirt_user_parse_fields(const char *list, uint32_t *format);
+
+/**
  * pmuvirt_user_attach_records() - pmuvirt_user_attach_ring() choosing what records hold
  * @u, @fd, @ctl, @flags, @signo, @sample_pages: as pmuvirt_user_attach_ring().
  * @sample_format: PMUVIRT_SAMPLE_FMT_* of the ring's records, 0 for the

@@ -80,7 +80,7 @@ enum pmuvirt_xen_caller {
 	X(VCPU_SET_CONTROL,	vcpu_set_control, MANAGER,	reserved, none,  domid)	\
 	X(MAP_PHYS,		map_phys,	  SELF,		reserved, flags, none)	\
 	X(UNMAP_PHYS,		unmap_phys,	  SELF,		reserved, none,  none)	\
-	X(PROF_START,		prof_start,	  CONTROL,	reserved, flags, none)	\
+	X(PROF_START,		prof_start,	  CONTROL,	none,	  flags, none)	\
 	X(PROF_STOP,		prof_stop,	  CONTROLLER,	reserved, flags, none)	\
 	X(PROF_MAP,		prof_map,	  CONTROLLER,	none,	  none,  none)	\
 	X(PROF_TAIL,		prof_tail,	  CONTROLLER,	reserved, none,  none)	\
@@ -263,13 +263,22 @@ int pmuvirt_xen_check_prof_start(const struct pmuvirt_xen_prof_start *op,
 				 struct pmuvirt_error *err);
 
 /**
+ * pmuvirt_xen_prof_format() - the record format of a session's rings
+ * @op:		the argument, accepted by pmuvirt_xen_check_prof_start().
+ * @fmt:	receives the format.
+ */
+void pmuvirt_xen_prof_format(const struct pmuvirt_xen_prof_start *op,
+			     struct pmuvirt_sample_format *fmt);
+
+/**
  * pmuvirt_xen_prof_records() - records per ring of a session
  * @ring_pages:	pages per ring (accepted by pmuvirt_xen_check_prof_start()).
+ * @fmt:	the records' format (pmuvirt_xen_prof_format()).
  *
  * Return: the largest power of two of records that fits in @ring_pages
- * pages after the ring's header.
+ * pages after the ring's header; 0 for a format that is not one.
  */
-uint32_t pmuvirt_xen_prof_records(uint32_t ring_pages);
+uint32_t pmuvirt_xen_prof_records(uint32_t ring_pages, const struct pmuvirt_sample_format *fmt);
 
 /**
  * struct pmuvirt_xen_prof_where - where a counter interrupt found the CPU

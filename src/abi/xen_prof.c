@@ -46,6 +46,9 @@ int pmuvirt_xen_check_prof_start(const struct pmuvirt_xen_prof_start *op,
 	}
 	if (p < PMUVIRT_XEN_PROF_MIN_PAGES || p > PMUVIRT_XEN_PROF_MAX_PAGES || (p & (p - 1)))
 		return refuse(err, -1, "ring pages: a power of two from 2 to 256");
+	if ((op->sample_format & ~PMUVIRT_SAMPLE_FMT_ALL) ||
+	    (op->sample_format & PMUVIRT_SAMPLE_FMT_CHAIN))
+		return refuse(err, -1, "record format: ip, time, mode, values (no call chains)");
 	if (!op->high_water_pct || op->high_water_pct > 100)
 		return refuse(err, -1, "high-water mark: 1 to 100 percent");
 	if (ctl->version != PMUVIRT_ABI_VERSION)
@@ -63,12 +66,24 @@ int pmuvirt_xen_check_prof_start(const struct pmuvirt_xen_prof_start *op,
 	return 0;
 }
 
-uint32_t pmuvirt_xen_prof_records(uint32_t ring_pages)
+void pmuvirt_xen_prof_format(const struct pmuvirt_xen_prof_start *op,
+			     struct pmuvirt_sample_format *fmt)
 {
-	uint64_t fit = ((uint64_t)ring_pages * 4096 - PMUVIRT_XEN_PROF_DATA_OFFSET) /
-		       sizeof(struct pmuvirt_sample);
+	fmt->format = op->sample_format ? op->sample_format : PMUVIRT_SAMPLE_FMT_DEFAULT;
+	fmt->nr_values = !(fmt->format & PMUVIRT_SAMPLE_FMT_VALUES) ? 0 :
+			 op->sample_format ? op->ctl.nr_counters : PMUVIRT_MAX_COUNTERS;
+	fmt->chain_depth = 0;
+}
+
+uint32_t pmuvirt_xen_prof_records(uint32_t ring_pages, const struct pmuvirt_sample_format *fmt)
+{
+	uint32_t size = pmuvirt_sample_record_size(fmt->format, fmt->nr_values, fmt->chain_depth);
+	uint64_t fit;
 	uint32_t n = 1;
 
+	if (!size)
+		return 0;
+	fit = ((uint64_t)ring_pages * 4096 - PMUVIRT_XEN_PROF_DATA_OFFSET) / size;
 	if (!fit)
 		return 0;
 	while ((uint64_t)n * 2 <= fit && n < PMUVIRT_SAMPLE_MAX_RECORDS)

@@ -34,7 +34,8 @@ enum start_bad {
 	SB_NONE, SB_DOMAINS33, SB_DOMAINS32, SB_TWICE, SB_DOMID_RESERVED, SB_DOMID_LAST,
 	SB_PAST_COUNT, SB_PAGES1, SB_PAGES3, SB_PAGES512, SB_PAGES256, SB_PAGES2, SB_HW0,
 	SB_HW101, SB_HW100, SB_VERSION, SB_NO_COUNTERS, SB_NINE, SB_EIGHT, SB_AMODE,
-	SB_NO_SAMPLE, SB_TSC, SB_RAW_FE, SB_NO_DOMAINS,
+	SB_NO_SAMPLE, SB_TSC, SB_RAW_FE, SB_NO_DOMAINS, SB_FMT_IP, SB_FMT_ALL_BUT_CHAIN, SB_FMT_CHAIN,
+	SB_FMT_UNKNOWN,
 };
 
 static const struct {
@@ -66,6 +67,10 @@ static const struct {
 	{ SB_NO_SAMPLE, -EINVAL, 1 },
 	{ SB_TSC, -EINVAL, 1 },
 	{ SB_RAW_FE, 0, -1 },	/* a raw code, even the TSC's number, is the PMU's to judge */
+	{ SB_FMT_IP, 0, -1 },
+	{ SB_FMT_ALL_BUT_CHAIN, 0, -1 },
+	{ SB_FMT_CHAIN, -EINVAL, -1 },	/* Xen takes no call chains */
+	{ SB_FMT_UNKNOWN, -EINVAL, -1 },
 };
 
 static void test_start_check(void **state)
@@ -118,6 +123,13 @@ static void test_start_check(void **state)
 			op.ctl.counter[1].event = PMUVIRT_EV_TSC;
 			op.ctl.counter[1].flags |= PMUVIRT_CTR_RAW;
 			break;
+		case SB_FMT_IP: op.sample_format = PMUVIRT_SAMPLE_FMT_IP; break;
+		case SB_FMT_ALL_BUT_CHAIN:
+			op.sample_format = PMUVIRT_SAMPLE_FMT_ALL & ~PMUVIRT_SAMPLE_FMT_CHAIN;
+			break;
+		case SB_FMT_CHAIN: op.sample_format = PMUVIRT_SAMPLE_FMT_DEFAULT |
+						       PMUVIRT_SAMPLE_FMT_CHAIN; break;
+		case SB_FMT_UNKNOWN: op.sample_format = 0x20; break;
 		}
 		before = op;
 		assert_int_equal(pmuvirt_xen_check_arg(PMUVIRT_XEN_PROF_START, &op, sizeof(op)), 0);
@@ -144,18 +156,36 @@ static void test_ring_geometry(void **state)
 
 	(void)state;
 	assert_int_equal(sizeof(struct pmuvirt_sample_ring), PMUVIRT_XEN_PROF_DATA_OFFSET);
-	assert_int_equal(pmuvirt_xen_prof_records(2), 32);
-	assert_int_equal(pmuvirt_xen_prof_records(16), 256);
-	assert_int_equal(pmuvirt_xen_prof_records(256), 4096);
+	struct pmuvirt_xen_prof_start op;
+	struct pmuvirt_sample_format fmt;
+
+	memset(&op, 0, sizeof(op));
+	op.ctl.nr_counters = 2;
+	pmuvirt_xen_prof_format(&op, &fmt);	/* 0: the default, 16 values */
+	assert_int_equal(fmt.format, PMUVIRT_SAMPLE_FMT_DEFAULT);
+	assert_int_equal(fmt.nr_values, 16);
+	assert_int_equal(pmuvirt_xen_prof_records(2, &fmt), 32);
+	assert_int_equal(pmuvirt_xen_prof_records(16, &fmt), 256);
+	assert_int_equal(pmuvirt_xen_prof_records(256, &fmt), 4096);
 	for (pages = PMUVIRT_XEN_PROF_MIN_PAGES; pages <= PMUVIRT_XEN_PROF_MAX_PAGES; pages *= 2) {
-		uint32_t n = pmuvirt_xen_prof_records(pages);
-		size_t bytes = pmuvirt_sample_ring_bytes(n, PMUVIRT_XEN_PROF_DATA_OFFSET, NULL);
+		uint32_t n = pmuvirt_xen_prof_records(pages, &fmt);
+		size_t bytes = pmuvirt_sample_ring_bytes(n, PMUVIRT_XEN_PROF_DATA_OFFSET, &fmt);
 
 		assert_true(n && !(n & (n - 1)));
 		assert_true(bytes && bytes <= (size_t)pages * 4096);
-		assert_true(pmuvirt_sample_ring_bytes(2 * n, PMUVIRT_XEN_PROF_DATA_OFFSET, NULL) >
+		assert_true(pmuvirt_sample_ring_bytes(2 * n, PMUVIRT_XEN_PROF_DATA_OFFSET, &fmt) >
 			    (size_t)pages * 4096);
 	}
+	/* a chosen format: a value slot per session counter; 48-byte records */
+	op.sample_format = PMUVIRT_SAMPLE_FMT_IP | PMUVIRT_SAMPLE_FMT_VALUES;
+	pmuvirt_xen_prof_format(&op, &fmt);
+	assert_int_equal(fmt.nr_values, 2);
+	assert_int_equal(pmuvirt_sample_record_size(fmt.format, fmt.nr_values, 0), 48);
+	assert_int_equal(pmuvirt_xen_prof_records(2, &fmt), 128);
+	op.sample_format = PMUVIRT_SAMPLE_FMT_IP;
+	pmuvirt_xen_prof_format(&op, &fmt);
+	assert_int_equal(fmt.nr_values, 0);
+	assert_int_equal(pmuvirt_xen_prof_records(2, &fmt), 128);	/* 32-byte records: 252 fit */
 }
 
 /* Xen's PV ABI: ring 0 is Xen; a 64-bit PV kernel shares ring 3 with its user code. */

@@ -123,7 +123,7 @@ struct rings {
 	struct pmuvirt_xen_prof_ring desc[3];
 };
 
-static void rings_new(struct rings *g)
+static void rings_new_format(struct rings *g, uint32_t nr, const struct pmuvirt_sample_format *fmt)
 {
 	unsigned int i;
 
@@ -132,10 +132,15 @@ static void rings_new(struct rings *g)
 	memset(g->mem, 0, 3 * PAGES * 4096);
 	for (i = 0; i < 3; i++) {
 		assert_int_equal(pmuvirt_sample_init(&g->w[i], g->mem + i * PAGES * 4096,
-						     PAGES * 4096, NR, 128, NULL), 0);
+						     PAGES * 4096, nr, 128, fmt), 0);
 		g->desc[i] = (struct pmuvirt_xen_prof_ring){ .domain = i, .id = 0,
 							     .frame = i * PAGES };
 	}
+}
+
+static void rings_new(struct rings *g)
+{
+	rings_new_format(g, NR, NULL);
 }
 
 static void put(struct rings *g, unsigned int ring, uint32_t domain, uint16_t flags, uint64_t ip,
@@ -217,6 +222,40 @@ static void test_drain(void **state)
 	/* a ring whose header does not check is refused */
 	g.w[1].ring->record_size = 160;
 	assert_int_equal(xp_drain_init(&d, g.mem, g.desc, 3, PAGES, tmpfile()), -1);
+	free(g.mem);
+}
+
+/* A session of 32-byte records (--fields ip,mode): 128 to a ring, drained whole. */
+static void test_drain_format(void **state)
+{
+	const struct pmuvirt_sample_format fmt = {
+		PMUVIRT_SAMPLE_FMT_IP | PMUVIRT_SAMPLE_FMT_MODE, 0, 0 };
+	struct pmuvirt_control ctl = { .version = PMUVIRT_ABI_VERSION };
+	struct pmuvirt_sample s;
+	struct xp_drain d;
+	struct rings g;
+	FILE *f = tmpfile();
+	uint64_t i;
+
+	(void)state;
+	rings_new_format(&g, 128, &fmt);
+	assert_int_equal(xp_file_begin(f, &ctl, g.desc, 3, 128), 0);
+	assert_int_equal(xp_drain_init(&d, g.mem, g.desc, 3, PAGES, f), 0);
+	for (i = 0; i < 100; i++)
+		put(&g, 1, 7, PMUVIRT_SAMPLE_USER, 0x5000 + i, 1);
+	assert_int_equal(xp_drain_all(&d), 100);
+	assert_int_equal(xp_file_end(&d), 0);
+	rewind(f);
+	assert_int_equal(fseek(f, sizeof(struct xp_file_hdr) + 3 * sizeof(g.desc[0]), SEEK_SET), 0);
+	for (i = 0; i < 100; i++) {
+		assert_int_equal(fread(&s, sizeof(s), 1, f), 1);
+		assert_int_equal(s.ip, 0x5000 + i);
+		assert_int_equal(s.domain, 7);
+		assert_int_equal(s.flags, PMUVIRT_SAMPLE_USER);
+		assert_int_equal(s.time, 0);	/* not in the format */
+	}
+	fclose(f);
+	xp_drain_free(&d);
 	free(g.mem);
 }
 
@@ -336,6 +375,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_symtab_elf),
 		cmocka_unit_test(test_symtab_map),
 		cmocka_unit_test(test_drain),
+		cmocka_unit_test(test_drain_format),
 		cmocka_unit_test(test_report),
 	};
 

@@ -38,14 +38,16 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: pmuvirt-xenprof record [-e events] [-c period] [-d domid]... [-o file]\n"
-		"                              [--values] [--pages n] [--high-water pct]\n"
+		"                              [--values] [--fields list] [--pages n] [--high-water pct]\n"
 		"                              [--drain-ms ms] [--no-virq] [--cpu n]\n"
 		"                              [--seconds s | -- command [args]]\n"
 		"       pmuvirt-xenprof report [-i file] [--xen-syms file] [--map domid=file]...\n"
 		"                              [--exe domid=file]... [--vcpu] [--top n]\n"
 		"       pmuvirt-xenprof stop\n"
 		"  events: instructions cycles branches branch-misses rHEX, each :k (Xen only)\n"
-		"  or :u (guests only); default -e cycles -c 1000000 -d 0, file pmuvirt-xenprof.data\n");
+		"  or :u (guests only); default -e cycles -c 1000000 -d 0, file pmuvirt-xenprof.data\n"
+		"  --fields: what a record holds, of ip,time,mode,values (default all four,\n"
+		"  16 value slots; --values fills them)\n");
 	exit(2);
 }
 
@@ -611,6 +613,9 @@ int main(int argc, char **argv)
 			o.out = argv[++a];
 		} else if (!strcmp(argv[a], "--values")) {
 			values = 1;
+		} else if (!strcmp(argv[a], "--fields") && a + 1 < argc) {
+			if (pmuvirt_user_parse_fields(argv[++a], &o.start.sample_format))
+				usage();
 		} else if (!strcmp(argv[a], "--no-virq")) {
 			o.no_virq = 1;
 		} else if (!strcmp(argv[a], "--cpu") && a + 1 < argc) {
@@ -632,6 +637,10 @@ int main(int argc, char **argv)
 	if (pmuvirt_user_parse_events(events, &o.start.ctl) || !period ||
 	    o.start.ctl.nr_counters > PMUVIRT_XEN_PROF_MAX_COUNTERS || !o.drain_ms)
 		usage();
+	if (values && o.start.sample_format)
+		o.start.sample_format |= PMUVIRT_SAMPLE_FMT_VALUES;
+	if (o.start.sample_format & PMUVIRT_SAMPLE_FMT_VALUES)
+		values = 1;
 	for (a = 0; a < (int)o.start.ctl.nr_counters; a++) {
 		struct pmuvirt_counter_ctl *c = &o.start.ctl.counter[a];
 

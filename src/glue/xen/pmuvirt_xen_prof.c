@@ -79,6 +79,7 @@ static struct {
 	unsigned int nr_rings;
 	unsigned int ring_pages;
 	unsigned int nr_records;
+	struct pmuvirt_sample_format fmt;
 	unsigned int high_water;
 	struct prof_ring *rings;
 	struct pmuvirt_ctx **idle;	/* per PCPU: the session's counters alone */
@@ -502,7 +503,7 @@ static int prof_alloc(const struct pmuvirt_xen_prof_start *op, struct domain **d
 			return -ENOMEM;
 		memset(r->mem, 0, bytes);
 		if (pmuvirt_sample_init(&r->w, r->mem, bytes, prof.nr_records,
-					PMUVIRT_XEN_PROF_DATA_OFFSET, NULL))
+					PMUVIRT_XEN_PROF_DATA_OFFSET, &prof.fmt))
 			return -EINVAL;
 		if (i < prof.nr_pcpus) {
 			r->domain = PMUVIRT_XEN_DOMID_IDLE;
@@ -603,7 +604,8 @@ long pmuvirt_xen_op_prof_start(struct vcpu *v, struct pmuvirt_xen_prof_start *op
 	prof.controller = v->domain;
 	prof.nr_domains = op->nr_domains;
 	prof.ring_pages = op->ring_pages;
-	prof.nr_records = pmuvirt_xen_prof_records(op->ring_pages);
+	pmuvirt_xen_prof_format(op, &prof.fmt);
+	prof.nr_records = pmuvirt_xen_prof_records(op->ring_pages, &prof.fmt);
 	prof.high_water = max_t(unsigned int, 1, prof.nr_records * op->high_water_pct / 100);
 	prof.noregs = 0;
 	prof.hvm_read = 0;
