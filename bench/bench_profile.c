@@ -68,7 +68,7 @@ __attribute__((noinline)) uint64_t drain_ring(struct pmuvirt_sample_reader *r,
 	int k;
 
 	while ((k = pmuvirt_sample_read(r, out, BATCH)) > 0) {
-		pmuvirt_prof_write_samples(w, c, out, (unsigned int)k);
+		pmuvirt_prof_write_samples(w, c, out, NULL, (unsigned int)k);
 		done += (uint64_t)k;
 	}
 	pmuvirt_sample_publish(r);
@@ -139,7 +139,8 @@ static double drain(uint64_t n, char **buf, size_t *len)
 	return total;
 }
 
-static int nop_sample(void *arg, const struct pmuvirt_prof_chunk *c, const struct pmuvirt_sample *s)
+static int nop_sample(void *arg, const struct pmuvirt_prof_chunk *c, const struct pmuvirt_sample *s,
+		      const uint64_t *frames)
 {
 	(*(uint64_t *)arg)++;
 	return 0;

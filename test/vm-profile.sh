@@ -59,3 +59,39 @@ vm_profile() {
 		fail "pmuvirt-report warned"
 	return 0
 }
+
+# vm_chain PERIOD ROUNDS: pmuvirt-record -g samples instructions every
+# PERIOD over `vmtest-pie chain ROUNDS`: one leaf (chain_leaf) called
+# through chain_via_a for 3/4 of the work and chain_via_b for 1/4.  The
+# folded stacks must split the leaf's weight 3:1 between the two callers
+# within 3% (the IP alone cannot: it is the leaf's in every sample), every
+# leaf sample must have a caller, the dump must list each record's chain,
+# and some kernel sample must carry two or more kernel frames (the
+# kernel's unwinder) under a user frame.
+vm_chain() {
+	_period=$1 _rounds=$2
+	/pmuvirt-record -g -e instructions -c "$_period" -m 256 -o /chain.data -- \
+		/vmtest-pie chain "$_rounds" >/chain.out 2>/chain.err || fail "pmuvirt-record -g"
+	sed 's/^/vm: record -g: /' /chain.err
+	[ -s /kallsyms ] || cat /proc/kallsyms >/kallsyms
+	/pmuvirt-report -i /chain.data --kallsyms /kallsyms --folded >/chain.folded 2>/chain.rerr ||
+		fail "pmuvirt-report --folded (chains)"
+	/pmuvirt-report -i /chain.data --kallsyms /kallsyms --dump >/chain.dump 2>>/chain.rerr ||
+		fail "pmuvirt-report --dump (chains)"
+	sed 's/^/vm: report: /' /chain.rerr
+	sort -t' ' -k2 -n -r /chain.folded | head -8 | sed 's/^/vm:   /'
+	awk '{ w = $NF; $NF = ""; all += w }
+		/;chain_leaf $/ { leaf += w }
+		/;chain_via_a;chain_leaf $/ { a += w }
+		/;chain_via_b;chain_leaf $/ { b += w }
+		{ n = split($0, f, ";"); k = 0; for (i = 2; i <= n; i++) if (f[i] ~ /_\[k\] *$/) k++
+		  if (k >= 2 && f[2] !~ /_\[k\]/) kchains++ }
+		END { r = b ? a / b : 0; e = (r - 3) / 3; if (e < 0) e = -e
+			printf "vm: chain: via_a %d, via_b %d, ratio %.4f (error %.2f%% of 3:1); leaf %d of %d; %d kernel stacks of 2+ frames under user ones\n",
+				a, b, r, 100 * e, leaf, all, kchains
+			exit !(e <= 0.03 && a + b == leaf && leaf >= 0.95 * all && a + b >= 1000 && kchains > 0) }' \
+		/chain.folded || fail "pmuvirt-report --folded: callers of chain_leaf not 3:1"
+	grep -q ' chain chain_via_[ab] ' /chain.dump || fail "pmuvirt-report --dump: no chains"
+	grep -q 'records lost\|never captured' /chain.rerr && fail "pmuvirt-report warned (chains)"
+	return 0
+}

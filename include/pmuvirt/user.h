@@ -281,8 +281,10 @@ static inline int pmuvirt_sample_read_chain(struct pmuvirt_sample_reader *r,
 		d->time = r->format & PMUVIRT_SAMPLE_FMT_TIME ? *field++ : 0;
 		if (d->nr_values > r->nr_values)
 			d->nr_values = (uint8_t)r->nr_values;
-		for (k = 0; k < PMUVIRT_MAX_COUNTERS; k++)
-			d->value[k] = k < d->nr_values ? field[k] : 0;
+		for (k = 0; k < d->nr_values; k++)
+			d->value[k] = field[k];
+		for (; k < PMUVIRT_MAX_COUNTERS; k++)
+			d->value[k] = 0;
 		field += r->nr_values;
 		if (nk > r->chain_depth)
 			nk = r->chain_depth;

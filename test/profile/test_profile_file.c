@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 /*
  * The profile file (tools/pmuvirt-record/profile-file.c): what the writer
- * writes the reader gives back field for field; every truncation and
- * every corruption of a field the reader checks is refused with a reason
- * and an offset; the writer refuses what the format cannot hold.
+ * writes the reader gives back field for field, call chains included;
+ * every truncation and every corruption of a field the reader checks is
+ * refused with a reason and an offset; the writer refuses what the format
+ * cannot hold and clamps chains to INFO's depth.
  *
  * "test_profile_file seeds DIR" writes the fuzzer's seed files instead.
  */
@@ -54,12 +55,19 @@ static void info_make(struct pmuvirt_prof_info *info)
 	info->nr_counters = 2;
 	info->sample_pages = 128;
 	info->interval_ms = 20;
+	info->sample_format = PMUVIRT_SAMPLE_FMT_DEFAULT | PMUVIRT_SAMPLE_FMT_CHAIN;
+	info->chain_depth = 16;
 	strcpy(info->events, "instructions:u,tsc");
 	strcpy(info->command, "./prog --flag 'two words'");
 	strcpy(info->release, "6.1.0-56-amd64");
 }
 
-static void rec_make(struct pmuvirt_sample *s, unsigned int i)
+/*
+ * Record @i and its chain (within full_file()'s depth of 16): every third
+ * none, every third a kernel IP with kernel and user frames, every third a
+ * user IP with user frames (none for @i = 2).
+ */
+static void rec_make(struct pmuvirt_sample *s, struct pmuvirt_sample_chain *ch, unsigned int i)
 {
 	unsigned int v;
 
@@ -76,6 +84,19 @@ static void rec_make(struct pmuvirt_sample *s, unsigned int i)
 		s->flags |= PMUVIRT_SAMPLE_VALUES;
 	for (v = 0; v < s->nr_values; v++)
 		s->value[v] = ((uint64_t)i << 32) | v;
+	if (i % 3 == 1) {
+		s->ip = 0xffffffff81000000ull + 16 * i;
+		s->flags &= (uint16_t)~PMUVIRT_SAMPLE_USER;
+		s->nr_kernel = (uint16_t)(1 + i % 5);
+		s->nr_user = (uint16_t)(1 + i % 7);
+	} else if (i % 3 == 2) {
+		s->nr_user = (uint16_t)(i % 17);
+	}
+	memset(ch, 0, sizeof(*ch));
+	for (v = 0; v < s->nr_kernel; v++)
+		ch->frame[v] = 0xffffffff81100000ull + 0x100 * i + v;
+	for (v = 0; v < s->nr_user; v++)
+		ch->frame[s->nr_kernel + v] = 0x55d0c0a01800ull + 0x10 * i + v;
 }
 
 static const struct pmuvirt_prof_thread thread_a = {
@@ -88,6 +109,7 @@ static const struct pmuvirt_prof_end end_a = {
 };
 
 #define NR_RECS	40
+#define NR_FRAMES	64	/* records whose frames struct got keeps whole */
 
 /* Offsets of the sections of the file full_file() writes. */
 struct layout {
@@ -96,6 +118,7 @@ struct layout {
 
 static void full_file(struct mem *m, struct layout *l)
 {
+	static struct pmuvirt_sample_chain chains[NR_RECS];
 	struct pmuvirt_prof_info info;
 	struct pmuvirt_sample recs[NR_RECS];
 	struct pmuvirt_prof_chunk c = { 100, 101, 7 };
@@ -104,13 +127,13 @@ static void full_file(struct mem *m, struct layout *l)
 	mem_open(m);
 	info_make(&info);
 	for (i = 0; i < NR_RECS; i++)
-		rec_make(&recs[i], i);
+		rec_make(&recs[i], &chains[i], i);
 	l->info = m->w.bytes;
 	assert_int_equal(pmuvirt_prof_write_info(&m->w, &info), 0);
 	l->maps = m->w.bytes;
 	assert_int_equal(pmuvirt_prof_write_maps(&m->w, 100, 6, maps_text, strlen(maps_text)), 0);
 	l->samples = m->w.bytes;
-	assert_int_equal(pmuvirt_prof_write_samples(&m->w, &c, recs, NR_RECS), 0);
+	assert_int_equal(pmuvirt_prof_write_samples(&m->w, &c, recs, chains, NR_RECS), 0);
 	l->thread = m->w.bytes;
 	assert_int_equal(pmuvirt_prof_write_thread(&m->w, &thread_a), 0);
 	l->end = m->w.bytes;
@@ -129,6 +152,8 @@ struct got {
 	unsigned int nr;
 	struct pmuvirt_prof_chunk chunk[2 * 4096 + 10];
 	struct pmuvirt_sample rec[2 * 4096 + 10];
+	uint64_t frame_sum[2 * 4096 + 10];	/* each record's frames, weighted by position */
+	uint64_t frame[NR_FRAMES][PMUVIRT_CHAIN_MAX];	/* the first records' frames */
 	struct pmuvirt_prof_thread thread;
 	struct pmuvirt_prof_end end;
 	int stop_at;		/* a callback's return at this record */
@@ -155,16 +180,33 @@ static int g_maps(void *arg, uint32_t pid, uint32_t tick, const char *text, size
 	return 0;
 }
 
-static int g_sample(void *arg, const struct pmuvirt_prof_chunk *c, const struct pmuvirt_sample *s)
+static uint64_t frame_sum(const uint64_t *frames, unsigned int n)
+{
+	uint64_t sum = 0;
+	unsigned int k;
+
+	for (k = 0; k < n; k++)
+		sum += frames[k] * (k + 1);
+	return sum;
+}
+
+static int g_sample(void *arg, const struct pmuvirt_prof_chunk *c, const struct pmuvirt_sample *s,
+		    const uint64_t *frames)
 {
 	struct got *g = arg;
+	unsigned int nf = s->nr_kernel + s->nr_user;
 
 	if (g->stop_at && (int)g->nr == g->stop_at)
 		return 42;
+	assert_non_null(frames);
+	assert_true(nf <= PMUVIRT_CHAIN_MAX);
 	if (g->nr < sizeof(g->rec) / sizeof(g->rec[0])) {
 		g->chunk[g->nr] = *c;
 		g->rec[g->nr] = *s;
+		g->frame_sum[g->nr] = frame_sum(frames, nf);
 	}
+	if (g->nr < NR_FRAMES)
+		memcpy(g->frame[g->nr], frames, nf * sizeof(*frames));
 	g->nr++;
 	return 0;
 }
@@ -226,6 +268,8 @@ static void test_roundtrip(void **state)
 	assert_int_equal(g->info.nr_counters, 2);
 	assert_int_equal(g->info.sample_pages, 128);
 	assert_int_equal(g->info.interval_ms, 20);
+	assert_int_equal(g->info.sample_format, want.sample_format);
+	assert_int_equal(g->info.chain_depth, 16);
 	assert_string_equal(g->info.events, want.events);
 	assert_string_equal(g->info.command, want.command);
 	assert_string_equal(g->info.release, want.release);
@@ -236,9 +280,10 @@ static void test_roundtrip(void **state)
 	assert_memory_equal(g->maps, maps_text, strlen(maps_text));
 	assert_int_equal(g->nr, NR_RECS);
 	for (i = 0; i < NR_RECS; i++) {
+		struct pmuvirt_sample_chain ch;
 		struct pmuvirt_sample s;
 
-		rec_make(&s, i);
+		rec_make(&s, &ch, i);
 		assert_int_equal(g->chunk[i].pid, 100);
 		assert_int_equal(g->chunk[i].tid, 101);
 		assert_int_equal(g->chunk[i].tick, 7);
@@ -251,7 +296,15 @@ static void test_roundtrip(void **state)
 		assert_int_equal(g->rec[i].nr_values, s.nr_values > 16 ? 16 : s.nr_values);
 		for (v = 0; v < g->rec[i].nr_values; v++)
 			assert_true(g->rec[i].value[v] == s.value[v]);
+		assert_int_equal(g->rec[i].nr_kernel, s.nr_kernel);
+		assert_int_equal(g->rec[i].nr_user, s.nr_user);
+		assert_memory_equal(g->frame[i], ch.frame,
+				    (s.nr_kernel + s.nr_user) * sizeof(ch.frame[0]));
 	}
+	/* kernel and user frames, with values and without */
+	assert_true(g->rec[4].nr_kernel && g->rec[4].nr_user && g->rec[4].nr_values);
+	assert_true(g->rec[34].nr_kernel && g->rec[34].nr_user && !g->rec[34].nr_values);
+	assert_true(!g->rec[5].nr_kernel && g->rec[5].nr_user && g->rec[5].nr_values);
 	assert_int_equal(g->threads, 1);
 	assert_memory_equal(&g->thread, &thread_a, sizeof(thread_a));
 	assert_int_equal(g->ends, 1);
@@ -264,29 +317,36 @@ static void test_roundtrip(void **state)
 	free(g);
 }
 
-/* Many records: split into sections of at most 4096, order kept. */
+/* Many records: split into sections of at most 4096, order kept, values and chains clamped. */
 static void test_many_records(void **state)
 {
-	struct pmuvirt_sample *recs = calloc(2 * 4096 + 10, sizeof(*recs));
+	unsigned int i, k, n = 2 * 4096 + 10;
+	struct pmuvirt_sample *recs = calloc(n, sizeof(*recs));
+	struct pmuvirt_sample_chain *chains = calloc(n, sizeof(*chains));
 	struct pmuvirt_prof_chunk c = { 5, 6, 1 };
 	struct pmuvirt_prof_info info;
 	struct pmuvirt_prof_error err;
 	struct got *g = got_new();
 	struct mem m;
-	unsigned int i, n = 2 * 4096 + 10;
 
 	(void)state;
 	assert_non_null(recs);
+	assert_non_null(chains);
 	for (i = 0; i < n; i++) {
 		recs[i].ip = i;
 		recs[i].weight = 1;
 		recs[i].nr_values = 200;	/* the writer clamps to 16 */
 		recs[i].flags = PMUVIRT_SAMPLE_VALUES;
+		recs[i].nr_kernel = 100;	/* and the frames to 127: 100 + 27 */
+		recs[i].nr_user = 100;
+		for (k = 0; k < PMUVIRT_CHAIN_MAX; k++)
+			chains[i].frame[k] = (uint64_t)i << 20 | k;
 	}
 	mem_open(&m);
 	info_make(&info);
+	info.chain_depth = PMUVIRT_CHAIN_MAX;
 	assert_int_equal(pmuvirt_prof_write_info(&m.w, &info), 0);
-	assert_int_equal(pmuvirt_prof_write_samples(&m.w, &c, recs, n), 0);
+	assert_int_equal(pmuvirt_prof_write_samples(&m.w, &c, recs, chains, n), 0);
 	assert_int_equal(pmuvirt_prof_write_end(&m.w, &end_a), 0);
 	mem_close(&m);
 	assert_int_equal(parse(m.buf, m.len, 0, g, &err), 0);
@@ -294,17 +354,91 @@ static void test_many_records(void **state)
 	for (i = 0; i < n; i++) {
 		assert_true(g->rec[i].ip == i);
 		assert_int_equal(g->rec[i].nr_values, 16);
+		assert_int_equal(g->rec[i].nr_kernel, 100);
+		assert_int_equal(g->rec[i].nr_user, 27);
+		assert_true(g->frame_sum[i] == frame_sum(chains[i].frame, PMUVIRT_CHAIN_MAX));
 	}
 	/*
-	 * file header, INFO (section header, 40 bytes, three strings with
-	 * their lengths), three SAMPLES sections (4096, 4096, 10 records of 32
-	 * bytes and 16 values each), END
+	 * file header, INFO (section header, 48 bytes, three strings with
+	 * their lengths), three SAMPLES sections (4096, 4096, 10 records of 40
+	 * bytes, 16 values and 127 frames each), END
 	 */
-	assert_int_equal(m.len, 16 + (16 + 40 + 4 + strlen(info.events) + 4 + strlen(info.command) +
+	assert_int_equal(m.len, 16 + (16 + 48 + 4 + strlen(info.events) + 4 + strlen(info.command) +
 				      4 + strlen(info.release)) +
-			 3 * (16 + 16) + n * (32 + 8 * 16) + (16 + 40));
+			 3 * (16 + 16) + n * (40 + 8 * 16 + 8 * 127) + (16 + 40));
 	free(m.buf);
+	free(chains);
 	free(recs);
+	free(g);
+}
+
+/*
+ * Chains clamped to INFO's depth (kernel frames first, then the innermost
+ * user ones), none without @chains whatever the counts, and a record whose
+ * frames run past its section refused.
+ */
+static void test_chains(void **state)
+{
+	struct pmuvirt_sample_chain ch[3];
+	struct pmuvirt_prof_chunk c = { 5, 6, 1 };
+	struct pmuvirt_prof_info info;
+	struct pmuvirt_prof_error err;
+	struct pmuvirt_sample recs[3];
+	struct got *g = got_new();
+	unsigned int i, k;
+	size_t last;
+	struct mem m;
+
+	(void)state;
+	memset(recs, 0, sizeof(recs));
+	for (i = 0; i < 3; i++)
+		for (k = 0; k < PMUVIRT_CHAIN_MAX; k++)
+			ch[i].frame[k] = 0x1000ull * (i + 1) + k;
+	/* a kernel IP with 2 values, 2 kernel and 3 user frames */
+	recs[0].ip = 0xffffffff81000000ull;
+	recs[0].flags = PMUVIRT_SAMPLE_VALUES;
+	recs[0].nr_values = 2;
+	recs[0].value[0] = 11;
+	recs[0].value[1] = 22;
+	recs[0].nr_kernel = 2;
+	recs[0].nr_user = 3;
+	/* a user IP with 9 user frames; one without any */
+	recs[1].ip = 0x401000;
+	recs[1].flags = PMUVIRT_SAMPLE_USER;
+	recs[1].nr_user = 9;
+	recs[2].ip = 0x401100;
+	recs[2].flags = PMUVIRT_SAMPLE_USER;
+	mem_open(&m);
+	info_make(&info);
+	info.chain_depth = 4;
+	assert_int_equal(pmuvirt_prof_write_info(&m.w, &info), 0);
+	assert_int_equal(pmuvirt_prof_write_samples(&m.w, &c, recs, ch, 3), 0);
+	last = m.w.bytes - (PMUVIRT_PROF_RECORD_BYTES);
+	assert_int_equal(pmuvirt_prof_write_samples(&m.w, &c, recs, NULL, 3), 0);
+	assert_int_equal(pmuvirt_prof_write_end(&m.w, &end_a), 0);
+	mem_close(&m);
+	assert_int_equal(parse(m.buf, m.len, 0, g, &err), 0);
+	assert_int_equal(g->nr, 6);
+	assert_int_equal(g->rec[0].nr_kernel, 2);
+	assert_int_equal(g->rec[0].nr_user, 2);
+	assert_int_equal(g->rec[0].nr_values, 2);
+	assert_true(g->rec[0].value[0] == 11 && g->rec[0].value[1] == 22);
+	assert_memory_equal(g->frame[0], ch[0].frame, 4 * sizeof(uint64_t));
+	assert_int_equal(g->rec[1].nr_kernel, 0);
+	assert_int_equal(g->rec[1].nr_user, 4);
+	assert_memory_equal(g->frame[1], ch[1].frame, 4 * sizeof(uint64_t));
+	assert_int_equal(g->rec[2].nr_kernel + g->rec[2].nr_user, 0);
+	for (i = 3; i < 6; i++)
+		assert_int_equal(g->rec[i].nr_kernel + g->rec[i].nr_user, 0);
+	assert_int_equal(g->rec[3].nr_values, 2);
+
+	/* the last record of the first SAMPLES section claims a frame it does not have */
+	assert_int_equal(m.buf[last + 34], 0);
+	m.buf[last + 34] = 1;
+	assert_int_equal(parse(m.buf, m.len, 0, g, &err), -EINVAL);
+	assert_string_equal(err.what, "SAMPLES record frames cut short");
+	assert_int_equal(err.offset, last + PMUVIRT_PROF_RECORD_BYTES);
+	free(m.buf);
 	free(g);
 }
 
@@ -349,6 +483,11 @@ static void put64(char *p, uint64_t v)
 	memcpy(p, &v, 8);
 }
 
+static void put16(char *p, uint16_t v)
+{
+	memcpy(p, &v, 2);
+}
+
 /* One corruption of full_file()'s bytes: the result and the reason. */
 static void corrupt(void (*change)(char *buf, size_t *len, const struct layout *l), int expect,
 		    const char *reason)
@@ -376,12 +515,12 @@ static void corrupt(void (*change)(char *buf, size_t *len, const struct layout *
 	free(g);
 }
 
-#define INFO_STR(l)	((l)->info + 16 + 40)	/* the event list's length */
+#define INFO_STR(l)	((l)->info + 16 + 48)	/* the event list's length */
 #define SAMPLES_BODY(l)	((l)->samples + 16)
 #define REC0(l)		(SAMPLES_BODY(l) + 16)
 
 static void c_magic(char *b, size_t *n, const struct layout *l) { b[3] ^= 1; }
-static void c_version(char *b, size_t *n, const struct layout *l) { put32(b + 8, 2); }
+static void c_version(char *b, size_t *n, const struct layout *l) { put32(b + 8, 1); }
 static void c_hdr_size(char *b, size_t *n, const struct layout *l) { put32(b + 12, 24); }
 static void c_reserved(char *b, size_t *n, const struct layout *l) { put32(b + l->maps + 4, 1); }
 static void c_huge(char *b, size_t *n, const struct layout *l) { put64(b + l->maps + 8, 1ull << 40); }
@@ -396,6 +535,13 @@ static void c_two_info(char *b, size_t *n, const struct layout *l)
 }
 static void c_info_flags(char *b, size_t *n, const struct layout *l) { put32(b + l->info + 16 + 36, 1); }
 static void c_info_counters(char *b, size_t *n, const struct layout *l) { put32(b + l->info + 16 + 24, 17); }
+static void c_info_format(char *b, size_t *n, const struct layout *l) { put32(b + l->info + 16 + 40, 0x3f); }
+static void c_info_depth(char *b, size_t *n, const struct layout *l) { put32(b + l->info + 16 + 44, 128); }
+static void c_info_nodepth(char *b, size_t *n, const struct layout *l) { put32(b + l->info + 16 + 44, 0); }
+static void c_info_nochain(char *b, size_t *n, const struct layout *l)
+{
+	put32(b + l->info + 16 + 40, PMUVIRT_SAMPLE_FMT_DEFAULT);
+}
 static void c_info_nul(char *b, size_t *n, const struct layout *l) { b[INFO_STR(l) + 4 + 2] = 0; }
 static void c_info_long(char *b, size_t *n, const struct layout *l) { put32(b + INFO_STR(l), 5000); }
 static void c_info_len(char *b, size_t *n, const struct layout *l) { put32(b + INFO_STR(l), 200); }
@@ -405,6 +551,13 @@ static void c_rec_flags(char *b, size_t *n, const struct layout *l) { b[REC0(l) 
 static void c_rec_counter(char *b, size_t *n, const struct layout *l) { b[REC0(l) + 26] = 16; }
 static void c_rec_values(char *b, size_t *n, const struct layout *l) { b[REC0(l) + 27] = 17; }
 static void c_rec_noflag(char *b, size_t *n, const struct layout *l) { b[REC0(l) + 27] = 1; }
+static void c_rec_reserved(char *b, size_t *n, const struct layout *l) { b[REC0(l) + 39] = 1; }
+static void c_rec_frames(char *b, size_t *n, const struct layout *l)
+{
+	put16(b + REC0(l) + 32, 100);
+	put16(b + REC0(l) + 34, 28);
+}
+static void c_rec_depth(char *b, size_t *n, const struct layout *l) { put16(b + REC0(l) + 34, 17); }
 static void c_thread_size(char *b, size_t *n, const struct layout *l) { put64(b + l->thread + 8, 63); }
 static void c_thread_flags(char *b, size_t *n, const struct layout *l) { put32(b + l->thread + 16 + 8, 8); }
 static void c_end_flags(char *b, size_t *n, const struct layout *l) { put32(b + l->end + 16 + 28, 4); }
@@ -419,7 +572,7 @@ static void test_corruption(void **state)
 {
 	(void)state;
 	corrupt(c_magic, -EINVAL, "magic");
-	corrupt(c_version, -EPROTO, "version");
+	corrupt(c_version, -EPROTO, "file format version not 2");
 	corrupt(c_hdr_size, -EINVAL, "header size");
 	corrupt(c_reserved, -EINVAL, "reserved");
 	corrupt(c_huge, -EINVAL, "64 MiB");
@@ -428,6 +581,10 @@ static void test_corruption(void **state)
 	corrupt(c_two_info, -EINVAL, "INFO");
 	corrupt(c_info_flags, -EINVAL, "INFO flags");
 	corrupt(c_info_counters, -EINVAL, "above 16");
+	corrupt(c_info_format, -EINVAL, "INFO sample format unknown");
+	corrupt(c_info_depth, -EINVAL, "INFO chain depth above 127");
+	corrupt(c_info_nodepth, -EINVAL, "INFO chain depth and chain format disagree");
+	corrupt(c_info_nochain, -EINVAL, "INFO chain depth and chain format disagree");
 	corrupt(c_info_nul, -EINVAL, "NUL");
 	corrupt(c_info_long, -EINVAL, "longer than 4096");
 	corrupt(c_info_len, -EINVAL, "INFO");
@@ -437,6 +594,9 @@ static void test_corruption(void **state)
 	corrupt(c_rec_counter, -EINVAL, "counter above 15");
 	corrupt(c_rec_values, -EINVAL, "more than 16 values");
 	corrupt(c_rec_noflag, -EINVAL, "without the values flag");
+	corrupt(c_rec_reserved, -EINVAL, "SAMPLES record reserved word not zero");
+	corrupt(c_rec_frames, -EINVAL, "SAMPLES record with more than 127 frames");
+	corrupt(c_rec_depth, -EINVAL, "more frames than INFO's chain depth");
 	corrupt(c_thread_size, -EINVAL, NULL);
 	corrupt(c_thread_flags, -EINVAL, "THREAD flags");
 	corrupt(c_end_flags, -EINVAL, "END flags");
@@ -459,6 +619,17 @@ static void test_writer_bounds(void **state)
 	mem_open(&m);
 	info_make(&info);
 	memset(info.command, 'x', sizeof(info.command));	/* no NUL within 4096 */
+	assert_int_equal(pmuvirt_prof_write_info(&m.w, &info), -EINVAL);
+	info_make(&info);
+	info.chain_depth = 128;
+	assert_int_equal(pmuvirt_prof_write_info(&m.w, &info), -EINVAL);
+	info.chain_depth = 0;
+	assert_int_equal(pmuvirt_prof_write_info(&m.w, &info), -EINVAL);
+	info.sample_format = PMUVIRT_SAMPLE_FMT_DEFAULT;
+	info.chain_depth = 8;
+	assert_int_equal(pmuvirt_prof_write_info(&m.w, &info), -EINVAL);
+	info.sample_format = 0x40;
+	info.chain_depth = 0;
 	assert_int_equal(pmuvirt_prof_write_info(&m.w, &info), -EINVAL);
 	big = malloc(PMUVIRT_PROF_MAPS_MAX + 1);
 	assert_non_null(big);
@@ -515,6 +686,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_many_records),
+		cmocka_unit_test(test_chains),
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_corruption),
 		cmocka_unit_test(test_writer_bounds),

@@ -5,7 +5,8 @@
  * position-dependent build, each with a shared library, resolved after
  * the process has exited from the maps it printed), and the report's
  * output for a profile with known samples: the per-thread shares, the
- * folded lines, the maps snapshot valid at each drain round.
+ * folded lines, the maps snapshot valid at each drain round; for one with
+ * call chains, the frames' functions, the folded stacks and the dump.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -279,15 +280,15 @@ static void test_report(void **state)
 		sample_at(&s[i], addr_of(&pie, "prof_exe_a") + (i & 1), 201, 1, 1);
 	sample_at(&s[6], addr_of(&pie, "prof_lib_x"), 201, 1, 1);
 	sample_at(&s[7], addr_of(&pie, "prof_lib_x") + 1, 201, 1, 1);
-	assert_int_equal(pmuvirt_prof_write_samples(&w, &ca, s, 8), 0);
+	assert_int_equal(pmuvirt_prof_write_samples(&w, &ca, s, NULL, 8), 0);
 	/* thread b: one of weight 3 in prof_lib_y, one in the kernel, one outside every mapping */
 	sample_at(&s[0], addr_of(&pie, "prof_lib_y"), 202, 1, 3);
 	sample_at(&s[1], 0xffffffff81000123ull, 202, 0, 1);
 	sample_at(&s[2], 0x10, 202, 1, 1);
-	assert_int_equal(pmuvirt_prof_write_samples(&w, &cb, s, 3), 0);
+	assert_int_equal(pmuvirt_prof_write_samples(&w, &cb, s, NULL, 3), 0);
 	/* thread a after the exec: the other build's addresses, named by the later snapshot */
 	sample_at(&s[0], addr_of(&nopie, "prof_exe_static_b"), 201, 1, 2);
-	assert_int_equal(pmuvirt_prof_write_samples(&w, &ca5, s, 1), 0);
+	assert_int_equal(pmuvirt_prof_write_samples(&w, &ca5, s, NULL, 1), 0);
 	assert_int_equal(pmuvirt_prof_write_thread(&w, &ta), 0);
 	assert_int_equal(pmuvirt_prof_write_thread(&w, &tb), 0);
 	assert_int_equal(pmuvirt_prof_write_end(&w, &end), 0);
@@ -329,6 +330,226 @@ static void test_report(void **state)
 	free(nopie.maps);
 }
 
+/* ---- call chains ---- */
+
+static const char chain_kallsyms[] =
+	"ffffffff81000000 T _stext\nffffffff81000100 t do_syscall_64\n";
+
+/*
+ * A profile with call chains in the test ELF's PIE, two threads named
+ * "chain": prof_lib_x called from prof_exe_a (3 records, over both
+ * threads) and from prof_exe_static_b (1), both called from prof_lib_y;
+ * prof_lib_x from prof_exe_a from an address outside every mapping (1);
+ * a kernel record (do_syscall_64 called from _stext, entered from
+ * prof_lib_y's first byte, called from prof_exe_a); prof_exe_a without
+ * frames (2, weight 1 each).  Frames are return addresses: a function's
+ * address plus 1 names it.
+ */
+static void write_chain_fixture(const struct run *pie, char **buf, size_t *len)
+{
+	struct pmuvirt_prof_chunk ca = { 500, 501, 1 }, cb = { 500, 502, 1 };
+	struct pmuvirt_prof_thread ta = { .tid = 501, .pid = 500, .flags = 1, .comm = "chain" };
+	struct pmuvirt_prof_thread tb = { .tid = 502, .pid = 500, .flags = 1, .comm = "chain" };
+	struct pmuvirt_prof_end end = { .samples = 9, .threads = 2 };
+	uint64_t x = addr_of(pie, "prof_lib_x"), y = addr_of(pie, "prof_lib_y");
+	uint64_t a = addr_of(pie, "prof_exe_a"), b = addr_of(pie, "prof_exe_static_b");
+	struct pmuvirt_sample_chain ch[8];
+	struct pmuvirt_prof_info info;
+	struct pmuvirt_prof_writer w;
+	struct pmuvirt_sample s[8];
+	FILE *f = open_memstream(buf, len);
+
+	assert_non_null(f);
+	memset(ch, 0, sizeof(ch));
+	assert_int_equal(pmuvirt_prof_write_header(&w, f), 0);
+	memset(&info, 0, sizeof(info));
+	info.period = 1000;
+	info.sample_format = PMUVIRT_SAMPLE_FMT_DEFAULT | PMUVIRT_SAMPLE_FMT_CHAIN;
+	info.chain_depth = 8;
+	strcpy(info.events, "cycles");
+	strcpy(info.command, "testelf");
+	assert_int_equal(pmuvirt_prof_write_info(&w, &info), 0);
+	assert_int_equal(pmuvirt_prof_write_maps(&w, 500, 1, pie->maps, pie->maps_len), 0);
+	/* thread 501 */
+	sample_at(&s[0], x, 501, 1, 1);
+	s[0].nr_user = 2;
+	ch[0].frame[0] = a + 1;
+	ch[0].frame[1] = y + 1;
+	sample_at(&s[1], x + 1, 501, 1, 1);
+	s[1].nr_user = 2;
+	ch[1] = ch[0];
+	sample_at(&s[2], x, 501, 1, 1);
+	s[2].nr_user = 2;
+	ch[2].frame[0] = b + 1;
+	ch[2].frame[1] = y + 1;
+	sample_at(&s[3], x, 501, 1, 1);
+	s[3].nr_user = 2;
+	ch[3].frame[0] = a + 1;
+	ch[3].frame[1] = 0x10;
+	sample_at(&s[4], 0xffffffff81000123ull, 501, 0, 1);
+	s[4].nr_kernel = 1;
+	s[4].nr_user = 2;
+	ch[4].frame[0] = 0xffffffff81000100ull;	/* returns to do_syscall_64's start: _stext called */
+	ch[4].frame[1] = y;			/* entered the kernel at prof_lib_y's first byte */
+	ch[4].frame[2] = a + 1;
+	sample_at(&s[5], a, 501, 1, 1);
+	sample_at(&s[6], a + 1, 501, 1, 1);
+	assert_int_equal(pmuvirt_prof_write_samples(&w, &ca, s, ch, 7), 0);
+	/* thread 502: one more of prof_lib_x from prof_exe_a */
+	assert_int_equal(pmuvirt_prof_write_samples(&w, &cb, s, ch, 1), 0);
+	assert_int_equal(pmuvirt_prof_write_thread(&w, &ta), 0);
+	assert_int_equal(pmuvirt_prof_write_thread(&w, &tb), 0);
+	assert_int_equal(pmuvirt_prof_write_end(&w, &end), 0);
+	fclose(f);
+}
+
+static const char *frame_name(const struct pmuvirt_profile *p, uint64_t i, unsigned int k,
+			      struct pmuvirt_profile_sample *fr)
+{
+	const char *dso;
+	int kernel;
+
+	pmuvirt_profile_frame(p, i, k, fr);
+	return pmuvirt_profile_function(p, fr->function, &dso, &kernel);
+}
+
+/* One user record in prof_lib_x whose one frame is @ret, loaded and resolved. */
+static struct pmuvirt_profile *one_frame_profile(const struct run *pie, uint64_t ret)
+{
+	struct pmuvirt_prof_chunk c = { 600, 601, 1 };
+	struct pmuvirt_prof_end end = { .samples = 1 };
+	struct pmuvirt_sample_chain ch = { { ret } };
+	struct pmuvirt_prof_error err;
+	struct pmuvirt_prof_info info;
+	struct pmuvirt_prof_writer w;
+	struct pmuvirt_profile *p;
+	struct pmuvirt_sample s;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int r;
+
+	assert_non_null(f);
+	memset(&info, 0, sizeof(info));
+	info.sample_format = PMUVIRT_SAMPLE_FMT_CHAIN;
+	info.chain_depth = 1;
+	sample_at(&s, addr_of(pie, "prof_lib_x"), 601, 1, 1);
+	s.nr_user = 1;
+	assert_int_equal(pmuvirt_prof_write_header(&w, f), 0);
+	assert_int_equal(pmuvirt_prof_write_info(&w, &info), 0);
+	assert_int_equal(pmuvirt_prof_write_maps(&w, 600, 1, pie->maps, pie->maps_len), 0);
+	assert_int_equal(pmuvirt_prof_write_samples(&w, &c, &s, &ch, 1), 0);
+	assert_int_equal(pmuvirt_prof_write_end(&w, &end), 0);
+	fclose(f);
+	p = pmuvirt_profile_load(buf, len, 0, &err, &r);
+	assert_non_null(p);
+	free(buf);
+	assert_int_equal(pmuvirt_profile_resolve(p, NULL, 0), 0);
+	return p;
+}
+
+static void test_chain_report(void **state)
+{
+	struct pmuvirt_profile_sample s, fr;
+	struct pmuvirt_prof_error err;
+	struct pmuvirt_profile *p;
+	struct pmuvirt_ksyms k;
+	char *buf = NULL, *out;
+	size_t len = 0;
+	uint64_t weight;
+	struct run pie;
+	int ret;
+
+	(void)state;
+	run_testelf(TESTELF_PIE, &pie);
+	assert_int_equal(pmuvirt_ksyms_parse(chain_kallsyms, sizeof(chain_kallsyms) - 1, &k), 0);
+	write_chain_fixture(&pie, &buf, &len);
+
+	/* each frame: its return address, its function, its mode and mapping */
+	p = pmuvirt_profile_load(buf, len, 0, &err, &ret);
+	assert_non_null(p);
+	assert_int_equal(pmuvirt_profile_resolve(p, &k, 0), 0);
+	assert_int_equal(pmuvirt_profile_samples(p, &weight), 8);
+	pmuvirt_profile_sample(p, 0, &s);
+	assert_int_equal(s.nr_frames, 2);
+	assert_string_equal(frame_name(p, 0, 0, &fr), "prof_exe_a");
+	assert_true(fr.ip == addr_of(&pie, "prof_exe_a") + 1);
+	assert_false(fr.kernel);
+	assert_int_equal(fr.thread, s.thread);
+	assert_int_equal(fr.weight, 1);
+	assert_int_equal(fr.nr_frames, 0);
+	assert_non_null(fr.map);
+	assert_string_equal(fr.map->path, TESTELF_PIE);
+	assert_string_equal(frame_name(p, 0, 1, &fr), "prof_lib_y");
+	assert_non_null(strstr(fr.map->path, "libprofile_testlib.so"));
+	assert_string_equal(frame_name(p, 3, 1, &fr), "[unknown]");
+	assert_null(fr.map);
+	pmuvirt_profile_sample(p, 4, &s);
+	assert_true(s.kernel);
+	assert_int_equal(s.nr_frames, 3);
+	assert_string_equal(frame_name(p, 4, 0, &fr), "_stext");
+	assert_true(fr.kernel);
+	assert_null(fr.map);
+	assert_string_equal(frame_name(p, 4, 1, &fr), "prof_lib_y");
+	assert_false(fr.kernel);
+	assert_true(fr.ip == addr_of(&pie, "prof_lib_y"));
+	assert_string_equal(frame_name(p, 4, 2, &fr), "prof_exe_a");
+	pmuvirt_profile_sample(p, 5, &s);
+	assert_int_equal(s.nr_frames, 0);
+	pmuvirt_profile_free(p);
+
+	/* a return address at a function's first byte: the call was before it */
+	p = one_frame_profile(&pie, addr_of(&pie, "prof_exe_static_b"));
+	assert_string_not_equal(frame_name(p, 0, 0, &fr), "prof_exe_static_b");
+	assert_true(fr.ip == addr_of(&pie, "prof_exe_static_b"));
+	pmuvirt_profile_free(p);
+	p = one_frame_profile(&pie, addr_of(&pie, "prof_exe_static_b") + 1);
+	assert_string_equal(frame_name(p, 0, 0, &fr), "prof_exe_static_b");
+	pmuvirt_profile_free(p);
+
+	/* root first, leaf last; the two callers of prof_lib_x at 3:1 */
+	out = report_text(buf, len, &k, pmuvirt_profile_print_folded);
+	assert_string_equal(out,
+			    "chain;[unknown];prof_exe_a;prof_lib_x 1\n"
+			    "chain;prof_exe_a 2\n"
+			    "chain;prof_exe_a;prof_lib_y;_stext_[k];do_syscall_64_[k] 1\n"
+			    "chain;prof_lib_y;prof_exe_a;prof_lib_x 3\n"
+			    "chain;prof_lib_y;prof_exe_static_b;prof_lib_x 1\n");
+	free(out);
+
+	/* the flat profile stays the samples' own functions */
+	out = report_text(buf, len, &k, pmuvirt_profile_print_flat);
+	assert_non_null(strstr(out, "    57.14%         4  [.] prof_lib_x "));
+	assert_non_null(strstr(out, "    28.57%         2  [.] prof_exe_a "));
+	assert_non_null(strstr(out, "    14.29%         1  [k] do_syscall_64 "));
+	assert_null(strstr(out, "prof_lib_y"));
+	free(out);
+
+	/* the dump: the chain, innermost first, after the fields of a record without one */
+	out = report_text(buf, len, &k, pmuvirt_profile_print_dump);
+	assert_non_null(strstr(out, " ip 0xffffffff81000123 [k] do_syscall_64 [kernel.kallsyms] "
+			       "weight 1 counter 0 chain _stext_[k] prof_lib_y prof_exe_a\n"));
+	assert_non_null(strstr(out, " weight 1 counter 0 chain prof_exe_a [unknown]\n"));
+	assert_non_null(strstr(out, " weight 1 counter 0 chain prof_exe_static_b prof_lib_y\n"));
+	assert_non_null(strstr(out, "\nchain 501/500 cpu 0 time 0 ip 0x"));
+	{
+		/* a record without frames: its 15 fields and nothing after them */
+		const char *line = strstr(out, " [.] prof_exe_a ");
+		unsigned int fields = 1;
+
+		assert_non_null(line);
+		while (line > out && line[-1] != '\n')
+			line--;
+		for (; *line != '\n'; line++)
+			fields += *line == ' ';
+		assert_int_equal(fields, 15);
+	}
+	free(out);
+	pmuvirt_ksyms_free(&k);
+	free(buf);
+	free(pie.maps);
+}
+
 #ifdef PMUVIRT_HAVE_PPROF
 /* ---- --pprof, read back by protoc (profile.proto as installed) ---- */
 
@@ -340,7 +561,7 @@ struct pb {
 	unsigned int nr_str;
 	int64_t max_str_ref;		/* the largest string index used anywhere */
 	unsigned int str_refs;
-	struct { uint64_t loc[4]; unsigned int nr_loc; int64_t value[2]; unsigned int nr_value;
+	struct { uint64_t loc[8]; unsigned int nr_loc; int64_t value[2]; unsigned int nr_value;
 		 int64_t thread; int64_t tid; } sample[PB_MAX];
 	unsigned int nr_sample;
 	struct { uint64_t id, mapping_id, address, function_id; unsigned int nr_line; } loc[PB_MAX];
@@ -419,7 +640,7 @@ static void pb_field(struct pb *pb, const char *path, const char *value)
 	}
 #define LAST(arr) (&pb->arr[pb->nr_##arr - 1])
 	if (!strcmp(path, "sample.location_id")) {
-		assert_true(LAST(sample)->nr_loc < 4);
+		assert_true(LAST(sample)->nr_loc < 8);
 		LAST(sample)->loc[LAST(sample)->nr_loc++] = u;
 	} else if (!strcmp(path, "sample.value")) {
 		assert_true(LAST(sample)->nr_value < 2);
@@ -568,7 +789,7 @@ static void pb_check_refs(const struct pb *pb)
 	assert_true(pb->max_str_ref < (int64_t)pb->nr_str);
 	for (i = 0; i < pb->nr_sample; i++) {
 		assert_int_equal(pb->sample[i].nr_value, 2);
-		assert_int_equal(pb->sample[i].nr_loc, 1);
+		assert_true(pb->sample[i].nr_loc >= 1);
 		for (k = 0; k < pb->sample[i].nr_loc; k++) {
 			for (j = 0; j < pb->nr_loc && pb->loc[j].id != pb->sample[i].loc[k]; j++)
 				;
@@ -590,6 +811,28 @@ static void pb_check_refs(const struct pb *pb)
 	}
 	for (i = 0; i < pb->nr_map; i++)
 		assert_true(pb->map[i].id != 0 && pb->map[i].has_functions);
+}
+
+/* The index of Location @id. */
+static unsigned int pb_loc(const struct pb *pb, uint64_t id)
+{
+	unsigned int j;
+
+	for (j = 0; j < pb->nr_loc && pb->loc[j].id != id; j++)
+		;
+	assert_true(j < pb->nr_loc);
+	return j;
+}
+
+/* The name of Location @id's function. */
+static const char *pb_loc_fn(const struct pb *pb, uint64_t id)
+{
+	unsigned int j = pb_loc(pb, id), k;
+
+	for (k = 0; k < pb->nr_fn && pb->fn[k].id != pb->loc[j].function_id; k++)
+		;
+	assert_true(k < pb->nr_fn);
+	return pb->str[pb->fn[k].name];
 }
 
 /* The Function and Mapping (NULL: none) of @sample's leaf. */
@@ -669,14 +912,14 @@ static void write_fixture(const char *path, const struct run *pie)
 		sample_at(&s[i], addr_of(pie, "prof_exe_a") + (i & 1), 301, 1, 1);
 	sample_at(&s[6], addr_of(pie, "prof_lib_x"), 301, 1, 1);
 	sample_at(&s[7], addr_of(pie, "prof_lib_x") + 1, 301, 1, 1);
-	assert_int_equal(pmuvirt_prof_write_samples(&w, &ca, s, 8), 0);
+	assert_int_equal(pmuvirt_prof_write_samples(&w, &ca, s, NULL, 8), 0);
 	/* thread b: 3 prof_exe_a, 1 prof_lib_x, the kernel, nowhere */
 	for (i = 0; i < 3; i++)
 		sample_at(&s[i], addr_of(pie, "prof_exe_a"), 302, 1, 1);
 	sample_at(&s[3], addr_of(pie, "prof_lib_x"), 302, 1, 1);
 	sample_at(&s[4], 0xffffffff81000123ull, 302, 0, 2);
 	sample_at(&s[5], 0x10, 302, 1, 1);
-	assert_int_equal(pmuvirt_prof_write_samples(&w, &cb, s, 6), 0);
+	assert_int_equal(pmuvirt_prof_write_samples(&w, &cb, s, NULL, 6), 0);
 	assert_int_equal(pmuvirt_prof_write_thread(&w, &ta), 0);
 	assert_int_equal(pmuvirt_prof_write_thread(&w, &tb), 0);
 	assert_int_equal(pmuvirt_prof_write_end(&w, &end), 0);
@@ -748,6 +991,8 @@ static void test_pprof(void **state)
 	pb_check_refs(&pb);
 	for (i = 0; i < pb.nr_sample; i++) {
 		const char *name = pb_leaf(&pb, i, &map_file);
+
+		assert_int_equal(pb.sample[i].nr_loc, 1);	/* records without frames */
 		int k = !strcmp(name, "prof_exe_a") ? 0 : !strcmp(name, "prof_lib_x") ? 1 : -1;
 
 		if (k >= 0) {
@@ -824,6 +1069,90 @@ static void test_pprof(void **state)
 	free(pie.maps);
 }
 
+/*
+ * pmuvirt-report --pprof on the fixture with call chains: each Sample's
+ * stack is the leaf's location then one per frame, as deep as the chain;
+ * the two stacks into prof_lib_x sum 3:1; a frame's location is at its
+ * return address, in its mapping.
+ */
+static void test_pprof_chain(void **state)
+{
+	char dir[] = "/tmp/pmuvirt-pprof-XXXXXX", data[64], ksyms[64], out[64], err[64];
+	struct { const char *stack; unsigned int depth; int64_t records, events; } want[] = {
+		{ "prof_lib_x;prof_exe_a;prof_lib_y", 3, 3, 3000 },
+		{ "prof_lib_x;prof_exe_static_b;prof_lib_y", 3, 1, 1000 },
+		{ "prof_lib_x;prof_exe_a;[unknown]", 3, 1, 1000 },
+		{ "do_syscall_64;_stext;prof_lib_y;prof_exe_a", 4, 1, 1000 },
+		{ "prof_exe_a", 1, 2, 2000 },
+	};
+	int64_t got[5][2];
+	unsigned int i, j, k, n = sizeof(want) / sizeof(want[0]);
+	char *buf = NULL, *text;
+	size_t len = 0;
+	struct run pie;
+	struct pb pb;
+
+	(void)state;
+	memset(got, 0, sizeof(got));
+	assert_non_null(mkdtemp(dir));
+	snprintf(data, sizeof(data), "%s/chain.data", dir);
+	snprintf(ksyms, sizeof(ksyms), "%s/kallsyms", dir);
+	snprintf(out, sizeof(out), "%s/chain.pb.gz", dir);
+	snprintf(err, sizeof(err), "%s/stderr", dir);
+	run_testelf(TESTELF_PIE, &pie);
+	write_chain_fixture(&pie, &buf, &len);
+	write_file(data, buf, len);
+	free(buf);
+	write_file(ksyms, chain_kallsyms, sizeof(chain_kallsyms) - 1);
+	assert_int_equal(run("'%s' -i %s --kallsyms %s --pprof %s 2>%s", PMUVIRT_REPORT, data,
+			     ksyms, out, err), 0);
+	text = read_text(err);
+	assert_non_null(strstr(text, "chain.pb.gz: 8 samples, 10 locations, 7 functions, "
+				     "2 mappings, "));
+	free(text);
+
+	pb_decode(out, &pb);
+	pb_check_refs(&pb);
+	assert_int_equal(pb.nr_sample, 8);
+	for (i = 0; i < pb.nr_sample; i++) {
+		char stack[256] = "";
+
+		for (k = 0; k < pb.sample[i].nr_loc; k++) {
+			if (k)
+				strcat(stack, ";");
+			strcat(stack, pb_loc_fn(&pb, pb.sample[i].loc[k]));
+		}
+		for (j = 0; j < n && strcmp(want[j].stack, stack); j++)
+			;
+		if (j == n)
+			fail_msg("unexpected stack %s", stack);
+		assert_int_equal(pb.sample[i].nr_loc, want[j].depth);
+		got[j][0] += pb.sample[i].value[0];
+		got[j][1] += pb.sample[i].value[1];
+		if (j == 0) {
+			/* the frames: their return addresses, in the PIE and the library */
+			const unsigned int a = pb_loc(&pb, pb.sample[i].loc[1]);
+			const unsigned int y = pb_loc(&pb, pb.sample[i].loc[2]);
+
+			assert_true(pb.loc[a].address == addr_of(&pie, "prof_exe_a") + 1);
+			assert_true(pb.loc[y].address == addr_of(&pie, "prof_lib_y") + 1);
+			assert_true(pb.loc[a].mapping_id && pb.loc[y].mapping_id &&
+				    pb.loc[a].mapping_id != pb.loc[y].mapping_id);
+		}
+	}
+	for (j = 0; j < n; j++) {
+		assert_int_equal(got[j][0], want[j].records);
+		assert_int_equal(got[j][1], want[j].events);
+	}
+	pb_free(&pb);
+	unlink(data);
+	unlink(ksyms);
+	unlink(out);
+	unlink(err);
+	assert_int_equal(rmdir(dir), 0);
+	free(pie.maps);
+}
+
 /* A write cut short (the file size limit): the old file stays, no temporary file. */
 static void test_pprof_save_fails(void **state)
 {
@@ -883,7 +1212,7 @@ static void test_pprof_clamp(void **state)
 	assert_int_equal(pmuvirt_prof_write_info(&w, &info), 0);
 	for (i = 0; i < 3; i++)
 		sample_at(&s[i], 0xffffffff81000000ull, 401, 0, UINT32_MAX);
-	assert_int_equal(pmuvirt_prof_write_samples(&w, &c, s, 3), 0);
+	assert_int_equal(pmuvirt_prof_write_samples(&w, &c, s, NULL, 3), 0);
 	assert_int_equal(pmuvirt_prof_write_end(&w, &end), 0);
 	fclose(f);
 	p = pmuvirt_profile_load(file, len, 0, &perr, &ret);
@@ -921,8 +1250,10 @@ int main(void)
 		cmocka_unit_test(test_elf_nopie),
 		cmocka_unit_test(test_elf_bad),
 		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_chain_report),
 #ifdef PMUVIRT_HAVE_PPROF
 		cmocka_unit_test(test_pprof),
+		cmocka_unit_test(test_pprof_chain),
 		cmocka_unit_test(test_pprof_save_fails),
 		cmocka_unit_test(test_pprof_clamp),
 #endif

@@ -92,6 +92,7 @@ if [ "$mode" = icount ]; then
 	# checks before run at the same virtual time as without it.
 	. /vm-profile.sh
 	vm_profile 20000 10
+	vm_chain 20000 10
 	[ "$(attached)" = 0 ] || fail "contexts left after the profile: $(attached)"
 	rmmod pmuvirt || fail "rmmod after emulate_pmu=1"
 	# the event policy as a load parameter: a malformed one fails the load

@@ -309,6 +309,10 @@ int main(int argc, char **argv)
 		t_profile(atoi(argv[2]));
 		return 0;
 	}
+	if (!strcmp(what, "chain") && argc > 2) {
+		t_chain(atoi(argv[2]));
+		return 0;
+	}
 #endif
 	if (!strcmp(what, "imode")) {
 		/* optional: the bound of the counts, or "shared" */
@@ -317,7 +321,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(what, "perfopen") && argc > 2) {
 		t_perfopen(argv[2]);
 	} else if (!run_named(what)) {
-		fprintf(stderr, "usage: vmtest probe|accuracy|migrate|fork|inherit|sum|imode|pmistorm|latepmi|hotplug|isolation|throttle|exec|malformed|policy|evpolicy|suid|sigperm|hold|reap|perfopen ok|busy|perfhold|exact (POWER)|sample (x86)|profile ROUNDS (x86)|spin N|threads K N\n");
+		fprintf(stderr, "usage: vmtest probe|accuracy|migrate|fork|inherit|sum|imode|pmistorm|latepmi|hotplug|isolation|throttle|exec|malformed|policy|evpolicy|suid|sigperm|hold|reap|perfopen ok|busy|perfhold|exact (POWER)|sample (x86)|profile ROUNDS (x86)|chain ROUNDS (x86)|spin N|threads K N\n");
 		return 2;
 	}
 	printf("vm: %s %s\n", what, failed ? "FAIL" : "ok");

@@ -177,5 +177,6 @@ void t_malformed(void);
 /* ---- vmtest_sample.c (x86) ---- */
 void t_sample(void);
 void t_profile(int rounds);
+void t_chain(int rounds);
 
 #endif

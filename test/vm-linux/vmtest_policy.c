@@ -537,7 +537,10 @@ void t_malformed(void)
 	BAD(a.size = 0, EINVAL);
 	BAD(a.version = 99, EINVAL);
 	BAD(a.flags = 0x80, EINVAL);
-	BAD(a.reserved[1] = 1, EINVAL);
+	BAD(a.sample_format = PMUVIRT_SAMPLE_FMT_ALL + 1, EINVAL);
+	BAD(a.sample_format = PMUVIRT_SAMPLE_FMT_IP, EINVAL);	/* no ring */
+	BAD(a.chain_depth = 1, EINVAL);
+	BAD(a.chain_depth = PMUVIRT_CHAIN_MAX + 1, EINVAL);
 	BAD(a.caps = 1, EINVAL);
 	BAD(a.signo = 999, EINVAL);
 	BAD(a.control.version = 7, EINVAL);

@@ -287,8 +287,15 @@ void t_sample(void)
 	if (p != MAP_FAILED) {
 		CHECK(mprotect(p, 4096, PROT_READ | PROT_WRITE) && errno == EACCES,
 		      "ring mapping made writable");
-		CHECK(((const struct pmuvirt_sample_ring *)p)->nr_records == 64,
-		      "a 4-page ring holds %u records", ((const struct pmuvirt_sample_ring *)p)->nr_records);
+		const struct pmuvirt_sample_ring *h = p;
+
+		/* the default format: IP, time, mode and a value slot per counter (2) */
+		CHECK(h->format == PMUVIRT_SAMPLE_FMT_DEFAULT && h->nr_values == 2 &&
+		      h->chain_depth == 0 && h->record_size == 56,
+		      "the default record format: %#x, %u values, depth %u, %u bytes",
+		      h->format, h->nr_values, h->chain_depth, h->record_size);
+		CHECK(h->nr_records == 128, "a 4-page ring holds %u records of 56 bytes",
+		      h->nr_records);
 	}
 	memset(&t, 0, sizeof(t));
 	t.size = sizeof(t);
@@ -392,5 +399,35 @@ void t_profile(int rounds)
 
 	profile_rounds = rounds;
 	run_threads(profile_fn, idx, sizeof(idx[0]), 2);
+}
+
+/*
+ * ---- chain: call chains for pmuvirt-record -g ----
+ * One leaf, chain_leaf, reached from two callers: 3/4 of the loop work
+ * through chain_via_a, 1/4 through chain_via_b.  All three keep frame
+ * pointers (written here, whatever the compiler does), so only call
+ * chains tell the callers' shares apart: every sample's IP is the leaf's.
+ */
+__asm__(".text\n.globl chain_leaf\n.type chain_leaf, @function\n"
+	"chain_leaf:\n\tpush %rbp\n\tmov %rsp, %rbp\n1:\tdec %rdi\n\tjnz 1b\n"
+	"\tpop %rbp\n\tret\n.size chain_leaf, . - chain_leaf\n"
+	".globl chain_via_a\n.type chain_via_a, @function\n"
+	"chain_via_a:\n\tpush %rbp\n\tmov %rsp, %rbp\n\tcall chain_leaf\n"
+	"\tpop %rbp\n\tret\n.size chain_via_a, . - chain_via_a\n"
+	".globl chain_via_b\n.type chain_via_b, @function\n"
+	"chain_via_b:\n\tpush %rbp\n\tmov %rsp, %rbp\n\tcall chain_leaf\n"
+	"\tpop %rbp\n\tret\n.size chain_via_b, . - chain_via_b\n");
+extern void chain_via_a(uint64_t), chain_via_b(uint64_t);
+
+void t_chain(int rounds)
+{
+	int round;
+
+	pin(0);
+	prctl(PR_SET_NAME, "chain");
+	for (round = 0; round < rounds; round++) {
+		chain_via_a(3 * SAMPLE_K);
+		chain_via_b(SAMPLE_K);
+	}
 }
 #endif

@@ -32,6 +32,7 @@
 #define DEFAULT_PERIOD	100000
 #define DEFAULT_PAGES	128
 #define READ_BATCH	256
+#define DEFAULT_DEPTH	32
 #define REPORT_WAIT_S	5
 
 struct proc {
@@ -60,20 +61,28 @@ static uint64_t total_records, total_weight;
 static uint32_t rings_dropped;
 static volatile sig_atomic_t stop_signal;
 static const char *outname = "pmuvirt.data";
+static uint32_t rec_format = PMUVIRT_SAMPLE_FMT_IP | PMUVIRT_SAMPLE_FMT_TIME | PMUVIRT_SAMPLE_FMT_MODE;
+static uint32_t rec_depth;
 
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: pmuvirt-record [-e event[,event...]] [-c period] [-m pages] [-o file]\n"
-		"                      [--values] [-q] -- command [args]\n"
+		"                      [--values] [-g | --call-graph DEPTH] [--fields LIST] [-q]\n"
+		"                      -- command [args]\n"
 		"  -e    events (instructions cycles branches branch-misses rHEX, :u or :k);\n"
 		"        the first samples, the others are counted along (default instructions)\n"
 		"  -c    sample every PERIOD events of the first (default %d)\n"
 		"  -m    ring pages per thread, a power of two from 2 to %d (default %d)\n"
 		"  -o    output file (default pmuvirt.data)\n"
 		"  --values  each sample carries the values of every counter\n"
+		"  -g    each sample carries its call chain, up to %d frames\n"
+		"  --call-graph DEPTH  the same, up to DEPTH frames (1 to %d)\n"
+		"  --fields LIST  what a sample holds: ip,time,mode,values,chain\n"
+		"        (default ip,time,mode; --values and -g add theirs)\n"
 		"  -q    no progress lines\n",
-		DEFAULT_PERIOD, PMUVIRT_SAMPLE_PAGES_MAX, DEFAULT_PAGES);
+		DEFAULT_PERIOD, PMUVIRT_SAMPLE_PAGES_MAX, DEFAULT_PAGES, DEFAULT_DEPTH,
+		PMUVIRT_CHAIN_MAX);
 	exit(2);
 }
 
@@ -185,11 +194,12 @@ static void open_rings(int fd)
 static void drain(struct ring *r, uint32_t tick)
 {
 	static struct pmuvirt_sample buf[READ_BATCH];
+	static struct pmuvirt_sample_chain chains[READ_BATCH];
 	struct pmuvirt_prof_chunk c = { r->t.pid, r->t.tid, tick };
 	int n, i, any = 0;
 
 	for (;;) {
-		n = pmuvirt_sample_read(&r->u.r, buf, READ_BATCH);
+		n = pmuvirt_sample_read_chain(&r->u.r, buf, chains, READ_BATCH);
 		if (n < 0) {
 			/* a head that makes no sense: skip to it */
 			r->t.skipped += pmuvirt_sample_resync(&r->u.r);
@@ -205,7 +215,7 @@ static void drain(struct ring *r, uint32_t tick)
 		}
 		r->t.records += (uint64_t)n;
 		total_records += (uint64_t)n;
-		if (pmuvirt_prof_write_samples(&out, &c, buf, (unsigned int)n))
+		if (pmuvirt_prof_write_samples(&out, &c, buf, chains, (unsigned int)n))
 			write_failed();
 		any = 1;
 	}
@@ -342,7 +352,7 @@ static int probe(int fd, struct pmuvirt_control *ctl, uint32_t pages, int defaul
 	ign.sa_handler = SIG_IGN;
 	sigemptyset(&ign.sa_mask);
 	sigaction(SIGIO, &ign, &old);
-	rc = pmuvirt_user_attach_ring(&u, fd, ctl, 0, 0, pages);
+	rc = pmuvirt_user_attach_records(&u, fd, ctl, 0, 0, pages, rec_format, rec_depth);
 	if (!rc)
 		pmuvirt_user_detach(&u, NULL);
 	sigaction(SIGIO, &old, NULL);
@@ -379,6 +389,8 @@ static void write_info(const char *events, const struct pmuvirt_control *ctl, ui
 	info.ctr_flags = ctl->counter[0].flags;
 	info.nr_counters = ctl->nr_counters;
 	info.sample_pages = pages;
+	info.sample_format = rec_format;
+	info.chain_depth = rec_depth;
 	info.interval_ms = INTERVAL_MS;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	info.start_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
@@ -419,6 +431,8 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "values", no_argument, NULL, 'V' },
+		{ "call-graph", required_argument, NULL, 'G' },
+		{ "fields", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -426,6 +440,7 @@ int main(int argc, char **argv)
 	unsigned long long period = DEFAULT_PERIOD;
 	unsigned long pages = DEFAULT_PAGES;
 	int opt, fd, values = 0, quiet = 0, tty, status = 0, child_done = 0, eof = 0;
+	unsigned long depth = 0;
 	struct pmuvirt_control ctl;
 	struct pmuvirt_prof_end end;
 	struct sigaction sa;
@@ -436,7 +451,7 @@ int main(int argc, char **argv)
 	pid_t child;
 	char *e;
 
-	while ((opt = getopt_long(argc, argv, "+e:c:m:o:qh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+e:c:m:o:gqh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'e': events = optarg; break;
 		case 'c':
@@ -457,6 +472,22 @@ int main(int argc, char **argv)
 			break;
 		case 'o': outname = optarg; break;
 		case 'V': values = 1; break;
+		case 'g': depth = DEFAULT_DEPTH; break;
+		case 'G':
+			depth = strtoul(optarg, &e, 0);
+			if (*e || !depth || depth > PMUVIRT_CHAIN_MAX) {
+				fprintf(stderr, "pmuvirt-record: --call-graph takes a depth from 1 to %d\n",
+					PMUVIRT_CHAIN_MAX);
+				return 2;
+			}
+			break;
+		case 'F':
+			if (pmuvirt_user_parse_fields(optarg, &rec_format)) {
+				fprintf(stderr, "pmuvirt-record: bad --fields '%s' (ip,time,mode,values,chain)\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case 'q': quiet = 1; break;
 		default: usage();
 		}
@@ -471,8 +502,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pmuvirt-record: the TSC cannot sample: name another event first\n");
 		return 2;
 	}
+	/* pmuvirt-report names a record's function from its IP and mode */
+	if ((rec_format & (PMUVIRT_SAMPLE_FMT_IP | PMUVIRT_SAMPLE_FMT_MODE)) !=
+	    (PMUVIRT_SAMPLE_FMT_IP | PMUVIRT_SAMPLE_FMT_MODE)) {
+		fprintf(stderr, "pmuvirt-record: --fields needs ip and mode\n");
+		return 2;
+	}
+	if (values)
+		rec_format |= PMUVIRT_SAMPLE_FMT_VALUES;
+	if (depth)
+		rec_format |= PMUVIRT_SAMPLE_FMT_CHAIN;
+	if (rec_format & PMUVIRT_SAMPLE_FMT_CHAIN)
+		rec_depth = depth ? (uint32_t)depth : DEFAULT_DEPTH;
 	ctl.counter[0].period = period;
-	ctl.counter[0].flags |= PMUVIRT_CTR_SAMPLE | (values ? PMUVIRT_CTR_SAMPLE_VALUES : 0);
+	ctl.counter[0].flags |= PMUVIRT_CTR_SAMPLE;
+	if (rec_format & PMUVIRT_SAMPLE_FMT_VALUES)
+		ctl.counter[0].flags |= PMUVIRT_CTR_SAMPLE_VALUES;
 
 	fd = pmuvirt_user_open(1);
 	if (fd < 0) {
@@ -507,9 +552,9 @@ int main(int argc, char **argv)
 
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
-		if (pmuvirt_user_attach_ring(&u, fd, &ctl, PMUVIRT_ATTACH_REPORT |
-					     PMUVIRT_ATTACH_INHERIT | PMUVIRT_ATTACH_SAMPLE_FILE,
-					     0, (uint32_t)pages)) {
+		if (pmuvirt_user_attach_records(&u, fd, &ctl, PMUVIRT_ATTACH_REPORT |
+						PMUVIRT_ATTACH_INHERIT | PMUVIRT_ATTACH_SAMPLE_FILE,
+						0, (uint32_t)pages, rec_format, rec_depth)) {
 			perror("pmuvirt-record: attach");
 			_exit(127);
 		}

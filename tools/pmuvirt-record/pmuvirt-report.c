@@ -26,8 +26,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: pmuvirt-report [-i file] [--folded | --dump | --pprof file] [--kallsyms file] [--force]\n"
 		"  -i          the recording (default pmuvirt.data)\n"
-		"  --folded    \"comm;function weight\" lines for flame-graph tools\n"
-		"  --dump      every record, one per line\n"
+		"  --folded    \"comm;caller;...;function weight\" lines for flame-graph tools\n"
+		"  --dump      every record (and its call chain), one per line\n"
 		"  --pprof     pprof's profile.proto, gzipped, to this file (- for standard output)\n"
 		"  --kallsyms  kernel symbols from this file (default /proc/kallsyms)\n"
 		"  --force     read a file whose recording was cut short (no END section)\n");

@@ -8,9 +8,10 @@
  * interned in a hash table: strings (index 0 is ""), functions (one per
  * function the report named), mappings (one per distinct start, limit,
  * offset and file), locations (one per address, function and mapping)
- * and samples (records summed per thread and call stack).  A record
- * carries the interrupted IP only: its stack is one location, leaf first
- * as profile.proto orders Sample.location_id.
+ * and samples (records summed per thread and call stack).  A record's
+ * stack is the location of its IP, then one per frame of its call chain
+ * (their return addresses), innermost first: leaf first, as profile.proto
+ * orders Sample.location_id.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,11 +38,19 @@ struct tab {
 	unsigned int width;
 };
 
-/* A Sample's records and their weights (saturating), and its thread. */
+/* A Sample's records and their weights (saturating), its thread and its stack. */
 struct sum {
 	uint64_t records;
 	uint64_t weight;
 	unsigned int thread;
+	unsigned int nr_loc;	/* its Location ids ... */
+	size_t loc;		/* ... at smp_loc[loc] */
+};
+
+/* A stack of Location ids, leaf first. */
+struct stack {
+	const uint64_t *loc;
+	unsigned int nr;
 };
 
 struct enc {
@@ -60,11 +69,11 @@ struct enc {
 	Perftools__Profiles__Line *line;
 	Perftools__Profiles__Line **line_p;
 	size_t nr_loc, cap_loc, cap_line;
-	struct tab smp_tab;		/* thread, Location id -> Sample index + 1 */
+	struct tab smp_tab;		/* thread, the stack's hash and depth -> Sample index + 1 */
 	Perftools__Profiles__Sample *smp;
-	uint64_t *smp_loc;		/* each Sample's stack (one location) */
+	uint64_t *smp_loc;		/* the Samples' stacks, one after another */
 	struct sum *smp_sum;
-	size_t nr_smp, cap_smp, cap_smp_loc, cap_smp_sum;
+	size_t nr_smp, cap_smp, nr_smp_loc, cap_smp_loc, cap_smp_sum;
 	Perftools__Profiles__Label *label;	/* NR_LABELS per thread */
 	Perftools__Profiles__Label **label_p;
 	uint64_t clamped;
@@ -360,32 +369,58 @@ static int64_t clamp(struct enc *e, uint64_t v)
 	return INT64_MAX;
 }
 
-static int add_sample(struct enc *e, const struct pmuvirt_profile_sample *s)
+static int stack_eq(struct enc *e, uint64_t val, const void *arg)
 {
-	uint64_t k[2], *slot;
-	struct sum *sum;
+	const struct sum *sum = &e->smp_sum[val - 1];
+	const struct stack *st = arg;
 
-	k[0] = s->thread;
-	k[1] = loc_id(e, s);
-	if (!k[1])
-		return -ENOMEM;
-	slot = tab_slot(&e->smp_tab, k, NULL, NULL, NULL);
+	return sum->nr_loc == st->nr &&
+	       !memcmp(&e->smp_loc[sum->loc], st->loc, st->nr * sizeof(*st->loc));
+}
+
+/* Record @i, added to the Sample of its thread and stack. */
+static int add_sample(struct enc *e, uint64_t i)
+{
+	uint64_t loc[1 + PMUVIRT_CHAIN_MAX], k[3], *slot;
+	struct pmuvirt_profile_sample s, fr;
+	struct stack st = { loc, 0 };
+	struct sum *sum;
+	unsigned int j;
+
+	pmuvirt_profile_sample(e->p, i, &s);
+	loc[st.nr++] = loc_id(e, &s);
+	for (j = 0; j < s.nr_frames && j < PMUVIRT_CHAIN_MAX; j++) {
+		pmuvirt_profile_frame(e->p, i, j, &fr);
+		loc[st.nr++] = loc_id(e, &fr);
+	}
+	for (j = 0; j < st.nr; j++)
+		if (!loc[j])
+			return -ENOMEM;
+	k[0] = s.thread;
+	k[1] = mix(loc, st.nr);
+	k[2] = st.nr;
+	slot = tab_slot(&e->smp_tab, k, stack_eq, e, &st);
 	if (!slot)
 		return -ENOMEM;
 	if (!*slot) {
 		if (grow(&e->smp, e->nr_smp, &e->cap_smp, sizeof(*e->smp)) ||
-		    grow(&e->smp_loc, e->nr_smp, &e->cap_smp_loc, sizeof(*e->smp_loc)) ||
 		    grow(&e->smp_sum, e->nr_smp, &e->cap_smp_sum, sizeof(*e->smp_sum)))
 			return -ENOMEM;
+		while (e->nr_smp_loc + st.nr > e->cap_smp_loc)
+			if (grow(&e->smp_loc, e->cap_smp_loc, &e->cap_smp_loc, sizeof(*e->smp_loc)))
+				return -ENOMEM;
 		perftools__profiles__sample__init(&e->smp[e->nr_smp]);
-		e->smp_loc[e->nr_smp] = k[1];
+		memcpy(&e->smp_loc[e->nr_smp_loc], loc, st.nr * sizeof(*loc));
 		memset(&e->smp_sum[e->nr_smp], 0, sizeof(*e->smp_sum));
-		e->smp_sum[e->nr_smp].thread = s->thread;
+		e->smp_sum[e->nr_smp].thread = s.thread;
+		e->smp_sum[e->nr_smp].nr_loc = st.nr;
+		e->smp_sum[e->nr_smp].loc = e->nr_smp_loc;
+		e->nr_smp_loc += st.nr;
 		*slot = ++e->nr_smp;
 	}
 	sum = &e->smp_sum[*slot - 1];
 	sum->records = add_sat(sum->records, 1);
-	sum->weight = add_sat(sum->weight, s->weight);
+	sum->weight = add_sat(sum->weight, s.weight);
 	return 0;
 }
 
@@ -524,13 +559,9 @@ static int collect(struct enc *e, Perftools__Profiles__ValueType *vt)
 	vt[2].type = ev;		/* the period's type */
 	vt[2].unit = count;
 	nr = pmuvirt_profile_samples(e->p, &i);
-	for (i = 0; i < nr; i++) {
-		struct pmuvirt_profile_sample s;
-
-		pmuvirt_profile_sample(e->p, i, &s);
-		if (add_sample(e, &s))
+	for (i = 0; i < nr; i++)
+		if (add_sample(e, i))
 			return -ENOMEM;
-	}
 	return 0;
 }
 
@@ -545,8 +576,8 @@ static void fill(struct enc *e, int64_t *values)
 		Perftools__Profiles__Sample *sm = &e->smp[k];
 		const struct sum *sum = &e->smp_sum[k];
 
-		sm->n_location_id = 1;
-		sm->location_id = &e->smp_loc[k];
+		sm->n_location_id = sum->nr_loc;
+		sm->location_id = &e->smp_loc[sum->loc];
 		sm->n_value = NR_VALUES;
 		sm->value = &values[k * NR_VALUES];
 		sm->value[0] = clamp(e, sum->records);
@@ -649,7 +680,7 @@ int pmuvirt_pprof_encode(const struct pmuvirt_profile *p, void **buf, size_t *le
 	e.str_tab.width = 1;
 	e.map_tab.width = 4;
 	e.loc_tab.width = 3;
-	e.smp_tab.width = 2;
+	e.smp_tab.width = 3;
 	for (k = 0; k < 3; k++)
 		perftools__profiles__value_type__init(&vt[k]);
 	e.fn_of = calloc((size_t)pmuvirt_profile_functions(p) + 1, sizeof(*e.fn_of));

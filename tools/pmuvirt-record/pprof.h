@@ -14,7 +14,7 @@
 
 /**
  * struct pmuvirt_pprof_stats - what an encoding holds
- * @samples:	Sample messages (records summed per thread and location).
+ * @samples:	Sample messages (records summed per thread and call stack).
  * @locations:	Location messages (one per address, function and mapping).
  * @functions:	Function messages.
  * @mappings:	Mapping messages.
@@ -41,7 +41,9 @@ struct pmuvirt_pprof_stats {
  *
  * Sample types: samples (records) and the sampling event (the records'
  * weights times the period), both counts; one label per thread's name,
- * tid and pid.  Strings are made valid UTF-8 without control characters.
+ * tid and pid.  A Sample's stack is the location of the records' IP,
+ * then one per frame of their call chain (its return address).  Strings
+ * are made valid UTF-8 without control characters.
  *
  * Return: 0, -ENOMEM, or -EIO when zlib fails.
  */

@@ -6,7 +6,12 @@
 #include "profile-file.h"
 
 #define RECORDS_PER_SECTION	4096u
-#define MAX_RECORD		(PMUVIRT_PROF_RECORD_BYTES + 8 * PMUVIRT_MAX_COUNTERS)
+#define MAX_RECORD		(PMUVIRT_PROF_RECORD_BYTES + 8 * PMUVIRT_MAX_COUNTERS + \
+				 8 * PMUVIRT_CHAIN_MAX)
+#define WRITE_BUF		(16 * MAX_RECORD)
+
+#define STR_(x)			#x
+#define STR(x)			STR_(x)
 
 static void put16(uint8_t *p, uint16_t v)
 {
@@ -62,6 +67,8 @@ static const struct field info_fields[] = {
 	FIELD(struct pmuvirt_prof_info, sample_pages),
 	FIELD(struct pmuvirt_prof_info, interval_ms),
 	FIELD(struct pmuvirt_prof_info, flags),
+	FIELD(struct pmuvirt_prof_info, sample_format),
+	FIELD(struct pmuvirt_prof_info, chain_depth),
 };
 
 /* comm (16 bytes) follows */
@@ -151,6 +158,7 @@ int pmuvirt_prof_write_header(struct pmuvirt_prof_writer *w, FILE *f)
 	w->f = f;
 	w->err = 0;
 	w->bytes = 0;
+	w->chain_depth = 0;
 	memcpy(h, PMUVIRT_PROF_MAGIC, 8);
 	put32(h + 8, PMUVIRT_PROF_VERSION);
 	put32(h + 12, PMUVIRT_PROF_FILE_HDR);
@@ -170,7 +178,23 @@ static int wr_string(struct pmuvirt_prof_writer *w, const char *s)
 	return wr(w, s, n);
 }
 
-#define INFO_FIXED	40
+#define INFO_FIXED	48
+
+/* What INFO's format and chain depth must be (the ring's rules). */
+static const char *info_check(const struct pmuvirt_prof_info *info)
+{
+	if (info->flags)
+		return "INFO flags unknown";
+	if (info->nr_counters > PMUVIRT_MAX_COUNTERS)
+		return "INFO counter count above 16";
+	if (info->sample_format & ~PMUVIRT_SAMPLE_FMT_ALL)
+		return "INFO sample format unknown";
+	if (info->chain_depth > PMUVIRT_CHAIN_MAX)
+		return "INFO chain depth above 127";
+	if (!info->chain_depth != !(info->sample_format & PMUVIRT_SAMPLE_FMT_CHAIN))
+		return "INFO chain depth and chain format disagree";
+	return NULL;
+}
 
 int pmuvirt_prof_write_info(struct pmuvirt_prof_writer *w, const struct pmuvirt_prof_info *info)
 {
@@ -180,6 +204,8 @@ int pmuvirt_prof_write_info(struct pmuvirt_prof_writer *w, const struct pmuvirt_
 	unsigned int i;
 	int ret;
 
+	if (info_check(info))
+		return -EINVAL;
 	for (i = 0; i < 3; i++) {
 		size_t n = strnlen(str[i], PMUVIRT_PROF_STRING_MAX + 1);
 
@@ -193,6 +219,8 @@ int pmuvirt_prof_write_info(struct pmuvirt_prof_writer *w, const struct pmuvirt_
 		ret = wr(w, b, sizeof(b));
 	for (i = 0; !ret && i < 3; i++)
 		ret = wr_string(w, str[i]);
+	if (!ret)
+		w->chain_depth = info->chain_depth;
 	return ret;
 }
 
@@ -219,18 +247,35 @@ static unsigned int nr_values(const struct pmuvirt_sample *s)
 	return s->nr_values > PMUVIRT_MAX_COUNTERS ? PMUVIRT_MAX_COUNTERS : s->nr_values;
 }
 
-int pmuvirt_prof_write_samples(struct pmuvirt_prof_writer *w, const struct pmuvirt_prof_chunk *c,
-			       const struct pmuvirt_sample *recs, unsigned int n)
+/* A record's frames as written: kernel ones first, both within @depth. */
+static void nr_frames(const struct pmuvirt_sample *s, int chain, uint32_t depth,
+		      unsigned int *nk, unsigned int *nu)
 {
+	*nk = chain ? s->nr_kernel : 0;
+	*nu = chain ? s->nr_user : 0;
+	if (*nk > depth)
+		*nk = depth;
+	if (*nu > depth - *nk)
+		*nu = depth - *nk;
+}
+
+int pmuvirt_prof_write_samples(struct pmuvirt_prof_writer *w, const struct pmuvirt_prof_chunk *c,
+			       const struct pmuvirt_sample *recs,
+			       const struct pmuvirt_sample_chain *chains, unsigned int n)
+{
+	uint32_t depth = w->chain_depth > PMUVIRT_CHAIN_MAX ? PMUVIRT_CHAIN_MAX : w->chain_depth;
+
 	while (n) {
-		unsigned int k = n < RECORDS_PER_SECTION ? n : RECORDS_PER_SECTION, i, v;
+		unsigned int k = n < RECORDS_PER_SECTION ? n : RECORDS_PER_SECTION, i, v, nk, nu;
 		uint64_t size = 16;
-		uint8_t b[16], buf[64 * MAX_RECORD];
+		uint8_t b[16], buf[WRITE_BUF];
 		size_t used;
 		int ret;
 
-		for (i = 0; i < k; i++)
-			size += PMUVIRT_PROF_RECORD_BYTES + 8 * nr_values(&recs[i]);
+		for (i = 0; i < k; i++) {
+			nr_frames(&recs[i], !!chains, depth, &nk, &nu);
+			size += PMUVIRT_PROF_RECORD_BYTES + 8 * (nr_values(&recs[i]) + nk + nu);
+		}
 		put32(b, c->pid);
 		put32(b + 4, c->tid);
 		put32(b + 8, c->tick);
@@ -244,6 +289,7 @@ int pmuvirt_prof_write_samples(struct pmuvirt_prof_writer *w, const struct pmuvi
 			unsigned int nv = nr_values(s);
 			uint8_t *r = buf + used;
 
+			nr_frames(s, !!chains, depth, &nk, &nu);
 			put64(r, s->ip);
 			put64(r + 8, s->time);
 			put32(r + 16, s->tid);
@@ -252,9 +298,15 @@ int pmuvirt_prof_write_samples(struct pmuvirt_prof_writer *w, const struct pmuvi
 			r[26] = s->counter;
 			r[27] = (uint8_t)nv;
 			put32(r + 28, s->weight);
-			for (v = 0; v < nv; v++)
-				put64(r + PMUVIRT_PROF_RECORD_BYTES + 8 * v, s->value[v]);
-			used += PMUVIRT_PROF_RECORD_BYTES + 8 * nv;
+			put16(r + 32, (uint16_t)nk);
+			put16(r + 34, (uint16_t)nu);
+			put32(r + 36, 0);
+			r += PMUVIRT_PROF_RECORD_BYTES;
+			for (v = 0; v < nv; v++, r += 8)
+				put64(r, s->value[v]);
+			for (v = 0; v < nk + nu; v++, r += 8)
+				put64(r, chains[i].frame[v]);
+			used = (size_t)(r - buf);
 			if (used > sizeof(buf) - MAX_RECORD || i + 1 == k) {
 				ret = wr(w, buf, used);
 				used = 0;
@@ -263,6 +315,8 @@ int pmuvirt_prof_write_samples(struct pmuvirt_prof_writer *w, const struct pmuvi
 		if (ret)
 			return ret;
 		recs += k;
+		if (chains)
+			chains += k;
 		n -= k;
 	}
 	return 0;
@@ -350,19 +404,21 @@ static int get_string(struct cursor *c, char *dst, const char *what)
 	return 0;
 }
 
-static int parse_info(struct cursor *c, const struct pmuvirt_prof_ops *ops, void *arg)
+static int parse_info(struct cursor *c, const struct pmuvirt_prof_ops *ops, void *arg,
+		      uint32_t *chain_depth)
 {
 	struct pmuvirt_prof_info info;
 	const uint8_t *p;
+	const char *why;
 
 	if (take(c, INFO_FIXED, &p, "INFO section shorter than its fixed part"))
 		return -EINVAL;
 	memset(&info, 0, sizeof(info));
 	get_fields(&info, p, info_fields, NR_FIELDS(info_fields));
-	if (info.flags)
-		return bad(c, "INFO flags unknown");
-	if (info.nr_counters > PMUVIRT_MAX_COUNTERS)
-		return bad(c, "INFO counter count above 16");
+	why = info_check(&info);
+	if (why)
+		return bad(c, why);
+	*chain_depth = info.chain_depth;
 	if (get_string(c, info.events, "INFO event list cut short") ||
 	    get_string(c, info.command, "INFO command cut short") ||
 	    get_string(c, info.release, "INFO kernel release cut short"))
@@ -386,12 +442,14 @@ static int parse_maps(struct cursor *c, const struct pmuvirt_prof_ops *ops, void
 	return ops->maps ? ops->maps(arg, pid, tick, (const char *)c->p, c->left) : 0;
 }
 
-static int parse_samples(struct cursor *c, const struct pmuvirt_prof_ops *ops, void *arg)
+static int parse_samples(struct cursor *c, const struct pmuvirt_prof_ops *ops, void *arg,
+			 uint32_t chain_depth)
 {
+	uint64_t frame[PMUVIRT_CHAIN_MAX];
 	struct pmuvirt_prof_chunk ch;
 	struct pmuvirt_sample s;
 	const uint8_t *p;
-	uint32_t n, i, v;
+	uint32_t n, i, v, nf;
 	int ret;
 
 	if (take(c, 16, &p, "SAMPLES section shorter than 16 bytes"))
@@ -414,6 +472,9 @@ static int parse_samples(struct cursor *c, const struct pmuvirt_prof_ops *ops, v
 		s.counter = p[26];
 		s.nr_values = p[27];
 		s.weight = get32(p + 28);
+		s.nr_kernel = get16(p + 32);
+		s.nr_user = get16(p + 34);
+		nf = (uint32_t)s.nr_kernel + s.nr_user;
 		if (s.flags & ~(PMUVIRT_SAMPLE_USER | PMUVIRT_SAMPLE_VALUES))
 			return bad(c, "SAMPLES record flags unknown");
 		if (s.counter >= PMUVIRT_MAX_COUNTERS)
@@ -422,12 +483,22 @@ static int parse_samples(struct cursor *c, const struct pmuvirt_prof_ops *ops, v
 			return bad(c, "SAMPLES record with more than 16 values");
 		if (!(s.flags & PMUVIRT_SAMPLE_VALUES) && s.nr_values)
 			return bad(c, "SAMPLES record values without the values flag");
+		if (get32(p + 36))
+			return bad(c, "SAMPLES record reserved word not zero");
+		if (nf > PMUVIRT_CHAIN_MAX)
+			return bad(c, "SAMPLES record with more than 127 frames");
+		if (nf > chain_depth)
+			return bad(c, "SAMPLES record with more frames than INFO's chain depth");
 		if (take(c, 8u * s.nr_values, &p, "SAMPLES record values cut short"))
 			return -EINVAL;
 		for (v = 0; v < s.nr_values; v++)
 			s.value[v] = get64(p + 8 * v);
+		if (take(c, 8u * nf, &p, "SAMPLES record frames cut short"))
+			return -EINVAL;
+		for (v = 0; v < nf; v++)
+			frame[v] = get64(p + 8 * v);
 		if (ops->sample) {
-			ret = ops->sample(arg, &ch, &s);
+			ret = ops->sample(arg, &ch, &s, frame);
 			if (ret)
 				return ret;
 		}
@@ -472,6 +543,7 @@ int pmuvirt_prof_parse(const void *buf, size_t len, unsigned int flags,
 {
 	struct cursor c = { buf, len, 0, err };
 	const uint8_t *p;
+	uint32_t chain_depth = 0;
 	int have_info = 0, ret;
 
 	err->offset = 0;
@@ -484,7 +556,7 @@ int pmuvirt_prof_parse(const void *buf, size_t len, unsigned int flags,
 	}
 	if (get32(p + 8) != PMUVIRT_PROF_VERSION) {
 		err->offset = 8;
-		err->what = "file format version not 1";
+		err->what = "file format version not " STR(PMUVIRT_PROF_VERSION);
 		return -EPROTO;
 	}
 	if (get32(p + 12) != PMUVIRT_PROF_FILE_HDR) {
@@ -526,13 +598,13 @@ int pmuvirt_prof_parse(const void *buf, size_t len, unsigned int flags,
 				return bad(&body, "second INFO section");
 			}
 			have_info = 1;
-			ret = parse_info(&body, ops, arg);
+			ret = parse_info(&body, ops, arg, &chain_depth);
 			break;
 		case PMUVIRT_PROF_MAPS:
 			ret = parse_maps(&body, ops, arg);
 			break;
 		case PMUVIRT_PROF_SAMPLES:
-			ret = parse_samples(&body, ops, arg);
+			ret = parse_samples(&body, ops, arg, chain_depth);
 			break;
 		case PMUVIRT_PROF_THREAD:
 			ret = parse_thread(&body, ops, arg);

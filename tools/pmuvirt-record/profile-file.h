@@ -15,7 +15,7 @@
 #include <pmuvirt/abi.h>
 
 #define PMUVIRT_PROF_MAGIC		"PMUVPROF"
-#define PMUVIRT_PROF_VERSION		1
+#define PMUVIRT_PROF_VERSION		2
 #define PMUVIRT_PROF_FILE_HDR		16
 #define PMUVIRT_PROF_SECTION_HDR	16
 
@@ -30,7 +30,7 @@
 #define PMUVIRT_PROF_SECTION_MAX	(64u << 20)	/* payload bytes */
 #define PMUVIRT_PROF_MAPS_MAX		(16u << 20)	/* text of one maps snapshot */
 #define PMUVIRT_PROF_STRING_MAX		4096		/* an INFO string, NUL excluded */
-#define PMUVIRT_PROF_RECORD_BYTES	32		/* a record without its values */
+#define PMUVIRT_PROF_RECORD_BYTES	40		/* a record without its values and frames */
 
 /* struct pmuvirt_prof_thread.flags */
 #define PMUVIRT_PROF_THREAD_REPORTED	0x1u	/* its final report came: @comm is its name then */
@@ -53,6 +53,9 @@
  * @sample_pages: ring size per thread, in pages.
  * @interval_ms: how often the rings were drained.
  * @flags:	zero (none defined).
+ * @sample_format: the rings' PMUVIRT_SAMPLE_FMT_* bits.
+ * @chain_depth: frames a record holds at most: 1 to PMUVIRT_CHAIN_MAX with
+ *		PMUVIRT_SAMPLE_FMT_CHAIN in @sample_format, 0 without.
  * @events:	the event list as given (-e).
  * @command:	the command line, arguments separated by spaces.
  * @release:	the kernel release (uname -r) of the recording machine.
@@ -66,6 +69,8 @@ struct pmuvirt_prof_info {
 	uint32_t sample_pages;
 	uint32_t interval_ms;
 	uint32_t flags;
+	uint32_t sample_format;
+	uint32_t chain_depth;
 	char events[PMUVIRT_PROF_STRING_MAX + 1];
 	char command[PMUVIRT_PROF_STRING_MAX + 1];
 	char release[PMUVIRT_PROF_STRING_MAX + 1];
@@ -134,11 +139,14 @@ struct pmuvirt_prof_end {
  * @f:		the stream.
  * @err:	0, or the errno of the first failed write (later writes do nothing).
  * @bytes:	bytes written.
+ * @chain_depth: INFO's chain depth (0 before INFO): frames of records
+ *		past it are left out.
  */
 struct pmuvirt_prof_writer {
 	FILE *f;
 	int err;
 	uint64_t bytes;
+	uint32_t chain_depth;
 };
 
 /* Each returns 0 or -errno (w->err); arguments out of the format's bounds are -EINVAL. */
@@ -146,9 +154,22 @@ int pmuvirt_prof_write_header(struct pmuvirt_prof_writer *w, FILE *f);
 int pmuvirt_prof_write_info(struct pmuvirt_prof_writer *w, const struct pmuvirt_prof_info *info);
 int pmuvirt_prof_write_maps(struct pmuvirt_prof_writer *w, uint32_t pid, uint32_t tick,
 			    const char *text, size_t len);
-/* @n records (their nr_values clamped to 16), split into sections as needed. */
+/**
+ * pmuvirt_prof_write_samples() - write records, split into sections as needed
+ * @w:		the writer.
+ * @c:		where they came from.
+ * @recs:	the records (their nr_values clamped to 16).
+ * @chains:	@recs[i]'s call chain at @chains[i] (its nr_kernel + nr_user
+ *		frames, kernel ones first, clamped together to INFO's chain
+ *		depth), or NULL: then no record carries frames, whatever its
+ *		counts say.
+ * @n:		the number of records.
+ *
+ * Return: 0 or -errno (w->err).
+ */
 int pmuvirt_prof_write_samples(struct pmuvirt_prof_writer *w, const struct pmuvirt_prof_chunk *c,
-			       const struct pmuvirt_sample *recs, unsigned int n);
+			       const struct pmuvirt_sample *recs,
+			       const struct pmuvirt_sample_chain *chains, unsigned int n);
 int pmuvirt_prof_write_thread(struct pmuvirt_prof_writer *w, const struct pmuvirt_prof_thread *t);
 int pmuvirt_prof_write_end(struct pmuvirt_prof_writer *w, const struct pmuvirt_prof_end *e);
 
@@ -158,12 +179,15 @@ int pmuvirt_prof_write_end(struct pmuvirt_prof_writer *w, const struct pmuvirt_p
  * struct pmuvirt_prof_ops - what a reader does with each section
  *
  * Each may be NULL; a non-zero return stops the parse with that value.
- * Pointers are valid during the call only.
+ * Pointers are valid during the call only.  @sample gets a record's
+ * @s->nr_kernel + @s->nr_user frames at @frames (never NULL), innermost
+ * first as struct pmuvirt_sample_chain holds them.
  */
 struct pmuvirt_prof_ops {
 	int (*info)(void *arg, const struct pmuvirt_prof_info *info);
 	int (*maps)(void *arg, uint32_t pid, uint32_t tick, const char *text, size_t len);
-	int (*sample)(void *arg, const struct pmuvirt_prof_chunk *c, const struct pmuvirt_sample *s);
+	int (*sample)(void *arg, const struct pmuvirt_prof_chunk *c, const struct pmuvirt_sample *s,
+		      const uint64_t *frames);
 	int (*thread)(void *arg, const struct pmuvirt_prof_thread *t);
 	int (*end)(void *arg, const struct pmuvirt_prof_end *e);
 };
@@ -193,7 +217,8 @@ struct pmuvirt_prof_error {
  * Every section is checked before its callback runs: a file cut short, a
  * size that does not add up, an unknown flag, a string with a NUL or over
  * its bound, a second INFO, a record count that does not fill its section
- * exactly, or anything after END is refused.
+ * exactly, a record with more frames than INFO's chain depth, or anything
+ * after END is refused.
  *
  * Return: 0; -EINVAL for a malformed file (@err says where and what);
  * -EPROTO for another version; -ENODATA for a file without END (unless

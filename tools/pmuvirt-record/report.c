@@ -31,9 +31,19 @@ struct sample {
 	uint32_t sym;		/* index in syms, after resolving */
 	const struct pmuvirt_map *map;	/* holding ip, after resolving (user samples) */
 	uint32_t values;	/* first value in the pool, or NONE */
+	uint32_t frames;	/* first frame in the pool, or NONE */
 	uint16_t flags;
 	uint8_t nr_values;
 	uint8_t counter;
+	uint16_t nr_kernel;
+	uint16_t nr_user;
+};
+
+/* A frame of a record's call chain. */
+struct frame {
+	uint64_t addr;		/* the return address */
+	const struct pmuvirt_map *map;	/* holding it, after resolving (user frames) */
+	uint32_t sym;		/* index in syms, after resolving */
 };
 
 struct thread {
@@ -65,13 +75,15 @@ struct pmuvirt_profile {
 	uint64_t nr_sample, cap_sample;
 	uint64_t *value;
 	uint64_t nr_value, cap_value;
+	struct frame *frame;
+	uint64_t nr_frame, cap_frame;
 	uint32_t last_thread;
 	struct sym *sym;
 	unsigned int nr_sym, cap_sym;
 	uint32_t *slot;		/* hash of syms, NONE = empty */
 	unsigned int nr_slot;
 	struct pmuvirt_syms *elf;
-	uint64_t no_maps;	/* user samples whose process had no maps snapshot */
+	uint64_t no_maps;	/* samples with user addresses whose process had no maps snapshot */
 	unsigned int bad_map_lines;
 	int err;		/* -ENOMEM met while loading */
 };
@@ -163,10 +175,12 @@ static uint32_t thread_find(struct pmuvirt_profile *p, uint32_t tid, uint32_t pi
 	return p->last_thread = p->nr_thread++;
 }
 
-static int on_sample(void *arg, const struct pmuvirt_prof_chunk *c, const struct pmuvirt_sample *s)
+static int on_sample(void *arg, const struct pmuvirt_prof_chunk *c, const struct pmuvirt_sample *s,
+		     const uint64_t *frames)
 {
 	struct pmuvirt_profile *p = arg;
 	uint32_t t = thread_find(p, c->tid, c->pid);
+	unsigned int nf = s->nr_kernel + s->nr_user, k;
 	struct sample *d;
 
 	if (t == NONE || grow(&p->sample, p->nr_sample, &p->cap_sample, sizeof(*p->sample), 1))
@@ -182,9 +196,12 @@ static int on_sample(void *arg, const struct pmuvirt_prof_chunk *c, const struct
 	d->sym = NONE;
 	d->map = NULL;
 	d->values = NONE;
+	d->frames = NONE;
 	d->flags = s->flags;
 	d->nr_values = s->nr_values;
 	d->counter = s->counter;
+	d->nr_kernel = s->nr_kernel;
+	d->nr_user = s->nr_user;
 	if (s->nr_values) {
 		if (p->nr_value > UINT32_MAX - PMUVIRT_MAX_COUNTERS)
 			return -ENOMEM;
@@ -194,6 +211,20 @@ static int on_sample(void *arg, const struct pmuvirt_prof_chunk *c, const struct
 		d->values = (uint32_t)p->nr_value;
 		memcpy(&p->value[p->nr_value], s->value, s->nr_values * sizeof(*s->value));
 		p->nr_value += s->nr_values;
+	}
+	if (nf) {
+		if (p->nr_frame > UINT32_MAX - PMUVIRT_CHAIN_MAX)
+			return -ENOMEM;
+		while (p->nr_frame + nf > p->cap_frame)
+			if (grow(&p->frame, p->cap_frame, &p->cap_frame, sizeof(*p->frame), 1))
+				return -ENOMEM;
+		d->frames = (uint32_t)p->nr_frame;
+		for (k = 0; k < nf; k++) {
+			p->frame[p->nr_frame + k].addr = frames[k];
+			p->frame[p->nr_frame + k].map = NULL;
+			p->frame[p->nr_frame + k].sym = NONE;
+		}
+		p->nr_frame += nf;
 	}
 	p->thread[t].samples++;
 	p->thread[t].weight += s->weight;
@@ -335,23 +366,28 @@ static struct snap *snap_at(struct proc *pr, uint32_t tick)
 	return n ? &pr->snap[n - 1] : NULL;
 }
 
-static uint32_t resolve_user(struct pmuvirt_profile *p, struct sample *s, unsigned int flags)
+/* The snapshot @s's user addresses are looked up in, or NULL. */
+static struct snap *snap_of(struct pmuvirt_profile *p, const struct sample *s)
 {
 	struct proc *pr = proc_find(p, p->thread[s->thread].pid, 0);
-	struct snap *sn = pr ? snap_at(pr, s->tick) : NULL;
+
+	return pr ? snap_at(pr, s->tick) : NULL;
+}
+
+static uint32_t resolve_user(struct pmuvirt_profile *p, struct snap *sn, uint64_t addr,
+			     unsigned int flags, const struct pmuvirt_map **map)
+{
 	struct pmuvirt_map *m;
 	const char *name;
 	uint64_t off;
 
-	if (!sn) {
-		p->no_maps++;
+	if (!sn)
 		return sym_of(p, 0, "[unknown]", "[unknown]");
-	}
-	m = (struct pmuvirt_map *)pmuvirt_maps_find(&sn->maps, s->ip);
+	m = (struct pmuvirt_map *)pmuvirt_maps_find(&sn->maps, addr);
 	if (!m)
 		return sym_of(p, 0, "[unknown]", "[unknown]");
-	s->map = m;
-	if ((flags & PMUVIRT_PROFILE_NO_ELF) || pmuvirt_syms_user(p->elf, m, s->ip, &name, &off))
+	*map = m;
+	if ((flags & PMUVIRT_PROFILE_NO_ELF) || pmuvirt_syms_user(p->elf, m, addr, &name, &off))
 		return sym_of(p, 0, m->path[0] ? m->path : "[anon]", "[unknown]");
 	return sym_of(p, 0, m->path, name);
 }
@@ -371,46 +407,86 @@ static uint32_t resolve_kernel(struct pmuvirt_profile *p, const struct pmuvirt_k
 	return sym_of(p, 1, dso, ks->name);
 }
 
+/* The same address of the same snapshot (or kernel symbols) is the same function. */
+struct resolved {
+	uint64_t addr;
+	const void *where;	/* the snapshot or the kernel symbols */
+	const struct pmuvirt_map *map;
+	uint32_t sym;
+};
+
+struct resolver {
+	struct pmuvirt_profile *p;
+	const struct pmuvirt_ksyms *ksyms;
+	unsigned int flags;
+	struct resolved *cache;
+};
+
+/* The function at @addr (NONE without memory); *@map receives its user mapping or NULL. */
+static uint32_t lookup(struct resolver *r, struct snap *sn, int kernel, uint64_t addr,
+		       const struct pmuvirt_map **map)
+{
+	const void *where = kernel ? (const void *)r->ksyms : (const void *)sn;
+	unsigned int c = (unsigned int)((addr ^ (addr >> 12) ^ (uintptr_t)where) &
+					(CACHE_SIZE - 1));
+	uint32_t sym;
+
+	if (where && r->cache[c].where == where && r->cache[c].addr == addr) {
+		*map = r->cache[c].map;
+		return r->cache[c].sym;
+	}
+	*map = NULL;
+	sym = kernel ? resolve_kernel(r->p, r->ksyms, addr) :
+		       resolve_user(r->p, sn, addr, r->flags, map);
+	if (sym != NONE) {
+		r->cache[c].addr = addr;
+		r->cache[c].where = where;
+		r->cache[c].sym = sym;
+		r->cache[c].map = *map;
+	}
+	return sym;
+}
+
 int pmuvirt_profile_resolve(struct pmuvirt_profile *p, const struct pmuvirt_ksyms *ksyms,
 			    unsigned int flags)
 {
-	/* the same address of the same snapshot is the same function */
-	struct { uint64_t ip; const void *where; const struct pmuvirt_map *map; uint32_t sym; } *cache;
+	struct resolver r = { p, ksyms, flags, NULL };
 	uint64_t i;
 
 	if (!p->elf)
 		p->elf = pmuvirt_syms_new();
-	cache = calloc(CACHE_SIZE, sizeof(*cache));
-	if (!p->elf || !cache) {
-		free(cache);
+	r.cache = calloc(CACHE_SIZE, sizeof(*r.cache));
+	if (!p->elf || !r.cache) {
+		free(r.cache);
 		return -ENOMEM;
 	}
 	for (i = 0; i < p->nr_sample; i++) {
 		struct sample *s = &p->sample[i];
 		int user = s->flags & PMUVIRT_SAMPLE_USER;
-		struct proc *pr = user ? proc_find(p, p->thread[s->thread].pid, 0) : NULL;
-		const void *where = user ? (pr ? (const void *)snap_at(pr, s->tick) : NULL) :
-				    (const void *)ksyms;
-		unsigned int c = (unsigned int)((s->ip ^ (s->ip >> 12) ^ (uintptr_t)where) &
-						(CACHE_SIZE - 1));
+		unsigned int nf = s->nr_kernel + s->nr_user, k;
+		struct snap *sn = NULL;
 
-		if (where && cache[c].where == where && cache[c].ip == s->ip) {
-			s->sym = cache[c].sym;
-			s->map = cache[c].map;
-			continue;
+		if (user || s->nr_user) {
+			sn = snap_of(p, s);
+			if (!sn)
+				p->no_maps++;
 		}
-		s->map = NULL;
-		s->sym = user ? resolve_user(p, s, flags) : resolve_kernel(p, ksyms, s->ip);
+		s->sym = lookup(&r, sn, !user, s->ip, &s->map);
+		for (k = 0; s->sym != NONE && k < nf; k++) {
+			struct frame *fr = &p->frame[s->frames + k];
+			/* where a kernel sample's thread entered the kernel: no return address */
+			uint64_t at = !user && k == s->nr_kernel ? fr->addr : fr->addr - 1;
+
+			fr->sym = lookup(&r, sn, k < s->nr_kernel, at, &fr->map);
+			if (fr->sym == NONE)
+				s->sym = NONE;
+		}
 		if (s->sym == NONE) {
-			free(cache);
+			free(r.cache);
 			return -ENOMEM;
 		}
-		cache[c].ip = s->ip;
-		cache[c].where = where;
-		cache[c].sym = s->sym;
-		cache[c].map = s->map;
 	}
-	free(cache);
+	free(r.cache);
 	return 0;
 }
 
@@ -453,7 +529,7 @@ static const char *comm_of(const struct pmuvirt_profile *p, uint32_t t)
 
 struct agg {
 	uint32_t thread;
-	uint32_t sym;
+	uint32_t sym;		/* or the key aggregate() was given */
 	uint64_t samples;
 	uint64_t weight;
 };
@@ -488,8 +564,11 @@ static int by_pid_tid(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-/* Samples summed per (thread, function), by thread (a hash of the pairs, then a sort of them). */
-static struct agg *aggregate(const struct pmuvirt_profile *p, uint64_t *nr)
+/*
+ * Samples summed per (thread, function), by thread (a hash of the pairs,
+ * then a sort of them); per (thread, @key[sample]) with @key.
+ */
+static struct agg *aggregate(const struct pmuvirt_profile *p, const uint32_t *key, uint64_t *nr)
 {
 	struct agg *a = NULL;
 	uint32_t *slot = NULL;
@@ -498,6 +577,7 @@ static struct agg *aggregate(const struct pmuvirt_profile *p, uint64_t *nr)
 
 	for (j = 0; j < p->nr_sample; j++) {
 		const struct sample *s = &p->sample[j];
+		uint32_t sym = key ? key[j] : s->sym;
 
 		if (2 * n >= nslot) {
 			unsigned int ns = nslot ? 2 * nslot : 1024;
@@ -516,15 +596,15 @@ static struct agg *aggregate(const struct pmuvirt_profile *p, uint64_t *nr)
 			slot = sl;
 			nslot = ns;
 		}
-		for (i = (s->thread * 2654435761u ^ s->sym) & (nslot - 1); slot[i] != NONE;
+		for (i = (s->thread * 2654435761u ^ sym) & (nslot - 1); slot[i] != NONE;
 		     i = (i + 1) & (nslot - 1))
-			if (a[slot[i]].thread == s->thread && a[slot[i]].sym == s->sym)
+			if (a[slot[i]].thread == s->thread && a[slot[i]].sym == sym)
 				break;
 		if (slot[i] == NONE) {
 			if (grow(&a, n, &cap, sizeof(*a), 0))
 				goto nomem;
 			a[n].thread = s->thread;
-			a[n].sym = s->sym;
+			a[n].sym = sym;
 			a[n].samples = 0;
 			a[n].weight = 0;
 			slot[i] = n++;
@@ -554,7 +634,7 @@ void pmuvirt_profile_print_flat(const struct pmuvirt_profile *p, FILE *f)
 {
 	uint64_t nr = 0, i, weight = 0, lost = 0;
 	uint32_t *order = malloc((p->nr_thread ? p->nr_thread : 1) * sizeof(*order));
-	struct agg *a = aggregate(p, &nr);
+	struct agg *a = aggregate(p, NULL, &nr);
 	unsigned int t;
 
 	if (!a || !order) {
@@ -609,65 +689,189 @@ void pmuvirt_profile_print_flat(const struct pmuvirt_profile *p, FILE *f)
 	free(order);
 }
 
+/* A function as the folded lines name it: unnamed ones by their file, "_[k]" on the kernel's. */
+static void put_fold_name(FILE *f, const struct sym *s, int folded)
+{
+	if (!strcmp(s->name, "[unknown]") && s->dso[0] != '[') {
+		fputc('[', f);
+		put_clean(f, base_name(s->dso), folded);
+		fputc(']', f);
+	} else if (!strcmp(s->name, "[unknown]")) {
+		put_clean(f, s->dso, folded);
+	} else {
+		put_clean(f, s->name, folded);
+	}
+	if (s->kernel)
+		fputs("_[k]", f);
+}
+
+/*
+ * Call stacks, interned: each is its functions in the pool, the sample's
+ * own first, then its frames' innermost first.
+ */
+struct stacks {
+	uint32_t *id;
+	uint64_t nr_id, cap_id;
+	struct stack { uint64_t off; uint32_t len; uint32_t hash; } *st;
+	unsigned int nr, cap;
+	uint32_t *slot;		/* hash of stacks, NONE = empty */
+	unsigned int nr_slot;
+};
+
+static void stacks_free(struct stacks *sk)
+{
+	free(sk->id);
+	free(sk->st);
+	free(sk->slot);
+}
+
+static uint32_t stack_hash(const uint32_t *id, unsigned int len)
+{
+	uint32_t h = 2166136261u;
+	unsigned int i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ id[i]) * 16777619u;
+	return h;
+}
+
+/* The index of the stack @id[0..@len), copied when new; NONE without memory. */
+static uint32_t stack_intern(struct stacks *sk, const uint32_t *id, unsigned int len)
+{
+	uint32_t h = stack_hash(id, len), i;
+
+	if (2 * sk->nr >= sk->nr_slot) {
+		unsigned int n = sk->nr_slot ? 2 * sk->nr_slot : 1024, j;
+		uint32_t *slot = malloc(n * sizeof(*slot));
+
+		if (!slot)
+			return NONE;
+		memset(slot, 0xff, n * sizeof(*slot));
+		for (j = 0; j < sk->nr; j++) {
+			for (i = sk->st[j].hash & (n - 1); slot[i] != NONE; i = (i + 1) & (n - 1))
+				;
+			slot[i] = j;
+		}
+		free(sk->slot);
+		sk->slot = slot;
+		sk->nr_slot = n;
+	}
+	for (i = h & (sk->nr_slot - 1); sk->slot[i] != NONE; i = (i + 1) & (sk->nr_slot - 1)) {
+		const struct stack *st = &sk->st[sk->slot[i]];
+
+		if (st->hash == h && st->len == len &&
+		    !memcmp(&sk->id[st->off], id, len * sizeof(*id)))
+			return sk->slot[i];
+	}
+	if (grow(&sk->st, sk->nr, &sk->cap, sizeof(*sk->st), 0))
+		return NONE;
+	while (sk->nr_id + len > sk->cap_id)
+		if (grow(&sk->id, sk->cap_id, &sk->cap_id, sizeof(*sk->id), 1))
+			return NONE;
+	memcpy(&sk->id[sk->nr_id], id, len * sizeof(*id));
+	sk->st[sk->nr].off = sk->nr_id;
+	sk->st[sk->nr].len = len;
+	sk->st[sk->nr].hash = h;
+	sk->nr_id += len;
+	sk->slot[i] = sk->nr;
+	return sk->nr++;
+}
+
+/* Each sample's stack (@key[sample]); -ENOMEM. */
+static int stacks_of(const struct pmuvirt_profile *p, struct stacks *sk, uint32_t *key)
+{
+	uint32_t id[1 + PMUVIRT_CHAIN_MAX];
+	uint64_t j;
+	unsigned int k;
+
+	for (j = 0; j < p->nr_sample; j++) {
+		const struct sample *s = &p->sample[j];
+		unsigned int nf = s->nr_kernel + s->nr_user;
+
+		id[0] = s->sym;
+		for (k = 0; k < nf; k++)
+			id[1 + k] = p->frame[s->frames + k].sym;
+		key[j] = stack_intern(sk, id, 1 + nf);
+		if (key[j] == NONE)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 struct fold {
 	const char *comm;
-	uint32_t sym;
+	uint32_t stack;
 	uint64_t weight;
 };
 
-static int by_comm_name(const void *a, const void *b)
+static const struct stacks *sort_stacks;
+
+/* By thread name, then function names from the outermost frame in (ties: function index). */
+static int by_comm_stack(const void *a, const void *b)
 {
 	const struct fold *x = a, *y = b;
+	const struct stack *sx = &sort_stacks->st[x->stack], *sy = &sort_stacks->st[y->stack];
+	const uint32_t *ix = &sort_stacks->id[sx->off], *iy = &sort_stacks->id[sy->off];
+	unsigned int i, lx = sx->len, ly = sy->len;
 	int c = strcmp(x->comm, y->comm);
 
-	if (!c)
-		c = strcmp(sym_get(sort_p, x->sym)->name, sym_get(sort_p, y->sym)->name);
-	if (c)
-		return c;
-	return x->sym < y->sym ? -1 : x->sym > y->sym;
+	for (i = 0; !c && i < lx && i < ly; i++) {
+		uint32_t fx = ix[lx - 1 - i], fy = iy[ly - 1 - i];
+
+		c = strcmp(sym_get(sort_p, fx)->name, sym_get(sort_p, fy)->name);
+		if (!c && fx != fy)
+			c = fx < fy ? -1 : 1;
+	}
+	if (!c && lx != ly)
+		c = lx < ly ? -1 : 1;
+	return c;
 }
 
 void pmuvirt_profile_print_folded(const struct pmuvirt_profile *p, FILE *f)
 {
+	uint32_t *key = malloc((p->nr_sample ? p->nr_sample : 1) * sizeof(*key));
+	struct stacks sk;
 	uint64_t nr = 0, i, n = 0;
-	struct agg *a = aggregate(p, &nr);
-	struct fold *fo = malloc((nr ? nr : 1) * sizeof(*fo));
+	struct agg *a = NULL;
+	struct fold *fo = NULL;
+	unsigned int k;
 
-	if (!a || !fo) {
+	memset(&sk, 0, sizeof(sk));
+	if (key && !stacks_of(p, &sk, key))
+		a = aggregate(p, key, &nr);
+	if (a)
+		fo = malloc((nr ? nr : 1) * sizeof(*fo));
+	if (!fo) {
 		fprintf(stderr, "pmuvirt-report: out of memory\n");
-		free(a);
-		free(fo);
-		return;
+		goto out;
 	}
 	for (i = 0; i < nr; i++) {
 		fo[i].comm = comm_of(p, a[i].thread);
-		fo[i].sym = a[i].sym;
+		fo[i].stack = a[i].sym;
 		fo[i].weight = a[i].weight;
 	}
 	sort_p = p;
-	qsort(fo, nr, sizeof(*fo), by_comm_name);
+	sort_stacks = &sk;
+	qsort(fo, nr, sizeof(*fo), by_comm_stack);
 	for (i = 0; i < nr; i++) {
-		if (n && !strcmp(fo[n - 1].comm, fo[i].comm) && fo[n - 1].sym == fo[i].sym)
+		if (n && !strcmp(fo[n - 1].comm, fo[i].comm) && fo[n - 1].stack == fo[i].stack)
 			fo[n - 1].weight += fo[i].weight;
 		else
 			fo[n++] = fo[i];
 	}
 	for (i = 0; i < n; i++) {
-		const struct sym *s = sym_get(p, fo[i].sym);
+		const struct stack *st = &sk.st[fo[i].stack];
 
 		put_clean(f, fo[i].comm, 1);
-		fputc(';', f);
-		if (!strcmp(s->name, "[unknown]") && s->dso[0] != '[') {
-			fputc('[', f);
-			put_clean(f, base_name(s->dso), 1);
-			fputc(']', f);
-		} else if (!strcmp(s->name, "[unknown]")) {
-			put_clean(f, s->dso, 1);
-		} else {
-			put_clean(f, s->name, 1);
+		for (k = st->len; k > 0; k--) {
+			fputc(';', f);
+			put_fold_name(f, sym_get(p, sk.id[st->off + k - 1]), 1);
 		}
-		fprintf(f, "%s %" PRIu64 "\n", s->kernel ? "_[k]" : "", fo[i].weight);
+		fprintf(f, " %" PRIu64 "\n", fo[i].weight);
 	}
+out:
+	stacks_free(&sk);
+	free(key);
 	free(a);
 	free(fo);
 }
@@ -680,6 +884,7 @@ void pmuvirt_profile_print_dump(const struct pmuvirt_profile *p, FILE *f)
 	for (i = 0; i < p->nr_sample; i++) {
 		const struct sample *s = &p->sample[i];
 		const struct sym *sy = sym_get(p, s->sym);
+		unsigned int nf = s->nr_kernel + s->nr_user;
 
 		put_clean(f, comm_of(p, s->thread), 0);
 		fprintf(f, " %u/%u cpu %u time %" PRIu64 " ip 0x%" PRIx64 " %s ",
@@ -691,6 +896,12 @@ void pmuvirt_profile_print_dump(const struct pmuvirt_profile *p, FILE *f)
 		fprintf(f, " weight %u counter %u", s->weight, s->counter);
 		for (v = 0; s->values != NONE && v < s->nr_values; v++)
 			fprintf(f, " %" PRIu64, p->value[s->values + v]);
+		if (nf)
+			fputs(" chain", f);
+		for (v = 0; v < nf; v++) {
+			fputc(' ', f);
+			put_fold_name(f, sym_get(p, p->frame[s->frames + v].sym), 0);
+		}
 		fputc('\n', f);
 	}
 }
@@ -722,7 +933,7 @@ void pmuvirt_profile_print_warnings(const struct pmuvirt_profile *p, FILE *f)
 		fprintf(f, "pmuvirt-report: %u threads' samples are missing (rings not handed over)\n",
 			p->end.rings_dropped);
 	if (p->no_maps)
-		fprintf(f, "pmuvirt-report: %" PRIu64 " user samples of processes whose maps were never captured\n",
+		fprintf(f, "pmuvirt-report: %" PRIu64 " samples with user addresses of processes whose maps were never captured\n",
 			p->no_maps);
 	if (p->bad_map_lines)
 		fprintf(f, "pmuvirt-report: %u lines of the maps snapshots did not parse\n",
@@ -734,7 +945,7 @@ int pmuvirt_profile_has_kernel(const struct pmuvirt_profile *p)
 	uint64_t i;
 
 	for (i = 0; i < p->nr_sample; i++)
-		if (!(p->sample[i].flags & PMUVIRT_SAMPLE_USER))
+		if (!(p->sample[i].flags & PMUVIRT_SAMPLE_USER) || p->sample[i].nr_kernel)
 			return 1;
 	return 0;
 }
@@ -789,6 +1000,22 @@ void pmuvirt_profile_sample(const struct pmuvirt_profile *p, uint64_t i,
 	out->function = s->sym;
 	out->kernel = !(s->flags & PMUVIRT_SAMPLE_USER);
 	out->map = s->map;
+	out->nr_frames = s->nr_kernel + s->nr_user;
+}
+
+void pmuvirt_profile_frame(const struct pmuvirt_profile *p, uint64_t i, unsigned int k,
+			   struct pmuvirt_profile_sample *out)
+{
+	const struct sample *s = &p->sample[i];
+	const struct frame *fr = &p->frame[s->frames + k];
+
+	out->ip = fr->addr;
+	out->weight = s->weight;
+	out->thread = s->thread;
+	out->function = fr->sym;
+	out->kernel = k < s->nr_kernel;
+	out->map = fr->map;
+	out->nr_frames = 0;
 }
 
 uint64_t pmuvirt_profile_samples(const struct pmuvirt_profile *p, uint64_t *weight)
@@ -818,6 +1045,7 @@ void pmuvirt_profile_free(struct pmuvirt_profile *p)
 	free(p->thread);
 	free(p->sample);
 	free(p->value);
+	free(p->frame);
 	free(p->sym);
 	free(p->slot);
 	pmuvirt_syms_free(p->elf);

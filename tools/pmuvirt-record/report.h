@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause */
 /*
  * pmuvirt-report's work, apart from its command line: load a profile file,
- * resolve each sample to a function, and print the flat profile per
- * thread, the folded-stack lines, or the records one per line.
+ * resolve each sample and each frame of its call chain to a function, and
+ * print the flat profile per thread, the folded-stack lines, or the
+ * records one per line.
  */
 #ifndef PMUVIRT_REPORT_H
 #define PMUVIRT_REPORT_H
@@ -30,14 +31,17 @@ struct pmuvirt_profile *pmuvirt_profile_load(const void *buf, size_t len, unsign
 #define PMUVIRT_PROFILE_NO_ELF	0x1u	/* open no file: user samples get their mapping's name only */
 
 /**
- * pmuvirt_profile_resolve() - name the function of every sample
+ * pmuvirt_profile_resolve() - name the function of every sample and frame
  * @p:		the profile.
  * @ksyms:	kernel symbols, or NULL (kernel samples stay unnamed).
  * @flags:	PMUVIRT_PROFILE_*.
  *
- * A user sample is looked up in the latest snapshot of its process's maps
- * taken at or before the round that read it, then in the ELF file mapped
- * there (as that file is now).
+ * A user address is looked up in the latest snapshot of its process's
+ * maps taken at or before the round that read its record, then in the ELF
+ * file mapped there (as that file is now).  A frame is a return address:
+ * its function is the one holding the call, at the address minus 1 (but
+ * the user address where a kernel sample's thread entered the kernel is
+ * looked up as it is).
  *
  * Return: 0 or -ENOMEM.
  */
@@ -46,14 +50,21 @@ int pmuvirt_profile_resolve(struct pmuvirt_profile *p, const struct pmuvirt_ksym
 
 /* The header and, for each thread, its functions by weight (unresolved samples: "?"). */
 void pmuvirt_profile_print_flat(const struct pmuvirt_profile *p, FILE *f);
-/* "comm;function weight" lines for flame-graph tools (one frame: records carry no stack). */
+/*
+ * "comm;outermost;...;caller;function weight" lines for flame-graph tools,
+ * one per thread name and call stack ("comm;function weight" for records
+ * without frames), sorted.
+ */
 void pmuvirt_profile_print_folded(const struct pmuvirt_profile *p, FILE *f);
-/* Every record: thread, CPU, time, address, mode, function, file, weight, values. */
+/*
+ * Every record: thread, CPU, time, address, mode, function, file, weight,
+ * values; then, for a record with frames, "chain" and a function per frame.
+ */
 void pmuvirt_profile_print_dump(const struct pmuvirt_profile *p, FILE *f);
 /* What a reader should know (lost records, threads still running, ...), on @f. */
 void pmuvirt_profile_print_warnings(const struct pmuvirt_profile *p, FILE *f);
 
-/* Whether any sample is a kernel address. */
+/* Whether any sample or frame is a kernel address. */
 int pmuvirt_profile_has_kernel(const struct pmuvirt_profile *p);
 /* The kernel release the recording was made on. */
 const char *pmuvirt_profile_release(const struct pmuvirt_profile *p);
@@ -83,15 +94,17 @@ const char *pmuvirt_profile_function(const struct pmuvirt_profile *p, unsigned i
 				     const char **dso, int *kernel);
 
 /**
- * struct pmuvirt_profile_sample - one record
- * @ip:		its address.
- * @weight:	the period boundaries it stands for.
+ * struct pmuvirt_profile_sample - one record, or one frame of its call chain
+ * @ip:		its address (a frame's: the return address).
+ * @weight:	the period boundaries the record stands for.
  * @thread:	its thread's index.
  * @function:	its function's index (after pmuvirt_profile_resolve()).
  * @kernel:	a kernel address.
  * @map:	the mapping holding @ip in the maps snapshot that named it;
- *		NULL for kernel samples, addresses outside every mapping, and
- *		before pmuvirt_profile_resolve().
+ *		NULL for kernel addresses, addresses outside every mapping,
+ *		and before pmuvirt_profile_resolve().
+ * @nr_frames:	the record's call-chain frames (pmuvirt_profile_frame());
+ *		0 for a frame.
  */
 struct pmuvirt_profile_sample {
 	uint64_t ip;
@@ -100,11 +113,19 @@ struct pmuvirt_profile_sample {
 	uint32_t function;
 	int kernel;
 	const struct pmuvirt_map *map;
+	unsigned int nr_frames;
 };
 
 /* Record @i (below pmuvirt_profile_samples()'s count), in file order. */
 void pmuvirt_profile_sample(const struct pmuvirt_profile *p, uint64_t i,
 			    struct pmuvirt_profile_sample *out);
+
+/*
+ * Frame @k (below the record's @nr_frames; 0 is the innermost caller) of
+ * record @i: the record's kernel frames come first, then its user ones.
+ */
+void pmuvirt_profile_frame(const struct pmuvirt_profile *p, uint64_t i, unsigned int k,
+			   struct pmuvirt_profile_sample *out);
 
 void pmuvirt_profile_free(struct pmuvirt_profile *p);
 
