@@ -22,7 +22,9 @@ split_session() {
 		echo "PMUVIRT-SPLIT-NOT-WAITING $1"
 		return 1
 	fi
-	/pmuvirt-xenprof record -d $2 -c $split_period -o /tmp/split-$2.data -- sh /split-run.sh $1 "$3"
+	# 32-byte records (IP and mode, domain): the session's chosen format
+	/pmuvirt-xenprof record -d $2 -c $split_period --fields ip,mode -o /tmp/split-$2.data -- \
+		sh /split-run.sh $1 "$3"
 	echo "PMUVIRT-XEN-PROF-SPLIT-RECORD-EXIT=$?"
 	/xs_rendezvous write /local/domain/$2/data/pmuvirt-split-done 1
 	/pmuvirt-xenprof report -i /tmp/split-$2.data --xen-syms /xen-syms --map $2=/tmp/kallsyms \

@@ -152,8 +152,11 @@ static int rules(void)
 	op.high_water_pct = 101;
 	expect("START with a high-water mark of 101%", hc(PMUVIRT_XEN_PROF_START, &op), -EINVAL);
 	start_op(&op, PMUVIRT_EV_CYCLES);
-	op.reserved = 1;
-	expect("START with a reserved field", hc(PMUVIRT_XEN_PROF_START, &op), -EINVAL);
+	op.sample_format = PMUVIRT_SAMPLE_FMT_DEFAULT | PMUVIRT_SAMPLE_FMT_CHAIN;
+	expect("START with call chains in its records", hc(PMUVIRT_XEN_PROF_START, &op), -EINVAL);
+	start_op(&op, PMUVIRT_EV_CYCLES);
+	op.sample_format = PMUVIRT_SAMPLE_FMT_ALL + 1;
+	expect("START with an unknown record field", hc(PMUVIRT_XEN_PROF_START, &op), -EINVAL);
 	start_op(&op, PMUVIRT_EV_CYCLES);
 	op.nr_domains = 2;
 	expect("START naming domain 0 twice", hc(PMUVIRT_XEN_PROF_START, &op), -EINVAL);
