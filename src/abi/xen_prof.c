@@ -78,15 +78,15 @@ void pmuvirt_xen_prof_format(const struct pmuvirt_xen_prof_start *op,
 uint32_t pmuvirt_xen_prof_records(uint32_t ring_pages, const struct pmuvirt_sample_format *fmt)
 {
 	uint32_t size = pmuvirt_sample_record_size(fmt->format, fmt->nr_values, fmt->chain_depth);
-	uint64_t fit;
-	uint32_t n = 1;
+	uint32_t fit, n = 1;
 
-	if (!size)
+	/* 32-bit arithmetic: no 64-bit division on 32-bit hosts */
+	if (!size || !ring_pages || ring_pages > PMUVIRT_XEN_PROF_MAX_PAGES)
 		return 0;
-	fit = ((uint64_t)ring_pages * 4096 - PMUVIRT_XEN_PROF_DATA_OFFSET) / size;
+	fit = (ring_pages * 4096u - PMUVIRT_XEN_PROF_DATA_OFFSET) / size;
 	if (!fit)
 		return 0;
-	while ((uint64_t)n * 2 <= fit && n < PMUVIRT_SAMPLE_MAX_RECORDS)
+	while (n * 2 <= fit && n < PMUVIRT_SAMPLE_MAX_RECORDS)
 		n *= 2;
 	return n;
 }
