@@ -78,7 +78,10 @@ __attribute__((noinline)) uint64_t drain_ring(struct pmuvirt_sample_reader *r,
 /* The file of @n records through the ring, as pmuvirt-record writes it; returns seconds. */
 static double drain(uint64_t n, char **buf, size_t *len)
 {
-	size_t bytes = pmuvirt_sample_ring_bytes(RING, 4096, NULL);
+	/* pmuvirt-record's default records: IP, time, mode (40 bytes) */
+	static const struct pmuvirt_sample_format fmt = {
+		PMUVIRT_SAMPLE_FMT_IP | PMUVIRT_SAMPLE_FMT_TIME | PMUVIRT_SAMPLE_FMT_MODE, 0, 0 };
+	size_t bytes = pmuvirt_sample_ring_bytes(RING, 4096, &fmt);
 	void *mem = aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
 	struct pmuvirt_sample rec;
 	struct pmuvirt_prof_chunk c[2] = { { 1000, 1001, 0 }, { 1000, 1002, 0 } };
@@ -90,15 +93,28 @@ static double drain(uint64_t n, char **buf, size_t *len)
 	size_t maps_len = 0;
 	uint64_t i, done = 0;
 	double total = 0, t;
+	size_t cap;
 	FILE *f, *m;
 	int ch, k;
 
-	if (!mem || pmuvirt_sample_init(&sw, mem, bytes, RING, 4096, NULL) ||
+	if (!mem || pmuvirt_sample_init(&sw, mem, bytes, RING, 4096, &fmt) ||
 	    pmuvirt_sample_reader_init(&r, mem, bytes)) {
 		fprintf(stderr, "pmuvirt-bench-profile: ring\n");
 		exit(1);
 	}
-	f = open_memstream(buf, len);
+	/*
+	 * The file goes to memory allocated and touched beforehand: a stream
+	 * that grows (open_memstream()) would time its reallocations, which
+	 * move tens of MiB at a time, not the drain.
+	 */
+	cap = (size_t)n * (PMUVIRT_PROF_RECORD_BYTES + 8) + (4u << 20);
+	*buf = malloc(cap);
+	if (!*buf) {
+		fprintf(stderr, "pmuvirt-bench-profile: no memory for the file\n");
+		exit(1);
+	}
+	memset(*buf, 0, cap);
+	f = fmemopen(*buf, cap, "w");
 	m = open_memstream(&maps, &maps_len);
 	{
 		FILE *self = fopen("/proc/self/maps", "r");
@@ -111,6 +127,7 @@ static double drain(uint64_t n, char **buf, size_t *len)
 	}
 	memset(&info, 0, sizeof(info));
 	info.period = 100000;
+	info.sample_format = fmt.format;
 	strcpy(info.events, "instructions");
 	strcpy(info.command, "bench");
 	pmuvirt_prof_write_header(&w, f);
@@ -134,6 +151,12 @@ static double drain(uint64_t n, char **buf, size_t *len)
 		total += now() - t;	/* the reads and writes only, not the filling */
 	}
 	pmuvirt_prof_write_end(&w, &(struct pmuvirt_prof_end){ .samples = done, .threads = 2 });
+	fflush(f);
+	*len = (size_t)ftell(f);
+	if (w.err || *len + 1 >= cap) {
+		fprintf(stderr, "pmuvirt-bench-profile: the file did not fit in memory\n");
+		exit(1);
+	}
 	fclose(f);
 	free(mem);
 	return total;
