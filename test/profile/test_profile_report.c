@@ -1059,6 +1059,12 @@ static void test_pprof(void **state)
 	text = read_text(err);
 	assert_non_null(strstr(text, "none/x.pb.gz: No such file or directory: no profile written"));
 	free(text);
+	/* the folded stacks to a full disk: a message too, exit 1 */
+	assert_int_equal(run("'%s' -i %s --kallsyms %s --folded >/dev/full 2>%s", PMUVIRT_REPORT,
+			     data, ksyms, err), 1);
+	text = read_text(err);
+	assert_non_null(strstr(text, "pmuvirt-report: writing the report: No space left on device"));
+	free(text);
 	assert_files(dir, 4);
 
 	unlink(data);

@@ -237,5 +237,10 @@ int main(int argc, char **argv)
 			samples, weight);
 	pmuvirt_profile_free(p);
 	pmuvirt_ksyms_free(&k);
-	return fflush(stdout) || ret ? 1 : 0;
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "pmuvirt-report: writing the report: %s\n",
+			strerror(errno ? errno : EIO));
+		return 1;
+	}
+	return ret ? 1 : 0;
 }
