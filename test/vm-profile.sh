@@ -13,23 +13,24 @@
 # thread that ran it and carries both counters' values; the folded output
 # has both threads' stacks and kernel frames; kernel samples (the
 # command's start, page faults) are named from the guest's kallsyms.
-# Prints "vm: profile: ..." lines; fail names what did not hold.
+# Prints "vm: profile: ..." lines; fail names what did not hold.  The
+# files go to $vm_dir (default /).
 vm_profile() {
 	_period=$1 _rounds=$2
-	/pmuvirt-record -e instructions,tsc --values -c "$_period" -m 256 -o /prof.data -- \
-		/vmtest-pie profile "$_rounds" >/prof.out 2>/prof.err || fail "pmuvirt-record"
-	sed 's/^/vm: record: /' /prof.err
-	/pmuvirt-report -i /prof.data >/prof.txt 2>/prof.rerr || fail "pmuvirt-report"
+	/pmuvirt-record -e instructions,tsc --values -c "$_period" -m 256 -o ${vm_dir:-}/prof.data -- \
+		/vmtest-pie profile "$_rounds" >${vm_dir:-}/prof.out 2>${vm_dir:-}/prof.err || fail "pmuvirt-record"
+	sed 's/^/vm: record: /' ${vm_dir:-}/prof.err
+	/pmuvirt-report -i ${vm_dir:-}/prof.data >${vm_dir:-}/prof.txt 2>${vm_dir:-}/prof.rerr || fail "pmuvirt-report"
 	# the kernel makes /proc/kallsyms slowly: once, for both of these
-	cat /proc/kallsyms >/kallsyms
-	/pmuvirt-report -i /prof.data --kallsyms /kallsyms --folded >/prof.folded 2>>/prof.rerr ||
+	cat /proc/kallsyms >${vm_dir:-}/kallsyms
+	/pmuvirt-report -i ${vm_dir:-}/prof.data --kallsyms ${vm_dir:-}/kallsyms --folded >${vm_dir:-}/prof.folded 2>>${vm_dir:-}/prof.rerr ||
 		fail "pmuvirt-report --folded"
-	/pmuvirt-report -i /prof.data --kallsyms /kallsyms --dump >/prof.dump 2>>/prof.rerr ||
+	/pmuvirt-report -i ${vm_dir:-}/prof.data --kallsyms ${vm_dir:-}/kallsyms --dump >${vm_dir:-}/prof.dump 2>>${vm_dir:-}/prof.rerr ||
 		fail "pmuvirt-report --dump"
-	sed 's/^/vm: report: /' /prof.rerr
-	grep -v '^$' /prof.txt | sed -n '1,3p; /^# thread spin/,$p' | head -30 | sed 's/^/vm:   /'
-	_t0=$(sed -n 's/^vm: profile thread 0 tid //p' /prof.out)
-	_t1=$(sed -n 's/^vm: profile thread 1 tid //p' /prof.out)
+	sed 's/^/vm: report: /' ${vm_dir:-}/prof.rerr
+	grep -v '^$' ${vm_dir:-}/prof.txt | sed -n '1,3p; /^# thread spin/,$p' | head -30 | sed 's/^/vm:   /'
+	_t0=$(sed -n 's/^vm: profile thread 0 tid //p' ${vm_dir:-}/prof.out)
+	_t1=$(sed -n 's/^vm: profile thread 1 tid //p' ${vm_dir:-}/prof.out)
 	awk -v t0="$_t0" -v t1="$_t1" '
 		/^# thread / { cur = $5; comm[cur] = $3; lost[cur] = $(NF - 1); next }
 		/^ *[0-9.]+% / { n[cur, $4] += $2; all[cur] += $2; if ($4 ~ /^spin_/) dso[cur, $4] = $5 }
@@ -43,19 +44,19 @@ vm_profile() {
 		END { if (t0 == "" || t1 == "") bad++
 			check(t0, "spin-ab", "spin_a", "spin_b", "spin_c", "spin_d")
 			check(t1, "spin-cd", "spin_c", "spin_d", "spin_a", "spin_b")
-			exit bad != 0 }' /prof.txt || fail "pmuvirt-report: per-thread profile"
+			exit bad != 0 }' ${vm_dir:-}/prof.txt || fail "pmuvirt-report: per-thread profile"
 	# every record of a spin function names the thread that runs it
 	awk -v t0="$_t0" -v t1="$_t1" '{ split($2, id, "/") }
 		$10 ~ /^spin_[ab]$/ && id[1] != t0 { bad++ } $10 ~ /^spin_[cd]$/ && id[1] != t1 { bad++ }
 		$10 ~ /^spin_/ { n++ } NF != 17 { novals++ }
 		END { print "vm: profile: " NR " records, " n " in the spin functions, " bad + 0 " of another thread, " novals + 0 " without the two counters values";
 			exit bad || novals || n < 1000 }' \
-		/prof.dump || fail "pmuvirt-report --dump: records of another thread"
-	grep -q '^spin-ab;spin_a [0-9]' /prof.folded && grep -q '^spin-cd;spin_d [0-9]' /prof.folded &&
-		grep -q '_\[k\] [0-9]' /prof.folded || fail "pmuvirt-report --folded"
-	grep -q '\[k\] ' /prof.txt || fail "pmuvirt-report: no kernel samples"
-	grep -q '\[k\] \[unknown\]' /prof.txt /prof.dump && fail "pmuvirt-report: kernel samples without a name"
-	grep -q 'records named another thread\|records lost\|never captured' /prof.rerr &&
+		${vm_dir:-}/prof.dump || fail "pmuvirt-report --dump: records of another thread"
+	grep -q '^spin-ab;spin_a [0-9]' ${vm_dir:-}/prof.folded && grep -q '^spin-cd;spin_d [0-9]' ${vm_dir:-}/prof.folded &&
+		grep -q '_\[k\] [0-9]' ${vm_dir:-}/prof.folded || fail "pmuvirt-report --folded"
+	grep -q '\[k\] ' ${vm_dir:-}/prof.txt || fail "pmuvirt-report: no kernel samples"
+	grep -q '\[k\] \[unknown\]' ${vm_dir:-}/prof.txt ${vm_dir:-}/prof.dump && fail "pmuvirt-report: kernel samples without a name"
+	grep -q 'records named another thread\|records lost\|never captured' ${vm_dir:-}/prof.rerr &&
 		fail "pmuvirt-report warned"
 	return 0
 }
@@ -70,16 +71,16 @@ vm_profile() {
 # kernel's unwinder) under a user frame.
 vm_chain() {
 	_period=$1 _rounds=$2
-	/pmuvirt-record -g -e instructions -c "$_period" -m 256 -o /chain.data -- \
-		/vmtest-pie chain "$_rounds" >/chain.out 2>/chain.err || fail "pmuvirt-record -g"
-	sed 's/^/vm: record -g: /' /chain.err
-	[ -s /kallsyms ] || cat /proc/kallsyms >/kallsyms
-	/pmuvirt-report -i /chain.data --kallsyms /kallsyms --folded >/chain.folded 2>/chain.rerr ||
+	/pmuvirt-record -g -e instructions -c "$_period" -m 256 -o ${vm_dir:-}/chain.data -- \
+		/vmtest-pie chain "$_rounds" >${vm_dir:-}/chain.out 2>${vm_dir:-}/chain.err || fail "pmuvirt-record -g"
+	sed 's/^/vm: record -g: /' ${vm_dir:-}/chain.err
+	[ -s ${vm_dir:-}/kallsyms ] || cat /proc/kallsyms >${vm_dir:-}/kallsyms
+	/pmuvirt-report -i ${vm_dir:-}/chain.data --kallsyms ${vm_dir:-}/kallsyms --folded >${vm_dir:-}/chain.folded 2>${vm_dir:-}/chain.rerr ||
 		fail "pmuvirt-report --folded (chains)"
-	/pmuvirt-report -i /chain.data --kallsyms /kallsyms --dump >/chain.dump 2>>/chain.rerr ||
+	/pmuvirt-report -i ${vm_dir:-}/chain.data --kallsyms ${vm_dir:-}/kallsyms --dump >${vm_dir:-}/chain.dump 2>>${vm_dir:-}/chain.rerr ||
 		fail "pmuvirt-report --dump (chains)"
-	sed 's/^/vm: report: /' /chain.rerr
-	sort -t' ' -k2 -n -r /chain.folded | head -8 | sed 's/^/vm:   /'
+	sed 's/^/vm: report: /' ${vm_dir:-}/chain.rerr
+	sort -t' ' -k2 -n -r ${vm_dir:-}/chain.folded | head -8 | sed 's/^/vm:   /'
 	awk '{ w = $NF; $NF = ""; all += w }
 		/;chain_leaf $/ { leaf += w }
 		/;chain_via_a;chain_leaf $/ { a += w }
@@ -90,8 +91,8 @@ vm_chain() {
 			printf "vm: chain: via_a %d, via_b %d, ratio %.4f (error %.2f%% of 3:1); leaf %d of %d; %d kernel stacks of 2+ frames under user ones\n",
 				a, b, r, 100 * e, leaf, all, kchains
 			exit !(e <= 0.03 && a + b == leaf && leaf >= 0.95 * all && a + b >= 1000 && kchains > 0) }' \
-		/chain.folded || fail "pmuvirt-report --folded: callers of chain_leaf not 3:1"
-	grep -q ' chain chain_via_[ab] ' /chain.dump || fail "pmuvirt-report --dump: no chains"
-	grep -q 'records lost\|never captured' /chain.rerr && fail "pmuvirt-report warned (chains)"
+		${vm_dir:-}/chain.folded || fail "pmuvirt-report --folded: callers of chain_leaf not 3:1"
+	grep -q ' chain chain_via_[ab] ' ${vm_dir:-}/chain.dump || fail "pmuvirt-report --dump: no chains"
+	grep -q 'records lost\|never captured' ${vm_dir:-}/chain.rerr && fail "pmuvirt-report warned (chains)"
 	return 0
 }

@@ -250,7 +250,7 @@ cp "$build/module/pmuvirt.ko" "$work/root/lib/modules/"
 droot=$work/domu-root
 mkdir -p "$droot/bin" "$droot/proc" "$droot/sys" "$droot/dev" "$droot/tmp"
 cp "$busybox" "$droot/bin/busybox"
-for a in sh mount insmod rmmod cat grep echo poweroff sleep dmesg sed; do
+for a in sh mount umount mkdir insmod rmmod cat grep echo poweroff sleep dmesg sed awk head; do
 	ln -s busybox "$droot/bin/$a"
 done
 cp "$build/module/pmuvirt.ko" "$pdir/rdpmc_probe.ko" "$work/root/pmuvirt_xen_guest" "$work/root/vmtest" \
@@ -275,6 +275,18 @@ tree_libs() {
 mkdir -p "$droot/usr/bin"
 cp "$(command -v perf)" "$droot/usr/bin/perf"
 tree_libs "$droot" "$(command -v perf)"
+# pmuvirt-record (static), pmuvirt-report and a PIE of vmtest for them to
+# profile in the PV domU (test/vm-profile.sh), with the libraries they link
+rec=$srcroot/tools/pmuvirt-record
+pflags="-O2 -Wall -Wextra -Werror -I$srcroot/include -I$srcroot/lib/user -I$rec"
+gcc $pflags -static -o "$droot/pmuvirt-record" "$rec/pmuvirt-record.c" "$rec/profile-file.c" \
+	"$srcroot/lib/user/libpmuvirt-user.c" || die "pmuvirt-record build"
+gcc $pflags -o "$droot/pmuvirt-report" "$rec/pmuvirt-report.c" "$rec/report.c" "$rec/symbols.c" \
+	"$rec/profile-file.c" $(pkg-config --libs libdw) || die "pmuvirt-report build"
+gcc $pflags -fPIE -pie -pthread -o "$droot/vmtest-pie" "$srcroot"/test/vm-linux/vmtest*.c \
+	"$srcroot/lib/user/libpmuvirt-user.c" || die "vmtest-pie build"
+tree_libs "$droot" "$droot/pmuvirt-report" "$droot/vmtest-pie"
+cp "$srcroot/test/vm-profile.sh" "$droot/"
 cp "$srcroot/test/vm-xen/domu-init.sh" "$droot/init"
 printf 'guest_iterations=%s\nsplit_ticks=%s\nsplit_rounds=%s\n' "$guest_iterations" "$split_ticks" \
 	"$split_rounds" >"$droot/vm-xen.conf"
@@ -573,6 +585,8 @@ for d in a:PV b:PVH; do
 		"domu-$d: PMUVIRT-DOMU-SAVE-EXIT=0" \
 		"domu-$d: PMUVIRT-RDPMC-PASSED" "domu-$d: PMUVIRT-STOCK-PERF-STAT-EXIT=0"
 done
+# pmuvirt-record and pmuvirt-report in the PV domU: each thread's 3:1
+require "domu-a: PMUVIRT-DOMU-PROFILE-EXIT=0"
 # Debian's perf stat in the PVH domU, in the PV one and in dom0 (PV): the
 # PV kernels' PMU through Xen's XENPMU_* ABI, their :u counts user and
 # kernel work (a PV kernel runs in ring 3).
