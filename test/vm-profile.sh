@@ -68,7 +68,8 @@ vm_profile() {
 # within 3% (the IP alone cannot: it is the leaf's in every sample), every
 # leaf sample must have a caller, the dump must list each record's chain,
 # and some kernel sample must carry two or more kernel frames (the
-# kernel's unwinder) under a user frame.
+# kernel's unwinder) under a user frame.  Recorded again counting user
+# mode only, no record may carry kernel frames.
 vm_chain() {
 	_period=$1 _rounds=$2
 	/pmuvirt-record -g -e instructions -c "$_period" -m 256 -o ${vm_dir:-}/chain.data -- \
@@ -93,6 +94,15 @@ vm_chain() {
 			exit !(e <= 0.03 && a + b == leaf && leaf >= 0.95 * all && a + b >= 1000 && kchains > 0) }' \
 		${vm_dir:-}/chain.folded || fail "pmuvirt-report --folded: callers of chain_leaf not 3:1"
 	grep -q ' chain chain_via_[ab] ' ${vm_dir:-}/chain.dump || fail "pmuvirt-report --dump: no chains"
+	# user mode only: a record the PMI took in the kernel has no kernel frames
+	/pmuvirt-record -g -e instructions:u -c "$_period" -m 256 -o ${vm_dir:-}/chainu.data -- \
+		/vmtest-pie chain 2 >/dev/null 2>&1 || fail "pmuvirt-record -g -e instructions:u"
+	/pmuvirt-report -i ${vm_dir:-}/chainu.data --kallsyms ${vm_dir:-}/kallsyms --dump \
+		>${vm_dir:-}/chainu.dump 2>/dev/null || fail "pmuvirt-report --dump (:u chains)"
+	awk '/ \[k\] / { k++ } / chain .*_\[k\]/ { kf++ }
+		END { printf "vm: chain :u: %d records, %d at kernel IPs, %d with kernel frames\n", NR, k, kf
+			exit NR < 100 || kf }' ${vm_dir:-}/chainu.dump ||
+		fail "pmuvirt-record -g: kernel frames in a user-mode recording"
 	grep -q 'records lost\|never captured' ${vm_dir:-}/chain.rerr && fail "pmuvirt-report warned (chains)"
 	return 0
 }

@@ -96,9 +96,9 @@
  *		Must be 0 without @sample_pages.
  * @chain_depth: with PMUVIRT_SAMPLE_FMT_CHAIN, the deepest call chain a
  *		record holds, 1 to PMUVIRT_CHAIN_MAX frames (kernel and
- *		user); 0 otherwise.  Kernel frames are recorded only for
- *		samples of kernel mode, which the policy allows only to
- *		contexts that may count it.  User frames are found by frame
+ *		user); 0 otherwise.  Kernel frames are recorded only in
+ *		records of a counter that counts kernel mode, which the
+ *		policy allows only to contexts that may.  User frames are found by frame
  *		pointers (x86-64; other architectures record none).
  * @control:	what to count (checked by pmuvirt_validate()).
  */

@@ -209,8 +209,9 @@ struct pmuvirt_sum;
  * @flags:	PMUVIRT_ATTACH_* it was attached with (children get the same).
  * @final:	values when the thread exited.
  * @final_flags: PMUVIRT_COUNTS_* for @final.
- * @ctl:	its control, kept for new tasks when @flags has
- *		PMUVIRT_ATTACH_INHERIT.
+ * @ctl:	its control: for new tasks when @flags has
+ *		PMUVIRT_ATTACH_INHERIT, and for the PMI (which counters count
+ *		kernel mode).
  * @proc:	its process's security domain.
  * @sigcred:	the attacher's credentials: the overflow signal is sent only
  *		while they could signal the task.

@@ -197,7 +197,13 @@ static void lx_sample_fill(void *arg, const struct pmuvirt_pcpu *pc,
 	if (!frames || thr->task != current)
 		return;
 	if (!user_mode(regs)) {
-		if (lc->pmi_regs)
+		/*
+		 * The kernel's callers only for a counter that counts kernel
+		 * mode: a user-mode counter's interrupt can land in the kernel
+		 * (skid, a PMI handled late), and must not show them.
+		 */
+		if (lc->pmi_regs && s->counter < thr->ctl.nr_counters &&
+		    (thr->ctl.counter[s->counter].flags & PMUVIRT_CTR_KERNEL))
 			s->nr_kernel = lx_kernel_chain(regs, frames, max_frames);
 		if (kthread)
 			return;

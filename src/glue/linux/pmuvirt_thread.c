@@ -502,8 +502,7 @@ static void thread_bind(struct pmuvirt_thread *thr, struct task_struct *task, u3
 	thr->signo = signo;
 	thr->flags = flags;
 	thr->sig_armed = !(flags & PMUVIRT_ATTACH_SAMPLE_FILE);
-	if (flags & PMUVIRT_ATTACH_INHERIT)
-		thr->ctl = *ctl;
+	thr->ctl = *ctl;
 	if (pf && (flags & PMUVIRT_ATTACH_REPORT)) {
 		pmuvirt_lx_file_hold(pf);
 		thr->file = pf;
