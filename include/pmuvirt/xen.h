@@ -291,9 +291,20 @@ struct pmuvirt_xen_vcpu_set_control {
  * domains it does not name (their guest IPs withheld, PMUVIRT_SAMPLE_NO_IP).
  * A record names the domain, the VCPU (@tid), the PCPU (@cpu) and the mode
  * (Xen: PMUVIRT_SAMPLE_HYPERVISOR; guest user: PMUVIRT_SAMPLE_USER; guest
- * kernel: neither).  The controller's VCPU 0 gets PMUVIRT_XEN_PROF_VIRQ
- * when a ring holds @high_water_pct percent of its records unread; it
- * reads the rings and gives the room back with PROF_TAIL.
+ * kernel: neither).  A ring's reader gets PMUVIRT_XEN_PROF_VIRQ on its
+ * VCPU 0 when the ring holds @high_water_pct percent of its records
+ * unread; it reads the rings and gives the room back with PROF_TAIL.
+ *
+ * Passive and active domains (Xenoprof's model): the rings of a domain the
+ * session names are read by the controller (passive), or, when PROF_START
+ * marks it active, by that domain itself: Xen shares them with it alone,
+ * sends it the VIRQ, and its own tool maps them (PROF_MAP) and drains them
+ * (PROF_TAIL).  An active domain sees only its own VCPUs' records, and in
+ * them no address of Xen's: a record of Xen's mode carries
+ * PMUVIRT_SAMPLE_NO_IP.  The controller alone starts, stops and releases
+ * the session.  A PV active domain maps its rings by machine frame; Xen
+ * places a PVH or HVM one's at guest frames it names (PROF_MAP) and takes
+ * them out again at PROF_UNMAP.
  *
  * The session's counters sit next to each VCPU's own counters: a control
  * and the session may be in force together when the PMU has counters for
@@ -306,6 +317,7 @@ struct pmuvirt_xen_vcpu_set_control {
 #define PMUVIRT_XEN_PROF_MAP		18	/* struct pmuvirt_xen_prof_map */
 #define PMUVIRT_XEN_PROF_TAIL		19	/* struct pmuvirt_xen_prof_tail */
 #define PMUVIRT_XEN_PROF_RELEASE	20	/* struct pmuvirt_xen_prof_release */
+#define PMUVIRT_XEN_PROF_UNMAP		21	/* struct pmuvirt_xen_prof_unmap */
 
 /* VIRQ_ARCH_2, per VCPU: a ring of the session passed its high-water mark. */
 #define PMUVIRT_XEN_PROF_VIRQ		18
@@ -314,6 +326,7 @@ struct pmuvirt_xen_vcpu_set_control {
 #define PMUVIRT_XEN_PROF_MIN_PAGES	2	/* pages per ring */
 #define PMUVIRT_XEN_PROF_MAX_PAGES	256
 #define PMUVIRT_XEN_PROF_MAX_FRAMES	65536	/* pages of all rings together */
+#define PMUVIRT_XEN_PROF_MAX_PLACED	1024	/* ring pages of one PVH or HVM active domain */
 /* Where a ring's records start: right after its 128-byte header. */
 #define PMUVIRT_XEN_PROF_DATA_OFFSET	128
 /* pmuvirt_sample.domain of an idle PCPU's samples (Xen's DOMID_IDLE). */
@@ -335,6 +348,9 @@ struct pmuvirt_xen_vcpu_set_control {
  *		PMUVIRT_SAMPLE_FMT_CHAIN (Xen takes no call chains), values
  *		one slot per counter of @ctl; 0 for PMUVIRT_SAMPLE_FMT_DEFAULT
  *		with 16 value slots (168-byte records).
+ * @active:	bit i set: @domains[i] is active (reads its own rings); no
+ *		bit from @nr_domains on.
+ * @reserved:	zero.
  * @domains:	the domains whose VCPUs get rings of their own, each once,
  *		each existing and below 0x7ff0 (Xen's DOMID_FIRST_RESERVED);
  *		entries from @nr_domains on are zero.
@@ -349,6 +365,8 @@ struct pmuvirt_xen_vcpu_set_control {
  * -EBUSY: a session exists (started, or stopped and not released), or a
  * VCPU's control and the session do not fit on the PMU together; -ESRCH:
  * a listed domain does not exist; -ENODEV: the PMU cannot sample;
+ * -ENOSPC: more than PMUVIRT_XEN_PROF_MAX_FRAMES ring pages, or more than
+ * PMUVIRT_XEN_PROF_MAX_PLACED for a PVH or HVM active domain;
  * -ENOMEM; -EINVAL: a malformed argument or control (@err_counter).
  */
 struct pmuvirt_xen_prof_start {
@@ -361,6 +379,8 @@ struct pmuvirt_xen_prof_start {
 	uint32_t nr_records;
 	int32_t err_counter;
 	uint32_t sample_format;
+	uint32_t active;
+	uint32_t reserved;
 	uint16_t domains[PMUVIRT_XEN_PROF_MAX_DOMAINS];
 	struct pmuvirt_control ctl;
 };
@@ -400,17 +420,24 @@ struct pmuvirt_xen_prof_ring {
 };
 
 /**
- * struct pmuvirt_xen_prof_map - the session's rings and their frames
- * @nr_rings:	in: capacity of @rings; out: rings of the session.
- * @nr_frames:	in: capacity of @frames; out: frames of all rings.
+ * struct pmuvirt_xen_prof_map - the caller's rings and their frames
+ * @nr_rings:	in: capacity of @rings; out: rings the caller reads.
+ * @nr_frames:	in: capacity of @frames; out: frames of those rings.
  * @ring_pages:	out: frames per ring.
  * @nr_records:	out: records per ring.
  * @rings:	guest address of struct pmuvirt_xen_prof_ring[@nr_rings].
- * @frames:	guest address of uint64_t[@nr_frames]: machine frames, owned
- *		by the controller, to map read-only (privcmd, DOMID_SELF).
+ * @frames:	guest address of uint64_t[@nr_frames].  A PV caller: out:
+ *		machine frames, owned by the caller, to map read-only
+ *		(privcmd, DOMID_SELF).  A PVH or HVM caller: in: the guest
+ *		frames (distinct, without memory of their own) where Xen
+ *		places the frames read-only, replacing a placement before.
  *
- * Only the controller; -ENOENT without a session; -ENOSPC (counts set)
- * when an array is too small.
+ * The rings a caller reads: the controller's are the PCPUs' and those of
+ * the passive domains; an active domain's are its own VCPUs'.  The
+ * controller or an active domain; -ENOENT without a session, -EPERM for
+ * any other domain; -ENOSPC (counts set) when an array is too small;
+ * -EINVAL for a guest frame beyond the address width or named twice;
+ * -EBUSY for one Xen must not take over (nothing stays placed then).
  */
 struct pmuvirt_xen_prof_map {
 	struct pmuvirt_xen_hdr hdr;
@@ -424,14 +451,15 @@ struct pmuvirt_xen_prof_map {
 
 /**
  * struct pmuvirt_xen_prof_tail - give read records back to the writers
- * @nr_rings:	entries at @tails: the session's ring count.
+ * @nr_rings:	entries at @tails: the count of rings the caller reads
+ *		(PROF_MAP's, in its order).
  * @reserved:	zero.
  * @tails:	guest address of uint32_t[@nr_rings]: each ring's new tail
  *		(records read since the ring was made, mod 2^32), at most its
  *		head and at most a ring behind it.
  *
  * Every tail is checked before any is stored: -EINVAL and nothing changed
- * for a bad one.  Only the controller; -ENOENT without a session.
+ * for a bad one.  The controller or an active domain, as PROF_MAP.
  */
 struct pmuvirt_xen_prof_tail {
 	struct pmuvirt_xen_hdr hdr;
@@ -441,14 +469,50 @@ struct pmuvirt_xen_prof_tail {
 };
 
 /**
+ * struct pmuvirt_xen_prof_unmap - take a PVH or HVM reader's rings out of its physical map
+ * @flags:	zero (reserved).
+ * @reserved:	zero.
+ *
+ * The guest frames PROF_MAP placed the caller's rings at are empty again
+ * (the caller gives them back to its allocator only after this).  The
+ * controller or an active domain whose p2m Xen translates; -EOPNOTSUPP for
+ * a PV caller (it unmaps its own mappings), -ENOENT without a session.
+ */
+struct pmuvirt_xen_prof_unmap {
+	struct pmuvirt_xen_hdr hdr;
+	uint32_t flags;
+	uint32_t reserved;
+};
+
+/*
+ * /dev/pmuvirt-xenprof: pmuvirt.ko's device in a PVH or HVM domain, for a
+ * session that names the domain active (root only).  ioctl
+ * PMUVIRT_XENPROF_IOC_MAP takes struct pmuvirt_xen_prof_map as PROF_MAP
+ * does (@hdr, @nr_rings the capacity of @rings, a user address; @frames
+ * ignored): the module places the domain's rings at guest frames of its
+ * own and returns the counts and the ring list (-ENOSPC with the counts
+ * when @nr_rings is too small; PROF_MAP's errors; -EBUSY once placed for
+ * that file).  mmap(NULL, @nr_frames pages, PROT_READ, MAP_SHARED, fd, 0)
+ * then maps them read-only, ring i from page @rings[i].frame.  Closing the
+ * file (after the last munmap) takes them out again (PROF_UNMAP).
+ */
+#define PMUVIRT_XENPROF_IOC_MAGIC	0xD9
+#define PMUVIRT_XENPROF_IOC_MAP_NR	0x40
+#ifdef _IOWR
+#define PMUVIRT_XENPROF_IOC_MAP	_IOWR(PMUVIRT_XENPROF_IOC_MAGIC, PMUVIRT_XENPROF_IOC_MAP_NR, \
+				      struct pmuvirt_xen_prof_map)
+#endif
+
+/**
  * struct pmuvirt_xen_prof_release - free a stopped session's rings
  * @flags:	zero (reserved).
  * @reserved:	zero.
  *
- * -EBUSY while the session runs or while the controller still maps a ring
- * frame (unmap first; nothing is freed then); -ENOENT without a session.
- * Only the controller.  A controller that goes away stops and frees its
- * session.
+ * -EBUSY while the session runs or while a reader (the controller or an
+ * active domain) still maps a ring frame or has it placed (PROF_UNMAP
+ * first; nothing is freed then); -ENOENT without a session.  Only the controller.  A controller
+ * that goes away stops and frees its session; ring pages an active domain
+ * still maps then stay allocated (Xen logs it) until that domain goes.
  */
 struct pmuvirt_xen_prof_release {
 	struct pmuvirt_xen_hdr hdr;

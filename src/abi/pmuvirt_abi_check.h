@@ -41,12 +41,17 @@ struct pmuvirt_below;
  * @PMUVIRT_XEN_CALLER_CONTROLLER: the domain that started the profiling
  *				session (-ENOENT without one, -EPERM for
  *				any other).
+ * @PMUVIRT_XEN_CALLER_READER:	the controller or an active domain of the
+ *				session, each on the rings it reads
+ *				(-ENOENT without a session, -EPERM for any
+ *				other domain).
  */
 enum pmuvirt_xen_caller {
 	PMUVIRT_XEN_CALLER_SELF,
 	PMUVIRT_XEN_CALLER_MANAGER,
 	PMUVIRT_XEN_CALLER_CONTROL,
 	PMUVIRT_XEN_CALLER_CONTROLLER,
+	PMUVIRT_XEN_CALLER_READER,
 };
 
 /*
@@ -80,11 +85,12 @@ enum pmuvirt_xen_caller {
 	X(VCPU_SET_CONTROL,	vcpu_set_control, MANAGER,	reserved, none,  domid)	\
 	X(MAP_PHYS,		map_phys,	  SELF,		reserved, flags, none)	\
 	X(UNMAP_PHYS,		unmap_phys,	  SELF,		reserved, none,  none)	\
-	X(PROF_START,		prof_start,	  CONTROL,	none,	  flags, none)	\
+	X(PROF_START,		prof_start,	  CONTROL,	reserved, flags, none)	\
 	X(PROF_STOP,		prof_stop,	  CONTROLLER,	reserved, flags, none)	\
-	X(PROF_MAP,		prof_map,	  CONTROLLER,	none,	  none,  none)	\
-	X(PROF_TAIL,		prof_tail,	  CONTROLLER,	reserved, none,  none)	\
-	X(PROF_RELEASE,		prof_release,	  CONTROLLER,	reserved, flags, none)
+	X(PROF_MAP,		prof_map,	  READER,	none,	  none,  none)	\
+	X(PROF_TAIL,		prof_tail,	  READER,	reserved, none,  none)	\
+	X(PROF_RELEASE,		prof_release,	  CONTROLLER,	reserved, flags, none)	\
+	X(PROF_UNMAP,		prof_unmap,	  READER,	reserved, flags, none)
 
 /*
  * Room for the argument of any hypercall command, for code that takes them
@@ -251,7 +257,7 @@ int pmuvirt_xen_check_saved(const struct pmuvirt_saved_ctx *in, bool pv, uint32_
  *
  * What can be checked without Xen: the domain list (at most
  * PMUVIRT_XEN_PROF_MAX_DOMAINS, each below 0x7ff0 and listed once, zero
- * past the count), the ring size (a power of two of pages in range), the
+ * past the count, active bits only for listed ones), the ring size (a power of two of pages in range), the
  * high-water mark (1 to 100 percent) and the shape of the control (its
  * version; 1 to PMUVIRT_XEN_PROF_MAX_COUNTERS counters, each an i-mode
  * sampling counter, none the TSC).  The control then goes to
@@ -374,6 +380,15 @@ int pmuvirt_xen_prof_hvm_guest(struct pmuvirt_xen_prof_where *w, unsigned int ki
  */
 void pmuvirt_xen_prof_record(struct pmuvirt_sample *s, const struct pmuvirt_xen_prof_where *w,
 			     uint32_t domain, uint32_t vcpu, bool profiled, uint64_t time);
+
+/**
+ * pmuvirt_xen_prof_for_guest() - a record that a guest (an active domain) reads
+ * @s:		a record of pmuvirt_xen_prof_record().
+ *
+ * Xen's addresses stay Xen's: a record of Xen's mode keeps its mode and
+ * loses its IP (0, PMUVIRT_SAMPLE_NO_IP).  Guest records are unchanged.
+ */
+void pmuvirt_xen_prof_for_guest(struct pmuvirt_sample *s);
 
 /**
  * enum pmuvirt_linux_caller - who may make an ioctl

@@ -44,6 +44,8 @@ int pmuvirt_xen_check_prof_start(const struct pmuvirt_xen_prof_start *op,
 			if (op->domains[j] == op->domains[i])
 				return refuse(err, -1, "a domain listed twice");
 	}
+	if (op->nr_domains < 32 && (op->active >> op->nr_domains))
+		return refuse(err, -1, "an active bit past the domain count");
 	if (p < PMUVIRT_XEN_PROF_MIN_PAGES || p > PMUVIRT_XEN_PROF_MAX_PAGES || (p & (p - 1)))
 		return refuse(err, -1, "ring pages: a power of two from 2 to 256");
 	if ((op->sample_format & ~PMUVIRT_SAMPLE_FMT_ALL) ||
@@ -161,4 +163,12 @@ void pmuvirt_xen_prof_record(struct pmuvirt_sample *s, const struct pmuvirt_xen_
 	s->nr_values = 0;
 	for (i = 0; i < PMUVIRT_MAX_COUNTERS; i++)
 		s->value[i] = 0;
+}
+
+void pmuvirt_xen_prof_for_guest(struct pmuvirt_sample *s)
+{
+	if (!(s->flags & PMUVIRT_SAMPLE_HYPERVISOR))
+		return;
+	s->ip = 0;
+	s->flags |= PMUVIRT_SAMPLE_NO_IP;
 }

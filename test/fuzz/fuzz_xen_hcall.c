@@ -155,6 +155,9 @@ static bool prof_start_ok(const struct pmuvirt_xen_prof_start *op)
 	    op->high_water_pct > 100 || c->version != PMUVIRT_ABI_VERSION || c->nr_counters < 1 ||
 	    c->nr_counters > 8 || (op->sample_format & ~0xfu))
 		return false;
+	/* active bits only for listed domains */
+	if (op->nr_domains < 32 && (op->active >> op->nr_domains))
+		return false;
 	for (i = 0; i < 32; i++) {
 		if (i >= op->nr_domains ? op->domains[i] != 0 : op->domains[i] >= 0x7ff0)
 			return false;

@@ -98,6 +98,7 @@ static const struct xen_case xen_cases[] = {
 	{ PMUVIRT_XEN_PROF_START, XB_SIZE_SHORT, -EINVAL },
 	{ PMUVIRT_XEN_PROF_START, XB_LEN_LONG, -EINVAL },
 	{ PMUVIRT_XEN_PROF_START, XB_FLAGS, -EINVAL },
+	{ PMUVIRT_XEN_PROF_START, XB_RESERVED, -EINVAL },
 	{ PMUVIRT_XEN_PROF_STOP, XB_NONE, 0 },
 	{ PMUVIRT_XEN_PROF_STOP, XB_VERSION2, -EINVAL },
 	{ PMUVIRT_XEN_PROF_STOP, XB_SIZE_LONG, -EINVAL },
@@ -115,7 +116,11 @@ static const struct xen_case xen_cases[] = {
 	{ PMUVIRT_XEN_PROF_RELEASE, XB_VERSION2, -EINVAL },
 	{ PMUVIRT_XEN_PROF_RELEASE, XB_RESERVED, -EINVAL },
 	{ PMUVIRT_XEN_PROF_RELEASE, XB_FLAGS, -EINVAL },
-	{ 21, XB_NONE, -EOPNOTSUPP },
+	{ PMUVIRT_XEN_PROF_UNMAP, XB_NONE, 0 },
+	{ PMUVIRT_XEN_PROF_UNMAP, XB_VERSION2, -EINVAL },
+	{ PMUVIRT_XEN_PROF_UNMAP, XB_RESERVED, -EINVAL },
+	{ PMUVIRT_XEN_PROF_UNMAP, XB_FLAGS, -EINVAL },
+	{ 22, XB_NONE, -EOPNOTSUPP },
 	{ PMUVIRT_XEN_MAP_PHYS, XB_NONE, 0 },
 	{ PMUVIRT_XEN_MAP_PHYS, XB_OUTPUTS, 0 },
 	{ PMUVIRT_XEN_MAP_PHYS, XB_VERSION0, -EINVAL },
@@ -144,11 +149,12 @@ static uint32_t doc_size(unsigned int cmd)
 	case PMUVIRT_XEN_SET_POLICY: return 808;
 	case PMUVIRT_XEN_VCPU_READ: return 152;
 	case PMUVIRT_XEN_VCPU_SET_CONTROL: return 424;
-	case PMUVIRT_XEN_PROF_START: return 504;
+	case PMUVIRT_XEN_PROF_START: return 512;
 	case PMUVIRT_XEN_PROF_STOP: return 16;
 	case PMUVIRT_XEN_PROF_MAP: return 40;
 	case PMUVIRT_XEN_PROF_TAIL: return 24;
 	case PMUVIRT_XEN_PROF_RELEASE: return 16;
+	case PMUVIRT_XEN_PROF_UNMAP: return 16;
 	case PMUVIRT_XEN_MAP_PHYS: return 40;
 	case PMUVIRT_XEN_UNMAP_PHYS: return 16;
 	default: return 0;
@@ -213,6 +219,7 @@ static void fill_outputs(union pmuvirt_xen_any_arg *u, unsigned int cmd)
 		u->prof_start.err_counter = 12345;
 		u->prof_start.nr_domains = ~0u;
 		u->prof_start.sample_format = ~0u;
+		u->prof_start.active = ~0u;
 		memset(&u->prof_start.ctl, 0xff, sizeof(u->prof_start.ctl));
 		break;
 	case PMUVIRT_XEN_PROF_MAP:
@@ -272,10 +279,12 @@ static int doc_caller(unsigned int cmd)
 	case PMUVIRT_XEN_PROF_START:
 		return PMUVIRT_XEN_CALLER_CONTROL;
 	case PMUVIRT_XEN_PROF_STOP:
-	case PMUVIRT_XEN_PROF_MAP:
-	case PMUVIRT_XEN_PROF_TAIL:
 	case PMUVIRT_XEN_PROF_RELEASE:
 		return PMUVIRT_XEN_CALLER_CONTROLLER;
+	case PMUVIRT_XEN_PROF_MAP:
+	case PMUVIRT_XEN_PROF_TAIL:
+	case PMUVIRT_XEN_PROF_UNMAP:
+		return PMUVIRT_XEN_CALLER_READER;
 	default:
 		return PMUVIRT_XEN_CALLER_SELF;
 	}
@@ -404,12 +413,12 @@ static void test_xen_hdr_cross(void **state)
 	unsigned int a, b;
 
 	(void)state;
-	for (a = PMUVIRT_XEN_QUERY; a <= PMUVIRT_XEN_PROF_RELEASE; a++)
-		for (b = PMUVIRT_XEN_QUERY; b <= PMUVIRT_XEN_PROF_RELEASE; b++) {
+	for (a = PMUVIRT_XEN_QUERY; a <= PMUVIRT_XEN_PROF_UNMAP; a++)
+		for (b = PMUVIRT_XEN_QUERY; b <= PMUVIRT_XEN_PROF_UNMAP; b++) {
 			if (!doc_size(a) || !doc_size(b))
 				continue;
 			h.size = doc_size(b);
-			/* STOP and RELEASE have one size: the command tells them apart */
+			/* STOP, RELEASE and UNMAP have one size: the command tells them apart */
 			assert_int_equal(pmuvirt_xen_check_hdr(a, &h),
 					 doc_size(a) == doc_size(b) ? 0 : -EINVAL);
 		}

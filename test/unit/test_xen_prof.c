@@ -35,7 +35,7 @@ enum start_bad {
 	SB_PAST_COUNT, SB_PAGES1, SB_PAGES3, SB_PAGES512, SB_PAGES256, SB_PAGES2, SB_HW0,
 	SB_HW101, SB_HW100, SB_VERSION, SB_NO_COUNTERS, SB_NINE, SB_EIGHT, SB_AMODE,
 	SB_NO_SAMPLE, SB_TSC, SB_RAW_FE, SB_NO_DOMAINS, SB_FMT_IP, SB_FMT_ALL_BUT_CHAIN, SB_FMT_CHAIN,
-	SB_FMT_UNKNOWN,
+	SB_FMT_UNKNOWN, SB_ACTIVE, SB_ACTIVE_PAST, SB_ACTIVE_ALL32,
 };
 
 static const struct {
@@ -71,6 +71,9 @@ static const struct {
 	{ SB_FMT_ALL_BUT_CHAIN, 0, -1 },
 	{ SB_FMT_CHAIN, -EINVAL, -1 },	/* Xen takes no call chains */
 	{ SB_FMT_UNKNOWN, -EINVAL, -1 },
+	{ SB_ACTIVE, 0, -1 },		/* both listed domains active */
+	{ SB_ACTIVE_PAST, -EINVAL, -1 },	/* a bit past the two listed */
+	{ SB_ACTIVE_ALL32, 0, -1 },	/* 32 domains, all active */
 };
 
 static void test_start_check(void **state)
@@ -130,6 +133,14 @@ static void test_start_check(void **state)
 		case SB_FMT_CHAIN: op.sample_format = PMUVIRT_SAMPLE_FMT_DEFAULT |
 						       PMUVIRT_SAMPLE_FMT_CHAIN; break;
 		case SB_FMT_UNKNOWN: op.sample_format = 0x20; break;
+		case SB_ACTIVE: op.active = 0x3; break;
+		case SB_ACTIVE_PAST: op.active = 0x5; break;
+		case SB_ACTIVE_ALL32:
+			op.nr_domains = 32;
+			for (k = 0; k < 32; k++)
+				op.domains[k] = (uint16_t)(k * 3);
+			op.active = ~0u;
+			break;
 		}
 		before = op;
 		assert_int_equal(pmuvirt_xen_check_arg(PMUVIRT_XEN_PROF_START, &op, sizeof(op)), 0);
@@ -413,6 +424,31 @@ static void test_record(void **state)
 	assert_int_equal(s.tid, 3);
 	assert_int_equal(s.nr_values, 2);
 	assert_int_equal(s.value[1], 4242);
+}
+
+/* An active domain reads its own records: Xen's IPs withheld, its own kept. */
+static void test_record_for_guest(void **state)
+{
+	struct pmuvirt_sample s;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	s.ip = 0xffff82d040312345ull;
+	s.flags = PMUVIRT_SAMPLE_HYPERVISOR | PMUVIRT_SAMPLE_VALUES;
+	pmuvirt_xen_prof_for_guest(&s);
+	assert_int_equal(s.ip, 0);
+	assert_int_equal(s.flags, PMUVIRT_SAMPLE_HYPERVISOR | PMUVIRT_SAMPLE_VALUES |
+				  PMUVIRT_SAMPLE_NO_IP);
+	s.ip = 0xffffffff81001234ull;
+	s.flags = PMUVIRT_SAMPLE_VALUES;
+	pmuvirt_xen_prof_for_guest(&s);
+	assert_int_equal(s.ip, 0xffffffff81001234ull);
+	assert_int_equal(s.flags, PMUVIRT_SAMPLE_VALUES);
+	s.ip = 0x401000;
+	s.flags = PMUVIRT_SAMPLE_USER;
+	pmuvirt_xen_prof_for_guest(&s);
+	assert_int_equal(s.ip, 0x401000);
+	assert_int_equal(s.flags, PMUVIRT_SAMPLE_USER);
 }
 
 static void ctl_of(struct pmuvirt_control *ctl, unsigned int n, const struct pmuvirt_counter_ctl *c)
@@ -801,6 +837,7 @@ int main(void)
 		cmocka_unit_test(test_hvm_svm),
 		cmocka_unit_test(test_hvm_vmx),
 		cmocka_unit_test(test_record),
+		cmocka_unit_test(test_record_for_guest),
 		cmocka_unit_test(test_fits),
 		cmocka_unit_test(test_join_leave),
 		cmocka_unit_test(test_join_fresh),

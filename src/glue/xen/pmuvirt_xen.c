@@ -490,18 +490,22 @@ void pmuvirt_xen_domain_destroy(struct domain *d)
 }
 
 /* Take frame @i out of the physical map, if it is placed.  map_lock held. */
+void pmuvirt_xen_unplace_frame(struct domain *d, uint64_t gfn, mfn_t mfn)
+{
+	int rc = p2m_remove_page(d, _gfn(gfn), mfn, PAGE_ORDER_4K);
+
+	/* The guest gave the frame away itself (decrease_reservation): nothing mapped. */
+	if (rc)
+		gdprintk(XENLOG_INFO, "pmuvirt: frame %#lx at gfn %#"PRIx64": %d\n", mfn_x(mfn),
+			 gfn, rc);
+}
+
 static bool pmuvirt_xen_unplace_one(struct domain *d, struct pmuvirt_xen_domain *dd,
 				    unsigned int i)
 {
-	int rc;
-
 	if (dd->gfns[i] == INVALID_GFN_RAW)
 		return false;
-	rc = p2m_remove_page(d, _gfn(dd->gfns[i]), virt_to_mfn(dd->frames[i]), PAGE_ORDER_4K);
-	/* The guest gave the frame away itself (decrease_reservation): nothing mapped. */
-	if (rc)
-		gdprintk(XENLOG_INFO, "pmuvirt: record frame %u at gfn %#"PRIx64": %d\n", i,
-			 dd->gfns[i], rc);
+	pmuvirt_xen_unplace_frame(d, dd->gfns[i], virt_to_mfn(dd->frames[i]));
 	dd->gfns[i] = INVALID_GFN_RAW;
 	return true;
 }
@@ -519,15 +523,15 @@ unsigned int pmuvirt_xen_unplace(struct domain *d)
 }
 
 /*
- * Put frame @i at @gfn read-only, as XENMEM_add_to_physmap puts
- * shared_info (whatever the guest had there goes: its RAM is freed, a
- * special page unhooked), but refusing what Xen must not take over.  The
- * gfn lock, which locks the whole p2m, is held throughout.  map_lock held.
+ * Put Xen heap frame @mfn, shared with @d, at @gfn read-only, as
+ * XENMEM_add_to_physmap puts shared_info (whatever the guest had there
+ * goes: its RAM is freed, a special page unhooked), but refusing what Xen
+ * must not take over.  The gfn lock, which locks the whole p2m, is held
+ * throughout.
  */
-static int pmuvirt_xen_place_one(struct domain *d, struct pmuvirt_xen_domain *dd,
-				 unsigned int i, uint64_t gfn)
+int pmuvirt_xen_place_frame(struct domain *d, uint64_t gfn, mfn_t mfn)
 {
-	mfn_t mfn = virt_to_mfn(dd->frames[i]), prev;
+	mfn_t prev;
 	p2m_type_t t;
 	int rc = 0;
 
@@ -542,9 +546,18 @@ static int pmuvirt_xen_place_one(struct domain *d, struct pmuvirt_xen_domain *dd
 	}
 	if (!rc)
 		rc = p2m_add_page(d, _gfn(gfn), mfn, PAGE_ORDER_4K, p2m_ram_ro);
+	put_gfn(d, gfn);
+	return rc;
+}
+
+/* Record frame @i at @gfn; map_lock held. */
+static int pmuvirt_xen_place_one(struct domain *d, struct pmuvirt_xen_domain *dd,
+				 unsigned int i, uint64_t gfn)
+{
+	int rc = pmuvirt_xen_place_frame(d, gfn, virt_to_mfn(dd->frames[i]));
+
 	if (!rc)
 		dd->gfns[i] = gfn;
-	put_gfn(d, gfn);
 	return rc;
 }
 

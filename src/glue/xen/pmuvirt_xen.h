@@ -194,6 +194,19 @@ int pmuvirt_xen_place(struct domain *d, const uint64_t *gfns);
  */
 unsigned int pmuvirt_xen_unplace(struct domain *d);
 
+/**
+ * pmuvirt_xen_place_frame() - put a Xen heap frame shared with @d at one of its guest frames
+ * @d:		a domain whose p2m Xen translates.
+ * @gfn:	the guest frame (checked by the caller against the address width).
+ * @mfn:	the frame; the guest maps it read-only.
+ *
+ * Return: 0, -EBUSY for a guest frame Xen must not take over, or the p2m's error.
+ */
+int pmuvirt_xen_place_frame(struct domain *d, uint64_t gfn, mfn_t mfn);
+
+/* Take @mfn out of @d's physical map at @gfn again (nothing if the guest gave it away). */
+void pmuvirt_xen_unplace_frame(struct domain *d, uint64_t gfn, mfn_t mfn);
+
 /* The emulated PMU (boot option pmuvirt-emulate), a test instrument. */
 extern bool pmuvirt_xen_emulate;
 void *pmuvirt_xen_emu_hw_arg(unsigned int cpu);
@@ -228,6 +241,8 @@ long pmuvirt_xen_op_prof_tail(struct vcpu *v, struct pmuvirt_xen_prof_tail *op,
 			      XEN_GUEST_HANDLE_PARAM(void) arg);
 long pmuvirt_xen_op_prof_release(struct vcpu *v, struct pmuvirt_xen_prof_release *op,
 				 XEN_GUEST_HANDLE_PARAM(void) arg);
+long pmuvirt_xen_op_prof_unmap(struct vcpu *v, struct pmuvirt_xen_prof_unmap *op,
+			       XEN_GUEST_HANDLE_PARAM(void) arg);
 /* @v's context, not running, follows the session before it is switched in. */
 void pmuvirt_xen_prof_switch_in(struct vcpu *v, struct pmuvirt_ctx *ctx);
 /* The context an idle PCPU runs: the session's counters, or NULL. */

@@ -11,7 +11,8 @@
  * names writes its own ring; every other context writes the ring of the
  * PCPU it runs on (re-attached when it moves).  A ring has one writer at a
  * time: the PMI of the PCPU that runs its context.  The rings are Xen heap
- * pages shared read-only with the controller.
+ * pages shared read-only with their reader: the controller, or for an
+ * active domain's VCPUs that domain (@reader, NULL once it is gone).
  *
  * Lifetime: the session's description, rings and idle contexts are written
  * at start, before @state says "running", and freed at release, which
@@ -62,6 +63,8 @@ struct prof_ring {
 	uint32_t domain;
 	uint32_t id;
 	uint32_t flags;
+	struct domain *reader;	/* maps and drains it; NULL: an active domain that went away */
+	uint64_t *gfns;		/* a PVH or HVM reader's: where each page is placed, or INVALID_GFN_RAW */
 };
 
 static struct {
@@ -200,6 +203,9 @@ static void cf_check prof_fill(void *arg, const struct pmuvirt_pcpu *pc,
 	}
 	pmuvirt_xen_prof_record(s, &w, idle ? PMUVIRT_XEN_DOMID_IDLE : v->domain->domain_id,
 				idle ? pc->cpu : v->vcpu_id, arg != NULL, NOW());
+	/* an active domain's own ring: Xen's addresses are not the guest's to see */
+	if (arg && ((const struct prof_ring *)arg)->reader != prof.controller)
+		pmuvirt_xen_prof_for_guest(s);
 }
 
 /* The ring a context of @v writes on this PCPU; *@listed: its own ring. */
@@ -337,20 +343,22 @@ void pmuvirt_xen_prof_read_unlock(void)
 	read_unlock(&prof_lock);
 }
 
-/* After a counter interrupt: the controller hears of a ring past its mark. */
+/* After a counter interrupt: the ring's reader hears of a ring past its mark. */
 void pmuvirt_xen_prof_pmi_done(struct pmuvirt_ctx *ctx)
 {
+	struct domain *reader;
 	struct prof_ring *r;
 	uint32_t tail;
 
 	if (!ctx || !pmuvirt_ctx_samples(ctx) || !prof_running())
 		return;
 	r = container_of(pmuvirt_ctx_samples(ctx), struct prof_ring, w);
+	reader = read_atomic(&r->reader);
 	tail = read_atomic(&r->w.ring->tail);
-	if (r->w.head - tail < prof.high_water || r->virq_tail == tail + 1)
+	if (!reader || r->w.head - tail < prof.high_water || r->virq_tail == tail + 1)
 		return;
 	r->virq_tail = tail + 1;
-	send_guest_vcpu_virq(prof.controller->vcpu[0], PMUVIRT_XEN_PROF_VIRQ);
+	send_guest_vcpu_virq(reader->vcpu[0], PMUVIRT_XEN_PROF_VIRQ);
 }
 
 /*
@@ -383,10 +391,70 @@ static void cf_check prof_apply_here(void *unused)
 	pc->host = pc->running ? v : NULL;
 }
 
-/* Page @i of all rings, in the order PROF_MAP lists their frames. */
-static struct page_info *prof_page(unsigned int i)
+/* Page @p of ring @i. */
+static struct page_info *prof_ring_page(unsigned int i, unsigned int p)
 {
-	return virt_to_page(prof.rings[i / prof.ring_pages].mem + (i % prof.ring_pages) * PAGE_SIZE);
+	return virt_to_page(prof.rings[i].mem + p * PAGE_SIZE);
+}
+
+/* Ring @i's pages out of its translated reader's physical map; prof_op_lock held. */
+static void prof_unplace_ring(unsigned int i)
+{
+	struct prof_ring *r = &prof.rings[i];
+	unsigned int p;
+
+	for (p = 0; r->gfns && p < prof.ring_pages; p++) {
+		if (r->gfns[p] == INVALID_GFN_RAW)
+			continue;
+		if (r->reader)
+			pmuvirt_xen_unplace_frame(r->reader, r->gfns[p],
+						  page_to_mfn(prof_ring_page(i, p)));
+		r->gfns[p] = INVALID_GFN_RAW;
+	}
+}
+
+static bool prof_ring_placed(unsigned int i)
+{
+	const struct prof_ring *r = &prof.rings[i];
+	unsigned int p;
+
+	for (p = 0; r->gfns && p < prof.ring_pages; p++)
+		if (r->gfns[p] != INVALID_GFN_RAW)
+			return true;
+	return false;
+}
+
+/*
+ * Take the reader's allocation reference off ring @i's pages: -EBUSY (and
+ * the pages shared again) while the reader still maps one, or, unless
+ * @force, still has one placed in its physical map (@force takes it out).
+ * Pages that were never shared, or that a dead reader's teardown took
+ * back, pass.
+ */
+static int prof_unshare_ring(unsigned int i, bool force)
+{
+	struct domain *reader = prof.rings[i].reader;
+	unsigned int p, q;
+
+	if (prof_ring_placed(i)) {
+		if (!force)
+			return -EBUSY;
+		prof_unplace_ring(i);
+	}
+	for (p = 0; p < prof.ring_pages; p++) {
+		struct page_info *pg = prof_ring_page(i, p);
+
+		put_page_alloc_ref(pg);
+		if (pg->count_info & ~PGC_xen_heap) {
+			if (reader && get_page(pg, reader))
+				set_bit(_PGC_allocated, &pg->count_info);
+			for (q = 0; reader && q < p; q++)
+				share_xen_page_with_guest(prof_ring_page(i, q), reader, SHARE_ro);
+			return -EBUSY;
+		}
+		page_set_owner(pg, NULL);
+	}
+	return 0;
 }
 
 /* Free what start made; the session is stopped and no context runs it. */
@@ -408,40 +476,47 @@ static void prof_free(bool unshared)
 	for (i = 0; prof.rings && i < prof.nr_rings; i++) {
 		if (!prof.rings[i].mem)
 			continue;
-		if (!unshared) {
-			unsigned int p;
-
-			for (p = 0; p < prof.ring_pages; p++)
-				page_set_owner(virt_to_page(prof.rings[i].mem + p * PAGE_SIZE), NULL);
+		/* A live active domain may still map its rings: those pages stay. */
+		if (!unshared && prof_unshare_ring(i, true)) {
+			printk(XENLOG_WARNING "pmuvirt: %pd still maps profiling ring %u: its %u pages stay allocated\n",
+			       prof.rings[i].reader, i, prof.ring_pages);
+			continue;
 		}
 		free_xenheap_pages(prof.rings[i].mem, order);
 	}
+	for (i = 0; prof.rings && i < prof.nr_rings; i++)
+		xfree(prof.rings[i].gfns);
 	xfree(prof.rings);
 	prof.rings = NULL;
 	write_atomic(&prof.exists, false);
 	prof.controller = NULL;
 }
 
+/* Share ring @i with its reader (read-only). */
+static void prof_share_ring(unsigned int i)
+{
+	unsigned int p;
+
+	for (p = 0; prof.rings[i].reader && p < prof.ring_pages; p++)
+		share_xen_page_with_guest(prof_ring_page(i, p), prof.rings[i].reader, SHARE_ro);
+}
+
 /*
- * Take the controller's allocation reference off every ring page: -EBUSY
- * (and every page shared again) while the controller still maps one.
+ * Take every reader's allocation reference off its ring pages: -EBUSY (and
+ * every page shared again) while a reader still maps one.
  */
 static int prof_unshare(void)
 {
-	unsigned int i, p, n = prof.nr_rings * prof.ring_pages;
+	unsigned int i, k;
+	int rc;
 
-	for (i = 0; i < n; i++) {
-		struct page_info *pg = prof_page(i);
-
-		put_page_alloc_ref(pg);
-		if (pg->count_info & ~PGC_xen_heap) {
-			if (get_page(pg, prof.controller))
-				set_bit(_PGC_allocated, &pg->count_info);
-			for (p = 0; p < i; p++)
-				share_xen_page_with_guest(prof_page(p), prof.controller, SHARE_ro);
-			return -EBUSY;
+	for (i = 0; i < prof.nr_rings; i++) {
+		rc = prof_unshare_ring(i, false);
+		if (rc) {
+			for (k = 0; k < i; k++)
+				prof_share_ring(k);
+			return rc;
 		}
-		page_set_owner(pg, NULL);
 	}
 	return 0;
 }
@@ -475,7 +550,8 @@ static int prof_fits_domain(struct domain *d)
 	return rc;
 }
 
-static int prof_alloc(const struct pmuvirt_xen_prof_start *op, struct domain **doms)
+static int prof_alloc(const struct pmuvirt_xen_prof_start *op, struct domain **doms,
+		      struct domain *controller)
 {
 	unsigned int i, k, n, order = get_order_from_pages(op->ring_pages);
 	size_t bytes = (size_t)op->ring_pages * PAGE_SIZE;
@@ -505,6 +581,7 @@ static int prof_alloc(const struct pmuvirt_xen_prof_start *op, struct domain **d
 		if (pmuvirt_sample_init(&r->w, r->mem, bytes, prof.nr_records,
 					PMUVIRT_XEN_PROF_DATA_OFFSET, &prof.fmt))
 			return -EINVAL;
+		r->reader = controller;
 		if (i < prof.nr_pcpus) {
 			r->domain = PMUVIRT_XEN_DOMID_IDLE;
 			r->id = i;
@@ -515,6 +592,17 @@ static int prof_alloc(const struct pmuvirt_xen_prof_start *op, struct domain **d
 					break;
 			r->domain = doms[k]->domain_id;
 			r->id = i - prof.first[k];
+			if (op->active & (1u << k))
+				r->reader = doms[k];
+		}
+		if (paging_mode_translate(r->reader)) {
+			unsigned int p;
+
+			r->gfns = xmalloc_array(uint64_t, op->ring_pages);
+			if (!r->gfns)
+				return -ENOMEM;
+			for (p = 0; p < op->ring_pages; p++)
+				r->gfns[p] = INVALID_GFN_RAW;
 		}
 	}
 	for (i = 0; i < prof.nr_pcpus; i++) {
@@ -574,6 +662,10 @@ long pmuvirt_xen_op_prof_start(struct vcpu *v, struct pmuvirt_xen_prof_start *op
 		rc = xsm_domctl(XSM_OTHER, doms[i], XEN_DOMCTL_getvcpucontext, 0);
 		if (!rc && (doms[i]->is_dying || !doms[i]->arch.pmuvirt))
 			rc = -ESRCH;
+		/* Xen places a translated active domain's rings in its p2m, a bounded number */
+		if (!rc && (op->active & (1u << i)) && paging_mode_translate(doms[i]) &&
+		    (uint64_t)doms[i]->max_vcpus * op->ring_pages > PMUVIRT_XEN_PROF_MAX_PLACED)
+			rc = -ENOSPC;
 	}
 	if (rc)
 		goto out;
@@ -610,7 +702,7 @@ long pmuvirt_xen_op_prof_start(struct vcpu *v, struct pmuvirt_xen_prof_start *op
 	prof.noregs = 0;
 	prof.hvm_read = 0;
 	prof.hvm_unread = 0;
-	rc = prof_alloc(op, doms);
+	rc = prof_alloc(op, doms, v->domain);
 	if (rc) {
 		write_lock_irqsave(&prof_lock, flags);
 		prof.claimed = false;
@@ -619,16 +711,16 @@ long pmuvirt_xen_op_prof_start(struct vcpu *v, struct pmuvirt_xen_prof_start *op
 		spin_unlock(&prof_op_lock);
 		goto out;
 	}
-	for (i = 0; i < prof.nr_rings * prof.ring_pages; i++)
-		share_xen_page_with_guest(prof_page(i), v->domain, SHARE_ro);
+	for (i = 0; i < prof.nr_rings; i++)
+		prof_share_ring(i);
 	prof.gen = prof.gen + 1 ?: 1;
 	smp_wmb();
 	write_atomic(&prof.state, prof.gen);
 	/* Every PCPU puts the session on what it runs before this returns. */
 	on_selected_cpus(&cpu_online_map, prof_apply_here, NULL, 1);
-	printk(XENLOG_G_INFO "pmuvirt: profiling started by d%d: %u counters, %u rings of %u records, %u domains\n",
+	printk(XENLOG_G_INFO "pmuvirt: profiling started by d%d: %u counters, %u rings of %u records, %u domains (active mask %#x)\n",
 	       v->domain->domain_id, op->ctl.nr_counters, prof.nr_rings, prof.nr_records,
-	       prof.nr_domains);
+	       prof.nr_domains, op->active);
 	op->nr_rings = prof.nr_rings;
 	op->nr_records = prof.nr_records;
 	spin_unlock(&prof_op_lock);
@@ -650,6 +742,31 @@ static int prof_controller_check(const struct domain *d)
 	if (!prof.exists)
 		return -ENOENT;
 	return prof.controller == d ? 0 : -EPERM;
+}
+
+/* The reader of some ring (the controller, an active domain), or -ENOENT / -EPERM. */
+static int prof_reader_check(const struct domain *d)
+{
+	unsigned int i;
+
+	if (!prof.exists)
+		return -ENOENT;
+	if (prof.controller == d)
+		return 0;
+	for (i = 0; i < prof.nr_rings; i++)
+		if (prof.rings[i].reader == d)
+			return 0;
+	return -EPERM;
+}
+
+/* The rings @d reads. */
+static unsigned int prof_rings_of_reader(const struct domain *d)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < prof.nr_rings; i++)
+		n += prof.rings[i].reader == d;
+	return n;
 }
 
 /* Stop sampling; prof_op_lock held. */
@@ -674,15 +791,56 @@ static int prof_stop_locked(const struct domain *d)
 	return 0;
 }
 
-static int prof_map_locked(struct pmuvirt_xen_prof_map *op, XEN_GUEST_HANDLE_PARAM(void) arg)
+/*
+ * A translated caller's rings at the guest frames it names: placed anew,
+ * or (-EINVAL, -EBUSY, the p2m's error) none left placed.
+ */
+static int prof_place_locked(struct domain *caller, XEN_GUEST_HANDLE_PARAM(void) frames,
+			     unsigned int nr_frames)
+{
+	uint64_t *gfns = xmalloc_array(uint64_t, nr_frames);
+	unsigned int i, n, p;
+	int rc = 0;
+
+	if (!gfns)
+		return -ENOMEM;
+	if (copy_from_guest(gfns, frames, nr_frames))
+		rc = -EFAULT;
+	if (!rc)
+		rc = pmuvirt_xen_check_gfns(gfns, nr_frames,
+					    1ull << (caller->arch.cpuid->extd.maxphysaddr - PAGE_SHIFT));
+	for (i = 0; !rc && i < prof.nr_rings; i++)
+		if (prof.rings[i].reader == caller)
+			prof_unplace_ring(i);
+	for (i = 0, n = 0; !rc && i < prof.nr_rings; i++) {
+		struct prof_ring *r = &prof.rings[i];
+
+		if (r->reader != caller)
+			continue;
+		for (p = 0; !rc && p < prof.ring_pages; p++, n++) {
+			rc = pmuvirt_xen_place_frame(caller, gfns[n], page_to_mfn(prof_ring_page(i, p)));
+			if (!rc)
+				r->gfns[p] = gfns[n];
+		}
+	}
+	for (i = 0; rc && i < prof.nr_rings; i++)
+		if (prof.rings[i].reader == caller)
+			prof_unplace_ring(i);
+	xfree(gfns);
+	return rc;
+}
+
+static int prof_map_locked(struct domain *caller, struct pmuvirt_xen_prof_map *op,
+			   XEN_GUEST_HANDLE_PARAM(void) arg)
 {
 	XEN_GUEST_HANDLE_PARAM(void) rings, frames;
-	unsigned int rcap, fcap, i, p;
+	unsigned int rcap, fcap, i, n, p;
+	bool translated = paging_mode_translate(caller);
 
 	rcap = op->nr_rings;
 	fcap = op->nr_frames;
-	op->nr_rings = prof.nr_rings;
-	op->nr_frames = prof.nr_rings * prof.ring_pages;
+	op->nr_rings = prof_rings_of_reader(caller);
+	op->nr_frames = op->nr_rings * prof.ring_pages;
 	op->ring_pages = prof.ring_pages;
 	op->nr_records = prof.nr_records;
 	if (copy_to_guest(arg, op, 1))
@@ -691,48 +849,53 @@ static int prof_map_locked(struct pmuvirt_xen_prof_map *op, XEN_GUEST_HANDLE_PAR
 		return -ENOSPC;
 	rings = guest_handle_from_ptr((uintptr_t)op->rings, void);
 	frames = guest_handle_from_ptr((uintptr_t)op->frames, void);
-	for (i = 0; i < prof.nr_rings; i++) {
+	for (i = 0, n = 0; i < prof.nr_rings; i++) {
 		const struct prof_ring *r = &prof.rings[i];
 		struct pmuvirt_xen_prof_ring d = {
-			.domain = r->domain, .id = r->id, .frame = i * prof.ring_pages,
+			.domain = r->domain, .id = r->id, .frame = n * prof.ring_pages,
 			.flags = r->flags,
 		};
 
-		if (copy_to_guest_offset(rings, i, &d, 1))
+		if (r->reader != caller)
+			continue;
+		if (copy_to_guest_offset(rings, n, &d, 1))
 			return -EFAULT;
-		for (p = 0; p < prof.ring_pages; p++) {
-			uint64_t mfn = mfn_x(page_to_mfn(prof_page(i * prof.ring_pages + p)));
+		for (p = 0; !translated && p < prof.ring_pages; p++) {
+			uint64_t mfn = mfn_x(page_to_mfn(prof_ring_page(i, p)));
 
-			if (copy_to_guest_offset(frames, i * prof.ring_pages + p, &mfn, 1))
+			if (copy_to_guest_offset(frames, n * prof.ring_pages + p, &mfn, 1))
 				return -EFAULT;
 		}
+		n++;
 	}
-	return 0;
+	return translated ? prof_place_locked(caller, frames, op->nr_frames) : 0;
 }
 
-static int prof_tail_locked(const struct pmuvirt_xen_prof_tail *op)
+static int prof_tail_locked(const struct domain *caller, const struct pmuvirt_xen_prof_tail *op)
 {
 	XEN_GUEST_HANDLE_PARAM(void) tails;
-	unsigned int i;
+	unsigned int i, n, nr = prof_rings_of_reader(caller);
 	uint32_t *t;
 	int rc = 0;
 
-	if (op->nr_rings != prof.nr_rings)
+	if (op->nr_rings != nr || !nr)
 		return -EINVAL;
-	t = xmalloc_array(uint32_t, prof.nr_rings);
+	t = xmalloc_array(uint32_t, nr);
 	if (!t)
 		return -ENOMEM;
 	tails = guest_handle_from_ptr((uintptr_t)op->tails, void);
-	if (copy_from_guest(t, tails, prof.nr_rings))
+	if (copy_from_guest(t, tails, nr))
 		rc = -EFAULT;
 	/* All checked, then all stored: a bad tail changes nothing. */
-	for (i = 0; !rc && i < prof.nr_rings; i++)
-		if (read_atomic(&prof.rings[i].w.ring->head) - t[i] > prof.nr_records)
+	for (i = 0, n = 0; !rc && i < prof.nr_rings; i++)
+		if (prof.rings[i].reader == caller &&
+		    read_atomic(&prof.rings[i].w.ring->head) - t[n++] > prof.nr_records)
 			rc = -EINVAL;
 	/* The reader's copies are done before the writers see the room. */
 	smp_mb();
-	for (i = 0; !rc && i < prof.nr_rings; i++)
-		write_atomic(&prof.rings[i].w.ring->tail, t[i]);
+	for (i = 0, n = 0; !rc && i < prof.nr_rings; i++)
+		if (prof.rings[i].reader == caller)
+			write_atomic(&prof.rings[i].w.ring->tail, t[n++]);
 	xfree(t);
 	return rc;
 }
@@ -765,15 +928,32 @@ long pmuvirt_xen_op_prof_stop(struct vcpu *v, struct pmuvirt_xen_prof_stop *op,
 	return rc;
 }
 
+long pmuvirt_xen_op_prof_unmap(struct vcpu *v, struct pmuvirt_xen_prof_unmap *op,
+			       XEN_GUEST_HANDLE_PARAM(void) arg)
+{
+	unsigned int i;
+	int rc;
+
+	if (!paging_mode_translate(v->domain))
+		return -EOPNOTSUPP;
+	spin_lock(&prof_op_lock);
+	rc = prof_reader_check(v->domain);
+	for (i = 0; !rc && i < prof.nr_rings; i++)
+		if (prof.rings[i].reader == v->domain)
+			prof_unplace_ring(i);
+	spin_unlock(&prof_op_lock);
+	return rc;
+}
+
 long pmuvirt_xen_op_prof_map(struct vcpu *v, struct pmuvirt_xen_prof_map *op,
 			     XEN_GUEST_HANDLE_PARAM(void) arg)
 {
 	int rc;
 
 	spin_lock(&prof_op_lock);
-	rc = prof_controller_check(v->domain);
+	rc = prof_reader_check(v->domain);
 	if (!rc)
-		rc = prof_map_locked(op, arg);
+		rc = prof_map_locked(v->domain, op, arg);
 	spin_unlock(&prof_op_lock);
 	return rc;
 }
@@ -784,9 +964,9 @@ long pmuvirt_xen_op_prof_tail(struct vcpu *v, struct pmuvirt_xen_prof_tail *op,
 	int rc;
 
 	spin_lock(&prof_op_lock);
-	rc = prof_controller_check(v->domain);
+	rc = prof_reader_check(v->domain);
 	if (!rc)
-		rc = prof_tail_locked(op);
+		rc = prof_tail_locked(v->domain, op);
 	spin_unlock(&prof_op_lock);
 	return rc;
 }
@@ -802,13 +982,32 @@ void pmuvirt_xen_prof_vcpu_destroy(struct vcpu *v)
 	spin_unlock(&prof_op_lock);
 }
 
-/* @d goes away: a session it left behind is freed (its mappings are gone). */
+/*
+ * @d goes away (its VCPUs and mappings are gone): a session it left behind
+ * is freed; an active domain's rings lose their reader and stay the
+ * session's until it is freed.
+ */
 void pmuvirt_xen_prof_domain_destroy(struct domain *d)
 {
+	unsigned int i, p;
+
 	if (!read_atomic(&prof.exists))
 		return;
 	spin_lock(&prof_op_lock);
-	if (prof.exists && prof.controller == d && !prof.state)
+	if (prof.exists && prof.controller == d && !prof.state) {
 		prof_free(false);
+	} else if (prof.exists && prof.controller != d) {
+		for (i = 0; i < prof.nr_rings; i++) {
+			if (prof.rings[i].reader != d)
+				continue;
+			/* its p2m went with it, its teardown dropped the allocation references */
+			if (prof.rings[i].gfns)
+				for (p = 0; p < prof.ring_pages; p++)
+					prof.rings[i].gfns[p] = INVALID_GFN_RAW;
+			if (prof_unshare_ring(i, false))
+				printk(XENLOG_ERR "pmuvirt: %pd: profiling ring %u still mapped\n", d, i);
+			write_atomic(&prof.rings[i].reader, NULL);
+		}
+	}
 	spin_unlock(&prof_op_lock);
 }
