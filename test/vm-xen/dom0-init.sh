@@ -38,6 +38,28 @@ split_session() {
 	/xen_prof_test splitcheck /tmp/split-$2.txt d$2 "${_k:-0}" "${_u:-0}"
 	/usr/bin/xl dmesg | grep "profiling stopped" | tail -n 1 | sed 's/^/split: /'
 }
+# active_session A B: once the PV domain A and the PVH domain B wait
+# (domu-init.sh, pmuvirt_active), a session that names dom0 and both,
+# active, while each in turn drains and checks its own records; dom0's
+# file must hold no ring and no record of either.
+active_session() {
+	# both wait before the session starts: it holds nothing of their boots
+	for _n in a b; do
+		wait_for /var/log/xen/console/guest-pmuvirt-$_n.log PMUVIRT-ACTIVE-WAITING 600 ||
+			echo "PMUVIRT-ACTIVE-NOT-WAITING $_n"
+	done
+	/pmuvirt-xenprof record -d 0 -a $1 -a $2 -c $split_period -o /tmp/active-dom0.data -- \
+		sh /active-run.sh pmuvirt-a pmuvirt-b
+	echo "PMUVIRT-XEN-PROF-ACTIVE-RECORD-EXIT=$?"
+	/pmuvirt-xenprof report -i /tmp/active-dom0.data --top 100000 >/tmp/active-dom0.txt
+	echo "PMUVIRT-XEN-PROF-ACTIVE-REPORT-EXIT=$?"
+	sed -n '1,12s/^/active: dom0: /p' /tmp/active-dom0.txt
+	_r=$(grep -c "^#   ring .*(d\($1\|$2\) " /tmp/active-dom0.txt)
+	_s=$(grep -c "^ .* d\($1\|$2\) " /tmp/active-dom0.txt)
+	echo "PMUVIRT-XEN-PROF-ACTIVE-DOM0 rings of d$1 and d$2: $_r, lines: $_s"
+	[ "$_r" = 0 ] && [ "$_s" = 0 ] && echo "PMUVIRT-XEN-PROF-ACTIVE-DOM0-PASSED"
+	/usr/bin/xl dmesg | grep "profiling started\|profiling ring\|prof" | tail -n 3 | sed 's/^/active: /'
+}
 # dom0's own kernel and Debian's perf on its PMU (a PV kernel's, through
 # XENPMU_*): stock_perf_test's counting and sampling, perf stat and perf
 # record, with perf's sample-rate throttling off (each guest PMI takes
@@ -117,7 +139,7 @@ if grep -q pmuvirt_domu_boot /proc/cmdline; then
 	t0=$(cut -d. -f1 /proc/uptime)
 	# Xen numbers a fresh boot's domains from 1: each domU is told the
 	# other's domid (and the boot script checks that they got 1 and 2).
-	for d in a:2:pv: b:1:pvh:pmuvirt_split; do
+	for d in a:2:pv:pmuvirt_active "b:1:pvh:pmuvirt_split pmuvirt_active"; do
 		n=${d%%:*} r=${d#*:} p=${r%%:*} r=${r#*:} t=${r%%:*} x=${r#*:}
 		/usr/bin/xl create -p /etc/xen/domu.cfg "name=\"pmuvirt-$n\"" "type=\"$t\"" \
 			"extra=\"console=hvc0 panic=-1 quiet nmi_watchdog=0 pmuvirt_peer=$p $x\"" &&
@@ -139,6 +161,9 @@ if grep -q pmuvirt_domu_boot /proc/cmdline; then
 	# and user loops must come out 1:3 at its own IPs (split_session).
 	/usr/bin/xl unpause pmuvirt-b
 	split_session pmuvirt-b $b $log-b.log
+	# Then both, active in a session of their own.
+	/usr/bin/xl unpause pmuvirt-a
+	active_session $a $b
 	/pmuvirt-xenprof record -d 0 -d $a -d $b -c $domu_prof_period -o /tmp/domu.data -- sh /domu-run.sh
 	echo "PMUVIRT-XEN-PROF-DOMU-RECORD-EXIT=$?"
 	echo "PMUVIRT-DOM0-DOMUS-SECONDS $(( $(cut -d. -f1 /proc/uptime) - t0 ))"

@@ -38,8 +38,42 @@ if grep -q pmuvirt_split /proc/cmdline; then
 	echo "PMUVIRT-SPLIT-EXIT=$?"
 	# nothing else of this domain's in dom0's session
 	/xs_rendezvous wait data/pmuvirt-split-done 300
-	[ $run = domu ] && /xs_rendezvous wait data/pmuvirt-profiled 300
 fi
+# The domu boot's domUs, each active in turn in a session of dom0's
+# (pmuvirt_active): each drains its own rings (pmuvirt-xenprof active; the
+# PVH domU's placed by pmuvirt.ko) over a split; its report must hold its
+# own samples only, none with an address of Xen's, split 1:3.  Then both
+# wait until dom0's main session runs.
+if grep -q pmuvirt_active /proc/cmdline; then
+	pv=; [ "$(cat /sys/hypervisor/guest_type 2>/dev/null)" = PV ] && pv=1
+	insmod /xen-evtchn.ko
+	[ -n "$pv" ] || insmod /pmuvirt.ko
+	mkdir -p /prof && mount -t tmpfs -o size=48m tmpfs /prof
+	echo 0 >/proc/sys/kernel/kptr_restrict
+	grep -v '\[' /proc/kallsyms >/prof/kallsyms
+	/xen_prof_test crng
+	echo "PMUVIRT-ACTIVE-WAITING"
+	/xs_rendezvous wait data/pmuvirt-active-go 300 || echo "PMUVIRT-ACTIVE-NO-GO"
+	/pmuvirt-xenprof active --wait 120 -o /prof/active.data -- \
+		/xen_prof_test split $split_ticks $split_rounds >/prof/active.out 2>/prof/active.err
+	echo "PMUVIRT-ACTIVE-RECORD-EXIT=$?"
+	cat /prof/active.out /prof/active.err
+	self=$(sed -n 's/.*active: domain \([0-9]*\),.*/\1/p' /prof/active.err)
+	/pmuvirt-xenprof report -i /prof/active.data --map ${self:-0}=/prof/kallsyms \
+		--exe ${self:-0}=/xen_prof_test --vcpu --top 100000 >/prof/active.txt
+	echo "PMUVIRT-ACTIVE-REPORT-EXIT=$?"
+	sed -n '1,25s/^/active: /p' /prof/active.txt
+	_line=$(grep -a "PMUVIRT-XEN-SPLIT kernel" /prof/active.out | tail -n 1)
+	_k=$(echo "$_line" | sed -n 's/.*kernel \([0-9]*\) user.*/\1/p')
+	_u=$(echo "$_line" | sed -n 's/.* user \([0-9]*\) ratio.*/\1/p')
+	/xen_prof_test activecheck /prof/active.txt d${self:-0} "${_k:-0}" "${_u:-0}"
+	umount /prof
+	# the device closed: its rings out of this domain's physical map, the module free to go
+	[ -n "$pv" ] || rmmod pmuvirt || echo "PMUVIRT-ACTIVE-RMMOD-FAILED"
+	echo "PMUVIRT-ACTIVE-DONE"
+fi
+grep -q "pmuvirt_split\|pmuvirt_active" /proc/cmdline && [ $run = domu ] &&
+	/xs_rendezvous wait data/pmuvirt-profiled 300
 if [ $run = domu ]; then
 	/xen_access_test domu $(sed -n 's/.*pmuvirt_peer=\([0-9]*\).*/\1/p' /proc/cmdline) profiled
 	echo "PMUVIRT-DOMU-ACCESS-EXIT=$?"

@@ -21,9 +21,11 @@ both_go() {
 			echo "PMUVIRT-DOM0-$2 $_d $_go"
 	done
 }
-# The PVH domU (b) ran its split before this session: it waits for the key.
-/usr/bin/xl unpause pmuvirt-a
-/xs_rendezvous write /local/domain/$(/usr/bin/xl domid pmuvirt-b)/data/pmuvirt-profiled 1
+# Both domUs ran a session of their own before this one (the PVH domU's
+# split, the PV domU's active session) and wait for the key.
+for _d in a b; do
+	/xs_rendezvous write /local/domain/$(/usr/bin/xl domid pmuvirt-$_d)/data/pmuvirt-profiled 1
+done
 sh -c 'while :; do :; done' &
 spin=$!
 # First the two guests' own perf stat, at once (domu-init.sh).

@@ -255,7 +255,10 @@ for a in sh mount umount mkdir insmod rmmod cat grep echo poweroff sleep dmesg s
 done
 cp "$build/module/pmuvirt.ko" "$pdir/rdpmc_probe.ko" "$work/root/pmuvirt_xen_guest" "$work/root/vmtest" \
 	"$work/root/xen_access_test" "$work/root/xen_save_guest" "$work/root/xs_rendezvous" \
-	"$work/root/xen_prof_test" "$kmods/xen-privcmd.ko" "$droot/"
+	"$work/root/xen_prof_test" "$kmods/xen-privcmd.ko" "$kmods/xen-evtchn.ko" \
+	"$work/root/pmuvirt-xenprof" "$droot/"
+# the domU unpacks its root into its 192 MiB: no debug sections there
+strip --strip-debug "$droot/pmuvirt.ko" "$droot/rdpmc_probe.ko"
 gcc -O2 -Wall -Wextra -Werror -static -o "$droot/stock_perf_test" "$srcroot/test/vm-xen/stock_perf_test.c"
 # Debian's perf (linux-perf) and every library it links, at their paths:
 # the stock guests' own perf (stock_perf_test perf-stat, perf-record,
@@ -378,7 +381,7 @@ CONF
 cp "$srcroot/test/vm-xen/dom0-init.sh" "$work/root/init"
 chmod +x "$work/root/init"
 cp "$srcroot/test/vm-xen/domu-run.sh" "$srcroot/test/vm-xen/smp-run.sh" \
-	"$srcroot/test/vm-xen/split-run.sh" "$work/root/"
+	"$srcroot/test/vm-xen/split-run.sh" "$srcroot/test/vm-xen/active-run.sh" "$work/root/"
 pack "$work/root" "$work/initrd.cpio.gz"
 # The hvm and stock boots': the kernel unpacks the archives one after the other.
 if want_hvm; then
@@ -469,7 +472,7 @@ boot() {
 	log "booting Xen ($1, ${6:-1} PCPUs; log: $console)"
 	# dom0's PV kernel has a PMU (XENPMU_*) where stock guests do: no NMI watchdog on it
 	vm_qemu_xen "$console" "$timeout_s" "$2" "$3 nmi_watchdog=0" "${5:-$work/initrd.cpio.gz}" "${4:-}" "${6:-1}" >&2
-	grep -a "pmuvirt\|PMUVIRT-XEN\|PMUVIRT-DOM\|^vm: \|: vm: \|^prof" "$console" | sed 's/^(XEN) //' >&2 || true
+	grep -a "pmuvirt\|PMUVIRT-XEN\|PMUVIRT-DOM\|PMUVIRT-ACTIVE\|^vm: \|: vm: \|^prof\|active: " "$console" | sed 's/^(XEN) //' >&2 || true
 }
 
 # require MARKER...: every marker is on the console of the last boot, or FAIL.
@@ -577,6 +580,16 @@ require "PMUVIRT-DOM0-XENSTORED" "PMUVIRT-DOM0-INIT-DOM0" "PMUVIRT-DOM0-XENCONSO
 	"PMUVIRT-XEN-PROF-DOMUS-PASSED" \
 	"domu-b: PMUVIRT-SPLIT-EXIT=0" "PMUVIRT-XEN-PROF-SPLIT-RECORD-EXIT=0" \
 	"PMUVIRT-XEN-PROF-SPLIT-REPORT-EXIT=0" "PMUVIRT-XEN-SPLIT-CHECK-PASSED d2"
+# Both domUs active in turn: each its own records only, split 1:3, the
+# PV domU's rings mapped by machine frame, the PVH domU's placed by
+# pmuvirt.ko; none of them in dom0's file.
+require "PMUVIRT-XEN-PROF-ACTIVE-RECORD-EXIT=0" "PMUVIRT-XEN-PROF-ACTIVE-REPORT-EXIT=0" \
+	"PMUVIRT-XEN-PROF-ACTIVE-DOM0-PASSED" "domu-a: PMUVIRT-ACTIVE-RECORD-EXIT=0" \
+	"domu-a: PMUVIRT-ACTIVE-REPORT-EXIT=0" "domu-a: PMUVIRT-XEN-ACTIVE-CHECK-PASSED d1" \
+	"domu-a: pmuvirt-xenprof: active: domain 1, 2 rings of .* (mapped by machine frame)" \
+	"domu-b: PMUVIRT-ACTIVE-RECORD-EXIT=0" "domu-b: PMUVIRT-ACTIVE-REPORT-EXIT=0" \
+	"domu-b: PMUVIRT-XEN-ACTIVE-CHECK-PASSED d2" \
+	"domu-b: pmuvirt-xenprof: active: domain 2, 2 rings of .* (placed by pmuvirt.ko)"
 for d in a:PV b:PVH; do
 	k=${d#*:} d=${d%:*}
 	require_domu "domu-$d: " "$k" "domu-$d: PMUVIRT-XEN-ACCESS-DOMU-PASSED" \

@@ -200,6 +200,20 @@ static long prof_simple(unsigned int cmd)
 	return hc(cmd, &op);
 }
 
+/* This domain is PV (Linux's /sys/hypervisor/guest_type). */
+static int is_pv(void)
+{
+	char t[8] = "";
+	FILE *f = fopen("/sys/hypervisor/guest_type", "r");
+
+	if (f) {
+		if (!fgets(t, sizeof(t), f))
+			t[0] = 0;
+		fclose(f);
+	}
+	return !strncmp(t, "PV\n", 3);
+}
+
 /* dom0's session runs: a domU may do nothing with it, nor start one. */
 static void domu_prof(void)
 {
@@ -230,6 +244,9 @@ static void domu_prof(void)
 	tail.tails = (uint64_t)(uintptr_t)tails;
 	expect("PROF_TAIL of dom0's session", hc(PMUVIRT_XEN_PROF_TAIL, &tail), -EPERM);
 	expect("PROF_RELEASE of dom0's session", prof_simple(PMUVIRT_XEN_PROF_RELEASE), -EPERM);
+	/* a PV domain never has rings placed: the command is not its */
+	expect("PROF_UNMAP of dom0's session", prof_simple(PMUVIRT_XEN_PROF_UNMAP),
+	       is_pv() ? -EOPNOTSUPP : -EPERM);
 }
 
 static void domu(uint32_t peer, int profiled)

@@ -52,6 +52,14 @@
  * Xen's at SVM's VM-exit label (svm_stgi_label: where a guest that ran
  * was interrupted), and at most 2% are Xen's at all (its exits' work).
  *
+ * "xen_prof_test activecheck REPORT dN KERNEL_TICKS USER_TICKS", in an
+ * active PV domU, on the per-VCPU report (--vcpu) of its own records
+ * (pmuvirt-xenprof active): every ring and every sample is domain N's,
+ * every sample of Xen's mode has no IP; VCPU 0's user samples in
+ * split_user and its kernel samples (resolved, at least 90%) with those
+ * of Xen on its behalf (a PV kernel's system calls pass through Xen)
+ * split as the ticks did, within 5%.
+ *
  * Prints PMUVIRT-XEN-PROF-* markers.
  */
 #include "privcmd.h"
@@ -137,6 +145,7 @@ static int rules(void)
 	memset(&tail, 0, sizeof(tail));
 	hdr(&tail.hdr, sizeof(tail));
 	expect("TAIL without a session", hc(PMUVIRT_XEN_PROF_TAIL, &tail), -ENOENT);
+	expect("UNMAP from a PV domain", simple(PMUVIRT_XEN_PROF_UNMAP, 0), -EOPNOTSUPP);
 
 	/* Malformed starts change nothing (a valid one works afterwards). */
 	start_op(&op, PMUVIRT_EV_CYCLES);
@@ -165,6 +174,13 @@ static int rules(void)
 	start_op(&op, PMUVIRT_EV_CYCLES);
 	op.ctl.counter[0].flags |= 0x400;
 	expect("START with an unknown counter flag", hc(PMUVIRT_XEN_PROF_START, &op), -EINVAL);
+	start_op(&op, PMUVIRT_EV_CYCLES);
+	op.active = 0x2;
+	expect("START with an active bit past its one domain", hc(PMUVIRT_XEN_PROF_START, &op),
+	       -EINVAL);
+	start_op(&op, PMUVIRT_EV_CYCLES);
+	op.reserved = 1;
+	expect("START with a reserved word set", hc(PMUVIRT_XEN_PROF_START, &op), -EINVAL);
 	expect("START at a bad address", hypercall(PMUVIRT_XEN_PROF_START, 0x10), -EFAULT);
 
 	/* Arbitration: the VCPU first, on both general counters. */
@@ -575,6 +591,63 @@ static int splitcheck(const char *path, const char *d, double kticks, double uti
 	return bad ? 1 : 0;
 }
 
+/* The domain part of a report's domain column: "d2v0" -> "d2". */
+static void domain_of(const char *col, char *out, size_t len)
+{
+	size_t n = strcspn(col, "v");
+
+	snprintf(out, len, "%.*s", (int)n, col);
+}
+
+/* An active domain's own report: nothing of another domain's, no address of Xen's. */
+static int activecheck(const char *path, const char *d, double kticks, double uticks)
+{
+	unsigned long long u, k, ku, x, foreign = 0, xen_ip = 0, rings = 0, foreign_rings = 0;
+	double want = uticks / kticks, got;
+	char text[512], v0[24], dom[24], ringdom[24];
+	struct line l;
+	FILE *f = fopen(path, "r");
+	int bad = 0;
+
+	if (!f) {
+		printf("PMUVIRT-XEN-ACTIVE-CHECK-FAILED %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	while (fgets(text, sizeof(text), f)) {
+		unsigned int i;
+
+		if (sscanf(text, "#   ring %u (%23s", &i, ringdom) == 2) {
+			rings++;
+			foreign_rings += strcmp(ringdom, d) != 0;
+			continue;
+		}
+		if (text[0] == '#' || !parse(text, &l))
+			continue;
+		domain_of(l.domain, dom, sizeof(dom));
+		if (strcmp(dom, d))
+			foreign += l.weight;
+		if (!strcmp(l.mode, "xen") && strcmp(l.symbol, "[xen:"))
+			xen_ip += l.weight;
+	}
+	fclose(f);
+	snprintf(v0, sizeof(v0), "%sv0", d);
+	u = sum(path, v0, "user", "split_user", 0);
+	k = sum(path, v0, "kernel", NULL, 0);
+	ku = sum(path, v0, "kernel", NULL, 1);
+	x = sum(path, v0, "xen", NULL, 0);
+	got = k + x ? (double)u / (double)(k + x) : 0;
+	printf("PMUVIRT-XEN-ACTIVE-CHECK %s: %llu rings (%llu of another domain), %llu samples of "
+	       "another domain, %llu of Xen with an IP; VCPU 0: split_user %llu, kernel %llu (%llu "
+	       "unresolved) + xen %llu, ratio %.4f want %.4f (%+.2f%%)\n", d, rings, foreign_rings,
+	       foreign, xen_ip, u, k, ku, x, got, want, 100.0 * (got - want) / want);
+	if (!rings || foreign_rings || foreign || xen_ip)
+		bad++;
+	if (u + k < 500 || ku * 10 > k || got < 0.95 * want || got > 1.05 * want)
+		bad++;
+	printf("PMUVIRT-XEN-ACTIVE-CHECK-%s %s\n", bad ? "FAILED" : "PASSED", d);
+	return bad ? 1 : 0;
+}
+
 static int nopmu(void)
 {
 	struct pmuvirt_xen_prof_start op;
@@ -621,8 +694,11 @@ int main(int argc, char **argv)
 		return split(strtoull(argv[2], NULL, 0), strtoull(argv[3], NULL, 0));
 	if (argc == 6 && !strcmp(argv[1], "splitcheck"))
 		return splitcheck(argv[2], argv[3], strtod(argv[4], NULL), strtod(argv[5], NULL));
+	if (argc == 6 && !strcmp(argv[1], "activecheck"))
+		return activecheck(argv[2], argv[3], strtod(argv[4], NULL), strtod(argv[5], NULL));
 	fprintf(stderr, "usage: xen_prof_test rules | nopmu | hot ROUNDS | check REPORT PERIOD WORK_A "
 		"WORK_B [lossy | virq LOG] | domus REPORT DOMA DOMB | crng | split TICKS ROUNDS | "
-		"splitcheck REPORT dN KERNEL_TICKS USER_TICKS\n");
+		"splitcheck REPORT dN KERNEL_TICKS USER_TICKS | "
+		"activecheck REPORT dN KERNEL_TICKS USER_TICKS\n");
 	return 2;
 }

@@ -10,6 +10,8 @@
  *   report   a flat profile of a record file by domain and by symbol:
  *            Xen's from xen-syms, a domain's kernel from its System.map
  *            or vmlinux, a domain's user code from an ELF file
+ *   active   in a domain a session names active: drain its own VCPUs'
+ *            rings into a file, as record does
  *   stop     stop and free a session this domain left running
  *
  * Every record the rings had no room for is counted (each ring's "lost"),
@@ -26,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/ioctl.h>	/* before pmuvirt/xen.h: PMUVIRT_XENPROF_IOC_MAP */
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -37,15 +40,18 @@
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: pmuvirt-xenprof record [-e events] [-c period] [-d domid]... [-o file]\n"
-		"                              [--values] [--fields list] [--pages n] [--high-water pct]\n"
-		"                              [--drain-ms ms] [--no-virq] [--cpu n]\n"
+		"usage: pmuvirt-xenprof record [-e events] [-c period] [-d domid]... [-a domid]...\n"
+		"                              [-o file] [--values] [--fields list] [--pages n]\n"
+		"                              [--high-water pct] [--drain-ms ms] [--no-virq] [--cpu n]\n"
+		"                              [--seconds s | -- command [args]]\n"
+		"       pmuvirt-xenprof active [-o file] [--wait s] [--drain-ms ms] [--no-virq] [--cpu n]\n"
 		"                              [--seconds s | -- command [args]]\n"
 		"       pmuvirt-xenprof report [-i file] [--xen-syms file] [--map domid=file]...\n"
 		"                              [--exe domid=file]... [--vcpu] [--top n]\n"
 		"       pmuvirt-xenprof stop\n"
 		"  events: instructions cycles branches branch-misses rHEX, each :k (Xen only)\n"
 		"  or :u (guests only); default -e cycles -c 1000000 -d 0, file pmuvirt-xenprof.data\n"
+		"  -a: a domain that reads its own records (active; it runs \"pmuvirt-xenprof active\")\n"
 		"  --fields: what a record holds, of ip,time,mode,values (default all four,\n"
 		"  16 value slots; --values fills them)\n");
 	exit(2);
@@ -125,19 +131,245 @@ static long give_tails(struct xp_drain *d)
 	return hc(PMUVIRT_XEN_PROF_TAIL, &op);
 }
 
+/*
+ * The rings this domain reads (PROF_MAP), mapped read-only: *@desc gets
+ * their list, @map the counts.  Return: the mapping, or MAP_FAILED with
+ * *@rc the error (-ENOENT without a session, -EPERM: none of its rings).
+ */
+static void *map_rings(struct pmuvirt_xen_prof_map *map, struct pmuvirt_xen_prof_ring **desc,
+		       long *rc)
+{
+	unsigned long *frames;
+	uint64_t *mfn64;
+	unsigned int i;
+	int *ferr;
+	void *mem;
+
+	*desc = NULL;
+	memset(map, 0, sizeof(*map));
+	hdr(&map->hdr, sizeof(*map));
+	/* no room: the counts come back with -ENOSPC */
+	*rc = hc(PMUVIRT_XEN_PROF_MAP, map);
+	if (*rc != -ENOSPC)
+		return *rc ? MAP_FAILED : (*rc = -EPROTO, MAP_FAILED);
+	if (!map->nr_rings || map->nr_frames != map->nr_rings * map->ring_pages) {
+		*rc = -EPROTO;
+		return MAP_FAILED;
+	}
+	*desc = calloc(map->nr_rings, sizeof(**desc));
+	mfn64 = calloc(map->nr_frames, sizeof(*mfn64));
+	frames = calloc(map->nr_frames, sizeof(*frames));
+	ferr = calloc(map->nr_frames, sizeof(*ferr));
+	if (!*desc || !mfn64 || !frames || !ferr)
+		die("memory", ENOMEM);
+	map->rings = (uint64_t)(uintptr_t)*desc;
+	map->frames = (uint64_t)(uintptr_t)mfn64;
+	*rc = hc(PMUVIRT_XEN_PROF_MAP, map);
+	mem = MAP_FAILED;
+	if (!*rc) {
+		for (i = 0; i < map->nr_frames; i++)
+			frames[i] = (unsigned long)mfn64[i];
+		mem = xen_map_own_frames(privcmd, frames, map->nr_frames, ferr);
+		if (mem == MAP_FAILED)
+			*rc = -errno;
+	}
+	free(mfn64);
+	free(frames);
+	free(ferr);
+	return mem;
+}
+
+/*
+ * A PVH or HVM active domain's rings through pmuvirt.ko's device @fd: it
+ * places them at guest frames of its own, and they map from there.
+ */
+static void *map_rings_device(int fd, struct pmuvirt_xen_prof_map *map,
+			      struct pmuvirt_xen_prof_ring **desc, long *rc)
+{
+	void *mem;
+
+	*desc = NULL;
+	memset(map, 0, sizeof(*map));
+	hdr(&map->hdr, sizeof(*map));
+	/* no room: the counts come back with ENOSPC */
+	if (!ioctl(fd, PMUVIRT_XENPROF_IOC_MAP, map) || errno != ENOSPC) {
+		*rc = errno == ENOSPC ? -EPROTO : -errno;
+		return MAP_FAILED;
+	}
+	if (!map->nr_rings || map->nr_frames != map->nr_rings * map->ring_pages) {
+		*rc = -EPROTO;
+		return MAP_FAILED;
+	}
+	*desc = calloc(map->nr_rings, sizeof(**desc));
+	if (!*desc)
+		die("memory", ENOMEM);
+	map->rings = (uint64_t)(uintptr_t)*desc;
+	if (ioctl(fd, PMUVIRT_XENPROF_IOC_MAP, map)) {
+		*rc = -errno;
+		return MAP_FAILED;
+	}
+	mem = mmap(NULL, (size_t)map->nr_frames * 4096, PROT_READ, MAP_SHARED, fd, 0);
+	*rc = mem == MAP_FAILED ? -errno : 0;
+	return mem;
+}
+
+struct drain_stats {
+	unsigned int virqs, drains;
+	int status, reaped;
+	double t0;
+};
+
+/*
+ * Drain @d at the VIRQ or every --drain-ms until @child ends, --seconds
+ * pass or a signal comes; *@st gets the counts and the child's status.
+ */
+static void drain_loop(struct xp_drain *d, const struct rec_opts *o, pid_t child,
+		       struct drain_stats *st)
+{
+	struct ioctl_evtchn_bind_virq bv = { .virq = PMUVIRT_XEN_PROF_VIRQ };
+	double deadline, next_drain;
+	int evtchn, port = -1;
+	long rc;
+
+	evtchn = o->no_virq ? -1 : open("/dev/xen/evtchn", O_RDWR | O_CLOEXEC);
+	if (evtchn >= 0)
+		port = ioctl(evtchn, IOCTL_EVTCHN_BIND_VIRQ, &bv);
+	if (port < 0 && !o->no_virq)
+		fprintf(stderr, "pmuvirt-xenprof: no VIRQ %u (%s): draining every %u ms\n",
+			PMUVIRT_XEN_PROF_VIRQ, strerror(errno), o->drain_ms);
+	deadline = o->seconds > 0 ? st->t0 + o->seconds : 0;
+	next_drain = st->t0 + o->drain_ms / 1000.0;
+	while (!stop_now) {
+		struct pollfd pfd = { .fd = evtchn, .events = POLLIN };
+		double left = next_drain - now_s();
+		int slice = left <= 0 ? 0 : left >= 0.1 ? 100 : (int)(left * 1000) + 1;
+		int virq = 0;
+		uint32_t p;
+
+		/* wake at the VIRQ, or every 100 ms to see whether the command ended */
+		if (port >= 0) {
+			if (poll(&pfd, 1, slice) == 1 && read(evtchn, &p, sizeof(p)) == sizeof(p)) {
+				virq = 1;
+				st->virqs++;
+				/* unmask the port for the next one */
+				if (write(evtchn, &p, sizeof(p)) != sizeof(p))
+					port = -1;
+			}
+		} else if (slice) {
+			usleep((useconds_t)slice * 1000);
+		}
+		if (virq || now_s() >= next_drain) {
+			if (xp_drain_all(d) < 0)
+				die(o->out, errno);
+			st->drains++;
+			rc = give_tails(d);
+			if (rc)
+				die("giving the rings back (PROF_TAIL)", rc);
+			next_drain = now_s() + o->drain_ms / 1000.0;
+		}
+		if (child > 0 && waitpid(child, &st->status, WNOHANG) == child) {
+			st->reaped = 1;
+			break;
+		}
+		if (deadline && now_s() >= deadline)
+			break;
+	}
+	if (evtchn >= 0)
+		close(evtchn);
+}
+
+/* Run the command, if any, with the signals the drain stops at restored. */
+static pid_t start_command(const struct rec_opts *o)
+{
+	pid_t child;
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (!o->cmd)
+		return -1;
+	child = fork();
+	if (child < 0)
+		die("fork", errno);
+	if (!child) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execvp(o->cmd[0], o->cmd);
+		fprintf(stderr, "pmuvirt-xenprof: %s: %s\n", o->cmd[0], strerror(errno));
+		_exit(127);
+	}
+	return child;
+}
+
+/* Off the CPUs being measured: a busy command there must not starve the drain. */
+static void pin_drainer(const struct rec_opts *o)
+{
+	cpu_set_t set;
+
+	if (o->cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(o->cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		fprintf(stderr, "pmuvirt-xenprof: --cpu %d: %s\n", o->cpu, strerror(errno));
+}
+
+/* The last drain, the file's end, the counts on stderr. */
+static void finish_file(struct xp_drain *d, const struct rec_opts *o, const struct drain_stats *st,
+			FILE *out)
+{
+	uint64_t lost = 0, skipped = 0;
+	unsigned int i;
+
+	if (xp_drain_all(d) < 0)
+		die(o->out, errno);
+	if (xp_file_end(d))
+		die(o->out, errno);
+	if (fclose(out))
+		die(o->out, errno);
+	for (i = 0; i < d->nr_rings; i++) {
+		lost += d->ring[i].end.lost;
+		skipped += d->ring[i].end.skipped;
+	}
+	fprintf(stderr, "pmuvirt-xenprof: %llu records from %u rings in %.1f s (%u drains, "
+		"%u VIRQs), %llu lost, %llu skipped: %s\n", (unsigned long long)d->total,
+		d->nr_rings, now_s() - st->t0, st->drains, st->virqs, (unsigned long long)lost,
+		(unsigned long long)skipped, o->out);
+}
+
+static int child_status(pid_t child, struct drain_stats *st)
+{
+	if (child > 0 && !st->reaped && waitpid(child, &st->status, 0) < 0)
+		return 1;
+	if (child > 0)
+		return WIFEXITED(st->status) ? WEXITSTATUS(st->status) : 128 + WTERMSIG(st->status);
+	return 0;
+}
+
+/*
+ * Free the stopped session: an active domain may still map its rings
+ * (-EBUSY) for a while after its tool's last drain.
+ */
+static long release_session(double wait_s)
+{
+	double until = now_s() + wait_s;
+	long rc;
+
+	while ((rc = prof_simple(PMUVIRT_XEN_PROF_RELEASE)) == -EBUSY && now_s() < until)
+		usleep(100 * 1000);
+	if (rc == -EBUSY)
+		fprintf(stderr, "pmuvirt-xenprof: a domain still maps its rings; free the session "
+			"later with \"pmuvirt-xenprof stop\"\n");
+	return rc;
+}
+
 static int record(struct rec_opts *o)
 {
 	struct pmuvirt_xen_prof_start *st = &o->start;
-	struct ioctl_evtchn_bind_virq bv = { .virq = PMUVIRT_XEN_PROF_VIRQ };
 	struct pmuvirt_xen_prof_ring *desc;
 	struct pmuvirt_xen_prof_map map;
+	struct drain_stats ds = { 0 };
 	struct xp_drain d;
-	unsigned long *frames;
-	uint64_t *mfn64;
-	unsigned int i, virqs = 0, drains = 0;
-	int *ferr, evtchn, port = -1, status = 0, reaped = 0;
-	double t0, deadline, next_drain;
-	pid_t child = -1;
+	pid_t child;
 	void *mem;
 	FILE *out;
 	long rc;
@@ -154,30 +386,13 @@ static int record(struct rec_opts *o)
 				"leave too few for this one (see Xen's log)\n");
 		if (rc == -EINVAL && st->err_counter >= 0)
 			fprintf(stderr, "pmuvirt-xenprof: event %d refused\n", st->err_counter);
+		if (rc == -EOPNOTSUPP && st->active)
+			fprintf(stderr, "pmuvirt-xenprof: an active domain must be PV\n");
 		die("starting the session", rc);
 	}
-	memset(&map, 0, sizeof(map));
-	hdr(&map.hdr, sizeof(map));
-	desc = calloc(st->nr_rings, sizeof(*desc));
-	mfn64 = calloc((size_t)st->nr_rings * o->start.ring_pages, sizeof(*mfn64));
-	frames = calloc((size_t)st->nr_rings * o->start.ring_pages, sizeof(*frames));
-	ferr = calloc((size_t)st->nr_rings * o->start.ring_pages, sizeof(*ferr));
-	if (!desc || !mfn64 || !frames || !ferr)
-		die("memory", ENOMEM);
-	map.nr_rings = st->nr_rings;
-	map.nr_frames = st->nr_rings * o->start.ring_pages;
-	map.rings = (uint64_t)(uintptr_t)desc;
-	map.frames = (uint64_t)(uintptr_t)mfn64;
-	rc = hc(PMUVIRT_XEN_PROF_MAP, &map);
-	if (rc)
+	mem = map_rings(&map, &desc, &rc);
+	if (mem == MAP_FAILED)
 		goto fail_stop;
-	for (i = 0; i < map.nr_frames; i++)
-		frames[i] = (unsigned long)mfn64[i];
-	mem = xen_map_own_frames(privcmd, frames, map.nr_frames, ferr);
-	if (mem == MAP_FAILED) {
-		rc = -errno;
-		goto fail_stop;
-	}
 	if (xp_drain_init(&d, mem, desc, map.nr_rings, map.ring_pages, out)) {
 		rc = -errno;
 		goto fail_stop;
@@ -186,111 +401,97 @@ static int record(struct rec_opts *o)
 		rc = -errno;
 		goto fail_stop;
 	}
-	evtchn = o->no_virq ? -1 : open("/dev/xen/evtchn", O_RDWR | O_CLOEXEC);
-	if (evtchn >= 0)
-		port = ioctl(evtchn, IOCTL_EVTCHN_BIND_VIRQ, &bv);
-	if (port < 0 && !o->no_virq)
-		fprintf(stderr, "pmuvirt-xenprof: no VIRQ %u (%s): draining every %u ms\n",
-			PMUVIRT_XEN_PROF_VIRQ, strerror(errno), o->drain_ms);
-
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	if (o->cmd) {
-		child = fork();
-		if (child < 0)
-			die("fork", errno);
-		if (!child) {
-			signal(SIGINT, SIG_DFL);
-			signal(SIGTERM, SIG_DFL);
-			execvp(o->cmd[0], o->cmd);
-			fprintf(stderr, "pmuvirt-xenprof: %s: %s\n", o->cmd[0], strerror(errno));
-			_exit(127);
-		}
-	}
-	/* Off the CPUs being measured: a busy command there must not starve the drain. */
-	if (o->cpu >= 0) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET(o->cpu, &set);
-		if (sched_setaffinity(0, sizeof(set), &set))
-			fprintf(stderr, "pmuvirt-xenprof: --cpu %d: %s\n", o->cpu, strerror(errno));
-	}
-	t0 = now_s();
-	deadline = o->seconds > 0 ? t0 + o->seconds : 0;
-	next_drain = t0 + o->drain_ms / 1000.0;
-	while (!stop_now) {
-		struct pollfd pfd = { .fd = evtchn, .events = POLLIN };
-		double left = next_drain - now_s();
-		int slice = left <= 0 ? 0 : left >= 0.1 ? 100 : (int)(left * 1000) + 1;
-		int virq = 0;
-		uint32_t p;
-
-		/* wake at the VIRQ, or every 100 ms to see whether the command ended */
-		if (port >= 0) {
-			if (poll(&pfd, 1, slice) == 1 && read(evtchn, &p, sizeof(p)) == sizeof(p)) {
-				virq = 1;
-				virqs++;
-				/* unmask the port for the next one */
-				if (write(evtchn, &p, sizeof(p)) != sizeof(p))
-					port = -1;
-			}
-		} else if (slice) {
-			usleep((useconds_t)slice * 1000);
-		}
-		if (virq || now_s() >= next_drain) {
-			if (xp_drain_all(&d) < 0)
-				die(o->out, errno);
-			drains++;
-			rc = give_tails(&d);
-			if (rc)
-				die("giving the rings back (PROF_TAIL)", rc);
-			next_drain = now_s() + o->drain_ms / 1000.0;
-		}
-		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
-			reaped = 1;
-			break;
-		}
-		if (deadline && now_s() >= deadline)
-			break;
-	}
+	child = start_command(o);
+	pin_drainer(o);
+	ds.t0 = now_s();
+	drain_loop(&d, o, child, &ds);
 	rc = prof_simple(PMUVIRT_XEN_PROF_STOP);
 	if (rc)
 		die("stopping the session", rc);
-	if (xp_drain_all(&d) < 0)
-		die(o->out, errno);
-	if (xp_file_end(&d))
-		die(o->out, errno);
-	if (fclose(out))
-		die(o->out, errno);
+	finish_file(&d, o, &ds, out);
 	munmap(mem, (size_t)map.nr_frames * 4096);
-	rc = prof_simple(PMUVIRT_XEN_PROF_RELEASE);
+	rc = release_session(st->active ? 30 : 0);
 	if (rc)
 		die("freeing the session", rc);
-	{
-		uint64_t lost = 0, skipped = 0;
-
-		for (i = 0; i < d.nr_rings; i++) {
-			lost += d.ring[i].end.lost;
-			skipped += d.ring[i].end.skipped;
-		}
-		fprintf(stderr, "pmuvirt-xenprof: %llu records from %u rings in %.1f s (%u drains, "
-			"%u VIRQs), %llu lost, %llu skipped: %s\n", (unsigned long long)d.total,
-			d.nr_rings, now_s() - t0, drains, virqs, (unsigned long long)lost,
-			(unsigned long long)skipped, o->out);
-	}
 	xp_drain_free(&d);
-	if (child > 0 && !reaped && waitpid(child, &status, 0) < 0)
-		return 1;
-	if (child > 0)
-		return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	return 0;
+	free(desc);
+	return child_status(child, &ds);
 
 fail_stop:
 	prof_simple(PMUVIRT_XEN_PROF_STOP);
-	prof_simple(PMUVIRT_XEN_PROF_RELEASE);
+	release_session(st->active ? 30 : 0);
 	die("mapping the session's rings", rc);
 	return 1;
+}
+
+/*
+ * In an active domain: wait (at most --wait seconds) for a session that
+ * names this domain active, then drain its own rings like record.  The
+ * controller stops and frees the session; records its VCPUs write after
+ * this ends are counted lost.
+ */
+static int active(struct rec_opts *o, double wait_s)
+{
+	struct pmuvirt_xen_prof_ring *desc;
+	struct pmuvirt_xen_prof_map map;
+	struct pmuvirt_control none;
+	struct drain_stats ds = { 0 };
+	double until = now_s() + wait_s;
+	struct xp_drain d;
+	unsigned int i;
+	int dev;
+	pid_t child;
+	void *mem;
+	FILE *out;
+	long rc;
+
+	open_privcmd();
+	out = fopen(o->out, "wb");
+	if (!out)
+		die(o->out, errno);
+	/* pmuvirt.ko's device in a PVH or HVM domain; privcmd maps a PV one's */
+	dev = open("/dev/pmuvirt-xenprof", O_RDWR | O_CLOEXEC);
+	while ((mem = dev >= 0 ? map_rings_device(dev, &map, &desc, &rc) :
+			    map_rings(&map, &desc, &rc)) == MAP_FAILED &&
+	       (rc == -ENOENT || rc == -EPERM) && now_s() < until && !stop_now) {
+		free(desc);
+		usleep(100 * 1000);
+	}
+	if (mem == MAP_FAILED) {
+		if (rc == -ENOENT || rc == -EPERM)
+			fprintf(stderr, "pmuvirt-xenprof: no session names this domain active\n");
+		die("mapping this domain's rings", rc);
+	}
+	for (i = 0; i < map.nr_rings; i++)
+		if (desc[i].domain != desc[0].domain || (desc[i].flags & PMUVIRT_XEN_PROF_RING_PCPU))
+			die("a ring of another domain", EPROTO);
+	fprintf(stderr, "pmuvirt-xenprof: active: domain %u, %u rings of %u records (%s)\n",
+		desc[0].domain, map.nr_rings, map.nr_records,
+		dev >= 0 ? "placed by pmuvirt.ko" : "mapped by machine frame");
+	if (xp_drain_init(&d, mem, desc, map.nr_rings, map.ring_pages, out))
+		die("the rings", errno);
+	/* the controller chose the counters: this domain does not see them */
+	memset(&none, 0, sizeof(none));
+	if (xp_file_begin(out, &none, desc, map.nr_rings, map.nr_records))
+		die(o->out, errno);
+	/* what the rings hold from before this started, and their room back at once */
+	if (xp_drain_all(&d) < 0)
+		die(o->out, errno);
+	rc = give_tails(&d);
+	if (rc)
+		die("giving the rings back (PROF_TAIL)", rc);
+	child = start_command(o);
+	pin_drainer(o);
+	ds.t0 = now_s();
+	drain_loop(&d, o, child, &ds);
+	finish_file(&d, o, &ds, out);
+	munmap(mem, (size_t)map.nr_frames * 4096);
+	/* the device takes the rings out of this domain's physical map */
+	if (dev >= 0)
+		close(dev);
+	xp_drain_free(&d);
+	free(desc);
+	return child_status(child, &ds);
 }
 
 /* ---- report ---- */
@@ -463,7 +664,8 @@ static int report(int argc, char **argv)
 			if (ds[j].domain == s.domain)
 				d = &ds[j];
 		if (s.flags & PMUVIRT_SAMPLE_NO_IP) {
-			name = "[not profiled]";
+			/* Xen's IP withheld from an active domain, or a domain not named */
+			name = mode == 0 ? "[xen: no IP]" : "[not profiled]";
 			noip += s.weight;
 		} else {
 			if (mode == 0 && xen_syms)
@@ -476,11 +678,15 @@ static int report(int argc, char **argv)
 			if (!sym)
 				unresolved += s.weight;
 		}
-		/* a named domain's record names its VCPU; others carry none */
+		/*
+		 * a named domain's record names its VCPU (an active domain's
+		 * also in Xen's mode, IP withheld); others carry none
+		 */
 		e[ne++] = (struct entry){ .domain = s.domain, .mode = mode, .name = name,
 					  .weight = s.weight,
 					  .vcpu = per_vcpu && s.domain != PMUVIRT_XEN_DOMID_IDLE &&
-						  !(s.flags & PMUVIRT_SAMPLE_NO_IP) ? s.tid + 1 : 0 };
+						  (!(s.flags & PMUVIRT_SAMPLE_NO_IP) || mode == 0) ?
+						  s.tid + 1 : 0 };
 		total += s.weight;
 	}
 	if (fread(&fe, sizeof(fe), 1, f) != 1 || memcmp(fe.magic, XP_END_MAGIC, 8) ||
@@ -566,7 +772,8 @@ int main(int argc, char **argv)
 	struct rec_opts o;
 	const char *events = "cycles";
 	uint64_t period = 1000000;
-	int a, values = 0, domains_given = 0;
+	int a, values = 0, domains_given = 0, is_active;
+	double wait_s = 0;
 
 	if (argc < 2)
 		usage();
@@ -584,7 +791,8 @@ int main(int argc, char **argv)
 			die("freeing the session", rc);
 		return 0;
 	}
-	if (strcmp(argv[1], "record"))
+	is_active = !strcmp(argv[1], "active");
+	if (strcmp(argv[1], "record") && !is_active)
 		usage();
 
 	memset(&o, 0, sizeof(o));
@@ -599,30 +807,35 @@ int main(int argc, char **argv)
 				usage();
 			o.cmd = argv + a + 1;
 			break;
-		} else if (!strcmp(argv[a], "-e") && a + 1 < argc) {
+		} else if (!strcmp(argv[a], "-e") && a + 1 < argc && !is_active) {
 			events = argv[++a];
-		} else if (!strcmp(argv[a], "-c") && a + 1 < argc) {
+		} else if (!strcmp(argv[a], "-c") && a + 1 < argc && !is_active) {
 			period = strtoull(argv[++a], NULL, 0);
-		} else if (!strcmp(argv[a], "-d") && a + 1 < argc) {
+		} else if ((!strcmp(argv[a], "-d") || !strcmp(argv[a], "-a")) && a + 1 < argc &&
+			   !is_active) {
 			if (o.start.nr_domains >= PMUVIRT_XEN_PROF_MAX_DOMAINS)
 				usage();
+			if (argv[a][1] == 'a')
+				o.start.active |= 1u << o.start.nr_domains;
 			o.start.domains[o.start.nr_domains++] =
 				(uint16_t)strtoul(argv[++a], NULL, 0);
 			domains_given = 1;
+		} else if (!strcmp(argv[a], "--wait") && a + 1 < argc && is_active) {
+			wait_s = strtod(argv[++a], NULL);
 		} else if (!strcmp(argv[a], "-o") && a + 1 < argc) {
 			o.out = argv[++a];
-		} else if (!strcmp(argv[a], "--values")) {
+		} else if (!strcmp(argv[a], "--values") && !is_active) {
 			values = 1;
-		} else if (!strcmp(argv[a], "--fields") && a + 1 < argc) {
+		} else if (!strcmp(argv[a], "--fields") && a + 1 < argc && !is_active) {
 			if (pmuvirt_user_parse_fields(argv[++a], &o.start.sample_format))
 				usage();
 		} else if (!strcmp(argv[a], "--no-virq")) {
 			o.no_virq = 1;
 		} else if (!strcmp(argv[a], "--cpu") && a + 1 < argc) {
 			o.cpu = (int)strtol(argv[++a], NULL, 0);
-		} else if (!strcmp(argv[a], "--pages") && a + 1 < argc) {
+		} else if (!strcmp(argv[a], "--pages") && a + 1 < argc && !is_active) {
 			o.start.ring_pages = (uint32_t)strtoul(argv[++a], NULL, 0);
-		} else if (!strcmp(argv[a], "--high-water") && a + 1 < argc) {
+		} else if (!strcmp(argv[a], "--high-water") && a + 1 < argc && !is_active) {
 			o.start.high_water_pct = (uint32_t)strtoul(argv[++a], NULL, 0);
 		} else if (!strcmp(argv[a], "--drain-ms") && a + 1 < argc) {
 			o.drain_ms = (unsigned int)strtoul(argv[++a], NULL, 0);
@@ -631,6 +844,11 @@ int main(int argc, char **argv)
 		} else {
 			usage();
 		}
+	}
+	if (is_active) {
+		if (!o.drain_ms)
+			usage();
+		return active(&o, wait_s);
 	}
 	if (!domains_given)
 		o.start.nr_domains = 1;	/* domain 0 */

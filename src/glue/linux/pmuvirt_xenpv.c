@@ -31,6 +31,9 @@
 #include <linux/vmalloc.h>
 #include <linux/interrupt.h>
 #include <linux/platform_device.h>
+#include <linux/miscdevice.h>
+#include <linux/fs.h>
+#include <linux/uaccess.h>
 #include <asm/msr.h>
 #include <asm/pgtable.h>
 #include <asm/irq_regs.h>
@@ -663,6 +666,186 @@ static void xen_below(struct pmuvirt_below *b)
 	b->pgoff = 1;
 }
 
+/* ---- /dev/pmuvirt-xenprof: a PVH or HVM active domain's profiling rings ---- */
+
+/* One open file: its rings at guest frames of pages without memory. */
+struct xenprof_file {
+	struct mutex lock;
+	unsigned int nr_frames;
+	struct page **pages;
+	u64 *gfns;
+};
+
+static int xenprof_open(struct inode *inode, struct file *f)
+{
+	struct xenprof_file *x;
+
+	/* as privcmd, which the same tool drives: the domain's administrator */
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	x = kzalloc(sizeof(*x), GFP_KERNEL);
+	if (!x)
+		return -ENOMEM;
+	mutex_init(&x->lock);
+	f->private_data = x;
+	return 0;
+}
+
+/* Xen takes its frames out of the pages, then they go back empty. */
+static void xenprof_unplace(struct xenprof_file *x)
+{
+	struct pmuvirt_xen_prof_unmap um;
+	long rc;
+
+	if (!x->pages)
+		return;
+	memset(&um, 0, sizeof(um));
+	xen_hdr(&um.hdr, sizeof(um));
+	rc = xen_op(PMUVIRT_XEN_PROF_UNMAP, &um);
+	/* -ENOENT, -EPERM: the session is gone, and Xen took its frames back then */
+	if (rc && rc != -ENOENT && rc != -EPERM)
+		pr_err("Xen did not take the profiling rings back (%ld): %u pages leaked\n", rc,
+		       x->nr_frames);
+	else
+		xen_free_unpopulated_pages(x->nr_frames, x->pages);
+	kfree(x->pages);
+	kfree(x->gfns);
+	x->pages = NULL;
+	x->gfns = NULL;
+	x->nr_frames = 0;
+}
+
+static int xenprof_release(struct inode *inode, struct file *f)
+{
+	struct xenprof_file *x = f->private_data;
+
+	xenprof_unplace(x);
+	kfree(x);
+	return 0;
+}
+
+/* PROF_MAP with this file's pages as the guest frames. */
+static long xenprof_map(struct xenprof_file *x, struct pmuvirt_xen_prof_map __user *uarg)
+{
+	struct pmuvirt_xen_prof_ring *rings = NULL;
+	struct pmuvirt_xen_prof_map um, km;
+	unsigned int i, cap;
+	long rc;
+
+	if (copy_from_user(&um, uarg, sizeof(um)))
+		return -EFAULT;
+	if (um.hdr.version != PMUVIRT_XEN_VERSION || um.hdr.size != sizeof(um))
+		return -EINVAL;
+	cap = um.nr_rings;
+	if (x->pages)
+		return -EBUSY;
+	/* the counts: no room given */
+	memset(&km, 0, sizeof(km));
+	xen_hdr(&km.hdr, sizeof(km));
+	rc = xen_op(PMUVIRT_XEN_PROF_MAP, &km);
+	if (rc != -ENOSPC)
+		return rc ? rc : -EPROTO;
+	if (!km.nr_rings || !km.ring_pages || km.nr_frames != km.nr_rings * km.ring_pages ||
+	    km.nr_frames > PMUVIRT_XEN_PROF_MAX_PLACED)
+		return -EPROTO;
+	um.nr_rings = km.nr_rings;
+	um.nr_frames = km.nr_frames;
+	um.ring_pages = km.ring_pages;
+	um.nr_records = km.nr_records;
+	if (cap < km.nr_rings)
+		return copy_to_user(uarg, &um, sizeof(um)) ? -EFAULT : -ENOSPC;
+	rings = kcalloc(km.nr_rings, sizeof(*rings), GFP_KERNEL);
+	x->pages = kcalloc(km.nr_frames, sizeof(*x->pages), GFP_KERNEL);
+	x->gfns = kcalloc(km.nr_frames, sizeof(*x->gfns), GFP_KERNEL);
+	rc = -ENOMEM;
+	if (!rings || !x->pages || !x->gfns)
+		goto fail;
+	rc = xen_alloc_unpopulated_pages(km.nr_frames, x->pages);
+	if (rc)
+		goto fail;
+	for (i = 0; i < km.nr_frames; i++)
+		x->gfns[i] = xen_page_to_gfn(x->pages[i]);
+	km.rings = (u64)(unsigned long)rings;
+	km.frames = (u64)(unsigned long)x->gfns;
+	rc = xen_op(PMUVIRT_XEN_PROF_MAP, &km);
+	if (rc) {
+		/* nothing stays placed when PROF_MAP fails; the counts may have changed */
+		xen_free_unpopulated_pages(km.nr_frames, x->pages);
+		if (rc == -ENOSPC)
+			rc = -EAGAIN;
+		goto fail;
+	}
+	x->nr_frames = km.nr_frames;
+	rc = 0;
+	if (copy_to_user(u64_to_user_ptr(um.rings), rings, km.nr_rings * sizeof(*rings)) ||
+	    copy_to_user(uarg, &um, sizeof(um)))
+		rc = -EFAULT;	/* placed all the same: closing the file takes them back */
+	kfree(rings);
+	return rc;
+fail:
+	kfree(rings);
+	kfree(x->pages);
+	kfree(x->gfns);
+	x->pages = NULL;
+	x->gfns = NULL;
+	return rc;
+}
+
+static long xenprof_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+{
+	struct xenprof_file *x = f->private_data;
+	long rc;
+
+	if (cmd != PMUVIRT_XENPROF_IOC_MAP)
+		return -ENOTTY;
+	mutex_lock(&x->lock);
+	rc = xenprof_map(x, (struct pmuvirt_xen_prof_map __user *)arg);
+	mutex_unlock(&x->lock);
+	return rc;
+}
+
+static int xenprof_mmap(struct file *f, struct vm_area_struct *vma)
+{
+	struct xenprof_file *x = f->private_data;
+	unsigned long pages = vma_pages(vma), i;
+	int ret = 0;
+
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	mutex_lock(&x->lock);
+	if (!x->pages || vma->vm_pgoff >= x->nr_frames || pages > x->nr_frames - vma->vm_pgoff) {
+		ret = -EINVAL;
+		goto out;
+	}
+	vma->vm_flags &= ~VM_MAYWRITE;
+	vma->vm_flags |= VM_IO | VM_PFNMAP | VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
+	/* the mapping holds the file, and so the placement, until it goes */
+	for (i = 0; i < pages && !ret; i++)
+		ret = remap_pfn_range(vma, vma->vm_start + i * PAGE_SIZE,
+				      x->gfns[vma->vm_pgoff + i], PAGE_SIZE, vma->vm_page_prot);
+out:
+	mutex_unlock(&x->lock);
+	return ret;
+}
+
+static const struct file_operations xenprof_fops = {
+	.owner = THIS_MODULE,
+	.open = xenprof_open,
+	.release = xenprof_release,
+	.unlocked_ioctl = xenprof_ioctl,
+	.mmap = xenprof_mmap,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice xenprof_dev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "pmuvirt-xenprof",
+	.fops = &xenprof_fops,
+	.mode = 0600,
+};
+
+static bool xenprof_registered;
+
 /* ---- setup ---- */
 
 static int hypercalls_get(char *buf, const struct kernel_param *kp)
@@ -791,6 +974,13 @@ static int xen_init(void)
 		if (!xen_pm_dev)
 			pr_warn("no freeze callback: a process that maps the VCPU records keeps the domain from being saved\n");
 	}
+	if (xen_translated) {
+		ret = misc_register(&xenprof_dev);
+		if (ret)
+			pr_warn("no /dev/pmuvirt-xenprof (%d): this domain cannot read its own profiling rings\n",
+				ret);
+		xenprof_registered = !ret;
+	}
 	xen_records_mapped = true;
 	pmuvirt_lx_pmc_ok = true;	/* Xen owns the hardware and checks every control */
 	pr_info("backend: Xen %s (hypercall %u, VIRQ %u) on Xen's %s, %u VCPU records in %u frames\n",
@@ -827,6 +1017,10 @@ static void xen_exit(void)
 {
 	unsigned int cpu;
 
+	/* no file of it is open: the module would be in use */
+	if (xenprof_registered)
+		misc_deregister(&xenprof_dev);
+	xenprof_registered = false;
 	on_each_cpu(lx_xen_clear, NULL, 1);
 	for_each_possible_cpu(cpu)
 		if (xen_vcpus[cpu].irq >= 0)
