@@ -220,7 +220,10 @@ elif grep -q pmuvirt_hvm_boot /proc/cmdline; then
 	# that Xen's test instrument makes fail, then a save and a restore.
 	toolstack_up
 	t0=$(cut -d. -f1 /proc/uptime)
-	/usr/bin/xl create -p /etc/xen/hvm.cfg
+	# its split first (pmuvirt_split), its kernel not relocated: dom0's
+	# kallsyms name its addresses
+	/usr/bin/xl create -p /etc/xen/hvm.cfg \
+		'cmdline="console=ttyS0 panic=-1 quiet loglevel=4 nmi_watchdog=0 pmuvirt_hvm pmuvirt_split nokaslr"'
 	echo "PMUVIRT-DOM0-HVM-CREATE-EXIT=$? seconds=$(( $(cut -d. -f1 /proc/uptime) - t0 ))"
 	serial=/var/log/xen/hvm-serial.log
 	h=$(/usr/bin/xl domid pmuvirt-hvm)
@@ -228,6 +231,7 @@ elif grep -q pmuvirt_hvm_boot /proc/cmdline; then
 	# counts them as zero).
 	/pmuvirt-xenpolicy "$h" "deny branches" && echo "PMUVIRT-DOM0-HVM-POLICY-SET $h"
 	/usr/bin/xl unpause pmuvirt-hvm
+	split_session pmuvirt-hvm $h $serial
 	# A restored device model starts the serial file afresh: each life's
 	# output is kept in $lives before the restore.
 	lives=/var/log/xen/hvm-serial-lives.log

@@ -32,12 +32,16 @@ grep -q pmuvirt_smp /proc/cmdline && run=smp shared=shared
 # main session runs (its access test checks that session's refusals).
 if grep -q pmuvirt_split /proc/cmdline; then
 	/xen_prof_test crng
+	# An HVM guest's cross-CPU calls (smp_call_function_many_cond) spin on
+	# a sibling VCPU that waits for the one PCPU: its VCPU 1 sits the split out.
+	[ $run = hvm ] && echo 0 >/sys/devices/system/cpu/cpu1/online
 	echo "PMUVIRT-SPLIT-WAITING"
 	/xs_rendezvous wait data/pmuvirt-split-go 300 || echo "PMUVIRT-SPLIT-NO-GO"
 	/xen_prof_test split $split_ticks $split_rounds
 	echo "PMUVIRT-SPLIT-EXIT=$?"
 	# nothing else of this domain's in dom0's session
 	/xs_rendezvous wait data/pmuvirt-split-done 300
+	[ $run = hvm ] && echo 1 >/sys/devices/system/cpu/cpu1/online
 fi
 # The domu boot's domUs, each active in turn in a session of dom0's
 # (pmuvirt_active): each drains its own rings (pmuvirt-xenprof active; the
