@@ -114,15 +114,17 @@ KERNEL = 0x2
 EV_BRANCHES = 3
 
 
-def prof_start(counters, domains=(0,), pages=16, high_water=50, flags=0, reserved=0):
+def prof_start(counters, domains=(0,), pages=16, high_water=50, flags=0, fmt=0, active=0,
+               reserved=0):
     """PROF_START: counters are (event, period, flags); domains at most 32."""
     doms = list(domains) + [0] * (32 - len(domains))
-    return hcall(16, struct.pack('<6IiI', flags, len(domains), pages, high_water, 0, 0, -1,
-                                 reserved) + struct.pack('<32H', *doms) + control(counters))
+    return hcall(16, struct.pack('<6Ii3I', flags, len(domains), pages, high_water, 0, 0, -1,
+                                 fmt, active, reserved) + struct.pack('<32H', *doms) +
+                 control(counters))
 
 
 def prof_simple(cmd, flags=0, reserved=0):
-    """PROF_STOP (17) and PROF_RELEASE (20)."""
+    """PROF_STOP (17), PROF_RELEASE (20) and PROF_UNMAP (21)."""
     return hcall(cmd, struct.pack('<II', flags, reserved))
 
 
@@ -179,6 +181,9 @@ XEN = {
                                       struct.pack('<II', 1, 16) + bytes(8)]),
     'prof-session': xen_seed(2, True, [EVENTS, SESSION, PROF_MAP, PROF_TAIL, CYCLES, READ,
                                        prof_simple(17), prof_simple(20), TAKE]),
+    'prof-active': xen_seed(2, True, [prof_start([(EV_CYCLES, 5000, USER | SAMPLE)],
+                                                 domains=(0, 3), active=2), PROF_MAP,
+                                      prof_simple(21), prof_simple(17), prof_simple(20)]),
     'prof-busy': xen_seed(3, True, [set_ctl([(EV_BRANCHES, 0, USER)] * 4), SESSION,
                                     set_ctl([(EV_INSTRUCTIONS, 0, USER)]), SESSION]),
     'prof-bad': xen_seed(2, True, [prof_start([(EV_CYCLES, 0, USER | SAMPLE)]),
@@ -187,6 +192,9 @@ XEN = {
                                    prof_start([(EV_CYCLES, 100, USER | SAMPLE)], domains=(1, 1)),
                                    prof_start([(EV_CYCLES, 100, USER | SAMPLE)], high_water=0),
                                    prof_start([(EV_CYCLES, 100, USER | SAMPLE)], flags=1),
+                                   prof_start([(EV_CYCLES, 100, USER | SAMPLE)], active=2),
+                                   prof_start([(EV_CYCLES, 100, USER | SAMPLE)], reserved=1),
+                                   prof_simple(21, flags=1),
                                    prof_simple(17, reserved=1), prof_simple(20, flags=2)]),
 }
 
