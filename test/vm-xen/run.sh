@@ -33,10 +33,12 @@
 # not by QEMU's exit status.
 #
 # usage: test/vm-xen/run.sh [BUILD_DIR [SET]]  (default <source>/build-xen, main)
-#   SET main: the real, emulated, refused, watchdog, domu and smp boots;
+#   SET main: the real, emulated, refused, watchdog and domu boots; smp:
+#   the smp boot (two emulated PCPUs: it needs both cores to itself);
 #   stock: the hvm, stock, vpmu-off and policy-off boots.  Each set has
-#   its own work directory (BUILD_DIR/vm-xen, BUILD_DIR/vm-xen-stock), so
-#   both can run at once; they share the builds in BUILD_DIR.
+#   its own work directory (BUILD_DIR/vm-xen, BUILD_DIR/vm-xen-smp,
+#   BUILD_DIR/vm-xen-stock), so they can run at once; they share the
+#   builds in BUILD_DIR.
 # Exit: 0 pass, 1 fail, 77 skipped (missing tools and not root).
 # Environment: PMUVIRT_XEN_ITERATIONS (loop length per thread of the
 #              hypercall test, default 5e7), PMUVIRT_XEN_GUEST_ITERATIONS
@@ -44,7 +46,7 @@
 #              PMUVIRT_XEN_TIMEOUT (seconds of QEMU's CPU time per boot,
 #              default 900; the stock set's 1800; vm_limited),
 #              PMUVIRT_XEN_BOOTS (the boots of the set to run, default
-#              all of them: "real emulated refused watchdog domu smp",
+#              all of them: "real emulated refused watchdog domu", "smp"
 #              or "hvm stock vpmu-off policy-off"; the test passes only with
 #              all), PMUVIRT_XEN_EMU_ARGS (more Xen options for the
 #              emulated boot, e.g. timer_slop=0 for docs/sampling.md),
@@ -63,9 +65,10 @@ srcroot=$src build=$out
 cache=$build/cache
 set_name=${2:-main}
 case $set_name in
-main) all_boots="real emulated refused watchdog domu smp" work=$build/vm-xen timeout_s=900 ;;
+main) all_boots="real emulated refused watchdog domu" work=$build/vm-xen timeout_s=900 ;;
+smp) all_boots="smp" work=$build/vm-xen-smp timeout_s=900 ;;
 stock) all_boots="hvm stock vpmu-off policy-off" work=$build/vm-xen-stock timeout_s=1800 ;;
-*) echo "vm-xen: unknown set of boots '$set_name' (main or stock)" >&2; exit 1 ;;
+*) echo "vm-xen: unknown set of boots '$set_name' (main, smp or stock)" >&2; exit 1 ;;
 esac
 iterations=${PMUVIRT_XEN_ITERATIONS:-50000000}
 guest_iterations=${PMUVIRT_XEN_GUEST_ITERATIONS:-50000000}
