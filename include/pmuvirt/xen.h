@@ -436,7 +436,8 @@ struct pmuvirt_xen_prof_ring {
  * the passive domains; an active domain's are its own VCPUs'.  The
  * controller or an active domain; -ENOENT without a session, -EPERM for
  * any other domain; -ENOSPC (counts set) when an array is too small;
- * -EINVAL for a guest frame beyond the address width or named twice;
+ * -E2BIG for a PVH or HVM caller with more than PMUVIRT_XEN_PROF_MAX_PLACED
+ * ring pages; -EINVAL for a guest frame beyond the address width or named twice;
  * -EBUSY for one Xen must not take over (nothing stays placed then).
  */
 struct pmuvirt_xen_prof_map {

@@ -131,69 +131,39 @@ static long give_tails(struct xp_drain *d)
 	return hc(PMUVIRT_XEN_PROF_TAIL, &op);
 }
 
+/* PROF_MAP, or the same through pmuvirt.ko's device @dev: 0 or a negative errno. */
+static long prof_map(int dev, struct pmuvirt_xen_prof_map *map)
+{
+	if (dev < 0)
+		return hc(PMUVIRT_XEN_PROF_MAP, map);
+	return ioctl(dev, PMUVIRT_XENPROF_IOC_MAP, map) ? -errno : 0;
+}
+
 /*
  * The rings this domain reads (PROF_MAP), mapped read-only: *@desc gets
- * their list, @map the counts.  Return: the mapping, or MAP_FAILED with
- * *@rc the error (-ENOENT without a session, -EPERM: none of its rings).
+ * their list, @map the counts.  A PV domain maps their machine frames
+ * with privcmd (@dev -1); a PVH or HVM one has pmuvirt.ko's device @dev
+ * place them at guest frames of its own and maps them from there.
+ * Return: the mapping, or MAP_FAILED with *@rc the error (-ENOENT
+ * without a session, -EPERM: none of its rings).
  */
-static void *map_rings(struct pmuvirt_xen_prof_map *map, struct pmuvirt_xen_prof_ring **desc,
-		       long *rc)
+static void *map_rings(int dev, struct pmuvirt_xen_prof_map *map,
+		       struct pmuvirt_xen_prof_ring **desc, long *rc)
 {
-	unsigned long *frames;
-	uint64_t *mfn64;
+	unsigned long *frames = NULL;
+	uint64_t *mfn64 = NULL;
 	unsigned int i;
-	int *ferr;
+	int *ferr = NULL;
 	void *mem;
 
 	*desc = NULL;
 	memset(map, 0, sizeof(*map));
 	hdr(&map->hdr, sizeof(*map));
 	/* no room: the counts come back with -ENOSPC */
-	*rc = hc(PMUVIRT_XEN_PROF_MAP, map);
-	if (*rc != -ENOSPC)
-		return *rc ? MAP_FAILED : (*rc = -EPROTO, MAP_FAILED);
-	if (!map->nr_rings || map->nr_frames != map->nr_rings * map->ring_pages) {
-		*rc = -EPROTO;
-		return MAP_FAILED;
-	}
-	*desc = calloc(map->nr_rings, sizeof(**desc));
-	mfn64 = calloc(map->nr_frames, sizeof(*mfn64));
-	frames = calloc(map->nr_frames, sizeof(*frames));
-	ferr = calloc(map->nr_frames, sizeof(*ferr));
-	if (!*desc || !mfn64 || !frames || !ferr)
-		die("memory", ENOMEM);
-	map->rings = (uint64_t)(uintptr_t)*desc;
-	map->frames = (uint64_t)(uintptr_t)mfn64;
-	*rc = hc(PMUVIRT_XEN_PROF_MAP, map);
-	mem = MAP_FAILED;
-	if (!*rc) {
-		for (i = 0; i < map->nr_frames; i++)
-			frames[i] = (unsigned long)mfn64[i];
-		mem = xen_map_own_frames(privcmd, frames, map->nr_frames, ferr);
-		if (mem == MAP_FAILED)
-			*rc = -errno;
-	}
-	free(mfn64);
-	free(frames);
-	free(ferr);
-	return mem;
-}
-
-/*
- * A PVH or HVM active domain's rings through pmuvirt.ko's device @fd: it
- * places them at guest frames of its own, and they map from there.
- */
-static void *map_rings_device(int fd, struct pmuvirt_xen_prof_map *map,
-			      struct pmuvirt_xen_prof_ring **desc, long *rc)
-{
-	void *mem;
-
-	*desc = NULL;
-	memset(map, 0, sizeof(*map));
-	hdr(&map->hdr, sizeof(*map));
-	/* no room: the counts come back with ENOSPC */
-	if (!ioctl(fd, PMUVIRT_XENPROF_IOC_MAP, map) || errno != ENOSPC) {
-		*rc = errno == ENOSPC ? -EPROTO : -errno;
+	*rc = prof_map(dev, map);
+	if (*rc != -ENOSPC) {
+		if (!*rc)
+			*rc = -EPROTO;
 		return MAP_FAILED;
 	}
 	if (!map->nr_rings || map->nr_frames != map->nr_rings * map->ring_pages) {
@@ -201,15 +171,31 @@ static void *map_rings_device(int fd, struct pmuvirt_xen_prof_map *map,
 		return MAP_FAILED;
 	}
 	*desc = calloc(map->nr_rings, sizeof(**desc));
+	if (dev < 0) {
+		mfn64 = calloc(map->nr_frames, sizeof(*mfn64));
+		frames = calloc(map->nr_frames, sizeof(*frames));
+		ferr = calloc(map->nr_frames, sizeof(*ferr));
+		if (!mfn64 || !frames || !ferr)
+			die("memory", ENOMEM);
+	}
 	if (!*desc)
 		die("memory", ENOMEM);
 	map->rings = (uint64_t)(uintptr_t)*desc;
-	if (ioctl(fd, PMUVIRT_XENPROF_IOC_MAP, map)) {
-		*rc = -errno;
-		return MAP_FAILED;
+	map->frames = (uint64_t)(uintptr_t)mfn64;
+	*rc = prof_map(dev, map);
+	mem = MAP_FAILED;
+	if (!*rc && dev >= 0) {
+		mem = mmap(NULL, (size_t)map->nr_frames * 4096, PROT_READ, MAP_SHARED, dev, 0);
+	} else if (!*rc) {
+		for (i = 0; i < map->nr_frames; i++)
+			frames[i] = (unsigned long)mfn64[i];
+		mem = xen_map_own_frames(privcmd, frames, map->nr_frames, ferr);
 	}
-	mem = mmap(NULL, (size_t)map->nr_frames * 4096, PROT_READ, MAP_SHARED, fd, 0);
-	*rc = mem == MAP_FAILED ? -errno : 0;
+	if (!*rc && mem == MAP_FAILED)
+		*rc = -errno;
+	free(mfn64);
+	free(frames);
+	free(ferr);
 	return mem;
 }
 
@@ -390,7 +376,7 @@ static int record(struct rec_opts *o)
 			fprintf(stderr, "pmuvirt-xenprof: an active domain must be PV\n");
 		die("starting the session", rc);
 	}
-	mem = map_rings(&map, &desc, &rc);
+	mem = map_rings(-1, &map, &desc, &rc);
 	if (mem == MAP_FAILED)
 		goto fail_stop;
 	if (xp_drain_init(&d, mem, desc, map.nr_rings, map.ring_pages, out)) {
@@ -451,8 +437,7 @@ static int active(struct rec_opts *o, double wait_s)
 		die(o->out, errno);
 	/* pmuvirt.ko's device in a PVH or HVM domain; privcmd maps a PV one's */
 	dev = open("/dev/pmuvirt-xenprof", O_RDWR | O_CLOEXEC);
-	while ((mem = dev >= 0 ? map_rings_device(dev, &map, &desc, &rc) :
-			    map_rings(&map, &desc, &rc)) == MAP_FAILED &&
+	while ((mem = map_rings(dev, &map, &desc, &rc)) == MAP_FAILED &&
 	       (rc == -ENOENT || rc == -EPERM) && now_s() < until && !stop_now) {
 		free(desc);
 		usleep(100 * 1000);

@@ -798,10 +798,14 @@ static int prof_stop_locked(const struct domain *d)
 static int prof_place_locked(struct domain *caller, XEN_GUEST_HANDLE_PARAM(void) frames,
 			     unsigned int nr_frames)
 {
-	uint64_t *gfns = xmalloc_array(uint64_t, nr_frames);
+	uint64_t *gfns;
 	unsigned int i, n, p;
 	int rc = 0;
 
+	/* the check of the frames is quadratic: a translated controller's rings too are bounded */
+	if (nr_frames > PMUVIRT_XEN_PROF_MAX_PLACED)
+		return -E2BIG;
+	gfns = xmalloc_array(uint64_t, nr_frames);
 	if (!gfns)
 		return -ENOMEM;
 	if (copy_from_guest(gfns, frames, nr_frames))
