@@ -591,7 +591,7 @@ require "PMUVIRT-XEN-PROF-ACTIVE-RECORD-EXIT=0" "PMUVIRT-XEN-PROF-ACTIVE-REPORT-
 	"domu-a: PMUVIRT-ACTIVE-REPORT-EXIT=0" "domu-a: PMUVIRT-XEN-ACTIVE-CHECK-PASSED d1" \
 	"domu-a: pmuvirt-xenprof: active: domain 1, 2 rings of .* (mapped by machine frame)" \
 	"domu-b: PMUVIRT-ACTIVE-RECORD-EXIT=0" "domu-b: PMUVIRT-ACTIVE-REPORT-EXIT=0" \
-	"domu-b: PMUVIRT-XEN-ACTIVE-CHECK-PASSED d2" \
+	"domu-b: PMUVIRT-XEN-ACTIVE-CHECK-PASSED d2" "domu-b: PMUVIRT-XEN-DEVPERM-PASSED" \
 	"domu-b: pmuvirt-xenprof: active: domain 2, 2 rings of .* (placed by pmuvirt.ko)"
 for d in a:PV b:PVH; do
 	k=${d#*:} d=${d%:*}

@@ -60,13 +60,20 @@
  * of Xen on its behalf (a PV kernel's system calls pass through Xen)
  * split as the ticks did, within 5%.
  *
+ * "xen_prof_test devperm", in a PVH or HVM domU with pmuvirt.ko: who may
+ * open /dev/pmuvirt-xenprof (root; not root without CAP_SYS_ADMIN, not
+ * nobody).
+ *
  * Prints PMUVIRT-XEN-PROF-* markers.
  */
 #include "privcmd.h"
 #include "../common/prof_start.h"
+#include <fcntl.h>
+#include <linux/capability.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -648,6 +655,61 @@ static int activecheck(const char *path, const char *d, double kticks, double ut
 	return bad ? 1 : 0;
 }
 
+/* An open of /dev/pmuvirt-xenprof in a child without @cap (or as nobody): its errno. */
+static int devopen_without(int cap, int as_nobody)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	pid_t pid = fork();
+	int st, fd;
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		if (as_nobody && setuid(65534))
+			_exit(255);
+		if (!as_nobody) {
+			if (syscall(SYS_capget, &h, d))
+				_exit(255);
+			d[cap / 32].effective &= ~(1u << (cap % 32));
+			if (syscall(SYS_capset, &h, d))
+				_exit(255);
+		}
+		fd = open("/dev/pmuvirt-xenprof", O_RDWR);
+		_exit(fd < 0 ? (errno & 0xff) : 0);
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+/*
+ * "xen_prof_test devperm" in a PVH or HVM domU with pmuvirt.ko: root opens
+ * /dev/pmuvirt-xenprof; root without CAP_SYS_ADMIN gets EPERM (the
+ * module's check), nobody gets EACCES (the node's mode) or EPERM.
+ */
+static int devperm(void)
+{
+	int fd = open("/dev/pmuvirt-xenprof", O_RDWR), e, bad = 0;
+
+	printf("devperm: root: %s\n", fd < 0 ? strerror(errno) : "opened");
+	if (fd < 0)
+		bad++;
+	else
+		close(fd);
+	e = devopen_without(CAP_SYS_ADMIN, 0);
+	printf("devperm: root without CAP_SYS_ADMIN: %s\n", e > 0 && e < 255 ? strerror(e) :
+	       e ? "no result" : "opened");
+	if (e != EPERM)
+		bad++;
+	e = devopen_without(0, 1);
+	printf("devperm: nobody: %s\n", e > 0 && e < 255 ? strerror(e) : e ? "no result" : "opened");
+	if (e != EACCES && e != EPERM)
+		bad++;
+	printf("PMUVIRT-XEN-DEVPERM-%s\n", bad ? "FAILED" : "PASSED");
+	return bad ? 1 : 0;
+}
+
 static int nopmu(void)
 {
 	struct pmuvirt_xen_prof_start op;
@@ -694,11 +756,13 @@ int main(int argc, char **argv)
 		return split(strtoull(argv[2], NULL, 0), strtoull(argv[3], NULL, 0));
 	if (argc == 6 && !strcmp(argv[1], "splitcheck"))
 		return splitcheck(argv[2], argv[3], strtod(argv[4], NULL), strtod(argv[5], NULL));
+	if (argc == 2 && !strcmp(argv[1], "devperm"))
+		return devperm();
 	if (argc == 6 && !strcmp(argv[1], "activecheck"))
 		return activecheck(argv[2], argv[3], strtod(argv[4], NULL), strtod(argv[5], NULL));
 	fprintf(stderr, "usage: xen_prof_test rules | nopmu | hot ROUNDS | check REPORT PERIOD WORK_A "
 		"WORK_B [lossy | virq LOG] | domus REPORT DOMA DOMB | crng | split TICKS ROUNDS | "
 		"splitcheck REPORT dN KERNEL_TICKS USER_TICKS | "
-		"activecheck REPORT dN KERNEL_TICKS USER_TICKS\n");
+		"activecheck REPORT dN KERNEL_TICKS USER_TICKS | devperm\n");
 	return 2;
 }
