@@ -916,8 +916,10 @@ void pmuvirt_xen_vm_entry(void)
 	if (!pc || pmuvirt_x86_vm_global_ctrl(pc, &host, &guest) || guest == host)
 		return;
 	/* Behind the cache's back: it keeps the host's value for the exit. */
-	if (!pc->hw->write_reg(pc->hw_arg, MSR_CORE_PERF_GLOBAL_CTRL, guest))
+	if (!pc->hw->write_reg(pc->hw_arg, MSR_CORE_PERF_GLOBAL_CTRL, guest)) {
 		this_cpu(pmuvirt_xen_guest_ctrl) = true;
+		pmuvirt_xen_emu_vm_entry();
+	}
 }
 
 /**

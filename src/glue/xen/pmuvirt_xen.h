@@ -210,6 +210,7 @@ void pmuvirt_xen_unplace_frame(struct domain *d, uint64_t gfn, mfn_t mfn);
 /* The emulated PMU (boot option pmuvirt-emulate), a test instrument. */
 extern bool pmuvirt_xen_emulate;
 void *pmuvirt_xen_emu_hw_arg(unsigned int cpu);
+void pmuvirt_xen_emu_vm_entry(void);
 extern unsigned long pmuvirt_xen_emu_pmis;
 void pmuvirt_xen_emu_cpu_init(void);
 void pmuvirt_xen_emu_cpu_dead(unsigned int cpu);

@@ -32,6 +32,7 @@ boolean_param("pmuvirt-emulate", pmuvirt_xen_emulate);
 struct pmuvirt_xen_emu_cpu {
 	struct pmuvirt_x86_emu_cpu emu;
 	struct timer timer;
+	s_time_t deadline;	/* of @timer, 0 when stopped */
 	bool ready;
 };
 
@@ -51,6 +52,7 @@ static void cf_check emu_arm(struct pmuvirt_x86_emu_cpu *c, uint64_t ticks)
 	if (!e->ready)
 		return;
 	if (ticks == PMUVIRT_X86_EMU_NEVER) {
+		e->deadline = 0;
 		stop_timer(&e->timer);
 		return;
 	}
@@ -58,8 +60,29 @@ static void cf_check emu_arm(struct pmuvirt_x86_emu_cpu *c, uint64_t ticks)
 	 * Rounded up and a microsecond late, so the interrupt finds the wrap
 	 * due (the TSC and Xen's clock are scaled apart): a PMI's skid.
 	 */
-	set_timer(&e->timer, NOW() + 1000 +
-		  (s_time_t)(cpu_khz ? (ticks * 1000000ULL + cpu_khz - 1) / cpu_khz : ticks));
+	e->deadline = NOW() + 1000 +
+		      (s_time_t)(cpu_khz ? (ticks * 1000000ULL + cpu_khz - 1) / cpu_khz : ticks);
+	set_timer(&e->timer, e->deadline);
+}
+
+/**
+ * pmuvirt_xen_emu_vm_entry() - the wrap's deadline into the APIC before VMRUN
+ *
+ * Called with interrupts off after the VM-entry switch of the global
+ * control armed the timer.  Xen programs the APIC from its timer softirq,
+ * and the entry path has run its softirqs already: without this the
+ * deadline would reach the APIC at the guest's next exit.  An early APIC
+ * interrupt is harmless: its softirq runs what is due and programs the next.
+ */
+void pmuvirt_xen_emu_vm_entry(void)
+{
+	struct pmuvirt_xen_emu_cpu *e = &this_cpu(pmuvirt_xen_emu_cpu);
+
+	if (!pmuvirt_xen_emulate || !e->ready || !e->deadline ||
+	    e->deadline >= this_cpu(timer_deadline))
+		return;
+	if (reprogram_timer(e->deadline))
+		this_cpu(timer_deadline) = e->deadline;
 }
 
 static void cf_check emu_pmi(struct pmuvirt_x86_emu_cpu *c, bool at_access)
