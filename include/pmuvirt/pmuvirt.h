@@ -1042,6 +1042,7 @@ unsigned int pmuvirt_chain_fp(uint64_t fp, uint64_t sp, uint64_t limit,
 
 /**
  * pmuvirt_chain_backchain() - return addresses of a 64-bit POWER stack
+ * @ip:		the interrupted instruction address.
  * @sp:		the interrupted r1: the innermost frame, or the caller's
  *		when the interrupted function made none; no frame lies
  *		below it.
@@ -1065,7 +1066,9 @@ unsigned int pmuvirt_chain_fp(uint64_t fp, uint64_t sp, uint64_t limit,
  * the function is a leaf without a frame, and it is stale when the
  * function made a frame without saving LR; the last two look alike, so a
  * slot that differs from @lr is kept, and a 0 there is skipped.  @lr of 0
- * is skipped too.
+ * is skipped too, and so is @lr equal to @ip: the instruction before set
+ * it (a branch and link to the next instruction, or scv, which leaves its
+ * return address in LR), so it names no caller.
  *
  * Each frame must be 16-byte aligned and lie above the one before, so a
  * corrupt or hostile stack ends the walk within @max frames and never
@@ -1074,7 +1077,7 @@ unsigned int pmuvirt_chain_fp(uint64_t fp, uint64_t sp, uint64_t limit,
  *
  * Return: frames stored.
  */
-unsigned int pmuvirt_chain_backchain(uint64_t sp, uint64_t lr, uint64_t limit,
+unsigned int pmuvirt_chain_backchain(uint64_t ip, uint64_t sp, uint64_t lr, uint64_t limit,
 				     pmuvirt_chain_read_fn read, void *arg, uint64_t *frames,
 				     unsigned int max);
 

@@ -36,7 +36,7 @@ unsigned int pmuvirt_chain_fp(uint64_t fp, uint64_t sp, uint64_t limit,
  */
 #define BACKCHAIN_ALIGN		16	/* the ABIs keep r1 quadword aligned */
 
-unsigned int pmuvirt_chain_backchain(uint64_t sp, uint64_t lr, uint64_t limit,
+unsigned int pmuvirt_chain_backchain(uint64_t ip, uint64_t sp, uint64_t lr, uint64_t limit,
 				     pmuvirt_chain_read_fn read, void *arg, uint64_t *frames,
 				     unsigned int max)
 {
@@ -47,7 +47,8 @@ unsigned int pmuvirt_chain_backchain(uint64_t sp, uint64_t lr, uint64_t limit,
 
 	if (!max)
 		return 0;
-	if (lr)
+	/* LR at the IP was set by the instruction before (bcl to the next one, scv) */
+	if (lr && lr != ip)
 		frames[n++] = lr;
 	if (n == max || limit < sizeof(hdr) || (fp & (BACKCHAIN_ALIGN - 1)) ||
 	    fp > limit - sizeof(hdr) || read(arg, fp, hdr, sizeof(hdr)))

@@ -2,7 +2,8 @@
 /*
  * pmuvirt_chain_backchain(): the 64-bit POWER back-chain walk on a fake
  * stack: where the first caller comes from (LR, a leaf with or without a
- * frame, the LR repeat), and the bounds a corrupt or hostile stack meets.
+ * frame, the LR repeat, an LR at the IP), and the bounds a corrupt or
+ * hostile stack meets.
  */
 #include <string.h>
 #include "rig.h"
@@ -13,6 +14,7 @@
 #define LIMIT		0x7ffffffff000ull
 #define FRAME_WORDS	4	/* back chain, CR save, LR save, TOC save: 32 bytes */
 #define NR_FRAMES	(64 / FRAME_WORDS)
+#define IP		0x10000200ull	/* the interrupted IP */
 #define LR		0x10000500ull	/* the interrupted LR */
 
 static uint64_t stack_mem[64];
@@ -67,7 +69,7 @@ static unsigned int walk(uint64_t sp, uint64_t lr, uint64_t limit, uint64_t *out
 	reads = 0;
 	read_lo = ~0ull;
 	read_hi = 0;
-	return pmuvirt_chain_backchain(sp, lr, limit, stack_read, NULL, out, max);
+	return pmuvirt_chain_backchain(IP, sp, lr, limit, stack_read, NULL, out, max);
 }
 
 /* every read within [sp, limit) */
@@ -152,12 +154,16 @@ static void test_leaf_frame_no_lr(void **state)
 	build(4);
 	frame(2)[2] = 0;
 	assert_chain(out, walk(frame_addr(0), LR, LIMIT, out, 32), ends, 2);
-	/* an LR of 0 is no caller; the slots still are */
+	/* an LR of 0 is no caller, nor an LR at the IP (scv, bcl to the next); the slots still are */
 	build(4);
 	{
 		static const uint64_t no_lr[] = { 0x2001, 0x2002, 0x2003 };
 
 		assert_chain(out, walk(frame_addr(0), 0, LIMIT, out, 32), no_lr, 3);
+		assert_chain(out, walk(frame_addr(0), IP, LIMIT, out, 32), no_lr, 3);
+		/* ... nor a first slot that repeats it */
+		frame(1)[2] = IP;
+		assert_chain(out, walk(frame_addr(0), IP, LIMIT, out, 32), no_lr + 1, 2);
 	}
 }
 
