@@ -99,7 +99,8 @@
  *		user); 0 otherwise.  Kernel frames are recorded only in
  *		records of a counter that counts kernel mode, which the
  *		policy allows only to contexts that may.  User frames are found by frame
- *		pointers (x86-64; other architectures record none).
+ *		pointers (x86-64) or the back chain (64-bit POWER); other
+ *		architectures record none.
  * @control:	what to count (checked by pmuvirt_validate()).
  */
 struct pmuvirt_attach {

@@ -1005,11 +1005,12 @@ int pmuvirt_sample_write(struct pmuvirt_sample_writer *w, const struct pmuvirt_s
 			 const struct pmuvirt_sample_chain *chain);
 
 /**
- * typedef pmuvirt_chain_read_fn - read a stack for pmuvirt_chain_fp()
+ * typedef pmuvirt_chain_read_fn - read a stack for a call-chain walk
  * @arg:	the host's.
  * @addr:	the stack address.
  * @buf:	receives @len bytes.
- * @len:	bytes to read (16).
+ * @len:	bytes to read: 16 for pmuvirt_chain_fp(), 24 for
+ *		pmuvirt_chain_backchain().
  *
  * Return: 0, or non-zero when the memory cannot be read (the walk ends).
  * Called from the PMI: it must not fault, sleep or lock.
@@ -1038,6 +1039,47 @@ typedef int (*pmuvirt_chain_read_fn)(void *arg, uint64_t addr, void *buf, unsign
 unsigned int pmuvirt_chain_fp(uint64_t fp, uint64_t sp, uint64_t limit,
 			      pmuvirt_chain_read_fn read, void *arg, uint64_t *frames,
 			      unsigned int max);
+
+/**
+ * pmuvirt_chain_backchain() - return addresses of a 64-bit POWER stack
+ * @ip:		the interrupted instruction address.
+ * @sp:		the interrupted r1: the innermost frame, or the caller's
+ *		when the interrupted function made none; no frame lies
+ *		below it.
+ * @lr:		the interrupted LR.
+ * @limit:	no frame reaches past it (the top of the address space the
+ *		stack may be in, or the end of the stack).
+ * @read:	how the host reads the stack: the 24-byte frame header
+ *		{back chain, CR save, LR save} at a frame.  A host may give
+ *		a frame's back chain as 0 to make it the last (an interrupt
+ *		frame, whose back chain leads to the interrupted context).
+ * @arg:	passed to @read.
+ * @frames:	receives the return addresses, innermost first.
+ * @max:	room at @frames.
+ *
+ * The back-chain ABI of 64-bit POWER (ELFv1 and ELFv2): a frame's first
+ * doubleword is the caller's r1, and a function saves its return address
+ * in its caller's frame, at 16.  The first caller is @lr; then each frame
+ * above @sp gives its LR save slot.  The first of these slots is
+ * ambiguous: it repeats @lr when the interrupted function made a frame and
+ * saved LR (the repeat is dropped), it is the caller's return address when
+ * the function is a leaf without a frame, and it is stale when the
+ * function made a frame without saving LR; the last two look alike, so a
+ * slot that differs from @lr is kept, and a 0 there is skipped.  @lr of 0
+ * is skipped too, and so is @lr equal to @ip: the instruction before set
+ * it (a branch and link to the next instruction, or scv, which leaves its
+ * return address in LR), so it names no caller.
+ *
+ * Each frame must be 16-byte aligned and lie above the one before, so a
+ * corrupt or hostile stack ends the walk within @max frames and never
+ * makes it leave [@sp, @limit).  A failed read, a back chain that breaks
+ * these rules (0 included) or a 0 in a later slot ends it.
+ *
+ * Return: frames stored.
+ */
+unsigned int pmuvirt_chain_backchain(uint64_t ip, uint64_t sp, uint64_t lr, uint64_t limit,
+				     pmuvirt_chain_read_fn read, void *arg, uint64_t *frames,
+				     unsigned int max);
 
 /**
  * pmuvirt_ctx_attach_samples() - where a context's sampling counters write

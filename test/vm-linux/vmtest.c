@@ -6,7 +6,7 @@
  *
  * usage: vmtest probe|accuracy|migrate|fork|inherit|sum|imode [BOUND|shared]|pmistorm|hotplug|isolation|
  *               throttle|exec|malformed|policy|evpolicy|suid|sigperm|hold|reap|
- *               perfopen ok|busy|perfhold|exact (POWER)|sample|profile ROUNDS|
+ *               perfopen ok|busy|perfhold|exact (POWER)|callchain (POWER)|sample|profile ROUNDS|
  *               spin N|threads K N [schedstat]
  * With "schedstat" (two CPUs at host speed, no -icount) no count has a
  * known truth: the host may stop QEMU anywhere, for milliseconds, also
@@ -18,7 +18,7 @@
  * "vm: <name> FAIL"; the exit status is 0 only when it passed.
  * Here: main() and the helpers the checks share (vmtest.h); the checks
  * by area in vmtest_count.c, vmtest_process.c, vmtest_imode.c,
- * vmtest_policy.c and vmtest_sample.c.
+ * vmtest_policy.c, vmtest_sample.c and vmtest_chain.c.
  */
 #include "vmtest.h"
 
@@ -263,7 +263,7 @@ static const struct {
 	{ "exec", t_exec },		{ "malformed", t_malformed },	{ "hold", t_hold },
 	{ "perfhold", t_perfhold },	{ "reap", t_reap },
 #ifdef __powerpc64__
-	{ "exact", t_exact },
+	{ "exact", t_exact },		{ "callchain", t_callchain },
 #endif
 #ifdef __x86_64__
 	{ "sample", t_sample },
@@ -321,7 +321,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(what, "perfopen") && argc > 2) {
 		t_perfopen(argv[2]);
 	} else if (!run_named(what)) {
-		fprintf(stderr, "usage: vmtest probe|accuracy|migrate|fork|inherit|sum|imode|pmistorm|latepmi|hotplug|isolation|throttle|exec|malformed|policy|evpolicy|suid|sigperm|hold|reap|perfopen ok|busy|perfhold|exact (POWER)|sample (x86)|profile ROUNDS (x86)|chain ROUNDS (x86)|spin N|threads K N\n");
+		fprintf(stderr, "usage: vmtest probe|accuracy|migrate|fork|inherit|sum|imode|pmistorm|latepmi|hotplug|isolation|throttle|exec|malformed|policy|evpolicy|suid|sigperm|hold|reap|perfopen ok|busy|perfhold|exact (POWER)|callchain (POWER)|sample (x86)|profile ROUNDS (x86)|chain ROUNDS (x86)|spin N|threads K N\n");
 		return 2;
 	}
 	printf("vm: %s %s\n", what, failed ? "FAIL" : "ok");

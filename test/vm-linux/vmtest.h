@@ -179,4 +179,7 @@ void t_sample(void);
 void t_profile(int rounds);
 void t_chain(int rounds);
 
+/* ---- vmtest_chain.c (POWER) ---- */
+void t_callchain(void);
+
 #endif

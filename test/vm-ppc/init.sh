@@ -34,7 +34,8 @@ if [ -n "${vmppc_only:-}" ]; then
 	echo "PMUVIRT-VM-RESULT: $result (only $vmppc_only)"
 	poweroff -f
 fi
-for t in probe exact accuracy fork inherit exec malformed; do
+# callchain: sampling with call chains (the back chain), a leaf's two callers 3:1
+for t in probe exact accuracy fork inherit exec malformed callchain; do
 	/vmtest $t || fail "vmtest $t"
 	[ "$(attached)" = 0 ] || fail "contexts left after $t: $(attached)"
 done

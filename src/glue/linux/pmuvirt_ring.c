@@ -38,6 +38,10 @@
 #ifdef CONFIG_X86_64
 #include <asm/unwind.h>
 #endif
+#ifdef CONFIG_PPC64
+#include <linux/thread_info.h>
+#include <linux/vmalloc.h>
+#endif
 
 #define PMUVIRT_MAX_REPORTS	4096
 
@@ -152,6 +156,93 @@ static unsigned int lx_kernel_chain(struct pt_regs *regs, u64 *frame, unsigned i
 		frame[n++] = addr;
 	}
 	return n;
+}
+#elif defined(CONFIG_PPC64)
+/* A user stack, in the PMI, as on x86: copy_from_user_nofault(). */
+static int lx_read_user(void *arg, uint64_t addr, void *buf, unsigned int len)
+{
+	return copy_from_user_nofault(buf, (const void __user *)(unsigned long)addr, len) ? -EFAULT : 0;
+}
+
+/* User frames by the back chain, from the user registers; @with_ip: @regs->nip first. */
+static unsigned int lx_user_chain(const struct pt_regs *regs, bool with_ip, u64 *frame,
+				  unsigned int max)
+{
+	unsigned int n = 0;
+
+	if (with_ip && n < max)
+		frame[n++] = regs->nip;
+	if (is_32bit_task())	/* frames of 4-byte words: not walked */
+		return n;
+	return n + pmuvirt_chain_backchain(regs->nip, regs->gpr[1], regs->link, TASK_SIZE,
+					   lx_read_user, NULL, frame + n, max - n);
+}
+
+/*
+ * A kernel stack, in the PMI; @arg is its end.  An interrupt frame (the
+ * regs marker) is the last: its back chain leads to the interrupted
+ * context, not to a caller, and is given to the walk as 0.
+ */
+static int lx_read_kernel(void *arg, uint64_t addr, void *buf, unsigned int len)
+{
+	unsigned long end = (unsigned long)arg, at = addr + STACK_FRAME_MARKER * sizeof(long);
+	unsigned long marker;
+	u64 *hdr = buf;
+
+	if (copy_from_kernel_nofault(buf, (const void *)(unsigned long)addr, len))
+		return -EFAULT;
+	if (at + sizeof(marker) <= end &&
+	    !copy_from_kernel_nofault(&marker, (const void *)at, sizeof(marker)) &&
+	    marker == STACK_FRAME_REGS_MARKER)
+		hdr[0] = 0;
+	return 0;
+}
+
+/*
+ * A kernel return address.  kernel_text_address() is not exported to
+ * modules: an address is taken when it lies in the linear map (the
+ * kernel's text) or the vmalloc area (modules' text) and the word before
+ * it is a branch and link (bl, bcl, bclrl, bcctrl, bctarl).  Stack words
+ * may be anything: that word is read only in those two areas, never in
+ * the ioremap region.
+ */
+static bool lx_kernel_return(unsigned long addr)
+{
+	u32 insn, xo;
+
+	if ((addr & 3) || (!virt_addr_valid((void *)addr) && !is_vmalloc_addr((void *)addr)))
+		return false;
+	if (copy_from_kernel_nofault(&insn, (const void *)(addr - 4), sizeof(insn)) || !(insn & 1))
+		return false;
+	xo = (insn >> 1) & 0x3ff;
+	switch (insn >> 26) {
+	case 16:	/* bcl */
+	case 18:	/* bl */
+		return true;
+	case 19:
+		return xo == 16 || xo == 528 || xo == 560;
+	}
+	return false;
+}
+
+/*
+ * Kernel frames: the callers of the interrupted @regs->nip by the back
+ * chain, within the stack (THREAD_SIZE, aligned) its r1 lies in.
+ */
+static unsigned int lx_kernel_chain(struct pt_regs *regs, u64 *frame, unsigned int max)
+{
+	unsigned long sp = regs->gpr[1];
+	unsigned long end = ALIGN_DOWN(sp, THREAD_SIZE) + THREAD_SIZE;
+	unsigned int n, i, kept = 0;
+
+	if (!is_kernel_addr(sp))
+		return 0;
+	n = pmuvirt_chain_backchain(regs->nip, sp, regs->link, end, lx_read_kernel, (void *)end,
+				    frame, max);
+	for (i = 0; i < n; i++)
+		if (lx_kernel_return(frame[i]))
+			frame[kept++] = frame[i];
+	return kept;
 }
 #else
 /* No unwinder wired on this architecture: records carry no frames. */
