@@ -106,9 +106,10 @@ elif [ $run = domu ]; then
 fi
 insmod /pmuvirt.ko && echo "PMUVIRT-DOMU-LOADED"
 dmesg | grep "pmuvirt:" | sed 's/^\[[^]]*\] //'
-# pmuvirt-record in the PV domU, its counters' PMI the VIRQ: vm-linux's
-# profile check (test/vm-profile.sh), each thread's 3:1 split within 3%.
-if [ $run = domu ] && [ "$(cat /sys/hypervisor/guest_type 2>/dev/null)" = PV ]; then
+# pmuvirt-record in the domu boot's PV and PVH domUs and in the hvm boot's
+# HVM one, their counters' PMI the VIRQ: vm-linux's profile check
+# (test/vm-profile.sh), each thread's 3:1 split within 3%.
+if [ $run != smp ]; then
 	# its files in a tmpfs of their own: the root's tmpfs is nearly full
 	mkdir -p /prof && mount -t tmpfs -o size=48m tmpfs /prof
 	(

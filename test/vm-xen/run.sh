@@ -282,7 +282,7 @@ mkdir -p "$droot/usr/bin"
 cp "$(command -v perf)" "$droot/usr/bin/perf"
 tree_libs "$droot" "$(command -v perf)"
 # pmuvirt-record (static), pmuvirt-report and a PIE of vmtest for them to
-# profile in the PV domU (test/vm-profile.sh), with the libraries they link
+# profile in the domUs (test/vm-profile.sh), with the libraries they link
 rec=$srcroot/tools/pmuvirt-record
 pflags="-O2 -Wall -Wextra -Werror -I$srcroot/include -I$srcroot/lib/user -I$rec"
 gcc $pflags -static -o "$droot/pmuvirt-record" "$rec/pmuvirt-record.c" "$rec/profile-file.c" \
@@ -601,8 +601,9 @@ for d in a:PV b:PVH; do
 		"domu-$d: PMUVIRT-DOMU-SAVE-EXIT=0" \
 		"domu-$d: PMUVIRT-RDPMC-PASSED" "domu-$d: PMUVIRT-STOCK-PERF-STAT-EXIT=0"
 done
-# pmuvirt-record and pmuvirt-report in the PV domU: each thread's 3:1
-require "domu-a: PMUVIRT-DOMU-PROFILE-EXIT=0"
+# pmuvirt-record and pmuvirt-report in the PV and the PVH domU: each
+# thread's 3:1 split within 3%
+require "domu-a: PMUVIRT-DOMU-PROFILE-EXIT=0" "domu-b: PMUVIRT-DOMU-PROFILE-EXIT=0"
 # Debian's perf stat in the PVH domU, in the PV one and in dom0 (PV): the
 # PV kernels' PMU through Xen's XENPMU_* ABI, their :u counts user and
 # kernel work (a PV kernel runs in ring 3).
@@ -677,7 +678,8 @@ require_domu "hvm: " HVM "hvm: PMUVIRT-DOMU-FAIL-SAVE-CANCELLED" \
 	"hvm: PMUVIRT-STOCK-PERF-RECORD-OK" "hvm: PMUVIRT-STOCK-PERF-RECORD-EXIT=0" \
 	"PMUVIRT-DOM0-HVM-POLICY-SET 1" "hvm: PMUVIRT-STOCK-PERF-POLICY-OK" \
 	"PMUVIRT-DOM0-SAVED perf" "PMUVIRT-DOM0-RESTORED perf" "PMUVIRT-DOM0-PERF-RESTORED-TOLD" \
-	"hvm: PMUVIRT-STOCK-PERF-ACROSS-OK" "hvm: PMUVIRT-STOCK-PERF-ACROSS-EXIT=0"
+	"hvm: PMUVIRT-STOCK-PERF-ACROSS-OK" "hvm: PMUVIRT-STOCK-PERF-ACROSS-EXIT=0" \
+	"hvm: PMUVIRT-DOMU-PROFILE-EXIT=0"
 fi
 # Stock guests: Debian's kernel without pmuvirt.ko as a PVH, then as an
 # HVM domU, on the PMU Xen's pmuvirt emulates for them, on the domu boot's
