@@ -119,7 +119,7 @@ u32 pmuvirt_lx_ring_pages(const struct pmuvirt_ring *ring)
 	return ring->pages;
 }
 
-#ifdef CONFIG_X86_64
+#if defined(CONFIG_X86_64) || defined(CONFIG_PPC64)
 /*
  * A user stack, in the PMI: copy_from_user_nofault() cannot fault or
  * sleep, and refuses in an NMI that interrupted another address space.
@@ -128,7 +128,9 @@ static int lx_read_user(void *arg, uint64_t addr, void *buf, unsigned int len)
 {
 	return copy_from_user_nofault(buf, (const void __user *)(unsigned long)addr, len) ? -EFAULT : 0;
 }
+#endif
 
+#ifdef CONFIG_X86_64
 /* User frames by frame pointers, from the user registers; @with_ip: @regs->ip first. */
 static unsigned int lx_user_chain(const struct pt_regs *regs, bool with_ip, u64 *frame,
 				  unsigned int max)
@@ -158,12 +160,6 @@ static unsigned int lx_kernel_chain(struct pt_regs *regs, u64 *frame, unsigned i
 	return n;
 }
 #elif defined(CONFIG_PPC64)
-/* A user stack, in the PMI, as on x86: copy_from_user_nofault(). */
-static int lx_read_user(void *arg, uint64_t addr, void *buf, unsigned int len)
-{
-	return copy_from_user_nofault(buf, (const void __user *)(unsigned long)addr, len) ? -EFAULT : 0;
-}
-
 /* User frames by the back chain, from the user registers; @with_ip: @regs->nip first. */
 static unsigned int lx_user_chain(const struct pt_regs *regs, bool with_ip, u64 *frame,
 				  unsigned int max)
