@@ -32,7 +32,6 @@ boolean_param("pmuvirt-emulate", pmuvirt_xen_emulate);
 struct pmuvirt_xen_emu_cpu {
 	struct pmuvirt_x86_emu_cpu emu;
 	struct timer timer;
-	s_time_t deadline;	/* of @timer, 0 when stopped */
 	bool ready;
 };
 
@@ -52,7 +51,6 @@ static void cf_check emu_arm(struct pmuvirt_x86_emu_cpu *c, uint64_t ticks)
 	if (!e->ready)
 		return;
 	if (ticks == PMUVIRT_X86_EMU_NEVER) {
-		e->deadline = 0;
 		stop_timer(&e->timer);
 		return;
 	}
@@ -60,9 +58,8 @@ static void cf_check emu_arm(struct pmuvirt_x86_emu_cpu *c, uint64_t ticks)
 	 * Rounded up and a microsecond late, so the interrupt finds the wrap
 	 * due (the TSC and Xen's clock are scaled apart): a PMI's skid.
 	 */
-	e->deadline = NOW() + 1000 +
-		      (s_time_t)(cpu_khz ? (ticks * 1000000ULL + cpu_khz - 1) / cpu_khz : ticks);
-	set_timer(&e->timer, e->deadline);
+	set_timer(&e->timer, NOW() + 1000 +
+		  (s_time_t)(cpu_khz ? (ticks * 1000000ULL + cpu_khz - 1) / cpu_khz : ticks));
 }
 
 /**
@@ -78,11 +75,12 @@ void pmuvirt_xen_emu_vm_entry(void)
 {
 	struct pmuvirt_xen_emu_cpu *e = &this_cpu(pmuvirt_xen_emu_cpu);
 
-	if (!pmuvirt_xen_emulate || !e->ready || !e->deadline ||
-	    e->deadline >= this_cpu(timer_deadline))
+	/* the timer is this PCPU's and only this PCPU sets it: no lock needed */
+	if (!pmuvirt_xen_emulate || !e->ready || !timer_is_active(&e->timer) ||
+	    e->timer.expires >= this_cpu(timer_deadline))
 		return;
-	if (reprogram_timer(e->deadline))
-		this_cpu(timer_deadline) = e->deadline;
+	if (reprogram_timer(e->timer.expires))
+		this_cpu(timer_deadline) = e->timer.expires;
 }
 
 static void cf_check emu_pmi(struct pmuvirt_x86_emu_cpu *c, bool at_access)
