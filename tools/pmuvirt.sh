@@ -29,7 +29,15 @@ test)
 	"$top/tools/install-deps.sh" base cross qemu-ppc vm-linux vm-ppc vm-xen fuzz model papi
 	configure_and_build "$build" ""
 	echo "== all tests (labels: unit sim cross qemu-ppc vm-linux vm-ppc vm-xen papi tau hpctoolkit fuzz model; tau needs TAU_SRC, hpctoolkit HPCTOOLKIT)"
-	ctest --test-dir "$build" --output-on-failure -j "$jobs"
+	# ctest's output, and again at its end why each failing test failed
+	# (the FAIL lines of the VM jobs), which the log's middle would hide.
+	rc=0
+	ctest --test-dir "$build" --output-on-failure -j "$jobs" --output-log "$build/ctest-all.log" || rc=$?
+	if [ $rc != 0 ]; then
+		echo "== why the failing tests failed (their FAIL lines; all output in $build/ctest-all.log)"
+		grep -a -E '^[A-Za-z0-9_.-]+: (FAIL|missing on the console)' "$build/ctest-all.log" | tail -n 20 || true
+		exit $rc
+	fi
 	echo "== unit and sim tests again under AddressSanitizer and UndefinedBehaviorSanitizer"
 	configure_and_build "$build-san" "-DPMUVIRT_SANITIZE=ON"
 	ctest --test-dir "$build-san" --output-on-failure -j "$jobs" -L 'unit|sim'
