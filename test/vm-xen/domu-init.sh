@@ -60,12 +60,16 @@ if grep -q pmuvirt_active /proc/cmdline; then
 	/xs_rendezvous wait data/pmuvirt-active-go 300 || echo "PMUVIRT-ACTIVE-NO-GO"
 	/pmuvirt-xenprof active --wait 120 -o /prof/active.data -- \
 		/xen_prof_test split $split_ticks $split_rounds >/prof/active.out 2>/prof/active.err
-	echo "PMUVIRT-ACTIVE-RECORD-EXIT=$?"
-	cat /prof/active.out /prof/active.err
+	_rec=$?
+	# the report before the marker that gives the other domU its turn
+	# (active-run.sh): it must not take the one PCPU from that one's split
 	self=$(sed -n 's/.*active: domain \([0-9]*\),.*/\1/p' /prof/active.err)
 	/pmuvirt-xenprof report -i /prof/active.data --map ${self:-0}=/prof/kallsyms \
 		--exe ${self:-0}=/xen_prof_test --vcpu --top 100000 >/prof/active.txt
-	echo "PMUVIRT-ACTIVE-REPORT-EXIT=$?"
+	_rep=$?
+	echo "PMUVIRT-ACTIVE-RECORD-EXIT=$_rec"
+	cat /prof/active.out /prof/active.err
+	echo "PMUVIRT-ACTIVE-REPORT-EXIT=$_rep"
 	sed -n '1,25s/^/active: /p' /prof/active.txt
 	_line=$(grep -a "PMUVIRT-XEN-SPLIT kernel" /prof/active.out | tail -n 1)
 	_k=$(echo "$_line" | sed -n 's/.*kernel \([0-9]*\) user.*/\1/p')

@@ -331,13 +331,34 @@ static inline uint64_t split_rdtsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+/*
+ * Where the phases' TSC ticks went besides their own work.  In the user
+ * phase a step between two of the loop's reads (tens of ticks) longer
+ * than SPLIT_GAP_TICKS went elsewhere: under SPLIT_AWAY_TICKS, to an
+ * interrupt in the guest's kernel (split_gaps[0]), which the PMU counts
+ * as kernel time; longer, to another VCPU or domain (split_gaps[1]), which
+ * a guest-mode counter does not count at all.  In the kernel phase a
+ * getrandom() call that took SPLIT_AWAY_TICKS or more held such a switch
+ * (split_gaps[2]; one call takes tens of thousands of ticks).
+ */
+#define SPLIT_GAP_TICKS		2000
+#define SPLIT_AWAY_TICKS	500000
+static uint64_t split_gaps[3], split_nr_gaps[3];
+
 /* The user-mode phase: nothing but the loop and the clock. */
 __attribute__((noinline)) uint64_t split_user(uint64_t until)
 {
-	uint64_t now;
+	uint64_t now, prev = split_rdtsc();
 
-	while ((now = split_rdtsc()) < until)
-		;
+	while ((now = split_rdtsc()) < until) {
+		if (now - prev > SPLIT_GAP_TICKS) {
+			int away = now - prev >= SPLIT_AWAY_TICKS;
+
+			split_gaps[away] += now - prev;
+			split_nr_gaps[away]++;
+		}
+		prev = now;
+	}
 	return now;
 }
 
@@ -345,11 +366,17 @@ __attribute__((noinline)) uint64_t split_user(uint64_t until)
 __attribute__((noinline)) static uint64_t split_kernel(uint64_t until)
 {
 	static char buf[4096];
-	uint64_t now;
+	uint64_t now, prev = split_rdtsc();
 
-	while ((now = split_rdtsc()) < until)
+	while ((now = split_rdtsc()) < until) {
+		if (now - prev >= SPLIT_AWAY_TICKS) {
+			split_gaps[2] += now - prev;
+			split_nr_gaps[2]++;
+		}
 		if (syscall(SYS_getrandom, buf, sizeof(buf), 4) != (long)sizeof(buf))
 			return 0;
+		prev = now;
+	}
 	return now;
 }
 
@@ -395,6 +422,15 @@ static int split(uint64_t ticks, uint64_t nr)
 		k += t1 - t0;
 		u += t2 - t1;
 	}
+	printf("PMUVIRT-XEN-SPLIT-TSC kernel phase %llu ticks, %llu away in %llu; user phase "
+	       "%llu, %llu in %llu interrupts, %llu away in %llu\n", (unsigned long long)k,
+	       (unsigned long long)split_gaps[2], (unsigned long long)split_nr_gaps[2],
+	       (unsigned long long)u, (unsigned long long)split_gaps[0],
+	       (unsigned long long)split_nr_gaps[0], (unsigned long long)split_gaps[1],
+	       (unsigned long long)split_nr_gaps[1]);
+	/* the guest's own time in each mode, as its PMU counts it */
+	k = k - split_gaps[2] + split_gaps[0];
+	u = u - split_gaps[0] - split_gaps[1];
 	printf("PMUVIRT-XEN-SPLIT kernel %llu user %llu ratio %.4f\n", (unsigned long long)k,
 	       (unsigned long long)u, (double)u / (double)k);
 	return 0;
