@@ -58,7 +58,9 @@ if grep -q pmuvirt_active /proc/cmdline; then
 	/xen_prof_test crng
 	echo "PMUVIRT-ACTIVE-WAITING"
 	/xs_rendezvous wait data/pmuvirt-active-go 300 || echo "PMUVIRT-ACTIVE-NO-GO"
-	/pmuvirt-xenprof active --wait 120 -o /prof/active.data -- \
+	# the tool on VCPU 1, the split on VCPU 0: the drains' kernel work
+	# would count in VCPU 0's kernel share
+	taskset -c 1 /pmuvirt-xenprof active --wait 120 -o /prof/active.data -- \
 		/xen_prof_test split $split_ticks $split_rounds >/prof/active.out 2>/prof/active.err
 	_rec=$?
 	# the report before the marker that gives the other domU its turn

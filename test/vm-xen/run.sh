@@ -253,7 +253,7 @@ cp "$build/module/pmuvirt.ko" "$work/root/lib/modules/"
 droot=$work/domu-root
 mkdir -p "$droot/bin" "$droot/proc" "$droot/sys" "$droot/dev" "$droot/tmp"
 cp "$busybox" "$droot/bin/busybox"
-for a in sh mount umount mkdir insmod rmmod cat grep echo poweroff sleep dmesg sed awk head; do
+for a in sh mount umount mkdir insmod rmmod cat grep echo poweroff sleep dmesg sed awk head taskset; do
 	ln -s busybox "$droot/bin/$a"
 done
 cp "$build/module/pmuvirt.ko" "$pdir/rdpmc_probe.ko" "$work/root/pmuvirt_xen_guest" "$work/root/vmtest" \

@@ -332,14 +332,16 @@ static inline uint64_t split_rdtsc(void)
 }
 
 /*
- * Where the phases' TSC ticks went besides their own work.  In the user
- * phase a step between two of the loop's reads (tens of ticks) longer
- * than SPLIT_GAP_TICKS went elsewhere: under SPLIT_AWAY_TICKS, to an
- * interrupt in the guest's kernel (split_gaps[0]), which the PMU counts
- * as kernel time; longer, to another VCPU or domain (split_gaps[1]), which
- * a guest-mode counter does not count at all.  In the kernel phase a
- * getrandom() call that took SPLIT_AWAY_TICKS or more held such a switch
- * (split_gaps[2]; one call takes tens of thousands of ticks).
+ * Where the phases' TSC ticks went besides their own work, printed for
+ * whoever reads a split that missed: in the user phase, steps between two
+ * of the loop's reads (tens of ticks) longer than SPLIT_GAP_TICKS, under
+ * SPLIT_AWAY_TICKS (split_gaps[0]: a sample's PMI in Xen, about 10,000
+ * ticks each, or an interrupt in the guest) and longer (split_gaps[1]:
+ * another VCPU or domain ran); in the kernel phase, getrandom() calls of
+ * SPLIT_AWAY_TICKS or more (split_gaps[2]; one takes tens of thousands).
+ * Time in Xen and in other VCPUs falls into both phases in proportion and
+ * leaves the split as it is; the guest kernel's own interrupts in the user
+ * phase make its kernel share look larger, by about 1%.
  */
 #define SPLIT_GAP_TICKS		2000
 #define SPLIT_AWAY_TICKS	500000
@@ -422,17 +424,13 @@ static int split(uint64_t ticks, uint64_t nr)
 		k += t1 - t0;
 		u += t2 - t1;
 	}
-	printf("PMUVIRT-XEN-SPLIT-TSC kernel phase %llu ticks, %llu away in %llu; user phase "
-	       "%llu, %llu in %llu interrupts, %llu away in %llu\n", (unsigned long long)k,
-	       (unsigned long long)split_gaps[2], (unsigned long long)split_nr_gaps[2],
-	       (unsigned long long)u, (unsigned long long)split_gaps[0],
-	       (unsigned long long)split_nr_gaps[0], (unsigned long long)split_gaps[1],
-	       (unsigned long long)split_nr_gaps[1]);
-	/* the guest's own time in each mode, as its PMU counts it */
-	k = k - split_gaps[2] + split_gaps[0];
-	u = u - split_gaps[0] - split_gaps[1];
 	printf("PMUVIRT-XEN-SPLIT kernel %llu user %llu ratio %.4f\n", (unsigned long long)k,
 	       (unsigned long long)u, (double)u / (double)k);
+	printf("PMUVIRT-XEN-SPLIT-GAPS kernel phase: %llu ticks in %llu calls of 0.5 ms or more; "
+	       "user phase: %llu in %llu gaps under 0.5 ms, %llu in %llu longer\n",
+	       (unsigned long long)split_gaps[2], (unsigned long long)split_nr_gaps[2],
+	       (unsigned long long)split_gaps[0], (unsigned long long)split_nr_gaps[0],
+	       (unsigned long long)split_gaps[1], (unsigned long long)split_nr_gaps[1]);
 	return 0;
 }
 
