@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 #include "pmuvirt_arch.h"
 #include "drain.h"
@@ -524,6 +525,24 @@ static void test_report_chains(void **state)
 	free(map);
 }
 
+
+/* A call-chain depth out of range is refused before anything is asked of Xen. */
+static void test_record_depth(void **state)
+{
+	static const char *const bad[] = { "-g 0", "-g 128", "-g 12x" };
+	char cmd[512];
+	unsigned int i;
+	int st;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "%s record %s -- true >/dev/null 2>&1", tool, bad[i]);
+		st = system(cmd);
+		assert_true(WIFEXITED(st));
+		assert_int_equal(WEXITSTATUS(st), 2);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -533,6 +552,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_drain_format),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_report_chains),
+		cmocka_unit_test(test_record_depth),
 	};
 
 	if (argc != 2) {
