@@ -67,28 +67,36 @@ if grep -q pmuvirt_active /proc/cmdline; then
 	/pmuvirt-xenprof active ${pv:+-g} --wait 120 -o /prof/active.data -- sh -c \
 		"/xen_prof_test split $split_ticks $split_rounds${pv:+ && /xen_prof_test chainrun 1 $chain_iters}" \
 		>/prof/active.out 2>/prof/active.err
-	echo "PMUVIRT-ACTIVE-RECORD-EXIT=$?"
-	cat /prof/active.out /prof/active.err
+	_rec=$?
+	# the reports before the marker that gives the other domU its turn:
+	# they must not take the time its split measures
 	self=$(sed -n 's/.*active: domain \([0-9]*\),.*/\1/p' /prof/active.err)
 	/pmuvirt-xenprof report -i /prof/active.data --map ${self:-0}=/prof/kallsyms \
 		--exe ${self:-0}=/xen_prof_test --vcpu --top 100000 >/prof/active.txt
-	echo "PMUVIRT-ACTIVE-REPORT-EXIT=$?"
+	_rep=$?
+	if [ -n "$pv" ]; then
+		_maps="--map ${self:-0}=/prof/kallsyms-all --exe ${self:-0}=/xen_prof_test"
+		/pmuvirt-xenprof report -i /prof/active.data $_maps --folded >/prof/chain.folded &&
+			/pmuvirt-xenprof report -i /prof/active.data $_maps --dump >/prof/chain.dump
+	else
+		/pmuvirt-xenprof report -i /prof/active.data --dump >/prof/chain.dump
+	fi
+	_dump=$?
+	echo "PMUVIRT-ACTIVE-RECORD-EXIT=$_rec"
+	cat /prof/active.out /prof/active.err
+	echo "PMUVIRT-ACTIVE-REPORT-EXIT=$_rep"
 	sed -n '1,25s/^/active: /p' /prof/active.txt
 	_line=$(grep -a "PMUVIRT-XEN-SPLIT kernel" /prof/active.out | tail -n 1)
 	_k=$(echo "$_line" | sed -n 's/.*kernel \([0-9]*\) user.*/\1/p')
 	_u=$(echo "$_line" | sed -n 's/.* user \([0-9]*\) ratio.*/\1/p')
 	/xen_prof_test activecheck /prof/active.txt d${self:-0} "${_k:-0}" "${_u:-0}"
 	if [ -n "$pv" ]; then
-		_maps="--map ${self:-0}=/prof/kallsyms-all --exe ${self:-0}=/xen_prof_test"
-		/pmuvirt-xenprof report -i /prof/active.data $_maps --folded >/prof/chain.folded &&
-			/pmuvirt-xenprof report -i /prof/active.data $_maps --dump >/prof/chain.dump
-		echo "PMUVIRT-ACTIVE-FOLDED-EXIT=$?"
+		echo "PMUVIRT-ACTIVE-FOLDED-EXIT=$_dump"
 		grep "chain_probe_leaf" /prof/chain.folded | sed 's/^/chain: /'
 		/xen_prof_test chaincheck /prof/chain.folded /prof/chain.dump d${self:-0}
 	else
 		# a PVH guest's records hold no frames: Xen reads no PVH guest's memory
-		_c=$(/pmuvirt-xenprof report -i /prof/active.data --dump >/prof/chain.dump &&
-			grep -c " chain " /prof/chain.dump)
+		_c=$([ $_dump = 0 ] && grep -c " chain " /prof/chain.dump)
 		echo "PMUVIRT-ACTIVE-FRAMES d${self:-0}: ${_c:-no dump} records with frames"
 	fi
 	[ -n "$pv" ] || /xen_prof_test devperm
