@@ -347,9 +347,8 @@ struct pmuvirt_xen_vcpu_set_control {
  * @sample_format: what each record holds: PMUVIRT_SAMPLE_FMT_*, values
  *		one slot per counter of @ctl; 0 for PMUVIRT_SAMPLE_FMT_DEFAULT
  *		with 16 value slots (168-byte records).  With
- *		PMUVIRT_SAMPLE_FMT_CHAIN a record of a 64-bit PV VCPU of a
- *		named domain that the counter interrupt found in guest mode
- *		holds the guest's call chain, found by frame pointers in the
+ *		PMUVIRT_SAMPLE_FMT_CHAIN a guest record of a 64-bit PV VCPU
+ *		of a named domain holds the guest's call chain, found by frame pointers in the
  *		guest's memory: in its kernel the callers on the kernel stack
  *		(@nr_kernel), in user mode the user callers (@nr_user).  Other
  *		records (Xen's, an idle PCPU's, an HVM, PVH or 32-bit PV

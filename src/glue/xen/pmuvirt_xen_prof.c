@@ -45,6 +45,7 @@
 #include <xen/rcupdate.h>
 #include <xsm/xsm.h>
 #include <public/domctl.h>
+#include <asm/flushtlb.h>
 #include <asm/regs.h>
 #ifdef CONFIG_HVM
 #include <asm/hvm/hvm.h>
@@ -217,10 +218,17 @@ static void cf_check prof_fill(void *arg, const struct pmuvirt_pcpu *pc,
 	}
 	pmuvirt_xen_prof_record(s, &w, idle ? PMUVIRT_XEN_DOMID_IDLE : v->domain->domain_id,
 				idle ? pc->cpu : v->vcpu_id, arg != NULL, NOW());
-	/* the guest's frames only where the interrupt itself came from it */
-	if (frames && pmi_regs && w.guest && !w.hvm && !w.pv32) {
+	/*
+	 * The guest's frames where the interrupt came from it; with the
+	 * interrupted state unknown (the emulated PMU's softirq), from its
+	 * state at its last entry to Xen, with interrupts off (no fault
+	 * fixups) and only while the page tables loaded are its own.
+	 */
+	if (frames && regs && w.guest && !w.hvm && !w.pv32 &&
+	    (pmi_regs || (!local_irq_is_enabled() &&
+			  !((read_cr3() ^ v->arch.cr3) & ~X86_CR3_NOFLUSH)))) {
 		const struct pmuvirt_xen_pv_stack st = {
-			.bp = pmi_regs->rbp, .sp = pmi_regs->rsp, .kernel_sp = v->arch.pv.kernel_sp,
+			.bp = regs->rbp, .sp = regs->rsp, .kernel_sp = v->arch.pv.kernel_sp,
 		};
 
 		pmuvirt_xen_prof_pv_chain(s, &w, arg != NULL, &st, prof_read_pv, NULL, frames,
