@@ -68,8 +68,8 @@ if grep -q pmuvirt_active /proc/cmdline; then
 		"/xen_prof_test split $split_ticks $split_rounds${pv:+ && /xen_prof_test chainrun 1 $chain_iters}" \
 		>/prof/active.out 2>/prof/active.err
 	_rec=$?
-	# the reports before the marker that gives the other domU its turn:
-	# they must not take the time its split measures
+	# the reports and the chain check before the marker that gives the
+	# other domU its turn: they must not take the time its split measures
 	self=$(sed -n 's/.*active: domain \([0-9]*\),.*/\1/p' /prof/active.err)
 	/pmuvirt-xenprof report -i /prof/active.data --map ${self:-0}=/prof/kallsyms \
 		--exe ${self:-0}=/xen_prof_test --vcpu --top 100000 >/prof/active.txt
@@ -78,10 +78,14 @@ if grep -q pmuvirt_active /proc/cmdline; then
 		_maps="--map ${self:-0}=/prof/kallsyms-all --exe ${self:-0}=/xen_prof_test"
 		/pmuvirt-xenprof report -i /prof/active.data $_maps --folded >/prof/chain.folded &&
 			/pmuvirt-xenprof report -i /prof/active.data $_maps --dump >/prof/chain.dump
+		_dump=$?
+		grep "chain_probe_leaf" /prof/chain.folded | sed 's/^/chain: /' >/prof/chain.check
+		/xen_prof_test chaincheck /prof/chain.folded /prof/chain.dump d${self:-0} \
+			>>/prof/chain.check
 	else
 		/pmuvirt-xenprof report -i /prof/active.data --dump >/prof/chain.dump
+		_dump=$?
 	fi
-	_dump=$?
 	echo "PMUVIRT-ACTIVE-RECORD-EXIT=$_rec"
 	cat /prof/active.out /prof/active.err
 	echo "PMUVIRT-ACTIVE-REPORT-EXIT=$_rep"
@@ -92,8 +96,7 @@ if grep -q pmuvirt_active /proc/cmdline; then
 	/xen_prof_test activecheck /prof/active.txt d${self:-0} "${_k:-0}" "${_u:-0}"
 	if [ -n "$pv" ]; then
 		echo "PMUVIRT-ACTIVE-FOLDED-EXIT=$_dump"
-		grep "chain_probe_leaf" /prof/chain.folded | sed 's/^/chain: /'
-		/xen_prof_test chaincheck /prof/chain.folded /prof/chain.dump d${self:-0}
+		cat /prof/chain.check
 	else
 		# a PVH guest's records hold no frames: Xen reads no PVH guest's memory
 		_c=$([ $_dump = 0 ] && grep -c " chain " /prof/chain.dump)
