@@ -95,7 +95,8 @@ if grep -q pmuvirt_active /proc/cmdline; then
 	_line=$(grep -a "PMUVIRT-XEN-SPLIT kernel" /prof/active.out | tail -n 1)
 	_k=$(echo "$_line" | sed -n 's/.*kernel \([0-9]*\) user.*/\1/p')
 	_u=$(echo "$_line" | sed -n 's/.* user \([0-9]*\) ratio.*/\1/p')
-	/xen_prof_test activecheck /prof/active.txt d${self:-0} "${_k:-0}" "${_u:-0}"
+	_type=pvh; [ -z "$pv" ] || _type=pv
+	/xen_prof_test activecheck /prof/active.txt d${self:-0} "${_k:-0}" "${_u:-0}" $_type
 	if [ -n "$pv" ]; then
 		echo "PMUVIRT-ACTIVE-FOLDED-EXIT=$_dump"
 		cat /prof/chain.check
