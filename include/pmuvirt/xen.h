@@ -344,13 +344,19 @@ struct pmuvirt_xen_vcpu_set_control {
  * @nr_rings:	out: rings of the session (see PROF_MAP).
  * @nr_records:	out: records per ring.
  * @err_counter: out: the counter of @ctl a refusal refers to, -1 otherwise.
- * @sample_format: what each record holds: PMUVIRT_SAMPLE_FMT_* without
- *		PMUVIRT_SAMPLE_FMT_CHAIN (Xen takes no call chains), values
+ * @sample_format: what each record holds: PMUVIRT_SAMPLE_FMT_*, values
  *		one slot per counter of @ctl; 0 for PMUVIRT_SAMPLE_FMT_DEFAULT
- *		with 16 value slots (168-byte records).
+ *		with 16 value slots (168-byte records).  With
+ *		PMUVIRT_SAMPLE_FMT_CHAIN a guest record of a 64-bit PV VCPU
+ *		of a named domain holds the guest's call chain, found by frame pointers in the
+ *		guest's memory: in its kernel the callers on the kernel stack
+ *		(@nr_kernel), in user mode the user callers (@nr_user).  Other
+ *		records (Xen's, an idle PCPU's, an HVM, PVH or 32-bit PV
+ *		guest's, a domain not named) hold no frames.
  * @active:	bit i set: @domains[i] is active (reads its own rings); no
  *		bit from @nr_domains on.
- * @reserved:	zero.
+ * @chain_depth: with PMUVIRT_SAMPLE_FMT_CHAIN, frame slots of a record,
+ *		1 to PMUVIRT_CHAIN_MAX; 0 otherwise.
  * @domains:	the domains whose VCPUs get rings of their own, each once,
  *		each existing and below 0x7ff0 (Xen's DOMID_FIRST_RESERVED);
  *		entries from @nr_domains on are zero.
@@ -380,7 +386,7 @@ struct pmuvirt_xen_prof_start {
 	int32_t err_counter;
 	uint32_t sample_format;
 	uint32_t active;
-	uint32_t reserved;
+	uint32_t chain_depth;
 	uint16_t domains[PMUVIRT_XEN_PROF_MAX_DOMAINS];
 	struct pmuvirt_control ctl;
 };

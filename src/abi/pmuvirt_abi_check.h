@@ -85,7 +85,7 @@ enum pmuvirt_xen_caller {
 	X(VCPU_SET_CONTROL,	vcpu_set_control, MANAGER,	reserved, none,  domid)	\
 	X(MAP_PHYS,		map_phys,	  SELF,		reserved, flags, none)	\
 	X(UNMAP_PHYS,		unmap_phys,	  SELF,		reserved, none,  none)	\
-	X(PROF_START,		prof_start,	  CONTROL,	reserved, flags, none)	\
+	X(PROF_START,		prof_start,	  CONTROL,	flags,	  none,  none)	\
 	X(PROF_STOP,		prof_stop,	  CONTROLLER,	reserved, flags, none)	\
 	X(PROF_MAP,		prof_map,	  READER,	none,	  none,  none)	\
 	X(PROF_TAIL,		prof_tail,	  READER,	reserved, none,  none)	\
@@ -258,7 +258,8 @@ int pmuvirt_xen_check_saved(const struct pmuvirt_saved_ctx *in, bool pv, uint32_
  * What can be checked without Xen: the domain list (at most
  * PMUVIRT_XEN_PROF_MAX_DOMAINS, each below 0x7ff0 and listed once, zero
  * past the count, active bits only for listed ones), the ring size (a power of two of pages in range), the
- * high-water mark (1 to 100 percent) and the shape of the control (its
+ * record format (a chain depth of 1 to PMUVIRT_CHAIN_MAX with call
+ * chains, 0 without), the high-water mark (1 to 100 percent) and the shape of the control (its
  * version; 1 to PMUVIRT_XEN_PROF_MAX_COUNTERS counters, each an i-mode
  * sampling counter, none the TSC).  The control then goes to
  * pmuvirt_validate() with the PMU, the domains to Xen.
@@ -389,6 +390,79 @@ void pmuvirt_xen_prof_record(struct pmuvirt_sample *s, const struct pmuvirt_xen_
  * loses its IP (0, PMUVIRT_SAMPLE_NO_IP).  Guest records are unchanged.
  */
 void pmuvirt_xen_prof_for_guest(struct pmuvirt_sample *s);
+
+/*
+ * A 64-bit PV guest's address space (Xen's x86-64 layout): user mode below
+ * PMUVIRT_XEN_PV_USER_END, the guest kernel from PMUVIRT_XEN_PV_KERNEL_START
+ * (Xen's HYPERVISOR_VIRT_END) up; Xen's own range lies between.
+ */
+#define PMUVIRT_XEN_PV_USER_END		0x0000800000000000ull
+#define PMUVIRT_XEN_PV_KERNEL_START	0xffff880000000000ull
+/* Deepest guest kernel stack a chain is read from (Linux: 16 KiB, 32 with KASAN). */
+#define PMUVIRT_XEN_PV_KSTACK_MAX	0x8000u
+
+/**
+ * pmuvirt_xen_pv_guest_addr() - a range of a 64-bit PV guest's own addresses
+ * @addr:	its start.
+ * @len:	its length.
+ *
+ * Return: true when [@addr, @addr + @len) lies wholly in the guest's user
+ * half or wholly in its kernel's range, never in Xen's.
+ */
+bool pmuvirt_xen_pv_guest_addr(uint64_t addr, uint32_t len);
+
+/**
+ * struct pmuvirt_xen_pv_stack - a 64-bit PV VCPU's stack at a counter interrupt
+ * @bp:		the interrupted rbp (the innermost frame pointer).
+ * @sp:		the interrupted rsp.
+ * @kernel_sp:	the stack the guest kernel registered with Xen for its
+ *		entries from user mode (Xen: v->arch.pv.kernel_sp; Linux
+ *		sets it at each task switch to the top of the task's kernel
+ *		stack).
+ */
+struct pmuvirt_xen_pv_stack {
+	uint64_t bp;
+	uint64_t sp;
+	uint64_t kernel_sp;
+};
+
+/**
+ * pmuvirt_xen_prof_pv_limit() - how far a PV guest's call chain may be read
+ * @w:		the interrupted state.
+ * @st:		the VCPU's stack registers.
+ *
+ * A 64-bit PV guest interrupted in guest mode: in user mode the user half
+ * (@st->sp below PMUVIRT_XEN_PV_USER_END); in its kernel the running
+ * task's kernel stack, when @st->sp lies in the kernel's range less than
+ * PMUVIRT_XEN_PV_KSTACK_MAX below @st->kernel_sp (otherwise, e.g. on an
+ * interrupt stack, no frames).  Xen, an HVM, PVH or 32-bit PV guest: none.
+ *
+ * Return: the end of the stack (pmuvirt_chain_fp()'s @limit), or 0: no
+ * frames are read.
+ */
+uint64_t pmuvirt_xen_prof_pv_limit(const struct pmuvirt_xen_prof_where *w,
+				   const struct pmuvirt_xen_pv_stack *st);
+
+/**
+ * pmuvirt_xen_prof_pv_chain() - the call chain of a session's record
+ * @s:		the record (pmuvirt_xen_prof_record() done); @nr_kernel or
+ *		@nr_user get the frames' count, the other 0.
+ * @w:		the interrupted state.
+ * @profiled:	the session names the domain: only then are frames read.
+ * @st:		the VCPU's stack registers.
+ * @read:	reads the guest's memory, fault-safe.
+ * @arg:	for @read.
+ * @frames:	where the frames go (the record's slots), or NULL.
+ * @max:	room at @frames.
+ *
+ * Frames by frame pointers (pmuvirt_chain_fp()) from @st->bp, within
+ * [@st->sp, pmuvirt_xen_prof_pv_limit()): a guest kernel's are the
+ * record's kernel frames, a guest user's its user frames.
+ */
+void pmuvirt_xen_prof_pv_chain(struct pmuvirt_sample *s, const struct pmuvirt_xen_prof_where *w,
+			       bool profiled, const struct pmuvirt_xen_pv_stack *st,
+			       pmuvirt_chain_read_fn read, void *arg, uint64_t *frames,
+			       unsigned int max);
 
 /**
  * enum pmuvirt_linux_caller - who may make an ioctl

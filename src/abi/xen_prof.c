@@ -2,8 +2,8 @@
 /*
  * System-wide profiling under Xen, the parts that need no Xen: the check
  * of a session's description (PROF_START), the ring geometry, the mode of
- * an interrupted context (an HVM guest's read from its VMCB or VMCS) and
- * the host's part of a record.  The glue
+ * an interrupted context (an HVM guest's read from its VMCB or VMCS), the
+ * host's part of a record and the bounds of a PV guest's call chain.  The glue
  * (src/glue/xen/pmuvirt_xen_prof.c) calls them; test_xen_prof and
  * fuzz_xen_hcall call them without Xen.
  */
@@ -48,9 +48,11 @@ int pmuvirt_xen_check_prof_start(const struct pmuvirt_xen_prof_start *op,
 		return refuse(err, -1, "an active bit past the domain count");
 	if (p < PMUVIRT_XEN_PROF_MIN_PAGES || p > PMUVIRT_XEN_PROF_MAX_PAGES || (p & (p - 1)))
 		return refuse(err, -1, "ring pages: a power of two from 2 to 256");
-	if ((op->sample_format & ~PMUVIRT_SAMPLE_FMT_ALL) ||
-	    (op->sample_format & PMUVIRT_SAMPLE_FMT_CHAIN))
-		return refuse(err, -1, "record format: ip, time, mode, values (no call chains)");
+	if (op->sample_format & ~PMUVIRT_SAMPLE_FMT_ALL)
+		return refuse(err, -1, "record format: ip, time, mode, values, chain");
+	if ((op->sample_format & PMUVIRT_SAMPLE_FMT_CHAIN) ?
+	    !op->chain_depth || op->chain_depth > PMUVIRT_CHAIN_MAX : op->chain_depth != 0)
+		return refuse(err, -1, "chain depth: 1 to 127 with call chains, 0 without");
 	if (!op->high_water_pct || op->high_water_pct > 100)
 		return refuse(err, -1, "high-water mark: 1 to 100 percent");
 	if (ctl->version != PMUVIRT_ABI_VERSION)
@@ -74,7 +76,7 @@ void pmuvirt_xen_prof_format(const struct pmuvirt_xen_prof_start *op,
 	fmt->format = op->sample_format ? op->sample_format : PMUVIRT_SAMPLE_FMT_DEFAULT;
 	fmt->nr_values = !(fmt->format & PMUVIRT_SAMPLE_FMT_VALUES) ? 0 :
 			 op->sample_format ? op->ctl.nr_counters : PMUVIRT_MAX_COUNTERS;
-	fmt->chain_depth = 0;
+	fmt->chain_depth = (fmt->format & PMUVIRT_SAMPLE_FMT_CHAIN) ? op->chain_depth : 0;
 }
 
 uint32_t pmuvirt_xen_prof_records(uint32_t ring_pages, const struct pmuvirt_sample_format *fmt)
@@ -171,4 +173,47 @@ void pmuvirt_xen_prof_for_guest(struct pmuvirt_sample *s)
 		return;
 	s->ip = 0;
 	s->flags |= PMUVIRT_SAMPLE_NO_IP;
+}
+
+bool pmuvirt_xen_pv_guest_addr(uint64_t addr, uint32_t len)
+{
+	if (addr >= PMUVIRT_XEN_PV_KERNEL_START)
+		return len <= 0 - addr;
+	return addr <= PMUVIRT_XEN_PV_USER_END && len <= PMUVIRT_XEN_PV_USER_END - addr;
+}
+
+uint64_t pmuvirt_xen_prof_pv_limit(const struct pmuvirt_xen_prof_where *w,
+				   const struct pmuvirt_xen_pv_stack *st)
+{
+	if (!w->guest || w->hvm || w->pv32)
+		return 0;
+	if (!w->kernel)
+		return st->sp < PMUVIRT_XEN_PV_USER_END ? PMUVIRT_XEN_PV_USER_END : 0;
+	/* the running task's kernel stack: rsp a little below its top, both the guest's */
+	if (st->sp < PMUVIRT_XEN_PV_KERNEL_START || st->kernel_sp <= st->sp ||
+	    st->kernel_sp - st->sp > PMUVIRT_XEN_PV_KSTACK_MAX)
+		return 0;
+	return st->kernel_sp;
+}
+
+void pmuvirt_xen_prof_pv_chain(struct pmuvirt_sample *s, const struct pmuvirt_xen_prof_where *w,
+			       bool profiled, const struct pmuvirt_xen_pv_stack *st,
+			       pmuvirt_chain_read_fn read, void *arg, uint64_t *frames,
+			       unsigned int max)
+{
+	uint64_t limit;
+	unsigned int n;
+
+	s->nr_kernel = 0;
+	s->nr_user = 0;
+	if (!profiled || !frames || !max)
+		return;
+	limit = pmuvirt_xen_prof_pv_limit(w, st);
+	if (!limit)
+		return;
+	n = pmuvirt_chain_fp(st->bp, st->sp, limit, read, arg, frames, max);
+	if (w->kernel)
+		s->nr_kernel = (uint16_t)n;
+	else
+		s->nr_user = (uint16_t)n;
 }

@@ -29,7 +29,7 @@ static const struct xen_arg_fields {
 	  { XEN_ARG_OFF(vcpu_read.reserved), 0, XEN_ARG_OFF(vcpu_read.domid) } },
 	{ PMUVIRT_XEN_VCPU_SET_CONTROL,
 	  { XEN_ARG_OFF(vcpu_set_control.reserved), 0, XEN_ARG_OFF(vcpu_set_control.domid) } },
-	{ PMUVIRT_XEN_PROF_START, { XEN_ARG_OFF(prof_start.reserved), XEN_ARG_OFF(prof_start.flags) } },
+	{ PMUVIRT_XEN_PROF_START, { 0, XEN_ARG_OFF(prof_start.flags) } },
 	{ PMUVIRT_XEN_PROF_STOP, { XEN_ARG_OFF(prof_stop.reserved), XEN_ARG_OFF(prof_stop.flags) } },
 	{ PMUVIRT_XEN_PROF_TAIL, { XEN_ARG_OFF(prof_tail.reserved) } },
 	{ PMUVIRT_XEN_PROF_RELEASE,

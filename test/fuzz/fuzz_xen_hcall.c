@@ -153,7 +153,11 @@ static bool prof_start_ok(const struct pmuvirt_xen_prof_start *op)
 	if (op->nr_domains > 32 || op->ring_pages < 2 || op->ring_pages > 256 ||
 	    (op->ring_pages & (op->ring_pages - 1)) || op->high_water_pct < 1 ||
 	    op->high_water_pct > 100 || c->version != PMUVIRT_ABI_VERSION || c->nr_counters < 1 ||
-	    c->nr_counters > 8 || (op->sample_format & ~0xfu))
+	    c->nr_counters > 8 || (op->sample_format & ~0x1fu))
+		return false;
+	/* call chains: 1 to 127 frame slots with the chain bit, none without */
+	if ((op->sample_format & 0x10u) ? op->chain_depth < 1 || op->chain_depth > 127 :
+					   op->chain_depth != 0)
 		return false;
 	/* active bits only for listed domains */
 	if (op->nr_domains < 32 && (op->active >> op->nr_domains))
@@ -738,6 +742,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				p->domains[i] = 0;
 			p->ring_pages = 1u << (1 + p->ring_pages % 8);
 			p->high_water_pct = 1 + p->high_water_pct % 100;
+			p->sample_format &= 0x3f;
+			p->chain_depth %= 130;
 			rig_tame(&p->ctl, false);
 			p->ctl.nr_counters = 1 + p->ctl.nr_counters % 3;
 			for (i = 0; i < p->ctl.nr_counters; i++) {

@@ -98,7 +98,6 @@ static const struct xen_case xen_cases[] = {
 	{ PMUVIRT_XEN_PROF_START, XB_SIZE_SHORT, -EINVAL },
 	{ PMUVIRT_XEN_PROF_START, XB_LEN_LONG, -EINVAL },
 	{ PMUVIRT_XEN_PROF_START, XB_FLAGS, -EINVAL },
-	{ PMUVIRT_XEN_PROF_START, XB_RESERVED, -EINVAL },
 	{ PMUVIRT_XEN_PROF_STOP, XB_NONE, 0 },
 	{ PMUVIRT_XEN_PROF_STOP, XB_VERSION2, -EINVAL },
 	{ PMUVIRT_XEN_PROF_STOP, XB_SIZE_LONG, -EINVAL },
@@ -220,6 +219,7 @@ static void fill_outputs(union pmuvirt_xen_any_arg *u, unsigned int cmd)
 		u->prof_start.nr_domains = ~0u;
 		u->prof_start.sample_format = ~0u;
 		u->prof_start.active = ~0u;
+		u->prof_start.chain_depth = ~0u;
 		memset(&u->prof_start.ctl, 0xff, sizeof(u->prof_start.ctl));
 		break;
 	case PMUVIRT_XEN_PROF_MAP:

@@ -3,9 +3,11 @@
  * System-wide profiling, the host-neutral parts: the check of a session's
  * description (PROF_START), the ring geometry, the mode of an interrupted
  * context (Xen, guest kernel, guest user), what a record holds, the
- * arbitration rule between a session and a context's own counters, and a
+ * arbitration rule between a session and a context's own counters, a
  * context that joins and leaves a session on a strict fake PMU while its
- * own counts, notifications and shared record go on untouched.
+ * own counts, notifications and shared record go on untouched, and a PV
+ * guest's call chains: the stack bounds, a hostile stack, and the records
+ * of a ring with chains.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +37,8 @@ enum start_bad {
 	SB_PAST_COUNT, SB_PAGES1, SB_PAGES3, SB_PAGES512, SB_PAGES256, SB_PAGES2, SB_HW0,
 	SB_HW101, SB_HW100, SB_VERSION, SB_NO_COUNTERS, SB_NINE, SB_EIGHT, SB_AMODE,
 	SB_NO_SAMPLE, SB_TSC, SB_RAW_FE, SB_NO_DOMAINS, SB_FMT_IP, SB_FMT_ALL_BUT_CHAIN, SB_FMT_CHAIN,
-	SB_FMT_UNKNOWN, SB_ACTIVE, SB_ACTIVE_PAST, SB_ACTIVE_ALL32,
+	SB_FMT_UNKNOWN, SB_ACTIVE, SB_ACTIVE_PAST, SB_ACTIVE_ALL32, SB_CHAIN1, SB_CHAIN127,
+	SB_CHAIN128, SB_DEPTH_NO_CHAIN, SB_DEPTH_DEFAULT,
 };
 
 static const struct {
@@ -69,7 +72,12 @@ static const struct {
 	{ SB_RAW_FE, 0, -1 },	/* a raw code, even the TSC's number, is the PMU's to judge */
 	{ SB_FMT_IP, 0, -1 },
 	{ SB_FMT_ALL_BUT_CHAIN, 0, -1 },
-	{ SB_FMT_CHAIN, -EINVAL, -1 },	/* Xen takes no call chains */
+	{ SB_FMT_CHAIN, -EINVAL, -1 },	/* call chains without a depth */
+	{ SB_CHAIN1, 0, -1 },
+	{ SB_CHAIN127, 0, -1 },
+	{ SB_CHAIN128, -EINVAL, -1 },
+	{ SB_DEPTH_NO_CHAIN, -EINVAL, -1 },	/* a depth without call chains */
+	{ SB_DEPTH_DEFAULT, -EINVAL, -1 },	/* ... nor with the default format */
 	{ SB_FMT_UNKNOWN, -EINVAL, -1 },
 	{ SB_ACTIVE, 0, -1 },		/* both listed domains active */
 	{ SB_ACTIVE_PAST, -EINVAL, -1 },	/* a bit past the two listed */
@@ -133,6 +141,19 @@ static void test_start_check(void **state)
 		case SB_FMT_CHAIN: op.sample_format = PMUVIRT_SAMPLE_FMT_DEFAULT |
 						       PMUVIRT_SAMPLE_FMT_CHAIN; break;
 		case SB_FMT_UNKNOWN: op.sample_format = 0x20; break;
+		case SB_CHAIN1:
+		case SB_CHAIN127:
+		case SB_CHAIN128:
+			op.sample_format = PMUVIRT_SAMPLE_FMT_IP | PMUVIRT_SAMPLE_FMT_MODE |
+					   PMUVIRT_SAMPLE_FMT_CHAIN;
+			op.chain_depth = start_cases[i].bad == SB_CHAIN1 ? 1 :
+					 start_cases[i].bad == SB_CHAIN127 ? 127 : 128;
+			break;
+		case SB_DEPTH_NO_CHAIN:
+			op.sample_format = PMUVIRT_SAMPLE_FMT_IP | PMUVIRT_SAMPLE_FMT_MODE;
+			op.chain_depth = 8;
+			break;
+		case SB_DEPTH_DEFAULT: op.chain_depth = 1; break;
 		case SB_ACTIVE: op.active = 0x3; break;
 		case SB_ACTIVE_PAST: op.active = 0x5; break;
 		case SB_ACTIVE_ALL32:
@@ -197,6 +218,16 @@ static void test_ring_geometry(void **state)
 	pmuvirt_xen_prof_format(&op, &fmt);
 	assert_int_equal(fmt.nr_values, 0);
 	assert_int_equal(pmuvirt_xen_prof_records(2, &fmt), 128);	/* 32-byte records: 252 fit */
+	/* call chains: the depth's slots; 32 + 8 * 16 = 160-byte records */
+	op.sample_format = PMUVIRT_SAMPLE_FMT_IP | PMUVIRT_SAMPLE_FMT_MODE | PMUVIRT_SAMPLE_FMT_CHAIN;
+	op.chain_depth = 16;
+	pmuvirt_xen_prof_format(&op, &fmt);
+	assert_int_equal(fmt.chain_depth, 16);
+	assert_int_equal(pmuvirt_sample_record_size(fmt.format, fmt.nr_values, fmt.chain_depth), 160);
+	assert_int_equal(pmuvirt_xen_prof_records(2, &fmt), 32);	/* 50 fit */
+	op.chain_depth = 127;
+	pmuvirt_xen_prof_format(&op, &fmt);
+	assert_int_equal(pmuvirt_xen_prof_records(2, &fmt), 4);	/* 1048-byte records: 7 fit */
 }
 
 /* Xen's PV ABI: ring 0 is Xen; a 64-bit PV kernel shares ring 3 with its user code. */
@@ -451,6 +482,236 @@ static void test_record_for_guest(void **state)
 	assert_int_equal(s.flags, PMUVIRT_SAMPLE_USER);
 }
 
+
+/*
+ * A guest's memory for the frame walk: 64 words from @base.  Every read
+ * must lie in [@lo, @hi) (the stack the bounds allow); one that does not
+ * is a failure, whatever the memory holds there.
+ */
+struct fake_guest {
+	uint64_t base;
+	uint64_t word[64];
+	uint64_t lo, hi;
+	unsigned int reads;
+};
+
+static int fake_guest_read(void *arg, uint64_t addr, void *buf, unsigned int len)
+{
+	struct fake_guest *g = arg;
+
+	g->reads++;
+	if (addr < g->lo || addr + len > g->hi || addr + len < addr)
+		fail_msg("read of %#llx (%u bytes) outside [%#llx, %#llx)",
+			 (unsigned long long)addr, len, (unsigned long long)g->lo,
+			 (unsigned long long)g->hi);
+	if (addr < g->base || addr - g->base + len > sizeof(g->word))
+		return -EFAULT;
+	memcpy(buf, (const char *)g->word + (addr - g->base), len);
+	return 0;
+}
+
+/* The frame {@next, @ret} at @fp. */
+static void put_frame(struct fake_guest *g, uint64_t fp, uint64_t next, uint64_t ret)
+{
+	g->word[(fp - g->base) / 8] = next;
+	g->word[(fp - g->base) / 8 + 1] = ret;
+}
+
+#define KTOP	0xffffc90000010000ull	/* the top of a guest task's kernel stack */
+#define UTOP	0x00007ffd00001000ull	/* somewhere in a user stack */
+
+/*
+ * A guest kernel stack below @KTOP, rsp at KTOP - 0x1f0: four frames, the
+ * last at the top's very end, then a saved frame pointer past the top.
+ */
+static void kernel_stack(struct fake_guest *g, struct pmuvirt_xen_pv_stack *st)
+{
+	memset(g, 0, sizeof(*g));
+	g->base = KTOP - 0x200;
+	g->lo = KTOP - 0x1f0;
+	g->hi = KTOP;
+	put_frame(g, KTOP - 0x1c0, KTOP - 0x180, 0xffffffffc0001111ull);
+	put_frame(g, KTOP - 0x180, KTOP - 0x100, 0xffffffffc0002222ull);
+	put_frame(g, KTOP - 0x100, KTOP - 0x10, 0xffffffff81003333ull);
+	put_frame(g, KTOP - 0x10, KTOP + 0x100, 0xffffffff81004444ull);
+	*st = (struct pmuvirt_xen_pv_stack){ .bp = KTOP - 0x1c0, .sp = KTOP - 0x1f0,
+					     .kernel_sp = KTOP };
+}
+
+/* A user stack: two frames, then a return address of 0. */
+static void user_stack(struct fake_guest *g, struct pmuvirt_xen_pv_stack *st)
+{
+	memset(g, 0, sizeof(*g));
+	g->base = UTOP - 0x100;
+	g->lo = UTOP - 0xf8;
+	g->hi = PMUVIRT_XEN_PV_USER_END;
+	put_frame(g, UTOP - 0xe0, UTOP - 0x80, 0x401234);
+	put_frame(g, UTOP - 0x80, UTOP - 0x40, 0x405678);
+	put_frame(g, UTOP - 0x40, UTOP - 0x20, 0);
+	*st = (struct pmuvirt_xen_pv_stack){ .bp = UTOP - 0xe0, .sp = UTOP - 0xf8,
+					     .kernel_sp = KTOP };
+}
+
+/* The guest's own halves; never a byte of Xen's range between them. */
+static void test_pv_guest_addr(void **state)
+{
+	(void)state;
+	assert_true(pmuvirt_xen_pv_guest_addr(0, 16));
+	assert_true(pmuvirt_xen_pv_guest_addr(PMUVIRT_XEN_PV_USER_END - 16, 16));
+	assert_false(pmuvirt_xen_pv_guest_addr(PMUVIRT_XEN_PV_USER_END - 8, 16));
+	assert_false(pmuvirt_xen_pv_guest_addr(PMUVIRT_XEN_PV_USER_END, 16));
+	assert_false(pmuvirt_xen_pv_guest_addr(0xffff82d040200000ull, 16));	/* Xen's text */
+	assert_false(pmuvirt_xen_pv_guest_addr(PMUVIRT_XEN_PV_KERNEL_START - 8, 16));
+	assert_true(pmuvirt_xen_pv_guest_addr(PMUVIRT_XEN_PV_KERNEL_START, 16));
+	assert_true(pmuvirt_xen_pv_guest_addr(0xfffffffffffffff0ull, 16));
+	assert_false(pmuvirt_xen_pv_guest_addr(0xfffffffffffffff8ull, 16));	/* wraps to 0 */
+}
+
+/* Which stack a PV guest's walk may read: the bounds, and every case without one. */
+static void test_pv_limit(void **state)
+{
+	static const struct {
+		struct pmuvirt_xen_prof_where w;
+		uint64_t sp, kernel_sp, limit;
+	} cases[] = {
+		{ { .guest = true, .kernel = true }, KTOP - 0x1f0, KTOP, KTOP },
+		{ { .guest = true, .kernel = true }, KTOP - PMUVIRT_XEN_PV_KSTACK_MAX, KTOP, KTOP },
+		/* deeper than a kernel stack: an interrupt stack, or not the task's */
+		{ { .guest = true, .kernel = true }, KTOP - PMUVIRT_XEN_PV_KSTACK_MAX - 8, KTOP, 0 },
+		{ { .guest = true, .kernel = true }, KTOP + 0x100, KTOP, 0 },
+		{ { .guest = true, .kernel = true }, KTOP, KTOP, 0 },
+		{ { .guest = true, .kernel = true }, KTOP - 0x100, 0, 0 },
+		/* a kernel whose rsp is in the user half, or in Xen's range */
+		{ { .guest = true, .kernel = true }, UTOP, UTOP + 0x100, 0 },
+		{ { .guest = true, .kernel = true }, 0xffff830000001000ull, 0xffff830000002000ull, 0 },
+		{ { .guest = true, .kernel = true }, PMUVIRT_XEN_PV_KERNEL_START - 0x10,
+		  PMUVIRT_XEN_PV_KERNEL_START + 0x1000, 0 },
+		{ { .guest = true, .kernel = true }, PMUVIRT_XEN_PV_KERNEL_START,
+		  PMUVIRT_XEN_PV_KERNEL_START + 0x1000, PMUVIRT_XEN_PV_KERNEL_START + 0x1000 },
+		{ { .guest = true }, UTOP, 0, PMUVIRT_XEN_PV_USER_END },
+		{ { .guest = true }, PMUVIRT_XEN_PV_USER_END - 8, 0, PMUVIRT_XEN_PV_USER_END },
+		{ { .guest = true }, PMUVIRT_XEN_PV_USER_END, 0, 0 },
+		{ { .guest = true }, KTOP - 0x100, KTOP, 0 },
+		/* never: Xen, an HVM or PVH guest, a 32-bit PV one */
+		{ { .kernel = true }, KTOP - 0x100, KTOP, 0 },
+		{ { 0 }, UTOP, KTOP, 0 },
+		{ { .guest = true, .hvm = true }, UTOP, KTOP, 0 },
+		{ { .guest = true, .hvm = true, .kernel = true }, KTOP - 0x100, KTOP, 0 },
+		{ { .guest = true, .pv32 = true }, 0x8000000, KTOP, 0 },
+		{ { .guest = true, .pv32 = true, .kernel = true }, KTOP - 0x100, KTOP, 0 },
+	};
+	struct pmuvirt_xen_pv_stack st;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		st = (struct pmuvirt_xen_pv_stack){ .bp = cases[i].sp, .sp = cases[i].sp,
+						    .kernel_sp = cases[i].kernel_sp };
+		if (pmuvirt_xen_prof_pv_limit(&cases[i].w, &st) != cases[i].limit)
+			fail_msg("case %u: limit %#llx, expected %#llx", i,
+				 (unsigned long long)pmuvirt_xen_prof_pv_limit(&cases[i].w, &st),
+				 (unsigned long long)cases[i].limit);
+	}
+}
+
+static void no_chain(const struct pmuvirt_xen_prof_where *w, bool profiled,
+		     const struct pmuvirt_xen_pv_stack *st, struct fake_guest *g, uint64_t *frames,
+		     unsigned int max)
+{
+	struct pmuvirt_sample s;
+
+	memset(&s, 0, sizeof(s));
+	s.nr_kernel = 5;	/* whatever was there goes */
+	s.nr_user = 6;
+	g->reads = 0;
+	pmuvirt_xen_prof_pv_chain(&s, w, profiled, st, fake_guest_read, g, frames, max);
+	assert_int_equal(s.nr_kernel, 0);
+	assert_int_equal(s.nr_user, 0);
+	assert_int_equal(g->reads, 0);
+}
+
+/* A PV guest's call chains: kernel and user frames, bounded, and none where none may be read. */
+static void test_pv_chain(void **state)
+{
+	const struct pmuvirt_xen_prof_where kern = { .guest = true, .kernel = true, .cs = 0xe033,
+						     .ip = 0xffffffffc0000abcull };
+	const struct pmuvirt_xen_prof_where user = { .guest = true, .cs = 0xe02b, .ip = 0x401000 };
+	struct pmuvirt_xen_prof_where w;
+	struct pmuvirt_xen_pv_stack st;
+	struct pmuvirt_sample s;
+	struct fake_guest g;
+	uint64_t frames[8];
+
+	(void)state;
+	/* the kernel's callers up to its stack's top, which the walk never passes */
+	kernel_stack(&g, &st);
+	memset(&s, 0, sizeof(s));
+	memset(frames, 0, sizeof(frames));
+	pmuvirt_xen_prof_pv_chain(&s, &kern, true, &st, fake_guest_read, &g, frames, 8);
+	assert_int_equal(s.nr_kernel, 4);
+	assert_int_equal(s.nr_user, 0);
+	assert_int_equal(frames[0], 0xffffffffc0001111ull);
+	assert_int_equal(frames[1], 0xffffffffc0002222ull);
+	assert_int_equal(frames[2], 0xffffffff81003333ull);
+	assert_int_equal(frames[3], 0xffffffff81004444ull);
+	assert_int_equal(g.reads, 4);
+	/* as many as there is room for */
+	memset(&s, 0, sizeof(s));
+	pmuvirt_xen_prof_pv_chain(&s, &kern, true, &st, fake_guest_read, &g, frames, 2);
+	assert_int_equal(s.nr_kernel, 2);
+	/* a hostile stack: a frame that points at itself, then one that goes down */
+	put_frame(&g, KTOP - 0x1c0, KTOP - 0x1c0, 0xffffffffc0001111ull);
+	memset(&s, 0, sizeof(s));
+	pmuvirt_xen_prof_pv_chain(&s, &kern, true, &st, fake_guest_read, &g, frames, 8);
+	assert_int_equal(s.nr_kernel, 1);
+	put_frame(&g, KTOP - 0x1c0, KTOP - 0x1e0, 0xffffffffc0001111ull);
+	memset(&s, 0, sizeof(s));
+	pmuvirt_xen_prof_pv_chain(&s, &kern, true, &st, fake_guest_read, &g, frames, 8);
+	assert_int_equal(s.nr_kernel, 1);
+	/* a frame pointer below rsp, misaligned, or in the last 8 bytes: none read */
+	kernel_stack(&g, &st);
+	st.bp = KTOP - 0x1f8;
+	no_chain(&kern, true, &st, &g, frames, 8);
+	st.bp = KTOP - 0x1c4;
+	no_chain(&kern, true, &st, &g, frames, 8);
+	st.bp = KTOP - 8;
+	no_chain(&kern, true, &st, &g, frames, 8);
+	/* rsp off the task's kernel stack (an interrupt stack): no frames */
+	kernel_stack(&g, &st);
+	st.kernel_sp = KTOP + 2 * PMUVIRT_XEN_PV_KSTACK_MAX;
+	no_chain(&kern, true, &st, &g, frames, 8);
+
+	/* user mode: the user frames, up to a return address of 0 */
+	user_stack(&g, &st);
+	memset(&s, 0, sizeof(s));
+	pmuvirt_xen_prof_pv_chain(&s, &user, true, &st, fake_guest_read, &g, frames, 8);
+	assert_int_equal(s.nr_kernel, 0);
+	assert_int_equal(s.nr_user, 2);
+	assert_int_equal(frames[0], 0x401234);
+	assert_int_equal(frames[1], 0x405678);
+	/* a user frame pointer at the user half's end: the walk stays below it */
+	g.lo = PMUVIRT_XEN_PV_USER_END - 0x100;
+	st.sp = PMUVIRT_XEN_PV_USER_END - 0x100;
+	st.bp = PMUVIRT_XEN_PV_USER_END - 8;
+	no_chain(&user, true, &st, &g, frames, 8);
+
+	/* a domain the session does not name, no room, Xen, HVM, PVH, 32-bit PV: nothing read */
+	kernel_stack(&g, &st);
+	no_chain(&kern, false, &st, &g, frames, 8);
+	no_chain(&kern, true, &st, &g, NULL, 8);
+	no_chain(&kern, true, &st, &g, frames, 0);
+	w = kern;
+	w.guest = false;
+	no_chain(&w, true, &st, &g, frames, 8);
+	w = kern;
+	w.hvm = true;
+	no_chain(&w, true, &st, &g, frames, 8);
+	w = user;
+	w.pv32 = true;
+	user_stack(&g, &st);
+	no_chain(&w, true, &st, &g, frames, 8);
+}
+
 static void ctl_of(struct pmuvirt_control *ctl, unsigned int n, const struct pmuvirt_counter_ctl *c)
 {
 	rig_control(ctl, n, c);
@@ -533,8 +794,11 @@ struct spot {
 	struct pmuvirt_xen_prof_where w;
 	uint32_t domain, vcpu;
 	bool profiled;
+	bool for_guest;		/* an active domain's own ring */
 	uint64_t time;
 	unsigned int fills;
+	struct fake_guest *g;	/* with call chains: the guest's memory */
+	struct pmuvirt_xen_pv_stack st;
 };
 
 static void spot_fill(void *arg, const struct pmuvirt_pcpu *pc, const struct pmuvirt_ctx *ctx,
@@ -547,6 +811,13 @@ static void spot_fill(void *arg, const struct pmuvirt_pcpu *pc, const struct pmu
 	(void)ctx;
 	sp->fills++;
 	pmuvirt_xen_prof_record(s, &sp->w, sp->domain, sp->vcpu, sp->profiled, ++sp->time);
+	if (sp->g)
+		pmuvirt_xen_prof_pv_chain(s, &sp->w, sp->profiled, &sp->st, fake_guest_read, sp->g,
+					  frames, max_frames);
+	else
+		assert_null(frames);
+	if (sp->for_guest)
+		pmuvirt_xen_prof_for_guest(s);
 }
 
 static uint32_t own_taken(struct pmuvirt_ctx *ctx, unsigned int i)
@@ -828,6 +1099,88 @@ static void test_join_fresh(void **state)
 	join_rig_finish(&s, ctx);
 }
 
+
+/*
+ * A session ring with call chains (16 frame slots): a VCPU of a PV guest
+ * sampled in its kernel, in user mode and in Xen.  The records hold the
+ * guest's frames as kernel or user frames, Xen's none; in an active
+ * domain's own ring too, where Xen's IP is withheld.
+ */
+static void test_chain_ring(void **state)
+{
+	static const struct pmuvirt_counter_ctl sess_c = {
+		.event = PMUVIRT_EV_CYCLES, .flags = U | K | S, .period = 1000 };
+	const struct pmuvirt_sample_format fmt = {
+		PMUVIRT_SAMPLE_FMT_IP | PMUVIRT_SAMPLE_FMT_MODE | PMUVIRT_SAMPLE_FMT_CHAIN, 0, 16 };
+	struct pmuvirt_sample_chain chains[8];
+	struct pmuvirt_sample out[8];
+	struct pmuvirt_control sess;
+	struct spot sp = { .domain = 4, .vcpu = 1, .profiled = true };
+	struct fake_guest kg, ug;
+	struct join_rig s;
+	struct pmuvirt_ctx *ctx;
+	unsigned int pass;
+	size_t bytes = pmuvirt_sample_ring_bytes(8, 128, &fmt);
+
+	(void)state;
+	assert_int_equal(pmuvirt_sample_record_size(fmt.format, 0, 16), 24 + 8 + 8 * 16);
+	for (pass = 0; pass < 2; pass++) {
+		join_rig_start(&s, 0, 8);
+		/* the same ring memory, made again with the chain format */
+		free(s.mem);
+		s.mem = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+		assert_non_null(s.mem);
+		memset(s.mem, 0, bytes);
+		assert_int_equal(pmuvirt_sample_init(&s.w, s.mem, bytes, 8, 128, &fmt), 0);
+		assert_int_equal(pmuvirt_sample_reader_init(&s.r, s.mem, bytes), 0);
+		assert_int_equal(s.r.chain_depth, 16);
+		sp.for_guest = pass == 1;
+		ctl_of(&sess, 1, &sess_c);
+		ctx = rig_ctx_alloc(&s.c.pmu, PMUVIRT_MAX_COUNTERS);
+		assert_int_equal(pmuvirt_ctx_join(ctx, NULL, &sess, &s.w, spot_fill, &sp, s.scratch,
+						  NULL), 0);
+		assert_int_equal(pmuvirt_switch_in(&s.c.pc, ctx), 0);
+		kernel_stack(&kg, &sp.st);
+		sp.g = &kg;
+		sp.w = (struct pmuvirt_xen_prof_where){ .ip = 0xffffffffc0000abcull, .cs = 0xe033,
+							.guest = true, .kernel = true };
+		rig_run(s.c.hw, FAKEHW_CYCLES, 1000, true);
+		user_stack(&ug, &sp.st);
+		sp.g = &ug;
+		sp.w = (struct pmuvirt_xen_prof_where){ .ip = 0x400100, .cs = 0xe02b, .guest = true };
+		rig_run(s.c.hw, FAKEHW_CYCLES, 1000, true);
+		/* Xen at work for the VCPU: its registers are Xen's, nothing of the guest is read */
+		ug.reads = 0;
+		sp.w = (struct pmuvirt_xen_prof_where){ .ip = 0xffff82d040200000ull, .cs = 0xe008 };
+		rig_run(s.c.hw, FAKEHW_CYCLES, 1000, true);
+		assert_int_equal(ug.reads, 0);
+		assert_int_equal(pmuvirt_switch_out(&s.c.pc), 0);
+
+		memset(chains, 0xee, sizeof(chains));
+		assert_int_equal(pmuvirt_sample_read_chain(&s.r, out, chains, 8), 3);
+		assert_int_equal(out[0].flags, 0);
+		assert_int_equal(out[0].ip, 0xffffffffc0000abcull);
+		assert_int_equal(out[0].nr_kernel, 4);
+		assert_int_equal(out[0].nr_user, 0);
+		assert_int_equal(chains[0].frame[0], 0xffffffffc0001111ull);
+		assert_int_equal(chains[0].frame[3], 0xffffffff81004444ull);
+		assert_int_equal(out[1].flags, PMUVIRT_SAMPLE_USER);
+		assert_int_equal(out[1].nr_kernel, 0);
+		assert_int_equal(out[1].nr_user, 2);
+		assert_int_equal(chains[1].frame[0], 0x401234);
+		assert_int_equal(chains[1].frame[1], 0x405678);
+		assert_int_equal(out[2].nr_kernel + out[2].nr_user, 0);
+		if (pass == 1) {
+			assert_int_equal(out[2].flags, PMUVIRT_SAMPLE_HYPERVISOR | PMUVIRT_SAMPLE_NO_IP);
+			assert_int_equal(out[2].ip, 0);
+		} else {
+			assert_int_equal(out[2].flags, PMUVIRT_SAMPLE_HYPERVISOR);
+			assert_int_equal(out[2].ip, 0xffff82d040200000ull);
+		}
+		join_rig_finish(&s, ctx);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -838,9 +1191,13 @@ int main(void)
 		cmocka_unit_test(test_hvm_vmx),
 		cmocka_unit_test(test_record),
 		cmocka_unit_test(test_record_for_guest),
+		cmocka_unit_test(test_pv_guest_addr),
+		cmocka_unit_test(test_pv_limit),
+		cmocka_unit_test(test_pv_chain),
 		cmocka_unit_test(test_fits),
 		cmocka_unit_test(test_join_leave),
 		cmocka_unit_test(test_join_fresh),
+		cmocka_unit_test(test_chain_ring),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -39,16 +39,16 @@ split_session() {
 	/usr/bin/xl dmesg | grep "profiling stopped" | tail -n 1 | sed 's/^/split: /'
 }
 # active_session A B: once the PV domain A and the PVH domain B wait
-# (domu-init.sh, pmuvirt_active), a session that names dom0 and both,
-# active, while each in turn drains and checks its own records; dom0's
-# file must hold no ring and no record of either.
+# (domu-init.sh, pmuvirt_active), a session with call chains that names
+# dom0 and both, active, while each in turn drains and checks its own
+# records; dom0's file must hold no ring and no record of either.
 active_session() {
 	# both wait before the session starts: it holds nothing of their boots
 	for _n in a b; do
 		wait_for /var/log/xen/console/guest-pmuvirt-$_n.log PMUVIRT-ACTIVE-WAITING 600 ||
 			echo "PMUVIRT-ACTIVE-NOT-WAITING $_n"
 	done
-	/pmuvirt-xenprof record -d 0 -a $1 -a $2 -c $split_period -o /tmp/active-dom0.data -- \
+	/pmuvirt-xenprof record -d 0 -a $1 -a $2 -c $split_period -g -o /tmp/active-dom0.data -- \
 		sh /active-run.sh pmuvirt-a pmuvirt-b
 	echo "PMUVIRT-XEN-PROF-ACTIVE-RECORD-EXIT=$?"
 	/pmuvirt-xenprof report -i /tmp/active-dom0.data --top 100000 >/tmp/active-dom0.txt

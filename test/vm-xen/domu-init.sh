@@ -44,31 +44,50 @@ if grep -q pmuvirt_split /proc/cmdline; then
 	[ $run = hvm ] && echo 1 >/sys/devices/system/cpu/cpu1/online
 fi
 # The domu boot's domUs, each active in turn in a session of dom0's
-# (pmuvirt_active): each drains its own rings (pmuvirt-xenprof active; the
-# PVH domU's placed by pmuvirt.ko) over a split; its report must hold its
-# own samples only, none with an address of Xen's, split 1:3.  Then both
-# wait until dom0's main session runs.
+# (pmuvirt_active), which records call chains: each drains its own rings
+# (pmuvirt-xenprof active; the PVH domU's placed by pmuvirt.ko) over a
+# split; its report must hold its own samples only, none with an address
+# of Xen's, split 1:3.  The PV domU then runs chain_probe.ko's kernel
+# loop on its VCPU 1 (the split's samples are VCPU 0's), whose leaf's
+# folded stacks must split 3:1 between its two callers.  Then both wait
+# until dom0's main session runs.
 if grep -q pmuvirt_active /proc/cmdline; then
 	pv=; [ "$(cat /sys/hypervisor/guest_type 2>/dev/null)" = PV ] && pv=1
 	insmod /xen-evtchn.ko
 	[ -n "$pv" ] || insmod /pmuvirt.ko
+	[ -z "$pv" ] || insmod /chain_probe.ko || echo "PMUVIRT-ACTIVE-CHAIN-PROBE-FAILED"
 	mkdir -p /prof && mount -t tmpfs -o size=48m tmpfs /prof
 	echo 0 >/proc/sys/kernel/kptr_restrict
 	grep -v '\[' /proc/kallsyms >/prof/kallsyms
+	# with the modules' symbols (chain_probe.ko's)
+	cat /proc/kallsyms >/prof/kallsyms-all
 	/xen_prof_test crng
 	echo "PMUVIRT-ACTIVE-WAITING"
 	/xs_rendezvous wait data/pmuvirt-active-go 300 || echo "PMUVIRT-ACTIVE-NO-GO"
 	# the tool on VCPU 1, the split on VCPU 0: the drains' kernel work
 	# would count in VCPU 0's kernel share
-	taskset -c 1 /pmuvirt-xenprof active --wait 120 -o /prof/active.data -- \
-		/xen_prof_test split $split_ticks $split_rounds >/prof/active.out 2>/prof/active.err
+	taskset -c 1 /pmuvirt-xenprof active ${pv:+-g} --wait 120 -o /prof/active.data -- sh -c \
+		"/xen_prof_test split $split_ticks $split_rounds${pv:+ && /xen_prof_test chainrun 1 $chain_iters}" \
+		>/prof/active.out 2>/prof/active.err
 	_rec=$?
-	# the report before the marker that gives the other domU its turn
-	# (active-run.sh): it must not take the one PCPU from that one's split
+	# the reports and the chain check before the marker that gives the
+	# other domU its turn: they must not take the time its split measures
 	self=$(sed -n 's/.*active: domain \([0-9]*\),.*/\1/p' /prof/active.err)
 	/pmuvirt-xenprof report -i /prof/active.data --map ${self:-0}=/prof/kallsyms \
 		--exe ${self:-0}=/xen_prof_test --vcpu --top 100000 >/prof/active.txt
 	_rep=$?
+	if [ -n "$pv" ]; then
+		_maps="--map ${self:-0}=/prof/kallsyms-all --exe ${self:-0}=/xen_prof_test"
+		/pmuvirt-xenprof report -i /prof/active.data $_maps --folded >/prof/chain.folded &&
+			/pmuvirt-xenprof report -i /prof/active.data $_maps --dump >/prof/chain.dump
+		_dump=$?
+		grep "chain_probe_leaf" /prof/chain.folded | sed 's/^/chain: /' >/prof/chain.check
+		/xen_prof_test chaincheck /prof/chain.folded /prof/chain.dump d${self:-0} \
+			>>/prof/chain.check
+	else
+		/pmuvirt-xenprof report -i /prof/active.data --dump >/prof/chain.dump
+		_dump=$?
+	fi
 	echo "PMUVIRT-ACTIVE-RECORD-EXIT=$_rec"
 	cat /prof/active.out /prof/active.err
 	echo "PMUVIRT-ACTIVE-REPORT-EXIT=$_rep"
@@ -78,6 +97,14 @@ if grep -q pmuvirt_active /proc/cmdline; then
 	_u=$(echo "$_line" | sed -n 's/.* user \([0-9]*\) ratio.*/\1/p')
 	_type=pvh; [ -z "$pv" ] || _type=pv
 	/xen_prof_test activecheck /prof/active.txt d${self:-0} "${_k:-0}" "${_u:-0}" $_type
+	if [ -n "$pv" ]; then
+		echo "PMUVIRT-ACTIVE-FOLDED-EXIT=$_dump"
+		cat /prof/chain.check
+	else
+		# a PVH guest's records hold no frames: Xen reads no PVH guest's memory
+		_c=$([ $_dump = 0 ] && grep -c " chain " /prof/chain.dump)
+		echo "PMUVIRT-ACTIVE-FRAMES d${self:-0}: ${_c:-no dump} records with frames"
+	fi
 	[ -n "$pv" ] || /xen_prof_test devperm
 	umount /prof
 	# the device closed: its rings out of this domain's physical map, the module free to go

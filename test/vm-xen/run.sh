@@ -90,6 +90,10 @@ domu_prof_period=7999993
 split_ticks=2000000
 split_rounds=125
 split_period=499979
+# The PV domU's call chains (chain_probe.ko): its leaf loop, 5 instructions
+# an iteration, 3 * chain_iters from one caller and chain_iters from the
+# other, twice: 8e8 instructions, about 1,600 records at split_period.
+chain_iters=20000000
 # The stock boot: seconds of guest time each `perf test` may take.
 perf_test_limit=300
 boots=${PMUVIRT_XEN_BOOTS:-$all_boots}
@@ -153,6 +157,16 @@ ln -s "$srcroot/test/vm-xen/rdpmc_probe.c" "$pdir/"
 echo 'obj-m := rdpmc_probe.o' >"$pdir/Kbuild"
 make -s -C "/lib/modules/$kver/build" M="$pdir" ccflags-y="-I$srcroot/include" modules \
 	>"$build/rdpmc-probe.log" 2>&1 || { cat "$build/rdpmc-probe.log" >&2; fail "rdpmc_probe.ko build"; }
+# chain_probe.ko, for the PV domU's call chains: frame pointers, no sibling
+# calls (Debian's kernel is built without frame pointers).
+cdir=$build/chain-probe
+rm -rf "$cdir"
+mkdir -p "$cdir"
+ln -s "$srcroot/test/vm-xen/chain_probe.c" "$cdir/"
+printf 'obj-m := chain_probe.o\nccflags-y += -fno-omit-frame-pointer -fno-optimize-sibling-calls\n' \
+	>"$cdir/Kbuild"
+make -s -C "/lib/modules/$kver/build" M="$cdir" modules >"$build/chain-probe.log" 2>&1 ||
+	{ cat "$build/chain-probe.log" >&2; fail "chain_probe.ko build"; }
 
 # Debian's Xen toolstack for the domU boot, the version of the hypervisor's
 # source when the archive still has it, unpacked without install scripts.
@@ -256,12 +270,13 @@ cp "$busybox" "$droot/bin/busybox"
 for a in sh mount umount mkdir insmod rmmod cat grep echo poweroff sleep dmesg sed awk head taskset; do
 	ln -s busybox "$droot/bin/$a"
 done
-cp "$build/module/pmuvirt.ko" "$pdir/rdpmc_probe.ko" "$work/root/pmuvirt_xen_guest" "$work/root/vmtest" \
+cp "$build/module/pmuvirt.ko" "$pdir/rdpmc_probe.ko" "$cdir/chain_probe.ko" \
+	"$work/root/pmuvirt_xen_guest" "$work/root/vmtest" \
 	"$work/root/xen_access_test" "$work/root/xen_save_guest" "$work/root/xs_rendezvous" \
 	"$work/root/xen_prof_test" "$kmods/xen-privcmd.ko" "$kmods/xen-evtchn.ko" \
 	"$work/root/pmuvirt-xenprof" "$droot/"
 # the domU unpacks its root into its 192 MiB: no debug sections there
-strip --strip-debug "$droot/pmuvirt.ko" "$droot/rdpmc_probe.ko"
+strip --strip-debug "$droot/pmuvirt.ko" "$droot/rdpmc_probe.ko" "$droot/chain_probe.ko"
 gcc -O2 -Wall -Wextra -Werror -static -o "$droot/stock_perf_test" "$srcroot/test/vm-xen/stock_perf_test.c"
 # Debian's perf (linux-perf) and every library it links, at their paths:
 # the stock guests' own perf (stock_perf_test perf-stat, perf-record,
@@ -294,8 +309,8 @@ gcc $pflags -fPIE -pie -pthread -o "$droot/vmtest-pie" "$srcroot"/test/vm-linux/
 tree_libs "$droot" "$droot/pmuvirt-report" "$droot/vmtest-pie"
 cp "$srcroot/test/vm-profile.sh" "$droot/"
 cp "$srcroot/test/vm-xen/domu-init.sh" "$droot/init"
-printf 'guest_iterations=%s\nsplit_ticks=%s\nsplit_rounds=%s\n' "$guest_iterations" "$split_ticks" \
-	"$split_rounds" >"$droot/vm-xen.conf"
+printf 'guest_iterations=%s\nsplit_ticks=%s\nsplit_rounds=%s\nchain_iters=%s\n' "$guest_iterations" \
+	"$split_ticks" "$split_rounds" "$chain_iters" >"$droot/vm-xen.conf"
 chmod +x "$droot/init"
 mkdir -p "$work/root/domu" "$work/root/etc/xen"
 pack "$droot" "$work/root/domu/initrd.cpio.gz"
@@ -475,7 +490,7 @@ boot() {
 	log "booting Xen ($1, ${6:-1} PCPUs; log: $console)"
 	# dom0's PV kernel has a PMU (XENPMU_*) where stock guests do: no NMI watchdog on it
 	vm_qemu_xen "$console" "$timeout_s" "$2" "$3 nmi_watchdog=0" "${5:-$work/initrd.cpio.gz}" "${4:-}" "${6:-1}" >&2
-	grep -a "pmuvirt\|PMUVIRT-XEN\|PMUVIRT-DOM\|PMUVIRT-ACTIVE\|^vm: \|: vm: \|^prof\|active: " "$console" | sed 's/^(XEN) //' >&2 || true
+	grep -a "pmuvirt\|PMUVIRT-XEN\|PMUVIRT-DOM\|PMUVIRT-ACTIVE\|^vm: \|: vm: \|^prof\|active: \|chain: " "$console" | sed 's/^(XEN) //' >&2 || true
 }
 
 # require MARKER...: every marker is on the console of the last boot, or FAIL.
@@ -593,6 +608,12 @@ require "PMUVIRT-XEN-PROF-ACTIVE-RECORD-EXIT=0" "PMUVIRT-XEN-PROF-ACTIVE-REPORT-
 	"domu-b: PMUVIRT-ACTIVE-RECORD-EXIT=0" "domu-b: PMUVIRT-ACTIVE-REPORT-EXIT=0" \
 	"domu-b: PMUVIRT-XEN-ACTIVE-CHECK-PASSED d2" "domu-b: PMUVIRT-XEN-DEVPERM-PASSED" \
 	"domu-b: pmuvirt-xenprof: active: domain 2, 2 rings of .* (placed by pmuvirt.ko)"
+# The session records call chains: the PV domU's kernel loop, reached from
+# two callers 3:1, each leaf sample with its caller, no address of Xen's;
+# none in the PVH domU's records.
+require "domu-a: PMUVIRT-XEN-CHAIN-RUN cpu 1 iterations $chain_iters ticks .*: ok" \
+	"domu-a: PMUVIRT-ACTIVE-FOLDED-EXIT=0" "domu-a: PMUVIRT-XEN-CHAIN-CHECK-PASSED d1" \
+	"domu-b: PMUVIRT-ACTIVE-FRAMES d2: 0 records with frames"
 for d in a:PV b:PVH; do
 	k=${d#*:} d=${d%:*}
 	require_domu "domu-$d: " "$k" "domu-$d: PMUVIRT-XEN-ACCESS-DOMU-PASSED" \

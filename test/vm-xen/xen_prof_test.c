@@ -63,6 +63,17 @@
  * phase whose interrupt came while Xen ran) stay out of the ratio, at
  * most 2% of VCPU 0's, as in splitcheck.
  *
+ * "xen_prof_test chainrun CPU N", in the PV domU with chain_probe.ko, on
+ * its VCPU CPU: chain_probe.ko's loops, 3 * N iterations of its leaf
+ * called from chain_probe_a, N from chain_probe_b, twice over.
+ *
+ * "xen_prof_test chaincheck FOLDED DUMP dN", on pmuvirt-xenprof's folded
+ * stacks and dump of that domain's own records (a session with call
+ * chains): the leaf's samples (at least 200) each with a caller,
+ * chain_probe_a or chain_probe_b, whose weights split 3:1 within 3%; no
+ * address of Xen's range among the IPs and frames of the dump; prints the
+ * leaf's chain depths.
+ *
  * "xen_prof_test devperm", in a PVH or HVM domU with pmuvirt.ko: who may
  * open /dev/pmuvirt-xenprof (root; not root without CAP_SYS_ADMIN, not
  * nobody).
@@ -189,8 +200,13 @@ static int rules(void)
 	expect("START with an active bit past its one domain", hc(PMUVIRT_XEN_PROF_START, &op),
 	       -EINVAL);
 	start_op(&op, PMUVIRT_EV_CYCLES);
-	op.reserved = 1;
-	expect("START with a reserved word set", hc(PMUVIRT_XEN_PROF_START, &op), -EINVAL);
+	op.chain_depth = 1;
+	expect("START with a chain depth but no call chains", hc(PMUVIRT_XEN_PROF_START, &op),
+	       -EINVAL);
+	start_op(&op, PMUVIRT_EV_CYCLES);
+	op.sample_format = PMUVIRT_SAMPLE_FMT_DEFAULT | PMUVIRT_SAMPLE_FMT_CHAIN;
+	op.chain_depth = PMUVIRT_CHAIN_MAX + 1;
+	expect("START with call chains 128 deep", hc(PMUVIRT_XEN_PROF_START, &op), -EINVAL);
 	expect("START at a bad address", hypercall(PMUVIRT_XEN_PROF_START, 0x10), -EFAULT);
 
 	/* Arbitration: the VCPU first, on both general counters. */
@@ -697,6 +713,119 @@ static int activecheck(const char *path, const char *d, double kticks, double ut
 	return bad ? 1 : 0;
 }
 
+
+/* "chainrun CPU N": chain_probe.ko's loops on VCPU CPU, in this process's context. */
+static int chainrun(int cpu, const char *n)
+{
+	cpu_set_t cpus;
+	uint64_t t0, t1;
+	ssize_t w;
+	int fd;
+
+	CPU_ZERO(&cpus);
+	CPU_SET(cpu, &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus)) {
+		printf("PMUVIRT-XEN-CHAIN-RUN-FAILED cpu %d: %s\n", cpu, strerror(errno));
+		return 1;
+	}
+	fd = open("/proc/pmuvirt_chain_probe", O_WRONLY);
+	if (fd < 0) {
+		printf("PMUVIRT-XEN-CHAIN-RUN-FAILED /proc/pmuvirt_chain_probe: %s\n", strerror(errno));
+		return 1;
+	}
+	t0 = split_rdtsc();
+	w = write(fd, n, strlen(n));
+	t1 = split_rdtsc();
+	close(fd);
+	printf("PMUVIRT-XEN-CHAIN-RUN cpu %d iterations %s ticks %llu: %s\n", cpu, n,
+	       (unsigned long long)(t1 - t0), w == (ssize_t)strlen(n) ? "ok" : strerror(errno));
+	return w == (ssize_t)strlen(n) ? 0 : 1;
+}
+
+/* An address in Xen's part of a 64-bit PV guest's address space. */
+static int xen_addr(unsigned long long a)
+{
+	return a >= 0xffff800000000000ull && a < 0xffff880000000000ull;
+}
+
+/* "chaincheck FOLDED DUMP dN": the leaf's callers 3:1, each sample with one; no Xen address. */
+static int chaincheck(const char *folded, const char *dump, const char *d)
+{
+	static const char leaf[] = "chain_probe_leaf_[k]";
+	unsigned long long a = 0, b = 0, other = 0, xen = 0, recs = 0, nleaf = 0, depth_sum = 0;
+	unsigned int depth_min = ~0u, depth_max = 0;
+	char text[8192];
+	double ratio;
+	size_t dl = strlen(d);
+	FILE *f = fopen(folded, "r");
+	int bad = 0;
+
+	if (!f) {
+		printf("PMUVIRT-XEN-CHAIN-CHECK-FAILED %s: %s\n", folded, strerror(errno));
+		return 1;
+	}
+	while (fgets(text, sizeof(text), f)) {
+		char *sp = strrchr(text, ' '), *last, *prev;
+		unsigned long long w;
+
+		if (!sp || strncmp(text, d, dl) || text[dl] != ';')
+			continue;
+		*sp = 0;
+		w = strtoull(sp + 1, NULL, 10);
+		last = strrchr(text, ';');
+		if (strcmp(last + 1, leaf))
+			continue;
+		*last = 0;
+		prev = strrchr(text, ';');
+		if (prev && prev != text + dl && !strcmp(prev + 1, "chain_probe_a_[k]"))
+			a += w;
+		else if (prev && prev != text + dl && !strcmp(prev + 1, "chain_probe_b_[k]"))
+			b += w;
+		else
+			other += w;
+	}
+	fclose(f);
+	f = fopen(dump, "r");
+	if (!f) {
+		printf("PMUVIRT-XEN-CHAIN-CHECK-FAILED %s: %s\n", dump, strerror(errno));
+		return 1;
+	}
+	while (fgets(text, sizeof(text), f)) {
+		char *ip = strstr(text, " ip 0x"), *ch = strstr(text, " chain "), *tok;
+		unsigned int n = 0;
+
+		if (!ip)
+			continue;
+		recs++;
+		xen += xen_addr(strtoull(ip + 4, NULL, 16));
+		for (tok = ch ? strtok(ch + 7, " \n") : NULL; tok; tok = strtok(NULL, " \n"))
+			if (!strncmp(tok, "0x", 2)) {
+				xen += xen_addr(strtoull(tok, NULL, 16));
+				n++;
+			}
+		if (strncmp(text, d, dl) || text[dl] != ' ' || !strstr(text, leaf))
+			continue;
+		if (strstr(text, leaf) > (ch ? ch : text + strlen(text)))
+			continue;	/* the leaf as a caller only */
+		nleaf++;
+		depth_sum += n;
+		depth_min = n < depth_min ? n : depth_min;
+		depth_max = n > depth_max ? n : depth_max;
+	}
+	fclose(f);
+	ratio = b ? (double)a / (double)b : 0;
+	printf("PMUVIRT-XEN-CHAIN-CHECK %s: leaf weight %llu: from chain_probe_a %llu, from "
+	       "chain_probe_b %llu, no caller of the two %llu; ratio %.4f want 3 (%+.2f%%); %llu "
+	       "leaf records, chain depth min %u mean %.2f max %u; %llu records, %llu Xen addresses\n",
+	       d, a + b + other, a, b, other, ratio, 100.0 * (ratio - 3) / 3, nleaf,
+	       nleaf ? depth_min : 0, nleaf ? (double)depth_sum / (double)nleaf : 0.0, depth_max,
+	       recs, xen);
+	if (a + b < 200 || other || xen || ratio < 3 * 0.97 || ratio > 3 * 1.03)
+		bad++;
+	printf("PMUVIRT-XEN-CHAIN-CHECK-%s %s\n", bad ? "FAILED" : "PASSED", d);
+	return bad ? 1 : 0;
+}
+
 /* An open of /dev/pmuvirt-xenprof in a child without @cap (or as nobody): its errno. */
 static int devopen_without(int cap, int as_nobody)
 {
@@ -800,6 +929,10 @@ int main(int argc, char **argv)
 		return splitcheck(argv[2], argv[3], strtod(argv[4], NULL), strtod(argv[5], NULL));
 	if (argc == 2 && !strcmp(argv[1], "devperm"))
 		return devperm();
+	if (argc == 4 && !strcmp(argv[1], "chainrun"))
+		return chainrun(atoi(argv[2]), argv[3]);
+	if (argc == 5 && !strcmp(argv[1], "chaincheck"))
+		return chaincheck(argv[2], argv[3], argv[4]);
 	if (argc == 7 && !strcmp(argv[1], "activecheck") &&
 	    (!strcmp(argv[6], "pv") || !strcmp(argv[6], "pvh")))
 		return activecheck(argv[2], argv[3], strtod(argv[4], NULL), strtod(argv[5], NULL),
@@ -807,6 +940,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, "usage: xen_prof_test rules | nopmu | hot ROUNDS | check REPORT PERIOD WORK_A "
 		"WORK_B [lossy | virq LOG] | domus REPORT DOMA DOMB | crng | split TICKS ROUNDS | "
 		"splitcheck REPORT dN KERNEL_TICKS USER_TICKS | "
-		"activecheck REPORT dN KERNEL_TICKS USER_TICKS pv|pvh | devperm\n");
+		"activecheck REPORT dN KERNEL_TICKS USER_TICKS pv|pvh | devperm | chainrun CPU N | "
+		"chaincheck FOLDED DUMP dN\n");
 	return 2;
 }

@@ -6,7 +6,8 @@
  * library's writer (src/core/sample.c), some past full, come out whole and
  * in order, every record read or counted lost.  Its report (the program
  * whose path is argv[1]): a record file with a known profile gives the
- * shares, domains, modes, symbols and lost count it must.
+ * shares, domains, modes, symbols and lost count it must; one with call
+ * chains the folded stacks and dump it must.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 #include "pmuvirt_arch.h"
 #include "drain.h"
@@ -179,7 +181,7 @@ static void test_drain(void **state)
 
 	(void)state;
 	rings_new(&g);
-	assert_int_equal(xp_file_begin(f, &ctl, g.desc, 3, NR), 0);
+	assert_int_equal(xp_file_begin(f, &ctl, g.desc, 3, NR, 0), 0);
 	assert_int_equal(xp_drain_init(&d, g.mem, g.desc, 3, PAGES, f), 0);
 	/* ring 0: 20 records; ring 1: 50, 18 of them dropped; ring 2: none */
 	for (i = 0; i < 20; i++)
@@ -239,7 +241,7 @@ static void test_drain_format(void **state)
 
 	(void)state;
 	rings_new_format(&g, 128, &fmt);
-	assert_int_equal(xp_file_begin(f, &ctl, g.desc, 3, 128), 0);
+	assert_int_equal(xp_file_begin(f, &ctl, g.desc, 3, 128, 0), 0);
 	assert_int_equal(xp_drain_init(&d, g.mem, g.desc, 3, PAGES, f), 0);
 	for (i = 0; i < 100; i++)
 		put(&g, 1, 7, PMUVIRT_SAMPLE_USER, 0x5000 + i, 1);
@@ -278,6 +280,25 @@ static void report_has(const char *cmd, const char *const *want, unsigned int n)
 	assert_int_equal(found, (1u << n) - 1);
 }
 
+/* Runs @cmd, which must succeed and print exactly the lines of @want, in order. */
+static void report_lines(const char *cmd, const char *const *want, unsigned int n)
+{
+	char line[512];
+	unsigned int i = 0;
+	FILE *p = popen(cmd, "r");
+
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		line[strcspn(line, "\n")] = 0;
+		print_message("%s\n", line);
+		if (i >= n || strcmp(line, want[i]))
+			fail_msg("line %u: \"%s\", expected \"%s\"", i, line, i < n ? want[i] : "");
+		i++;
+	}
+	assert_int_equal(pclose(p), 0);
+	assert_int_equal(i, n);
+}
+
 /*
  * A known profile: domain 0 user code 300 in hot_a, 100 in hot_b; domain 1
  * kernel 200 in kernel_fn (System.map); Xen 100 in xen_fn for domain 1 and
@@ -303,7 +324,7 @@ static void test_report(void **state)
 	g.desc[2] = (struct pmuvirt_xen_prof_ring){ .domain = PMUVIRT_XEN_DOMID_IDLE, .id = 0,
 						    .frame = 2 * PAGES,
 						    .flags = PMUVIRT_XEN_PROF_RING_PCPU };
-	assert_int_equal(xp_file_begin(f, &ctl, g.desc, 3, NR), 0);
+	assert_int_equal(xp_file_begin(f, &ctl, g.desc, 3, NR, 0), 0);
 	assert_int_equal(xp_drain_init(&d, g.mem, g.desc, 3, PAGES, f), 0);
 	for (i = 0; i < 4; i++) {
 		/* weights add up: a record may stand for several periods */
@@ -369,6 +390,159 @@ static void test_report(void **state)
 	free(map);
 }
 
+
+/* A record with call chain @frames (@nk kernel frames, then @nu user frames). */
+static void put_chain(struct rings *g, unsigned int ring, uint32_t domain, uint16_t flags,
+		      uint64_t ip, uint32_t weight, unsigned int nk, unsigned int nu,
+		      const uint64_t *frames)
+{
+	struct pmuvirt_sample_chain c;
+	struct pmuvirt_sample s;
+
+	memset(&s, 0, sizeof(s));
+	s.ip = ip;
+	s.domain = domain;
+	s.flags = flags;
+	s.weight = weight;
+	s.tid = ring;
+	s.nr_kernel = (uint16_t)nk;
+	s.nr_user = (uint16_t)nu;
+	memcpy(c.frame, frames, (nk + nu) * sizeof(frames[0]));
+	assert_int_equal(pmuvirt_sample_write(&g->w[ring], &s, &c), 0);
+}
+
+/*
+ * Rings with call chains (8 frame slots): the file is version 2, each
+ * record followed by its frames; the folded stacks and the dump name the
+ * frames with the flat report's symbols, outermost first and innermost
+ * first; the flat report reads the file as before; a file of a version the
+ * tool does not know is refused.
+ */
+static void test_report_chains(void **state)
+{
+	const struct pmuvirt_sample_format fmt = {
+		PMUVIRT_SAMPLE_FMT_IP | PMUVIRT_SAMPLE_FMT_TIME | PMUVIRT_SAMPLE_FMT_MODE |
+		PMUVIRT_SAMPLE_FMT_CHAIN, 0, 8 };
+	struct pmuvirt_control ctl = { .version = PMUVIRT_ABI_VERSION, .nr_counters = 1 };
+	char cmd[1024], *map = write_tmp(map_text, sizeof(map_text) - 1);
+	char data[] = "/tmp/pmuvirt-xenprof-data-XXXXXX";
+	uint64_t a = (uint64_t)(uintptr_t)hot_a, b = (uint64_t)(uintptr_t)hot_b;
+	uint64_t x = (uint64_t)(uintptr_t)xen_fn;
+	const uint64_t kframes[] = { 0xffffffff81000310ull, 0xffffffff81000010ull };
+	const uint64_t uframes[] = { a + 5, 0x10 };
+	int fd = mkstemp(data);
+	struct xp_file_hdr fh;
+	struct xp_file_chain fc;
+	struct pmuvirt_sample s;
+	uint64_t fr[2];
+	struct xp_drain d;
+	struct rings g;
+	FILE *f;
+
+	(void)state;
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w+b");
+	rings_new_format(&g, 16, &fmt);
+	assert_int_equal(xp_drain_init(&d, g.mem, g.desc, 3, PAGES, f), 0);
+	assert_int_equal(d.chain_depth, 8);
+	assert_int_equal(xp_file_begin(f, &ctl, g.desc, 3, 16, d.chain_depth), 0);
+	/* domain 1's kernel: kernel_fn called from weak_fn called from _stext, twice */
+	put_chain(&g, 1, 1, 0, 0xffffffff81000180ull, 3, 2, 0, kframes);
+	put_chain(&g, 1, 1, 0, 0xffffffff81000190ull, 4, 2, 0, kframes);
+	/* domain 0's user code: hot_b called from hot_a; hot_a from an unknown caller */
+	put_chain(&g, 0, 0, PMUVIRT_SAMPLE_USER, b, 5, 0, 1, uframes);
+	put_chain(&g, 0, 0, PMUVIRT_SAMPLE_USER, a, 6, 0, 1, uframes + 1);
+	/* no frames: Xen's, and a domain not named */
+	put_chain(&g, 2, 1, PMUVIRT_SAMPLE_HYPERVISOR, x, 7, 0, 0, NULL);
+	put_chain(&g, 2, 5, PMUVIRT_SAMPLE_USER | PMUVIRT_SAMPLE_NO_IP, 0, 8, 0, 0, NULL);
+	assert_int_equal(xp_drain_all(&d), 6);
+	assert_int_equal(xp_file_end(&d), 0);
+	fflush(f);
+	/* the layout: version 2's header, then each record and its frames */
+	rewind(f);
+	assert_int_equal(fread(&fh, sizeof(fh), 1, f), 1);
+	assert_memory_equal(fh.magic, XP_MAGIC_CHAIN, 8);
+	assert_int_equal(fread(&fc, sizeof(fc), 1, f), 1);
+	assert_int_equal(fc.chain_depth, 8);
+	assert_int_equal(fseek(f, 3 * sizeof(g.desc[0]), SEEK_CUR), 0);
+	assert_int_equal(fread(&s, sizeof(s), 1, f), 1);
+	assert_int_equal(s.ip, b);
+	assert_int_equal(s.nr_user, 1);
+	assert_int_equal(fread(fr, 8, 1, f), 1);
+	assert_int_equal(fr[0], a + 5);
+	fclose(f);
+	xp_drain_free(&d);
+	free(g.mem);
+
+	snprintf(cmd, sizeof(cmd), "%s report -i %s --xen-syms /proc/%d/exe --map 1=%s "
+		 "--exe 0=/proc/%d/exe --folded", tool, data, (int)getpid(), map, (int)getpid());
+	{
+		static const char *const want[] = {
+			"d0;[unknown];hot_a 6",
+			"d0;hot_a;hot_b 5",
+			"d1;_stext_[k];weak_fn_[k];kernel_fn_[k] 7",
+			"d1;xen_fn_[k] 7",
+			"d5;[not profiled] 8",
+		};
+
+		report_lines(cmd, want, sizeof(want) / sizeof(want[0]));
+	}
+	snprintf(cmd, sizeof(cmd), "%s report -i %s --map 1=%s --dump", tool, data, map);
+	{
+		static const char *const want[] = {
+			"d1 vcpu 1 cpu 0 time 0 ip 0xffffffff81000180 [k] kernel_fn_[k] weight 3 "
+			"counter 0 chain 0xffffffff81000310 weak_fn_[k] 0xffffffff81000010 _stext_[k]",
+		};
+
+		report_has(cmd, want, 1);
+	}
+	/* the flat profile of the same file */
+	snprintf(cmd, sizeof(cmd), "%s report -i %s --map 1=%s", tool, data, map);
+	{
+		static const char *const want[] = {
+			"# pmuvirt-xenprof report: 6 records (weight 33) from 3 rings of 16, 0 lost, 0 skipped",
+			"  d1               14   42.42%          7          7          0",
+		};
+
+		report_has(cmd, want, 2);
+	}
+	/* a version this tool does not know, and a chain longer than the file's depth */
+	f = fopen(data, "r+b");
+	assert_non_null(f);
+	assert_int_equal(fwrite("PMUVXPF3", 1, 8, f), 8);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s report -i %s >/dev/null 2>&1", tool, data);
+	assert_int_not_equal(system(cmd), 0);
+	f = fopen(data, "r+b");
+	assert_int_equal(fwrite(XP_MAGIC_CHAIN, 1, 8, f), 8);
+	assert_int_equal(fseek(f, sizeof(fh), SEEK_SET), 0);
+	fc.chain_depth = 1;
+	assert_int_equal(fwrite(&fc, sizeof(fc), 1, f), 1);
+	fclose(f);
+	assert_int_not_equal(system(cmd), 0);
+	unlink(data);
+	unlink(map);
+	free(map);
+}
+
+
+/* A call-chain depth out of range is refused before anything is asked of Xen. */
+static void test_record_depth(void **state)
+{
+	static const char *const bad[] = { "-g 0", "-g 128", "-g 12x" };
+	char cmd[512];
+	unsigned int i;
+	int st;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "%s record %s -- true >/dev/null 2>&1", tool, bad[i]);
+		st = system(cmd);
+		assert_true(WIFEXITED(st));
+		assert_int_equal(WEXITSTATUS(st), 2);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -377,6 +551,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_drain),
 		cmocka_unit_test(test_drain_format),
 		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_report_chains),
+		cmocka_unit_test(test_record_depth),
 	};
 
 	if (argc != 2) {

@@ -30,6 +30,36 @@ int xp_drain_init(struct xp_drain *d, const void *map, const struct pmuvirt_xen_
 			return -1;
 		}
 		d->tails[i] = d->ring[i].r.tail;
+		if (i && d->ring[i].r.chain_depth != d->chain_depth) {
+			xp_drain_free(d);
+			errno = EPROTO;
+			return -1;
+		}
+		d->chain_depth = d->ring[i].r.chain_depth;
+	}
+	if (d->chain_depth) {
+		d->chains = calloc(sizeof(d->buf) / sizeof(d->buf[0]), sizeof(*d->chains));
+		if (!d->chains) {
+			xp_drain_free(d);
+			errno = ENOMEM;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* @n records of buf[] and, with call chains, each one's frames. */
+static int write_records(struct xp_drain *d, unsigned int n)
+{
+	unsigned int i, nf;
+
+	if (!d->chains)
+		return fwrite(d->buf, sizeof(d->buf[0]), n, d->out) == n ? 0 : -1;
+	for (i = 0; i < n; i++) {
+		nf = (unsigned int)d->buf[i].nr_kernel + d->buf[i].nr_user;
+		if (fwrite(&d->buf[i], sizeof(d->buf[i]), 1, d->out) != 1 ||
+		    fwrite(d->chains[i].frame, sizeof(uint64_t), nf, d->out) != nf)
+			return -1;
 	}
 	return 0;
 }
@@ -44,14 +74,15 @@ long xp_drain_all(struct xp_drain *d)
 		int n;
 
 		for (;;) {
-			n = pmuvirt_sample_read(&g->r, d->buf, sizeof(d->buf) / sizeof(d->buf[0]));
+			n = pmuvirt_sample_read_chain(&g->r, d->buf, d->chains,
+						      sizeof(d->buf) / sizeof(d->buf[0]));
 			if (n == -PMUVIRT_USER_EPROTO) {
 				g->end.skipped += pmuvirt_sample_resync(&g->r);
 				continue;
 			}
 			if (n <= 0)
 				break;
-			if (fwrite(d->buf, sizeof(d->buf[0]), (size_t)n, d->out) != (size_t)n)
+			if (write_records(d, (unsigned int)n))
 				return -1;
 			g->end.read += (uint64_t)n;
 			got += n;
@@ -64,18 +95,20 @@ long xp_drain_all(struct xp_drain *d)
 
 int xp_file_begin(FILE *out, const struct pmuvirt_control *ctl,
 		  const struct pmuvirt_xen_prof_ring *desc, unsigned int nr_rings,
-		  unsigned int nr_records)
+		  unsigned int nr_records, unsigned int chain_depth)
 {
+	struct xp_file_chain fc = { .chain_depth = chain_depth };
 	struct xp_file_hdr fh;
 
 	memset(&fh, 0, sizeof(fh));
-	memcpy(fh.magic, XP_MAGIC, 8);
+	memcpy(fh.magic, chain_depth ? XP_MAGIC_CHAIN : XP_MAGIC, 8);
 	fh.record_size = sizeof(struct pmuvirt_sample);
 	fh.sample_version = PMUVIRT_SAMPLE_VERSION;
 	fh.nr_rings = nr_rings;
 	fh.nr_records = nr_records;
 	fh.ctl = *ctl;
 	if (fwrite(&fh, sizeof(fh), 1, out) != 1 ||
+	    (chain_depth && fwrite(&fc, sizeof(fc), 1, out) != 1) ||
 	    fwrite(desc, sizeof(*desc), nr_rings, out) != nr_rings)
 		return -1;
 	return 0;
@@ -103,6 +136,8 @@ void xp_drain_free(struct xp_drain *d)
 {
 	free(d->ring);
 	free(d->tails);
+	free(d->chains);
 	d->ring = NULL;
 	d->tails = NULL;
+	d->chains = NULL;
 }

@@ -3,9 +3,15 @@
  * pmuvirt-xenprof's drain: read every ring of a session (mapped read-only)
  * into a record file, and the file's layout.
  *
- * File: struct xp_file_hdr, nr_rings struct pmuvirt_xen_prof_ring (the
- * session's rings), the records (struct pmuvirt_sample) in the order they
- * were read, then struct xp_file_end and nr_rings struct xp_ring_end.
+ * File, version 1 (magic XP_MAGIC, rings without call chains): struct
+ * xp_file_hdr, nr_rings struct pmuvirt_xen_prof_ring (the session's
+ * rings), the records (struct pmuvirt_sample) in the order they were
+ * read, then struct xp_file_end and nr_rings struct xp_ring_end.
+ *
+ * Version 2 (magic XP_MAGIC_CHAIN, rings with call chains): the same with
+ * struct xp_file_chain after the header, and each record followed by its
+ * nr_kernel + nr_user frames (uint64_t, struct pmuvirt_sample_chain's
+ * order), at most chain_depth.  A reader refuses any other magic.
  */
 #ifndef PMUVIRT_XENPROF_DRAIN_H
 #define PMUVIRT_XENPROF_DRAIN_H
@@ -16,6 +22,7 @@
 #include <pmuvirt/user.h>
 
 #define XP_MAGIC	"PMUVXPF1"
+#define XP_MAGIC_CHAIN	"PMUVXPF2"
 #define XP_END_MAGIC	"PMUVXPFE"
 
 struct xp_file_hdr {
@@ -25,6 +32,12 @@ struct xp_file_hdr {
 	uint32_t nr_rings;
 	uint32_t nr_records;		/* per ring */
 	struct pmuvirt_control ctl;	/* the session's counters */
+};
+
+/* Version 2: after struct xp_file_hdr. */
+struct xp_file_chain {
+	uint32_t chain_depth;		/* frame slots of the rings' records, 1 to 127 */
+	uint32_t reserved;		/* zero */
 };
 
 struct xp_file_end {
@@ -46,17 +59,21 @@ struct xp_ring {
 
 struct xp_drain {
 	unsigned int nr_rings;
+	unsigned int chain_depth;	/* the rings' frame slots; 0 without call chains */
 	struct xp_ring *ring;
 	uint32_t *tails;	/* after xp_drain_all(): each ring's tail, for PROF_TAIL */
 	FILE *out;
 	uint64_t total;
+	struct pmuvirt_sample_chain *chains;	/* with call chains: for buf[] */
 	struct pmuvirt_sample buf[256];
 };
 
 /*
  * Readers for @nr_rings rings of @ring_pages pages each in @map (ring i at
- * frame desc[i].frame), writing to @out.  Return: 0, or -1 (errno) for a
- * ring whose header does not check (pmuvirt_sample_reader_init()) or no memory.
+ * frame desc[i].frame), writing to @out; @d->chain_depth gets the rings'
+ * frame slots.  Return: 0, or -1 (errno) for a ring whose header does not
+ * check (pmuvirt_sample_reader_init()), rings of different call-chain
+ * depths, or no memory.
  */
 int xp_drain_init(struct xp_drain *d, const void *map, const struct pmuvirt_xen_prof_ring *desc,
 		  unsigned int nr_rings, unsigned int ring_pages, FILE *out);
@@ -68,11 +85,12 @@ int xp_drain_init(struct xp_drain *d, const void *map, const struct pmuvirt_xen_
 long xp_drain_all(struct xp_drain *d);
 
 /*
- * Write the file's header and ring list to @out.  Return: 0, or -1 (errno).
+ * Write the file's header and ring list to @out: version 1 for a
+ * @chain_depth of 0, else version 2.  Return: 0, or -1 (errno).
  */
 int xp_file_begin(FILE *out, const struct pmuvirt_control *ctl,
 		  const struct pmuvirt_xen_prof_ring *desc, unsigned int nr_rings,
-		  unsigned int nr_records);
+		  unsigned int nr_records, unsigned int chain_depth);
 
 /*
  * After the last drain: take each ring's lost count from its header and

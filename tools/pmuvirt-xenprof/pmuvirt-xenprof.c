@@ -9,7 +9,8 @@
  *            stop, drain the rest, free the session
  *   report   a flat profile of a record file by domain and by symbol:
  *            Xen's from xen-syms, a domain's kernel from its System.map
- *            or vmlinux, a domain's user code from an ELF file
+ *            or vmlinux, a domain's user code from an ELF file; or, with
+ *            the same symbols, folded call stacks or every record
  *   active   in a domain a session names active: drain its own VCPUs'
  *            rings into a file, as record does
  *   stop     stop and free a session this domain left running
@@ -41,19 +42,21 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: pmuvirt-xenprof record [-e events] [-c period] [-d domid]... [-a domid]...\n"
-		"                              [-o file] [--values] [--fields list] [--pages n]\n"
+		"                              [-o file] [--values] [--fields list] [--pages n] [-g [depth]]\n"
 		"                              [--high-water pct] [--drain-ms ms] [--no-virq] [--cpu n]\n"
 		"                              [--seconds s | -- command [args]]\n"
 		"       pmuvirt-xenprof active [-o file] [--wait s] [--drain-ms ms] [--no-virq] [--cpu n]\n"
-		"                              [--seconds s | -- command [args]]\n"
+		"                              [-g] [--seconds s | -- command [args]]\n"
 		"       pmuvirt-xenprof report [-i file] [--xen-syms file] [--map domid=file]...\n"
-		"                              [--exe domid=file]... [--vcpu] [--top n]\n"
+		"                              [--exe domid=file]... [--vcpu] [--top n] [--folded | --dump]\n"
 		"       pmuvirt-xenprof stop\n"
 		"  events: instructions cycles branches branch-misses rHEX, each :k (Xen only)\n"
 		"  or :u (guests only); default -e cycles -c 1000000 -d 0, file pmuvirt-xenprof.data\n"
 		"  -a: a domain that reads its own records (active; it runs \"pmuvirt-xenprof active\")\n"
-		"  --fields: what a record holds, of ip,time,mode,values (default all four,\n"
-		"  16 value slots; --values fills them)\n");
+		"  --fields: what a record holds, of ip,time,mode,values,chain (default the\n"
+		"  first four, 16 value slots; --values fills them)\n"
+		"  -g: call chains of 64-bit PV guests, depth frames (1 to 127, default 16);\n"
+		"  active -g: the session must record them\n");
 	exit(2);
 }
 
@@ -112,6 +115,7 @@ static double now_s(void)
 
 struct rec_opts {
 	struct pmuvirt_xen_prof_start start;
+	int chains;		/* active: the rings must hold call chains */
 	const char *out;
 	unsigned int drain_ms;
 	int no_virq;
@@ -383,7 +387,7 @@ static int record(struct rec_opts *o)
 		rc = -errno;
 		goto fail_stop;
 	}
-	if (xp_file_begin(out, &st->ctl, desc, map.nr_rings, map.nr_records)) {
+	if (xp_file_begin(out, &st->ctl, desc, map.nr_rings, map.nr_records, d.chain_depth)) {
 		rc = -errno;
 		goto fail_stop;
 	}
@@ -455,9 +459,14 @@ static int active(struct rec_opts *o, double wait_s)
 		dev >= 0 ? "placed by pmuvirt.ko" : "mapped by machine frame");
 	if (xp_drain_init(&d, mem, desc, map.nr_rings, map.ring_pages, out))
 		die("the rings", errno);
+	if (o->chains && !d.chain_depth) {
+		fprintf(stderr, "pmuvirt-xenprof: the session records no call chains "
+			"(its controller's \"record -g\" does)\n");
+		exit(1);
+	}
 	/* the controller chose the counters: this domain does not see them */
 	memset(&none, 0, sizeof(none));
-	if (xp_file_begin(out, &none, desc, map.nr_rings, map.nr_records))
+	if (xp_file_begin(out, &none, desc, map.nr_rings, map.nr_records, d.chain_depth))
 		die(o->out, errno);
 	/* what the rings hold from before this started, and their room back at once */
 	if (xp_drain_all(&d) < 0)
@@ -566,23 +575,75 @@ static void load_or_die(struct symtab *t, const char *path)
 	}
 }
 
+/* A name for the folded lines: no control characters, no ';' (they separate frames). */
+static void put_name(char **buf, size_t *len, size_t *cap, const char *name, int kernel)
+{
+	size_t n = strlen(name) + 6;
+	const char *p;
+
+	while (*len + n + 1 > *cap) {
+		*cap = *cap ? 2 * *cap : 256;
+		*buf = realloc(*buf, *cap);
+		if (!*buf)
+			die("memory", ENOMEM);
+	}
+	for (p = name; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		(*buf)[(*len)++] = c < 0x20 || c == 0x7f ? '?' : c == ';' ? ':' : (char)c;
+	}
+	if (kernel) {
+		memcpy(*buf + *len, "_[k]", 4);
+		*len += 4;
+	}
+	(*buf)[*len] = 0;
+}
+
+struct folded {
+	char *stack;	/* frames apart by FOLD_SEP, which sorts before any name's character */
+	uint64_t weight;
+};
+
+#define FOLD_SEP	'\x01'
+
+static int by_stack(const void *a, const void *b)
+{
+	return strcmp(((const struct folded *)a)->stack, ((const struct folded *)b)->stack);
+}
+
+/* The function of a return address, kernel or user: the call's, one byte before it. */
+static const char *frame_name(const struct dom_syms *d, int kernel, uint64_t addr)
+{
+	const struct sym *sym = NULL;
+
+	if (d && addr && kernel && d->have_kernel)
+		sym = symtab_find(&d->kernel, addr - 1);
+	else if (d && addr && !kernel && d->have_user)
+		sym = symtab_find(&d->user, addr - 1);
+	return sym ? sym->name : "[unknown]";
+}
+
 static int report(int argc, char **argv)
 {
 	const char *in = "pmuvirt-xenprof.data", *xen_syms = NULL;
 	struct dom_syms *ds = NULL;
 	unsigned int nds = 0, top = 30, i;
-	int per_vcpu = 0;
+	int per_vcpu = 0, folded = 0, dump = 0, version;
 	struct symtab xen = { 0 };
 	struct xp_file_hdr fh;
+	struct xp_file_chain fc = { 0 };
 	struct xp_file_end fe;
 	struct xp_ring_end *re;
 	struct pmuvirt_xen_prof_ring *desc;
 	struct pmuvirt_sample s;
-	struct entry *e;
-	uint64_t nrec, total = 0, lost = 0, skipped = 0, noip = 0, unresolved = 0;
-	size_t ne = 0, k, j;
+	struct entry *e = NULL;
+	struct folded *fo = NULL;
+	uint64_t nrec = 0, total = 0, lost = 0, skipped = 0, noip = 0, unresolved = 0;
+	uint64_t frame[PMUVIRT_CHAIN_MAX];
+	size_t ne = 0, cap = 0, k, j, line_cap = 0, line_len;
+	char *line = NULL;
 	struct stat sb;
-	long end_off;
+	long end_off, pos;
 	FILE *f;
 	int a;
 
@@ -607,6 +668,10 @@ static int report(int argc, char **argv)
 			per_vcpu = 1;
 		} else if (!strcmp(argv[a], "--top") && a + 1 < argc) {
 			top = (unsigned int)strtoul(argv[++a], NULL, 0);
+		} else if (!strcmp(argv[a], "--folded") && !dump) {
+			folded = 1;
+		} else if (!strcmp(argv[a], "--dump") && !folded) {
+			dump = 1;
 		} else {
 			usage();
 		}
@@ -616,10 +681,16 @@ static int report(int argc, char **argv)
 	f = fopen(in, "rb");
 	if (!f || fstat(fileno(f), &sb))
 		die(in, errno);
-	if (fread(&fh, sizeof(fh), 1, f) != 1 || memcmp(fh.magic, XP_MAGIC, 8) ||
-	    fh.record_size != sizeof(struct pmuvirt_sample) ||
+	version = 0;
+	if (fread(&fh, sizeof(fh), 1, f) == 1)
+		version = !memcmp(fh.magic, XP_MAGIC, 8) ? 1 : !memcmp(fh.magic, XP_MAGIC_CHAIN, 8) ? 2 : 0;
+	if (version == 2 && (fread(&fc, sizeof(fc), 1, f) != 1 || !fc.chain_depth ||
+			     fc.chain_depth > PMUVIRT_CHAIN_MAX || fc.reserved))
+		version = 0;
+	if (!version || fh.record_size != sizeof(struct pmuvirt_sample) ||
 	    fh.sample_version != PMUVIRT_SAMPLE_VERSION || fh.nr_rings > (1u << 20)) {
-		fprintf(stderr, "pmuvirt-xenprof: %s: not a record file of this version\n", in);
+		fprintf(stderr, "pmuvirt-xenprof: %s: not a record file of a version this reads (%s, %s)\n",
+			in, XP_MAGIC, XP_MAGIC_CHAIN);
 		return 1;
 	}
 	desc = calloc(fh.nr_rings ? fh.nr_rings : 1, sizeof(*desc));
@@ -629,20 +700,26 @@ static int report(int argc, char **argv)
 	if (fread(desc, sizeof(*desc), fh.nr_rings, f) != fh.nr_rings)
 		goto truncated;
 	end_off = (long)(sb.st_size - (off_t)sizeof(fe) - (off_t)fh.nr_rings * (off_t)sizeof(*re));
-	if (end_off < ftell(f) || (end_off - ftell(f)) % (long)sizeof(s))
+	pos = ftell(f);
+	if (end_off < pos || (version == 1 && (end_off - pos) % (long)sizeof(s)))
 		goto truncated;
-	nrec = (uint64_t)(end_off - ftell(f)) / sizeof(s);
-	e = calloc(nrec ? nrec : 1, sizeof(*e));
-	if (!e)
-		die("memory", ENOMEM);
-	for (k = 0; k < nrec; k++) {
+	while (pos < end_off) {
 		const struct sym *sym = NULL;
 		struct dom_syms *d = NULL;
 		const char *name;
+		unsigned int nk, nu, vcpu;
 		uint16_t mode;
 
 		if (fread(&s, sizeof(s), 1, f) != 1)
 			goto truncated;
+		nk = s.nr_kernel;
+		nu = s.nr_user;
+		if (nk + nu > fc.chain_depth || (nk + nu && fread(frame, 8, nk + nu, f) != nk + nu))
+			goto truncated;
+		pos += (long)(sizeof(s) + 8 * (nk + nu));
+		if (pos > end_off)
+			goto truncated;
+		nrec++;
 		mode = (s.flags & PMUVIRT_SAMPLE_HYPERVISOR) ? 0 :
 		       (s.flags & PMUVIRT_SAMPLE_USER) ? 2 : 1;
 		for (j = 0; j < nds; j++)
@@ -667,19 +744,103 @@ static int report(int argc, char **argv)
 		 * a named domain's record names its VCPU (an active domain's
 		 * also in Xen's mode, IP withheld); others carry none
 		 */
-		e[ne++] = (struct entry){ .domain = s.domain, .mode = mode, .name = name,
-					  .weight = s.weight,
-					  .vcpu = per_vcpu && s.domain != PMUVIRT_XEN_DOMID_IDLE &&
-						  (!(s.flags & PMUVIRT_SAMPLE_NO_IP) || mode == 0) ?
-						  s.tid + 1 : 0 };
+		vcpu = per_vcpu && s.domain != PMUVIRT_XEN_DOMID_IDLE &&
+		       (!(s.flags & PMUVIRT_SAMPLE_NO_IP) || mode == 0) ? s.tid + 1 : 0;
 		total += s.weight;
+		if (folded || dump) {
+			char dn[24];
+			unsigned int n;
+
+			dom_name(dn, sizeof(dn), s.domain, vcpu);
+			line_len = 0;
+			put_name(&line, &line_len, &line_cap, dn, 0);
+			if (dump) {
+				char tail[160];
+
+				snprintf(tail, sizeof(tail), " vcpu %u cpu %u time %llu ip 0x%llx %s ",
+					 s.tid, s.cpu, (unsigned long long)s.time,
+					 (unsigned long long)s.ip, mode == 0 ? "[x]" : mode == 1 ? "[k]" : "[.]");
+				put_name(&line, &line_len, &line_cap, tail, 0);
+				put_name(&line, &line_len, &line_cap, name, mode != 2);
+				snprintf(tail, sizeof(tail), " weight %u counter %u", s.weight, s.counter);
+				put_name(&line, &line_len, &line_cap, tail, 0);
+				for (n = 0; (s.flags & PMUVIRT_SAMPLE_VALUES) && n < s.nr_values; n++) {
+					snprintf(tail, sizeof(tail), " %llu", (unsigned long long)s.value[n]);
+					put_name(&line, &line_len, &line_cap, tail, 0);
+				}
+				if (nk + nu)
+					put_name(&line, &line_len, &line_cap, " chain", 0);
+				/* innermost first: the kernel's frames, then the user's */
+				for (n = 0; n < nk + nu; n++) {
+					snprintf(tail, sizeof(tail), " 0x%llx ", (unsigned long long)frame[n]);
+					put_name(&line, &line_len, &line_cap, tail, 0);
+					put_name(&line, &line_len, &line_cap,
+						 frame_name(d, n < nk, frame[n]), n < nk);
+				}
+				printf("%s\n", line);
+				continue;
+			}
+			/* outermost first: the user's frames, the kernel's, the function */
+			for (n = nk + nu; n-- > 0;) {
+				line[line_len++] = FOLD_SEP;
+				put_name(&line, &line_len, &line_cap,
+					 frame_name(d, n < nk, frame[n]), n < nk);
+			}
+			line[line_len++] = FOLD_SEP;
+			put_name(&line, &line_len, &line_cap, name, mode != 2);
+			if (ne == cap) {
+				cap = cap ? 2 * cap : 1024;
+				fo = realloc(fo, cap * sizeof(*fo));
+				if (!fo)
+					die("memory", ENOMEM);
+			}
+			fo[ne].stack = strdup(line);
+			if (!fo[ne].stack)
+				die("memory", ENOMEM);
+			fo[ne++].weight = s.weight;
+			continue;
+		}
+		if (ne == cap) {
+			cap = cap ? 2 * cap : 1024;
+			e = realloc(e, cap * sizeof(*e));
+			if (!e)
+				die("memory", ENOMEM);
+		}
+		e[ne++] = (struct entry){ .domain = s.domain, .mode = mode, .name = name,
+					  .weight = s.weight, .vcpu = vcpu };
 	}
 	if (fread(&fe, sizeof(fe), 1, f) != 1 || memcmp(fe.magic, XP_END_MAGIC, 8) ||
 	    fe.nr_samples != nrec || fread(re, sizeof(*re), fh.nr_rings, f) != fh.nr_rings)
 		goto truncated;
 	fclose(f);
+	free(line);
+
+	if (folded) {
+		qsort(fo, ne, sizeof(*fo), by_stack);
+		for (k = 0, j = 0; k < ne; k++) {
+			if (j && !strcmp(fo[j - 1].stack, fo[k].stack)) {
+				fo[j - 1].weight += fo[k].weight;
+				free(fo[k].stack);
+			} else {
+				fo[j++] = fo[k];
+			}
+		}
+		for (k = 0; k < j; k++) {
+			char *p;
+
+			for (p = fo[k].stack; *p; p++)
+				if (*p == FOLD_SEP)
+					*p = ';';
+			printf("%s %llu\n", fo[k].stack, (unsigned long long)fo[k].weight);
+			free(fo[k].stack);
+		}
+		free(fo);
+	}
+	if (folded || dump)
+		goto out;
 
 	for (i = 0; i < fh.nr_rings; i++) {
+
 		lost += re[i].lost;
 		skipped += re[i].skipped;
 	}
@@ -737,6 +898,7 @@ static int report(int argc, char **argv)
 		       (unsigned long long)e[k].weight, dn, mode_name[e[k].mode], e[k].name);
 	}
 	free(e);
+out:
 	free(desc);
 	free(re);
 	symtab_free(&xen);
@@ -758,6 +920,7 @@ int main(int argc, char **argv)
 	const char *events = "cycles";
 	uint64_t period = 1000000;
 	int a, values = 0, domains_given = 0, is_active;
+	unsigned long chain_depth = 0;
 	double wait_s = 0;
 
 	if (argc < 2)
@@ -814,6 +977,17 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[a], "--fields") && a + 1 < argc && !is_active) {
 			if (pmuvirt_user_parse_fields(argv[++a], &o.start.sample_format))
 				usage();
+		} else if (!strcmp(argv[a], "-g") && is_active) {
+			o.chains = 1;
+		} else if (!strcmp(argv[a], "-g")) {
+			chain_depth = 16;
+			if (a + 1 < argc && argv[a + 1][0] >= '0' && argv[a + 1][0] <= '9') {
+				char *end;
+
+				chain_depth = strtoul(argv[++a], &end, 10);
+				if (*end || !chain_depth || chain_depth > PMUVIRT_CHAIN_MAX)
+					usage();
+			}
 		} else if (!strcmp(argv[a], "--no-virq")) {
 			o.no_virq = 1;
 		} else if (!strcmp(argv[a], "--cpu") && a + 1 < argc) {
@@ -842,6 +1016,14 @@ int main(int argc, char **argv)
 		usage();
 	if (values && o.start.sample_format)
 		o.start.sample_format |= PMUVIRT_SAMPLE_FMT_VALUES;
+	/* call chains: the format's bit and the depth, either way asked for */
+	if (o.start.sample_format & PMUVIRT_SAMPLE_FMT_CHAIN && !chain_depth)
+		chain_depth = 16;
+	if (chain_depth) {
+		o.start.sample_format = (o.start.sample_format ? o.start.sample_format :
+					 PMUVIRT_SAMPLE_FMT_DEFAULT) | PMUVIRT_SAMPLE_FMT_CHAIN;
+		o.start.chain_depth = (uint32_t)chain_depth;
+	}
 	if (o.start.sample_format & PMUVIRT_SAMPLE_FMT_VALUES)
 		values = 1;
 	for (a = 0; a < (int)o.start.ctl.nr_counters; a++) {

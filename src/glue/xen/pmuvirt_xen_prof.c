@@ -45,6 +45,7 @@
 #include <xen/rcupdate.h>
 #include <xsm/xsm.h>
 #include <public/domctl.h>
+#include <asm/flushtlb.h>
 #include <asm/regs.h>
 #ifdef CONFIG_HVM
 #include <asm/hvm/hvm.h>
@@ -171,16 +172,30 @@ static void prof_hvm_guest(struct vcpu *v, struct pmuvirt_xen_prof_where *w)
 }
 #endif
 
+/*
+ * A PV guest's stack, from the counter interrupt: the VCPU's page tables
+ * are loaded (it interrupted the guest), and copy_from_guest_pv() ends a
+ * fault in the exception table (no fixups in interrupt context).
+ */
+static int cf_check prof_read_pv(void *arg, uint64_t addr, void *buf, unsigned int len)
+{
+	if (!pmuvirt_xen_pv_guest_addr(addr, len))
+		return -EFAULT;
+	return copy_from_guest_pv(buf, (const void __user *)(unsigned long)addr, len) ? -EFAULT : 0;
+}
+
 /* Where the PMI found the CPU; @v is current. */
 static void cf_check prof_fill(void *arg, const struct pmuvirt_pcpu *pc,
 			       const struct pmuvirt_ctx *ctx, struct pmuvirt_sample *s,
 			       uint64_t *frames, unsigned int max_frames)
 {
 	const struct cpu_user_regs *regs = this_cpu(prof_regs);
+	const struct cpu_user_regs *pmi_regs = regs;
 	struct pmuvirt_xen_prof_where w = { 0 };
 	struct vcpu *v = current;
 	bool idle = is_idle_vcpu(v);
 
+	BUILD_BUG_ON(PMUVIRT_XEN_PV_KERNEL_START != HYPERVISOR_VIRT_END);
 	if (!regs) {
 		/* A PMI from a timer softirq: a guest's state at its last entry to Xen. */
 		arch_fetch_and_add(&prof.noregs, 1);
@@ -203,6 +218,22 @@ static void cf_check prof_fill(void *arg, const struct pmuvirt_pcpu *pc,
 	}
 	pmuvirt_xen_prof_record(s, &w, idle ? PMUVIRT_XEN_DOMID_IDLE : v->domain->domain_id,
 				idle ? pc->cpu : v->vcpu_id, arg != NULL, NOW());
+	/*
+	 * The guest's frames where the interrupt came from it; with the
+	 * interrupted state unknown (the emulated PMU's softirq), from its
+	 * state at its last entry to Xen, with interrupts off (no fault
+	 * fixups) and only while the page tables loaded are its own.
+	 */
+	if (frames && regs && w.guest && !w.hvm && !w.pv32 &&
+	    (pmi_regs || (!local_irq_is_enabled() &&
+			  !((read_cr3() ^ v->arch.cr3) & ~X86_CR3_NOFLUSH)))) {
+		const struct pmuvirt_xen_pv_stack st = {
+			.bp = regs->rbp, .sp = regs->rsp, .kernel_sp = v->arch.pv.kernel_sp,
+		};
+
+		pmuvirt_xen_prof_pv_chain(s, &w, arg != NULL, &st, prof_read_pv, NULL, frames,
+					  max_frames);
+	}
 	/* an active domain's own ring: Xen's addresses are not the guest's to see */
 	if (arg && ((const struct prof_ring *)arg)->reader != prof.controller)
 		pmuvirt_xen_prof_for_guest(s);
