@@ -390,7 +390,6 @@ static void test_report(void **state)
 	free(map);
 }
 
-
 /* A record with call chain @frames (@nk kernel frames, then @nu user frames). */
 static void put_chain(struct rings *g, unsigned int ring, uint32_t domain, uint16_t flags,
 		      uint64_t ip, uint32_t weight, unsigned int nk, unsigned int nu,
@@ -407,7 +406,8 @@ static void put_chain(struct rings *g, unsigned int ring, uint32_t domain, uint1
 	s.tid = ring;
 	s.nr_kernel = (uint16_t)nk;
 	s.nr_user = (uint16_t)nu;
-	memcpy(c.frame, frames, (nk + nu) * sizeof(frames[0]));
+	if (nk + nu)
+		memcpy(c.frame, frames, (nk + nu) * sizeof(frames[0]));
 	assert_int_equal(pmuvirt_sample_write(&g->w[ring], &s, &c), 0);
 }
 
