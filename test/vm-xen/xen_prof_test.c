@@ -81,6 +81,7 @@
  * Prints PMUVIRT-XEN-PROF-* markers.
  */
 #include "privcmd.h"
+#include "own_time.h"
 #include "../common/prof_start.h"
 #include <fcntl.h>
 #include <linux/capability.h>
@@ -354,16 +355,16 @@ static inline uint64_t split_rdtsc(void)
  * Where the phases' TSC ticks went besides their own work, printed for
  * whoever reads a split that missed: in the user phase, steps between two
  * of the loop's reads (tens of ticks) longer than SPLIT_GAP_TICKS, under
- * SPLIT_AWAY_TICKS (split_gaps[0]: a sample's PMI in Xen, about 10,000
- * ticks each, or an interrupt in the guest) and longer (split_gaps[1]:
- * another VCPU or domain ran); in the kernel phase, getrandom() calls of
- * SPLIT_AWAY_TICKS or more (split_gaps[2]; one takes tens of thousands).
+ * own_time.h's OWN_AWAY_TICKS (split_gaps[0]: a sample's PMI in Xen, about
+ * 10,000 ticks each, or an interrupt in the guest) and longer
+ * (split_gaps[1]: another VCPU or domain ran); in the kernel phase,
+ * getrandom() calls of OWN_AWAY_TICKS or more (split_gaps[2]; one takes
+ * tens of thousands).
  * Time in Xen and in other VCPUs falls into both phases in proportion and
  * leaves the split as it is; the guest kernel's own interrupts in the user
  * phase make its kernel share look larger, by about 1%.
  */
 #define SPLIT_GAP_TICKS		2000
-#define SPLIT_AWAY_TICKS	500000
 static uint64_t split_gaps[3], split_nr_gaps[3];
 
 /* The user-mode phase: nothing but the loop and the clock. */
@@ -373,7 +374,7 @@ __attribute__((noinline)) uint64_t split_user(uint64_t until)
 
 	while ((now = split_rdtsc()) < until) {
 		if (now - prev > SPLIT_GAP_TICKS) {
-			int away = now - prev >= SPLIT_AWAY_TICKS;
+			int away = now - prev >= OWN_AWAY_TICKS;
 
 			split_gaps[away] += now - prev;
 			split_nr_gaps[away]++;
@@ -390,7 +391,7 @@ __attribute__((noinline)) static uint64_t split_kernel(uint64_t until)
 	uint64_t now, prev = split_rdtsc();
 
 	while ((now = split_rdtsc()) < until) {
-		if (now - prev >= SPLIT_AWAY_TICKS) {
+		if (now - prev >= OWN_AWAY_TICKS) {
 			split_gaps[2] += now - prev;
 			split_nr_gaps[2]++;
 		}
