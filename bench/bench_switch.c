@@ -253,6 +253,7 @@ static int bench_drain(unsigned long want)
 	char *mem = aligned_alloc(4096, (size_t)RINGS * PAGES * 4096);
 	FILE *out = fopen("/dev/null", "wb");
 	double best = 0;
+	struct pmuvirt_prof_info info;
 	struct xp_drain d;
 	unsigned int i, rep;
 
@@ -263,7 +264,8 @@ static int bench_drain(unsigned long want)
 			return 1;
 		desc[i] = (struct pmuvirt_xen_prof_ring){ .domain = i, .frame = i * PAGES };
 	}
-	if (xp_drain_init(&d, mem, desc, RINGS, PAGES, out))
+	memset(&info, 0, sizeof(info));
+	if (xp_drain_init(&d, mem, desc, RINGS, PAGES, NR) || xp_file_begin(&d, out, &info, NULL, 0))
 		return 1;
 	for (rep = 0; rep < 5; rep++) {
 		unsigned long got = 0;

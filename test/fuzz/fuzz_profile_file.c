@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report.h"
+#include "session.h"
 #ifdef PMUVIRT_HAVE_PPROF
 #include <zlib.h>
 #include "pprof.h"
@@ -40,6 +41,7 @@ struct seen {
 	uint32_t chain_depth;
 	uint64_t frame_sum;
 	const struct pmuvirt_sample *want;	/* a made file's records, or NULL */
+	int xen;		/* INFO names a Xen session */
 	const struct pmuvirt_sample_chain *want_chain;
 };
 
@@ -47,7 +49,7 @@ static int f_info(void *arg, const struct pmuvirt_prof_info *info)
 {
 	struct seen *seen = arg;
 
-	if (info->nr_counters > PMUVIRT_MAX_COUNTERS || info->flags ||
+	if (info->nr_counters > PMUVIRT_MAX_COUNTERS || (info->flags & ~PMUVIRT_PROF_INFO_FLAGS) ||
 	    (info->sample_format & ~PMUVIRT_SAMPLE_FMT_ALL) ||
 	    info->chain_depth > PMUVIRT_CHAIN_MAX ||
 	    !info->chain_depth != !(info->sample_format & PMUVIRT_SAMPLE_FMT_CHAIN) ||
@@ -56,6 +58,7 @@ static int f_info(void *arg, const struct pmuvirt_prof_info *info)
 	    strlen(info->release) > PMUVIRT_PROF_STRING_MAX)
 		abort();
 	seen->chain_depth = info->chain_depth;
+	seen->xen = !!(info->flags & PMUVIRT_PROF_INFO_XEN);
 	return 0;
 }
 
@@ -88,7 +91,8 @@ static int f_sample(void *arg, const struct pmuvirt_prof_chunk *c, const struct 
 	unsigned int nf = s->nr_kernel + s->nr_user, k;
 
 	if (s->nr_values > PMUVIRT_MAX_COUNTERS || s->counter >= PMUVIRT_MAX_COUNTERS ||
-	    (s->flags & ~(PMUVIRT_SAMPLE_USER | PMUVIRT_SAMPLE_VALUES)) ||
+	    (s->flags & ~(PMUVIRT_SAMPLE_USER | PMUVIRT_SAMPLE_VALUES |
+			  (seen->xen ? PMUVIRT_SAMPLE_HYPERVISOR | PMUVIRT_SAMPLE_NO_IP : 0))) ||
 	    (s->nr_values && !(s->flags & PMUVIRT_SAMPLE_VALUES)) ||
 	    nf > PMUVIRT_CHAIN_MAX || nf > seen->chain_depth || !frames)
 		abort();
@@ -103,11 +107,28 @@ static int f_sample(void *arg, const struct pmuvirt_prof_chunk *c, const struct 
 
 		if (s->ip != w->ip || s->flags != w->flags || s->nr_values != w->nr_values ||
 		    s->weight != w->weight || s->nr_kernel != nk || s->nr_user != nu ||
+		    s->domain != w->domain ||
 		    memcmp(s->value, w->value, s->nr_values * sizeof(*s->value)) ||
 		    memcmp(frames, ch->frame, nf * sizeof(*frames)))
 			abort();
 	}
 	seen->samples++;
+	return 0;
+}
+
+static int f_domain(void *arg, const struct pmuvirt_prof_domain *d)
+{
+	(void)arg;
+	if (d->flags & ~PMUVIRT_PROF_DOMAIN_FLAGS)
+		abort();
+	return 0;
+}
+
+static int f_ring(void *arg, const struct pmuvirt_prof_ring *r)
+{
+	(void)arg;
+	if (r->flags & ~PMUVIRT_PROF_RING_FLAGS)
+		abort();
 	return 0;
 }
 
@@ -237,7 +258,7 @@ static void check_file(const uint8_t *data, size_t size, struct seen *seen)
 {
 	static const struct pmuvirt_prof_ops ops = {
 		.info = f_info, .maps = f_maps, .sample = f_sample,
-		.thread = f_thread, .end = f_end,
+		.thread = f_thread, .end = f_end, .domain = f_domain, .ring = f_ring,
 	};
 	static const char kallsyms[] = "ffffffff81000000 T _stext\nffffffff81001000 t f\t[m]\n";
 	static FILE *null;
@@ -245,7 +266,7 @@ static void check_file(const uint8_t *data, size_t size, struct seen *seen)
 	struct pmuvirt_profile *p;
 	struct pmuvirt_ksyms k;
 	uint64_t weight;
-	int ret, ret2;
+	int ret, ret2, out;
 
 	if (!null)
 		null = fopen("/dev/null", "w");
@@ -277,6 +298,17 @@ static void check_file(const uint8_t *data, size_t size, struct seen *seen)
 		pmuvirt_profile_free(p);
 	}
 	pmuvirt_ksyms_free(&k);
+	/* a Xen session's reading: every output, without symbol files */
+	for (out = PMUVIRT_SESSION_FLAT; out <= PMUVIRT_SESSION_DUMP; out++) {
+		struct pmuvirt_session_opts so = {
+			.top = 30, .output = out, .per_vcpu = out == PMUVIRT_SESSION_FLAT,
+			.parse_flags = PMUVIRT_PROF_PARSE_NO_END,
+		};
+
+		if (pmuvirt_session_report(data, size, &so, "fuzz", null, null) && !ret &&
+		    pmuvirt_session_is(data, size) && seen->want)
+			abort();	/* the writer's sessions are read */
+	}
 }
 
 /* The input, a byte at a time (zeroes past its end). */

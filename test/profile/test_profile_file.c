@@ -4,7 +4,9 @@
  * writes the reader gives back field for field, call chains included;
  * every truncation and every corruption of a field the reader checks is
  * refused with a reason and an offset; the writer refuses what the format
- * cannot hold and clamps chains to INFO's depth.
+ * cannot hold and clamps chains to INFO's depth.  A Xen session's file
+ * (domains, rings, records of Xen and of domains not profiled) comes back
+ * as written; version 2 files are still read, with version 2's rules.
  *
  * "test_profile_file seeds DIR" writes the fuzzer's seed files instead.
  */
@@ -144,7 +146,9 @@ static void full_file(struct mem *m, struct layout *l)
 
 /* What the reader gave back. */
 struct got {
-	int infos, nr_maps, threads, ends;
+	int infos, nr_maps, threads, ends, domains, rings;
+	struct pmuvirt_prof_domain domain;
+	struct pmuvirt_prof_ring ring;
 	struct pmuvirt_prof_info info;
 	uint32_t maps_pid, maps_tick;
 	char maps[512];
@@ -229,8 +233,27 @@ static int g_end(void *arg, const struct pmuvirt_prof_end *e)
 	return 0;
 }
 
+static int g_domain(void *arg, const struct pmuvirt_prof_domain *d)
+{
+	struct got *g = arg;
+
+	g->domains++;
+	g->domain = *d;
+	return 0;
+}
+
+static int g_ring(void *arg, const struct pmuvirt_prof_ring *r)
+{
+	struct got *g = arg;
+
+	g->rings++;
+	g->ring = *r;
+	return 0;
+}
+
 static const struct pmuvirt_prof_ops ops = {
 	.info = g_info, .maps = g_maps, .sample = g_sample, .thread = g_thread, .end = g_end,
+	.domain = g_domain, .ring = g_ring,
 };
 
 static struct got *got_new(void)
@@ -533,7 +556,19 @@ static void c_two_info(char *b, size_t *n, const struct layout *l)
 {
 	memcpy(b + l->maps, b + l->info, 16);	/* a second INFO header where MAPS was */
 }
-static void c_info_flags(char *b, size_t *n, const struct layout *l) { put32(b + l->info + 16 + 36, 1); }
+static void c_info_flags(char *b, size_t *n, const struct layout *l) { put32(b + l->info + 16 + 36, 4); }
+static void c_info_xen(char *b, size_t *n, const struct layout *l) { put32(b + l->info + 16 + 36, 1); }
+static void c_info_active(char *b, size_t *n, const struct layout *l) { put32(b + l->info + 16 + 36, 2); }
+static void c_v2(char *b, size_t *n, const struct layout *l) { put32(b + 8, 2); }
+static void c_v2_flags(char *b, size_t *n, const struct layout *l)
+{
+	put32(b + 8, 2);
+	put32(b + l->info + 16 + 36, 1);
+}
+static void c_domain_here(char *b, size_t *n, const struct layout *l)
+{
+	put32(b + l->thread, PMUVIRT_PROF_DOMAIN);
+}
 static void c_info_counters(char *b, size_t *n, const struct layout *l) { put32(b + l->info + 16 + 24, 17); }
 static void c_info_format(char *b, size_t *n, const struct layout *l) { put32(b + l->info + 16 + 40, 0x3f); }
 static void c_info_depth(char *b, size_t *n, const struct layout *l) { put32(b + l->info + 16 + 44, 128); }
@@ -551,7 +586,11 @@ static void c_rec_flags(char *b, size_t *n, const struct layout *l) { b[REC0(l) 
 static void c_rec_counter(char *b, size_t *n, const struct layout *l) { b[REC0(l) + 26] = 16; }
 static void c_rec_values(char *b, size_t *n, const struct layout *l) { b[REC0(l) + 27] = 17; }
 static void c_rec_noflag(char *b, size_t *n, const struct layout *l) { b[REC0(l) + 27] = 1; }
-static void c_rec_reserved(char *b, size_t *n, const struct layout *l) { b[REC0(l) + 39] = 1; }
+static void c_rec_reserved(char *b, size_t *n, const struct layout *l)
+{
+	put32(b + 8, 2);	/* version 2: no domain */
+	b[REC0(l) + 39] = 1;
+}
 static void c_rec_frames(char *b, size_t *n, const struct layout *l)
 {
 	put16(b + REC0(l) + 32, 100);
@@ -572,7 +611,7 @@ static void test_corruption(void **state)
 {
 	(void)state;
 	corrupt(c_magic, -EINVAL, "magic");
-	corrupt(c_version, -EPROTO, "file format version not 2");
+	corrupt(c_version, -EPROTO, "file format version not 2 to 3");
 	corrupt(c_hdr_size, -EINVAL, "header size");
 	corrupt(c_reserved, -EINVAL, "reserved");
 	corrupt(c_huge, -EINVAL, "64 MiB");
@@ -580,6 +619,11 @@ static void test_corruption(void **state)
 	corrupt(c_not_info, -EINVAL, "first section not INFO");
 	corrupt(c_two_info, -EINVAL, "INFO");
 	corrupt(c_info_flags, -EINVAL, "INFO flags");
+	corrupt(c_info_xen, -EINVAL, "MAPS or THREAD section in a Xen session");
+	corrupt(c_info_active, -EINVAL, "INFO active flag without the Xen flag");
+	corrupt(c_v2, 0, NULL);
+	corrupt(c_v2_flags, -EINVAL, "INFO flags unknown");
+	corrupt(c_domain_here, -EINVAL, "DOMAIN or RING section outside a Xen session");
 	corrupt(c_info_counters, -EINVAL, "above 16");
 	corrupt(c_info_format, -EINVAL, "INFO sample format unknown");
 	corrupt(c_info_depth, -EINVAL, "INFO chain depth above 127");
@@ -602,6 +646,141 @@ static void test_corruption(void **state)
 	corrupt(c_end_flags, -EINVAL, "END flags");
 	corrupt(c_after_end, -EINVAL, "after the END");
 	corrupt(c_unknown, 0, NULL);
+}
+
+/* Offsets of the sections of the file xen_file() writes. */
+struct xen_layout {
+	size_t info, domain, samples, ring, end;
+};
+
+/*
+ * A Xen session's file: domain 5 active; ring 2 (PCPU 1) with a record of
+ * Xen in domain 5's VCPU 3, one of Xen's idle loop and one of a domain not
+ * profiled (its IP withheld); ring 2's totals; END.
+ */
+static void xen_file(struct mem *m, struct xen_layout *l)
+{
+	static const struct pmuvirt_prof_domain dom = { 5, PMUVIRT_PROF_DOMAIN_ACTIVE };
+	static const struct pmuvirt_prof_ring ring = {
+		.index = 2, .domain = 0x7fff, .id = 1, .flags = PMUVIRT_PROF_RING_PCPU,
+		.nr_records = 4096, .read = 3, .lost = 9, .skipped = 1 };
+	struct pmuvirt_prof_end end = { .samples = 3, .weight = 6, .lost = 9, .threads = 1 };
+	struct pmuvirt_prof_chunk c = { 0, 2, 4 };
+	struct pmuvirt_prof_info info;
+	struct pmuvirt_sample recs[3];
+
+	mem_open(m);
+	info_make(&info);
+	info.flags = PMUVIRT_PROF_INFO_XEN;
+	info.sample_format = PMUVIRT_SAMPLE_FMT_DEFAULT;
+	info.chain_depth = 0;
+	memset(recs, 0, sizeof(recs));
+	recs[0] = (struct pmuvirt_sample){ .ip = 0xffff82d040200010ull, .tid = 3, .cpu = 1,
+		.flags = PMUVIRT_SAMPLE_HYPERVISOR, .weight = 1, .domain = 5 };
+	recs[1] = (struct pmuvirt_sample){ .ip = 0xffff82d040300000ull, .cpu = 1,
+		.flags = PMUVIRT_SAMPLE_HYPERVISOR, .weight = 2, .domain = 0x7fff };
+	recs[2] = (struct pmuvirt_sample){ .cpu = 1, .weight = 3, .domain = 9,
+		.flags = PMUVIRT_SAMPLE_USER | PMUVIRT_SAMPLE_NO_IP };
+	l->info = m->w.bytes;
+	assert_int_equal(pmuvirt_prof_write_info(&m->w, &info), 0);
+	l->domain = m->w.bytes;
+	assert_int_equal(pmuvirt_prof_write_domain(&m->w, &dom), 0);
+	l->samples = m->w.bytes;
+	assert_int_equal(pmuvirt_prof_write_samples(&m->w, &c, recs, NULL, 3), 0);
+	l->ring = m->w.bytes;
+	assert_int_equal(pmuvirt_prof_write_ring(&m->w, &ring), 0);
+	l->end = m->w.bytes;
+	assert_int_equal(pmuvirt_prof_write_end(&m->w, &end), 0);
+	mem_close(m);
+}
+
+/* One corruption of xen_file()'s bytes: the parse's result and reason. */
+static void xen_corrupt(size_t (*at)(const struct xen_layout *l), size_t off, uint32_t v, int expect,
+			const char *reason)
+{
+	struct pmuvirt_prof_error err;
+	struct got *g = got_new();
+	struct xen_layout l;
+	struct mem m;
+
+	xen_file(&m, &l);
+	put32(m.buf + at(&l) + off, v);
+	assert_int_equal(parse(m.buf, m.len, 0, g, &err), expect);
+	if (reason && (!err.what || !strstr(err.what, reason)))
+		fail_msg("expected \"%s\", got \"%s\"", reason, err.what ? err.what : "(none)");
+	free(m.buf);
+	free(g);
+}
+
+static size_t at_info(const struct xen_layout *l) { return l->info; }
+static size_t at_domain(const struct xen_layout *l) { return l->domain; }
+static size_t at_samples(const struct xen_layout *l) { return l->samples; }
+static size_t at_ring(const struct xen_layout *l) { return l->ring; }
+
+static void test_xen_session(void **state)
+{
+	struct pmuvirt_prof_domain dom = { 1, 0 };
+	struct pmuvirt_prof_ring ring = { 0 };
+	struct pmuvirt_prof_error err;
+	struct got *g = got_new();
+	struct xen_layout l;
+	struct pmuvirt_prof_info info;
+	struct mem m;
+
+	(void)state;
+	xen_file(&m, &l);
+	assert_int_equal(parse(m.buf, m.len, 0, g, &err), 0);
+	assert_int_equal(g->info.flags, PMUVIRT_PROF_INFO_XEN);
+	assert_int_equal(g->domains, 1);
+	assert_int_equal(g->domain.domain, 5);
+	assert_int_equal(g->domain.flags, PMUVIRT_PROF_DOMAIN_ACTIVE);
+	assert_int_equal(g->nr, 3);
+	assert_int_equal(g->chunk[0].tid, 2);
+	assert_int_equal(g->chunk[0].tick, 4);
+	assert_int_equal(g->rec[0].domain, 5);
+	assert_int_equal(g->rec[0].tid, 3);
+	assert_int_equal(g->rec[0].flags, PMUVIRT_SAMPLE_HYPERVISOR);
+	assert_int_equal(g->rec[1].domain, 0x7fff);
+	assert_int_equal(g->rec[2].flags, PMUVIRT_SAMPLE_USER | PMUVIRT_SAMPLE_NO_IP);
+	assert_int_equal(g->rings, 1);
+	assert_int_equal(g->ring.index, 2);
+	assert_int_equal(g->ring.domain, 0x7fff);
+	assert_int_equal(g->ring.id, 1);
+	assert_int_equal(g->ring.flags, PMUVIRT_PROF_RING_PCPU);
+	assert_int_equal(g->ring.nr_records, 4096);
+	assert_int_equal(g->ring.read, 3);
+	assert_int_equal(g->ring.lost, 9);
+	assert_int_equal(g->ring.skipped, 1);
+	assert_int_equal(g->end.threads, 1);
+	free(m.buf);
+
+	/* what a Xen session's reader checks */
+	xen_corrupt(at_info, 16 + 36, 0, -EINVAL, "DOMAIN or RING section outside a Xen session");
+	xen_corrupt(at_info, 16 + 36, PMUVIRT_PROF_INFO_XEN | 4, -EINVAL, "INFO flags unknown");
+	xen_corrupt(at_domain, 8, 7, -EINVAL, "DOMAIN section not 8 bytes");
+	xen_corrupt(at_domain, 16 + 4, 2, -EINVAL, "DOMAIN flags unknown");
+	xen_corrupt(at_samples, 16 + 16 + 24, 0x10, -EINVAL, "SAMPLES record flags unknown");
+	xen_corrupt(at_ring, 16 + 12, 2, -EINVAL, "RING flags unknown");
+	xen_corrupt(at_ring, 16 + 20, 1, -EINVAL, "RING reserved word not zero");
+	xen_corrupt(at_ring, 8, 40, -EINVAL, "RING section not 48 bytes");
+	xen_corrupt(at_domain, 0, PMUVIRT_PROF_THREAD, -EINVAL, "MAPS or THREAD section in a Xen session");
+	free(g);
+
+	/* the writer: no DOMAIN or RING outside a Xen session, no unknown flag */
+	mem_open(&m);
+	assert_int_equal(pmuvirt_prof_write_domain(&m.w, &dom), -EINVAL);
+	assert_int_equal(pmuvirt_prof_write_ring(&m.w, &ring), -EINVAL);
+	info_make(&info);
+	info.flags = PMUVIRT_PROF_INFO_ACTIVE;
+	assert_int_equal(pmuvirt_prof_write_info(&m.w, &info), -EINVAL);
+	info.flags = PMUVIRT_PROF_INFO_XEN | PMUVIRT_PROF_INFO_ACTIVE;
+	assert_int_equal(pmuvirt_prof_write_info(&m.w, &info), 0);
+	dom.flags = 2;
+	assert_int_equal(pmuvirt_prof_write_domain(&m.w, &dom), -EINVAL);
+	ring.flags = 2;
+	assert_int_equal(pmuvirt_prof_write_ring(&m.w, &ring), -EINVAL);
+	mem_close(&m);
+	free(m.buf);
 }
 
 /* The writer refuses what the format cannot hold, and reports write errors. */
@@ -655,13 +834,21 @@ static void test_writer_bounds(void **state)
 	fclose(full);
 }
 
-/* The fuzzer's seeds: a whole file, one cut short, one with a later section type. */
+/* The fuzzer's seeds: a whole file, one cut short, one with a later section type, a Xen session. */
 static int write_seeds(const char *dir)
 {
+	struct xen_layout xl;
 	struct layout l;
 	struct mem m;
 	char path[4096];
 	FILE *f;
+
+	xen_file(&m, &xl);
+	snprintf(path, sizeof(path), "%s/xen-session", dir);
+	f = fopen(path, "wb");
+	if (!f || fwrite(m.buf, 1, m.len, f) != m.len || fclose(f))
+		return 1;
+	free(m.buf);
 
 	full_file(&m, &l);
 	snprintf(path, sizeof(path), "%s/whole", dir);
@@ -690,6 +877,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_corruption),
 		cmocka_unit_test(test_writer_bounds),
+		cmocka_unit_test(test_xen_session),
 	};
 
 	if (argc == 3 && !strcmp(argv[1], "seeds"))

@@ -30,7 +30,7 @@ gcc $cflags -I"$rec" -o "$root/pmuvirt-record" "$rec/pmuvirt-record.c" "$rec/pro
 	"$src/lib/user/libpmuvirt-user.c" || die "pmuvirt-record build"
 dflags="-O2 -Wall -Wextra -Werror -I$src/include -I$src/lib/user -I$rec"
 gcc $dflags -o "$root/pmuvirt-report" "$rec/pmuvirt-report.c" "$rec/report.c" "$rec/symbols.c" \
-	"$rec/profile-file.c" $(pkg-config --libs libdw) || die "pmuvirt-report build"
+	"$rec/session.c" "$rec/profile-file.c" $(pkg-config --libs libdw) || die "pmuvirt-report build"
 gcc $dflags -fPIE -pie -pthread -o "$root/vmtest-pie" "$src"/test/vm-linux/vmtest*.c \
 	"$src/lib/user/libpmuvirt-user.c" || die "vmtest-pie build"
 vm_libs "$root/pmuvirt-report" "$root/vmtest-pie"

@@ -27,7 +27,7 @@ split_session() {
 		sh /split-run.sh $1 "$3"
 	echo "PMUVIRT-XEN-PROF-SPLIT-RECORD-EXIT=$?"
 	/xs_rendezvous write /local/domain/$2/data/pmuvirt-split-done 1
-	/pmuvirt-xenprof report -i /tmp/split-$2.data --xen-syms /xen-syms --map $2=/tmp/kallsyms \
+	/pmuvirt-report -i /tmp/split-$2.data --xen-syms /xen-syms --map $2=/tmp/kallsyms \
 		--exe $2=/xen_prof_test --vcpu --top 100000 >/tmp/split-$2.txt
 	echo "PMUVIRT-XEN-PROF-SPLIT-REPORT-EXIT=$?"
 	sed -n '1,25s/^/split: /p' /tmp/split-$2.txt
@@ -51,7 +51,7 @@ active_session() {
 	/pmuvirt-xenprof record -d 0 -a $1 -a $2 -c $split_period -g -o /tmp/active-dom0.data -- \
 		sh /active-run.sh pmuvirt-a pmuvirt-b
 	echo "PMUVIRT-XEN-PROF-ACTIVE-RECORD-EXIT=$?"
-	/pmuvirt-xenprof report -i /tmp/active-dom0.data --top 100000 >/tmp/active-dom0.txt
+	/pmuvirt-report -i /tmp/active-dom0.data --top 100000 >/tmp/active-dom0.txt
 	echo "PMUVIRT-XEN-PROF-ACTIVE-REPORT-EXIT=$?"
 	sed -n '1,12s/^/active: dom0: /p' /tmp/active-dom0.txt
 	_r=$(grep -c "^#   ring .*(d\($1\|$2\) " /tmp/active-dom0.txt)
@@ -167,7 +167,7 @@ if grep -q pmuvirt_domu_boot /proc/cmdline; then
 	/pmuvirt-xenprof record -d 0 -d $a -d $b -c $domu_prof_period -o /tmp/domu.data -- sh /domu-run.sh
 	echo "PMUVIRT-XEN-PROF-DOMU-RECORD-EXIT=$?"
 	echo "PMUVIRT-DOM0-DOMUS-SECONDS $(( $(cut -d. -f1 /proc/uptime) - t0 ))"
-	/pmuvirt-xenprof report -i /tmp/domu.data --xen-syms /xen-syms --map 0=/tmp/kallsyms \
+	/pmuvirt-report -i /tmp/domu.data --xen-syms /xen-syms --map 0=/tmp/kallsyms \
 		--map $a=/tmp/kallsyms --map $b=/tmp/kallsyms --top 100000 >/tmp/domu.txt
 	echo "PMUVIRT-XEN-PROF-DOMU-REPORT-EXIT=$?"
 	sed -n '1,40s/^/prof: /p' /tmp/domu.txt
@@ -195,7 +195,7 @@ elif grep -q pmuvirt_smp_boot /proc/cmdline; then
 	log=/var/log/xen/console/guest-pmuvirt
 	/pmuvirt-xenprof record -d 0 -d $a -d $b -c $domu_prof_period -o /tmp/smp.data -- sh /smp-run.sh
 	echo "PMUVIRT-XEN-PROF-SMP-RECORD-EXIT=$?"
-	/pmuvirt-xenprof report -i /tmp/smp.data --xen-syms /xen-syms --map 0=/tmp/kallsyms \
+	/pmuvirt-report -i /tmp/smp.data --xen-syms /xen-syms --map 0=/tmp/kallsyms \
 		--map $a=/tmp/kallsyms --map $b=/tmp/kallsyms --top 100000 >/tmp/smp.txt
 	echo "PMUVIRT-XEN-PROF-SMP-REPORT-EXIT=$?"
 	sed -n '1,30s/^/prof: /p' /tmp/smp.txt
@@ -211,7 +211,7 @@ elif grep -q pmuvirt_smp_boot /proc/cmdline; then
 	echo "PMUVIRT-XEN-HP-ONLINE-EXIT=$?"
 	/pmuvirt-xenprof record -c $prof_period --cpu 0 -o /tmp/hp2.data -- /xen_prof_test hot $lossy_rounds
 	echo "PMUVIRT-XEN-HP-AGAIN-RECORD-EXIT=$?"
-	/pmuvirt-xenprof report -i /tmp/hp2.data --exe 0=/xen_prof_test --top 100000 >/tmp/hp2.txt
+	/pmuvirt-report -i /tmp/hp2.data --exe 0=/xen_prof_test --top 100000 >/tmp/hp2.txt
 	echo "PMUVIRT-XEN-HP-AGAIN-REPORT-EXIT=$?"
 	sed -n '1,12s/^/prof-hp: /p' /tmp/hp2.txt
 elif grep -q pmuvirt_hvm_boot /proc/cmdline; then
@@ -350,7 +350,7 @@ elif grep -q pmuvirt_emulated_boot /proc/cmdline; then
 	# The drainer on VCPU 1: the loop owns VCPU 0.
 	/pmuvirt-xenprof record -c $prof_period --cpu 1 -o /tmp/hot.data -- /xen_prof_test hot $prof_rounds
 	echo "PMUVIRT-XEN-PROF-RECORD-EXIT=$?"
-	/pmuvirt-xenprof report -i /tmp/hot.data --xen-syms /xen-syms --map 0=/tmp/kallsyms \
+	/pmuvirt-report -i /tmp/hot.data --xen-syms /xen-syms --map 0=/tmp/kallsyms \
 		--exe 0=/xen_prof_test --top 100000 >/tmp/hot.txt
 	echo "PMUVIRT-XEN-PROF-REPORT-EXIT=$?"
 	sed -n '1,30s/^/prof: /p' /tmp/hot.txt
@@ -359,7 +359,7 @@ elif grep -q pmuvirt_emulated_boot /proc/cmdline; then
 	/pmuvirt-xenprof record -c $prof_period --pages 2 --no-virq --drain-ms 1000000 \
 		-o /tmp/lossy.data -- /xen_prof_test hot $lossy_rounds
 	echo "PMUVIRT-XEN-PROF-LOSSY-RECORD-EXIT=$?"
-	/pmuvirt-xenprof report -i /tmp/lossy.data --exe 0=/xen_prof_test --top 100000 >/tmp/lossy.txt
+	/pmuvirt-report -i /tmp/lossy.data --exe 0=/xen_prof_test --top 100000 >/tmp/lossy.txt
 	sed -n 's/^\(# .*\)/prof-lossy: \1/p' /tmp/lossy.txt
 	/xen_prof_test check /tmp/lossy.txt $prof_period $lossy_work_a $lossy_work_b lossy
 	# The same rings drained by the VIRQ alone (its timer drain would come
@@ -369,7 +369,7 @@ elif grep -q pmuvirt_emulated_boot /proc/cmdline; then
 		--cpu 1 -o /tmp/virq.data -- /xen_prof_test hot $lossy_rounds 2>/tmp/virq.log
 	echo "PMUVIRT-XEN-PROF-VIRQ-RECORD-EXIT=$?"
 	sed 's/^/prof-virq: /' /tmp/virq.log
-	/pmuvirt-xenprof report -i /tmp/virq.data --exe 0=/xen_prof_test --top 100000 >/tmp/virq.txt
+	/pmuvirt-report -i /tmp/virq.data --exe 0=/xen_prof_test --top 100000 >/tmp/virq.txt
 	sed -n 's/^\(# .*\)/prof-virq: \1/p' /tmp/virq.txt
 	/xen_prof_test check /tmp/virq.txt $prof_period $lossy_work_a $lossy_work_b virq /tmp/virq.log
 	# Both levels on the emulated PMU: guest threads' i-mode counters

@@ -73,19 +73,19 @@ if grep -q pmuvirt_active /proc/cmdline; then
 	# the reports and the chain check before the marker that gives the
 	# other domU its turn: they must not take the time its split measures
 	self=$(sed -n 's/.*active: domain \([0-9]*\),.*/\1/p' /prof/active.err)
-	/pmuvirt-xenprof report -i /prof/active.data --map ${self:-0}=/prof/kallsyms \
+	/pmuvirt-report -i /prof/active.data --map ${self:-0}=/prof/kallsyms \
 		--exe ${self:-0}=/xen_prof_test --vcpu --top 100000 >/prof/active.txt
 	_rep=$?
 	if [ -n "$pv" ]; then
 		_maps="--map ${self:-0}=/prof/kallsyms-all --exe ${self:-0}=/xen_prof_test"
-		/pmuvirt-xenprof report -i /prof/active.data $_maps --folded >/prof/chain.folded &&
-			/pmuvirt-xenprof report -i /prof/active.data $_maps --dump >/prof/chain.dump
+		/pmuvirt-report -i /prof/active.data $_maps --folded >/prof/chain.folded &&
+			/pmuvirt-report -i /prof/active.data $_maps --dump >/prof/chain.dump
 		_dump=$?
 		grep "chain_probe_leaf" /prof/chain.folded | sed 's/^/chain: /' >/prof/chain.check
 		/xen_prof_test chaincheck /prof/chain.folded /prof/chain.dump d${self:-0} \
 			>>/prof/chain.check
 	else
-		/pmuvirt-xenprof report -i /prof/active.data --dump >/prof/chain.dump
+		/pmuvirt-report -i /prof/active.data --dump >/prof/chain.dump
 		_dump=$?
 	fi
 	echo "PMUVIRT-ACTIVE-RECORD-EXIT=$_rec"

@@ -233,14 +233,17 @@ gcc -O2 -Wall -Wextra -Werror -static -I"$srcroot/include" -I"$srcroot/lib/xen" 
 	-o "$work/root/xen_access_test" "$srcroot/test/vm-xen/xen_access_test.c"
 gcc -O2 -Wall -Wextra -Werror -static -I"$srcroot/include" -I"$srcroot/lib/xen" \
 	-o "$work/root/xenpmu_abi_test" "$srcroot/test/vm-xen/xenpmu_abi_test.c"
-# System-wide profiling: the tool, its test, and the symbols it reads (a
-# static program's own: non-PIE, its file names its functions' addresses).
+# System-wide profiling: the tool, its test, and the symbols the report
+# reads (a static program's own: non-PIE, its file names its functions'
+# addresses).  pmuvirt-report, which reads the tool's files, is built
+# with the domU's tree below and copied into dom0's.
 gcc -O2 -Wall -Wextra -Werror -static -pthread -I"$srcroot/include" -I"$srcroot/lib/xen" \
 	-o "$work/root/xen_prof_test" "$srcroot/test/vm-xen/xen_prof_test.c"
 xp=$srcroot/tools/pmuvirt-xenprof
+rec=$srcroot/tools/pmuvirt-record
 gcc -O2 -Wall -Wextra -Werror -static -I"$srcroot/include" -I"$srcroot/lib/user" -I"$srcroot/lib/xen" \
-	-o "$work/root/pmuvirt-xenprof" "$xp/pmuvirt-xenprof.c" "$xp/drain.c" "$xp/symtab.c" \
-	"$srcroot/lib/user/libpmuvirt-user.c"
+	-I"$rec" -o "$work/root/pmuvirt-xenprof" "$xp/pmuvirt-xenprof.c" "$xp/drain.c" \
+	"$rec/profile-file.c" "$srcroot/lib/user/libpmuvirt-user.c"
 gcc -O2 -Wall -Wextra -Werror -static -DPMUVIRT_HAVE_ENV=1 -I"$srcroot/include" -I"$srcroot/src/abi" \
 	-I"$srcroot/src/core" -I"$srcroot/src/glue/user" -I"$srcroot/lib/xen" \
 	-o "$work/root/pmuvirt-xenpolicy" "$srcroot/tools/pmuvirt-xenpolicy/pmuvirt-xenpolicy.c" \
@@ -298,12 +301,11 @@ cp "$(command -v perf)" "$droot/usr/bin/perf"
 tree_libs "$droot" "$(command -v perf)"
 # pmuvirt-record (static), pmuvirt-report and a PIE of vmtest for them to
 # profile in the domUs (test/vm-profile.sh), with the libraries they link
-rec=$srcroot/tools/pmuvirt-record
 pflags="-O2 -Wall -Wextra -Werror -I$srcroot/include -I$srcroot/lib/user -I$rec"
 gcc $pflags -static -o "$droot/pmuvirt-record" "$rec/pmuvirt-record.c" "$rec/profile-file.c" \
 	"$srcroot/lib/user/libpmuvirt-user.c" || die "pmuvirt-record build"
 gcc $pflags -o "$droot/pmuvirt-report" "$rec/pmuvirt-report.c" "$rec/report.c" "$rec/symbols.c" \
-	"$rec/profile-file.c" $(pkg-config --libs libdw) || die "pmuvirt-report build"
+	"$rec/session.c" "$rec/profile-file.c" $(pkg-config --libs libdw) || die "pmuvirt-report build"
 gcc $pflags -fPIE -pie -pthread -o "$droot/vmtest-pie" "$srcroot"/test/vm-linux/vmtest*.c \
 	"$srcroot/lib/user/libpmuvirt-user.c" || die "vmtest-pie build"
 tree_libs "$droot" "$droot/pmuvirt-report" "$droot/vmtest-pie"
@@ -356,6 +358,9 @@ gcc_s=$(gcc -print-file-name=libgcc_s.so.1)
 [ -f "$gcc_s" ] || gcc_s=/lib/x86_64-linux-gnu/libgcc_s.so.1
 cp -L "$gcc_s" "$work/root/lib/x86_64-linux-gnu/"
 [ -e "$work/root/lib64/ld-linux-x86-64.so.2" ] || { log "FAIL: no dynamic loader for the toolstack"; exit 1; }
+# pmuvirt-report for dom0's sessions (pmuvirt-xenprof's files)
+cp "$droot/pmuvirt-report" "$work/root/"
+copy_libs "$work/root" "$work/root/pmuvirt-report"
 for m in xen-gntdev.ko xen-gntalloc.ko; do
 	cp "$kmods/$m" "$work/root/lib/modules/" || { log "FAIL: $m not in $kver"; exit 1; }
 done

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
 /*
- * pmuvirt-xenprof without Xen.  Its symbol tables: this program's own ELF
- * file names its functions at their addresses; a System.map gives text
- * symbols only; damaged files are refused.  Its drain: rings filled by the
- * library's writer (src/core/sample.c), some past full, come out whole and
- * in order, every record read or counted lost.  Its report (the program
- * whose path is argv[1]): a record file with a known profile gives the
- * shares, domains, modes, symbols and lost count it must; one with call
- * chains the folded stacks and dump it must.
+ * pmuvirt-xenprof's files without Xen.  The symbols pmuvirt-report names
+ * a session's addresses with (struct pmuvirt_symfile): this program's own
+ * ELF file names its functions at their addresses (libdwfl); a System.map
+ * gives text symbols only; damaged files are refused.  The drain: rings
+ * filled by the library's writer (src/core/sample.c), some past full, come
+ * out whole and in order as a profile file of a Xen session, every record
+ * read or counted lost.  pmuvirt-report (argv[2]) on such a file with a
+ * known profile gives the shares, domains, modes, symbols and lost count
+ * it must; one with call chains the folded stacks and dump it must.
+ * pmuvirt-xenprof (argv[1]) refuses a bad call-chain depth.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,9 +22,9 @@
 #include <cmocka.h>
 #include "pmuvirt_arch.h"
 #include "drain.h"
-#include "symtab.h"
+#include "symbols.h"
 
-static const char *tool;
+static const char *tool, *report_tool;
 
 /* Functions whose addresses records name; their bodies only give them a size. */
 __attribute__((noinline)) int hot_a(int x)
@@ -40,22 +42,23 @@ __attribute__((noinline)) int xen_fn(int x)
 	return x ^ 0x55;
 }
 
-static void test_symtab_elf(void **state)
+static void test_symfile_elf(void **state)
 {
-	struct symtab t;
-	const struct sym *s;
-	char err[256];
+	struct pmuvirt_syms *syms = pmuvirt_syms_new();
+	struct pmuvirt_symfile *t;
+	const char *s;
 
 	(void)state;
-	assert_int_equal(symtab_load(&t, "/proc/self/exe", err, sizeof(err)), 0);
-	s = symtab_find(&t, (uint64_t)(uintptr_t)hot_a);
+	assert_int_equal(pmuvirt_symfile_open(syms, "/proc/self/exe", &t), 0);
+	s = pmuvirt_symfile_find(t, (uint64_t)(uintptr_t)hot_a);
 	assert_non_null(s);
-	assert_string_equal(s->name, "hot_a");
-	s = symtab_find(&t, (uint64_t)(uintptr_t)hot_b + 1);
+	assert_string_equal(s, "hot_a");
+	s = pmuvirt_symfile_find(t, (uint64_t)(uintptr_t)hot_b + 1);
 	assert_non_null(s);
-	assert_string_equal(s->name, "hot_b");
-	assert_null(symtab_find(&t, 0x10));
-	symtab_free(&t);
+	assert_string_equal(s, "hot_b");
+	assert_null(pmuvirt_symfile_find(t, 0x10));
+	pmuvirt_symfile_free(t);
+	pmuvirt_syms_free(syms);
 }
 
 static char *write_tmp(const char *text, size_t len)
@@ -77,43 +80,126 @@ static const char map_text[] =
 	"garbage line\n"
 	"ffffffff81000400 T _etext\n";
 
-static void test_symtab_map(void **state)
+static void test_symfile_map(void **state)
 {
-	struct symtab t;
-	const struct sym *s;
-	char err[256], *path = write_tmp(map_text, sizeof(map_text) - 1);
-	FILE *self, *cut;
+	struct pmuvirt_syms *syms = pmuvirt_syms_new();
+	struct pmuvirt_symfile *t;
+	char *path = write_tmp(map_text, sizeof(map_text) - 1);
+	FILE *self;
 	char buf[100], *cpath;
 
 	(void)state;
-	assert_int_equal(symtab_load(&t, path, err, sizeof(err)), 0);
-	s = symtab_find(&t, 0xffffffff81000150ull);
-	assert_string_equal(s->name, "kernel_fn");
+	assert_int_equal(pmuvirt_symfile_open(syms, path, &t), 0);
+	assert_string_equal(pmuvirt_symfile_find(t, 0xffffffff81000150ull), "kernel_fn");
 	/* data symbols do not end a text symbol */
-	s = symtab_find(&t, 0xffffffff81000250ull);
-	assert_string_equal(s->name, "kernel_fn");
-	assert_string_equal(symtab_find(&t, 0xffffffff81000300ull)->name, "weak_fn");
-	assert_null(symtab_find(&t, 0xffffffff80ffffffull));
-	symtab_free(&t);
+	assert_string_equal(pmuvirt_symfile_find(t, 0xffffffff81000250ull), "kernel_fn");
+	assert_string_equal(pmuvirt_symfile_find(t, 0xffffffff81000300ull), "weak_fn");
+	assert_null(pmuvirt_symfile_find(t, 0xffffffff80ffffffull));
+	pmuvirt_symfile_free(t);
 	unlink(path);
 	free(path);
 
-	/* no text symbol at all; a missing file; an ELF file cut short */
+	/* no symbol line at all; hidden addresses; a missing file; an ELF file cut short */
 	path = write_tmp("just text\n", 10);
-	assert_int_equal(symtab_load(&t, path, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "no text symbols"));
+	assert_int_equal(pmuvirt_symfile_open(syms, path, &t), -ENOEXEC);
 	unlink(path);
 	free(path);
-	assert_int_equal(symtab_load(&t, "/nonexistent/xen-syms", err, sizeof(err)), -1);
+	path = write_tmp("0000000000000000 T _stext\n", 26);
+	assert_int_equal(pmuvirt_symfile_open(syms, path, &t), -EACCES);
+	unlink(path);
+	free(path);
+	assert_int_equal(pmuvirt_symfile_open(syms, "/nonexistent/xen-syms", &t), -ENOENT);
 	self = fopen("/proc/self/exe", "rb");
 	assert_int_equal(fread(buf, 1, sizeof(buf), self), sizeof(buf));
 	fclose(self);
 	cpath = write_tmp(buf, sizeof(buf));
-	cut = fopen(cpath, "rb");
-	fclose(cut);
-	assert_int_equal(symtab_load(&t, cpath, err, sizeof(err)), -1);
+	assert_int_equal(pmuvirt_symfile_open(syms, cpath, &t), -ENOEXEC);
 	unlink(cpath);
 	free(cpath);
+	pmuvirt_syms_free(syms);
+}
+
+/* Start @d's file on @f: a session of domains 0 and 1 (1 active). */
+static void begin(struct xp_drain *d, FILE *f, uint32_t nr_counters)
+{
+	static const struct pmuvirt_prof_domain dom[2] = { { 0, 0 },
+							   { 1, PMUVIRT_PROF_DOMAIN_ACTIVE } };
+	struct pmuvirt_prof_info info;
+
+	memset(&info, 0, sizeof(info));
+	info.nr_counters = nr_counters;
+	info.period = 1000;
+	assert_int_equal(xp_file_begin(d, f, &info, dom, 2), 0);
+}
+
+/* What the parser hands over of a drained file. */
+struct parsed {
+	struct pmuvirt_prof_info info;
+	struct pmuvirt_sample s[128];
+	struct pmuvirt_prof_chunk c[128];
+	unsigned int n, nr_dom, nr_ring;
+	struct pmuvirt_prof_domain dom[4];
+	struct pmuvirt_prof_ring ring[4];
+	struct pmuvirt_prof_end end;
+};
+
+static int p_info(void *arg, const struct pmuvirt_prof_info *info)
+{
+	((struct parsed *)arg)->info = *info;
+	return 0;
+}
+
+static int p_sample(void *arg, const struct pmuvirt_prof_chunk *c, const struct pmuvirt_sample *s,
+		    const uint64_t *frames)
+{
+	struct parsed *p = arg;
+
+	(void)frames;
+	assert_true(p->n < 128);
+	p->c[p->n] = *c;
+	p->s[p->n++] = *s;
+	return 0;
+}
+
+static int p_domain(void *arg, const struct pmuvirt_prof_domain *d)
+{
+	struct parsed *p = arg;
+
+	assert_true(p->nr_dom < 4);
+	p->dom[p->nr_dom++] = *d;
+	return 0;
+}
+
+static int p_ring(void *arg, const struct pmuvirt_prof_ring *r)
+{
+	struct parsed *p = arg;
+
+	assert_true(p->nr_ring < 4);
+	p->ring[p->nr_ring++] = *r;
+	return 0;
+}
+
+static int p_end(void *arg, const struct pmuvirt_prof_end *e)
+{
+	((struct parsed *)arg)->end = *e;
+	return 0;
+}
+
+/* Parse the whole of @f into *@p. */
+static void parse_file(FILE *f, struct parsed *p)
+{
+	static const struct pmuvirt_prof_ops ops = { .info = p_info, .sample = p_sample,
+		.domain = p_domain, .ring = p_ring, .end = p_end };
+	static char buf[1 << 16];
+	struct pmuvirt_prof_error err;
+	size_t len;
+
+	memset(p, 0, sizeof(*p));
+	fflush(f);
+	rewind(f);
+	len = fread(buf, 1, sizeof(buf), f);
+	assert_true(len > 0 && len < sizeof(buf));
+	assert_int_equal(pmuvirt_prof_parse(buf, len, 0, &ops, p, &err), 0);
 }
 
 #define PAGES	2
@@ -171,8 +257,7 @@ static void give_back(struct rings *g, const struct xp_drain *d)
 
 static void test_drain(void **state)
 {
-	struct pmuvirt_control ctl = { .version = PMUVIRT_ABI_VERSION };
-	struct pmuvirt_sample s;
+	static struct parsed p;
 	struct xp_drain d;
 	struct rings g;
 	FILE *f = tmpfile();
@@ -181,8 +266,8 @@ static void test_drain(void **state)
 
 	(void)state;
 	rings_new(&g);
-	assert_int_equal(xp_file_begin(f, &ctl, g.desc, 3, NR, 0), 0);
-	assert_int_equal(xp_drain_init(&d, g.mem, g.desc, 3, PAGES, f), 0);
+	assert_int_equal(xp_drain_init(&d, g.mem, g.desc, 3, PAGES, NR), 0);
+	begin(&d, f, 1);
 	/* ring 0: 20 records; ring 1: 50, 18 of them dropped; ring 2: none */
 	for (i = 0; i < 20; i++)
 		put(&g, 0, 0, 0, 0x1000 + i, 1);
@@ -202,28 +287,49 @@ static void test_drain(void **state)
 	g.w[2].ring->head = 5 * NR;
 	assert_int_equal(xp_drain_all(&d), 0);
 	assert_int_equal(d.ring[2].end.skipped, 5 * NR);
-	assert_int_equal(xp_file_end(&d), 0);
+	assert_int_equal(xp_file_end(&d, 0, 0), 0);
 	assert_int_equal(d.ring[1].end.lost, 18);
 	assert_int_equal(d.ring[0].end.read + d.ring[1].end.read + d.ring[1].end.lost, 20 + 60);
 
-	/* the file: header, rings, then records in the order read */
-	rewind(f);
-	assert_int_equal(fseek(f, sizeof(struct xp_file_hdr) + 3 * sizeof(g.desc[0]), SEEK_SET), 0);
+	/*
+	 * the file: INFO of a Xen session, its domains, the records in the
+	 * order read (each chunk naming its ring and drain round), each
+	 * ring's totals, END
+	 */
+	parse_file(f, &p);
+	assert_int_equal(p.info.flags, PMUVIRT_PROF_INFO_XEN);
+	assert_int_equal(p.info.sample_format, PMUVIRT_SAMPLE_FMT_DEFAULT);
+	assert_int_equal(p.nr_dom, 2);
+	assert_int_equal(p.dom[1].domain, 1);
+	assert_int_equal(p.dom[1].flags, PMUVIRT_PROF_DOMAIN_ACTIVE);
+	assert_int_equal(p.n, 20 + NR + 10);
 	for (n = 0; n < 20 + NR + 10; n++) {
-		assert_int_equal(fread(&s, sizeof(s), 1, f), 1);
 		if (n < 20)
-			assert_int_equal(s.ip, 0x1000 + n);
+			assert_int_equal(p.s[n].ip, 0x1000 + n);
 		else if (n < 20 + NR)
-			assert_int_equal(s.ip, 0x2000 + n - 20);
+			assert_int_equal(p.s[n].ip, 0x2000 + n - 20);
 		else
-			assert_int_equal(s.ip, 0x3000 + n - 20 - NR);
+			assert_int_equal(p.s[n].ip, 0x3000 + n - 20 - NR);
+		assert_int_equal(p.c[n].tid, n < 20 ? 0 : 1);
+		assert_int_equal(p.c[n].tick, n < 20 + NR ? 0 : 1);
+		assert_int_equal(p.s[n].domain, n < 20 ? 0 : 1);
 	}
+	assert_int_equal(p.nr_ring, 3);
+	assert_int_equal(p.ring[1].index, 1);
+	assert_int_equal(p.ring[1].domain, 1);
+	assert_int_equal(p.ring[1].nr_records, NR);
+	assert_int_equal(p.ring[1].read, NR + 10);
+	assert_int_equal(p.ring[1].lost, 18);
+	assert_int_equal(p.ring[2].skipped, 5 * NR);
+	assert_int_equal(p.end.samples, 20 + NR + 10);
+	assert_int_equal(p.end.lost, 18);
+	assert_int_equal(p.end.threads, 3);
 	fclose(f);
 	xp_drain_free(&d);
 
 	/* a ring whose header does not check is refused */
 	g.w[1].ring->record_size = 160;
-	assert_int_equal(xp_drain_init(&d, g.mem, g.desc, 3, PAGES, tmpfile()), -1);
+	assert_int_equal(xp_drain_init(&d, g.mem, g.desc, 3, PAGES, NR), -1);
 	free(g.mem);
 }
 
@@ -232,8 +338,7 @@ static void test_drain_format(void **state)
 {
 	const struct pmuvirt_sample_format fmt = {
 		PMUVIRT_SAMPLE_FMT_IP | PMUVIRT_SAMPLE_FMT_MODE, 0, 0 };
-	struct pmuvirt_control ctl = { .version = PMUVIRT_ABI_VERSION };
-	struct pmuvirt_sample s;
+	static struct parsed p;
 	struct xp_drain d;
 	struct rings g;
 	FILE *f = tmpfile();
@@ -241,20 +346,20 @@ static void test_drain_format(void **state)
 
 	(void)state;
 	rings_new_format(&g, 128, &fmt);
-	assert_int_equal(xp_file_begin(f, &ctl, g.desc, 3, 128, 0), 0);
-	assert_int_equal(xp_drain_init(&d, g.mem, g.desc, 3, PAGES, f), 0);
+	assert_int_equal(xp_drain_init(&d, g.mem, g.desc, 3, PAGES, 128), 0);
+	begin(&d, f, 1);
 	for (i = 0; i < 100; i++)
 		put(&g, 1, 7, PMUVIRT_SAMPLE_USER, 0x5000 + i, 1);
 	assert_int_equal(xp_drain_all(&d), 100);
-	assert_int_equal(xp_file_end(&d), 0);
-	rewind(f);
-	assert_int_equal(fseek(f, sizeof(struct xp_file_hdr) + 3 * sizeof(g.desc[0]), SEEK_SET), 0);
+	assert_int_equal(xp_file_end(&d, 0, 0), 0);
+	parse_file(f, &p);
+	assert_int_equal(p.info.sample_format, fmt.format);
+	assert_int_equal(p.n, 100);
 	for (i = 0; i < 100; i++) {
-		assert_int_equal(fread(&s, sizeof(s), 1, f), 1);
-		assert_int_equal(s.ip, 0x5000 + i);
-		assert_int_equal(s.domain, 7);
-		assert_int_equal(s.flags, PMUVIRT_SAMPLE_USER);
-		assert_int_equal(s.time, 0);	/* not in the format */
+		assert_int_equal(p.s[i].ip, 0x5000 + i);
+		assert_int_equal(p.s[i].domain, 7);
+		assert_int_equal(p.s[i].flags, PMUVIRT_SAMPLE_USER);
+		assert_int_equal(p.s[i].time, 0);	/* not in the format */
 	}
 	fclose(f);
 	xp_drain_free(&d);
@@ -306,7 +411,6 @@ static void report_lines(const char *cmd, const char *const *want, unsigned int 
  */
 static void test_report(void **state)
 {
-	struct pmuvirt_control ctl = { .version = PMUVIRT_ABI_VERSION, .nr_counters = 1 };
 	char cmd[1024], *map = write_tmp(map_text, sizeof(map_text) - 1);
 	char data[] = "/tmp/pmuvirt-xenprof-data-XXXXXX";
 	uint64_t a = (uint64_t)(uintptr_t)hot_a, b = (uint64_t)(uintptr_t)hot_b;
@@ -324,8 +428,8 @@ static void test_report(void **state)
 	g.desc[2] = (struct pmuvirt_xen_prof_ring){ .domain = PMUVIRT_XEN_DOMID_IDLE, .id = 0,
 						    .frame = 2 * PAGES,
 						    .flags = PMUVIRT_XEN_PROF_RING_PCPU };
-	assert_int_equal(xp_file_begin(f, &ctl, g.desc, 3, NR, 0), 0);
-	assert_int_equal(xp_drain_init(&d, g.mem, g.desc, 3, PAGES, f), 0);
+	assert_int_equal(xp_drain_init(&d, g.mem, g.desc, 3, PAGES, NR), 0);
+	begin(&d, f, 1);
 	for (i = 0; i < 4; i++) {
 		/* weights add up: a record may stand for several periods */
 		put(&g, 0, 0, PMUVIRT_SAMPLE_USER, a + 1, 25);
@@ -341,16 +445,16 @@ static void test_report(void **state)
 	for (i = 0; i < NR + 18; i++)
 		put(&g, 1, 1, 0, 0xffffffff81000180ull, 0);	/* weight 0: only the count */
 	assert_int_equal(xp_drain_all(&d), NR);
-	assert_int_equal(xp_file_end(&d), 0);
+	assert_int_equal(xp_file_end(&d, 0, 0), 0);
 	fclose(f);
 	xp_drain_free(&d);
 	free(g.mem);
 
-	snprintf(cmd, sizeof(cmd), "%s report -i %s --xen-syms /proc/%d/exe --map 1=%s "
-		 "--exe 0=/proc/%d/exe", tool, data, (int)getpid(), map, (int)getpid());
+	snprintf(cmd, sizeof(cmd), "%s -i %s --xen-syms /proc/%d/exe --map 1=%s "
+		 "--exe 0=/proc/%d/exe", report_tool, data, (int)getpid(), map, (int)getpid());
 	{
 		static const char *const want[] = {
-			"# pmuvirt-xenprof report: 60 records (weight 1000) from 3 rings of 32, 18 lost, 0 skipped",
+			"# pmuvirt-report: Xen session, 60 records (weight 1000) from 3 rings of 32, 18 lost, 0 skipped",
 			"# 100 without an IP (domains not profiled), 0 not resolved",
 			"  d0              400   40.00%          0          0        400",
 			"  d1              300   30.00%        100        200          0",
@@ -381,9 +485,12 @@ static void test_report(void **state)
 		report_has(cmd, want, sizeof(want) / sizeof(want[0]));
 	}
 
-	/* a damaged file is refused */
-	assert_int_equal(truncate(data, 200), 0);
-	snprintf(cmd, sizeof(cmd), "%s report -i %s >/dev/null 2>&1", tool, data);
+	/* a damaged file is refused; --force reads it up to the damage */
+	assert_int_equal(truncate(data, 600), 0);
+	snprintf(cmd, sizeof(cmd), "%s -i %s >/dev/null 2>&1", report_tool, data);
+	assert_int_not_equal(system(cmd), 0);
+	/* the options of a Xen session are refused for a per-thread recording */
+	snprintf(cmd, sizeof(cmd), "%s -i %s --vcpu >/dev/null 2>&1", report_tool, data);
 	assert_int_not_equal(system(cmd), 0);
 	unlink(data);
 	unlink(map);
@@ -423,7 +530,6 @@ static void test_report_chains(void **state)
 	const struct pmuvirt_sample_format fmt = {
 		PMUVIRT_SAMPLE_FMT_IP | PMUVIRT_SAMPLE_FMT_TIME | PMUVIRT_SAMPLE_FMT_MODE |
 		PMUVIRT_SAMPLE_FMT_CHAIN, 0, 8 };
-	struct pmuvirt_control ctl = { .version = PMUVIRT_ABI_VERSION, .nr_counters = 1 };
 	char cmd[1024], *map = write_tmp(map_text, sizeof(map_text) - 1);
 	char data[] = "/tmp/pmuvirt-xenprof-data-XXXXXX";
 	uint64_t a = (uint64_t)(uintptr_t)hot_a, b = (uint64_t)(uintptr_t)hot_b;
@@ -431,21 +537,19 @@ static void test_report_chains(void **state)
 	const uint64_t kframes[] = { 0xffffffff81000310ull, 0xffffffff81000010ull };
 	const uint64_t uframes[] = { a + 5, 0x10 };
 	int fd = mkstemp(data);
-	struct xp_file_hdr fh;
-	struct xp_file_chain fc;
-	struct pmuvirt_sample s;
-	uint64_t fr[2];
+	static struct parsed p;
 	struct xp_drain d;
 	struct rings g;
+	uint8_t word[4];
 	FILE *f;
 
 	(void)state;
 	assert_true(fd >= 0);
 	f = fdopen(fd, "w+b");
 	rings_new_format(&g, 16, &fmt);
-	assert_int_equal(xp_drain_init(&d, g.mem, g.desc, 3, PAGES, f), 0);
+	assert_int_equal(xp_drain_init(&d, g.mem, g.desc, 3, PAGES, 16), 0);
 	assert_int_equal(d.chain_depth, 8);
-	assert_int_equal(xp_file_begin(f, &ctl, g.desc, 3, 16, d.chain_depth), 0);
+	begin(&d, f, 1);
 	/* domain 1's kernel: kernel_fn called from weak_fn called from _stext, twice */
 	put_chain(&g, 1, 1, 0, 0xffffffff81000180ull, 3, 2, 0, kframes);
 	put_chain(&g, 1, 1, 0, 0xffffffff81000190ull, 4, 2, 0, kframes);
@@ -456,26 +560,19 @@ static void test_report_chains(void **state)
 	put_chain(&g, 2, 1, PMUVIRT_SAMPLE_HYPERVISOR, x, 7, 0, 0, NULL);
 	put_chain(&g, 2, 5, PMUVIRT_SAMPLE_USER | PMUVIRT_SAMPLE_NO_IP, 0, 8, 0, 0, NULL);
 	assert_int_equal(xp_drain_all(&d), 6);
-	assert_int_equal(xp_file_end(&d), 0);
-	fflush(f);
-	/* the layout: version 2's header, then each record and its frames */
-	rewind(f);
-	assert_int_equal(fread(&fh, sizeof(fh), 1, f), 1);
-	assert_memory_equal(fh.magic, XP_MAGIC_CHAIN, 8);
-	assert_int_equal(fread(&fc, sizeof(fc), 1, f), 1);
-	assert_int_equal(fc.chain_depth, 8);
-	assert_int_equal(fseek(f, 3 * sizeof(g.desc[0]), SEEK_CUR), 0);
-	assert_int_equal(fread(&s, sizeof(s), 1, f), 1);
-	assert_int_equal(s.ip, b);
-	assert_int_equal(s.nr_user, 1);
-	assert_int_equal(fread(fr, 8, 1, f), 1);
-	assert_int_equal(fr[0], a + 5);
+	assert_int_equal(xp_file_end(&d, 0, 0), 0);
+	/* INFO says how deep the chains are; the records carry their frame counts */
+	parse_file(f, &p);
+	assert_int_equal(p.info.chain_depth, 8);
+	assert_true(p.info.sample_format & PMUVIRT_SAMPLE_FMT_CHAIN);
+	assert_int_equal(p.s[0].ip, b);
+	assert_int_equal(p.s[0].nr_user, 1);
 	fclose(f);
 	xp_drain_free(&d);
 	free(g.mem);
 
-	snprintf(cmd, sizeof(cmd), "%s report -i %s --xen-syms /proc/%d/exe --map 1=%s "
-		 "--exe 0=/proc/%d/exe --folded", tool, data, (int)getpid(), map, (int)getpid());
+	snprintf(cmd, sizeof(cmd), "%s -i %s --xen-syms /proc/%d/exe --map 1=%s "
+		 "--exe 0=/proc/%d/exe --folded", report_tool, data, (int)getpid(), map, (int)getpid());
 	{
 		static const char *const want[] = {
 			"d0;[unknown];hot_a 6",
@@ -487,7 +584,7 @@ static void test_report_chains(void **state)
 
 		report_lines(cmd, want, sizeof(want) / sizeof(want[0]));
 	}
-	snprintf(cmd, sizeof(cmd), "%s report -i %s --map 1=%s --dump", tool, data, map);
+	snprintf(cmd, sizeof(cmd), "%s -i %s --map 1=%s --dump", report_tool, data, map);
 	{
 		static const char *const want[] = {
 			"d1 vcpu 1 cpu 0 time 0 ip 0xffffffff81000180 [k] kernel_fn_[k] weight 3 "
@@ -497,29 +594,40 @@ static void test_report_chains(void **state)
 		report_has(cmd, want, 1);
 	}
 	/* the flat profile of the same file */
-	snprintf(cmd, sizeof(cmd), "%s report -i %s --map 1=%s", tool, data, map);
+	snprintf(cmd, sizeof(cmd), "%s -i %s --map 1=%s", report_tool, data, map);
 	{
 		static const char *const want[] = {
-			"# pmuvirt-xenprof report: 6 records (weight 33) from 3 rings of 16, 0 lost, 0 skipped",
+			"# pmuvirt-report: Xen session, 6 records (weight 33) from 3 rings of 16, 0 lost, 0 skipped",
 			"  d1               14   42.42%          7          7          0",
 		};
 
 		report_has(cmd, want, 2);
 	}
-	/* a version this tool does not know, and a chain longer than the file's depth */
+	/*
+	 * a version the reader does not know (4), and a chain longer than the
+	 * file's depth (INFO's chain depth, at byte 76, made 1)
+	 */
 	f = fopen(data, "r+b");
 	assert_non_null(f);
-	assert_int_equal(fwrite("PMUVXPF3", 1, 8, f), 8);
+	word[0] = 4;
+	word[1] = word[2] = word[3] = 0;
+	assert_int_equal(fseek(f, 8, SEEK_SET), 0);
+	assert_int_equal(fwrite(word, 1, 4, f), 4);
 	fclose(f);
-	snprintf(cmd, sizeof(cmd), "%s report -i %s >/dev/null 2>&1", tool, data);
-	assert_int_not_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s -i %s 2>&1 | grep -q 'version not 2 to 3'", report_tool,
+		 data);
+	assert_int_equal(system(cmd), 0);
 	f = fopen(data, "r+b");
-	assert_int_equal(fwrite(XP_MAGIC_CHAIN, 1, 8, f), 8);
-	assert_int_equal(fseek(f, sizeof(fh), SEEK_SET), 0);
-	fc.chain_depth = 1;
-	assert_int_equal(fwrite(&fc, sizeof(fc), 1, f), 1);
+	word[0] = 3;
+	assert_int_equal(fseek(f, 8, SEEK_SET), 0);
+	assert_int_equal(fwrite(word, 1, 4, f), 4);
+	word[0] = 1;
+	assert_int_equal(fseek(f, 76, SEEK_SET), 0);
+	assert_int_equal(fwrite(word, 1, 4, f), 4);
 	fclose(f);
-	assert_int_not_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s -i %s 2>&1 | grep -q \"more frames than INFO's chain depth\"",
+		 report_tool, data);
+	assert_int_equal(system(cmd), 0);
 	unlink(data);
 	unlink(map);
 	free(map);
@@ -546,8 +654,8 @@ static void test_record_depth(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_symtab_elf),
-		cmocka_unit_test(test_symtab_map),
+		cmocka_unit_test(test_symfile_elf),
+		cmocka_unit_test(test_symfile_map),
 		cmocka_unit_test(test_drain),
 		cmocka_unit_test(test_drain_format),
 		cmocka_unit_test(test_report),
@@ -555,10 +663,11 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_record_depth),
 	};
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: test_xenprof_tool PATH-OF-pmuvirt-xenprof\n");
+	if (argc != 3) {
+		fprintf(stderr, "usage: test_xenprof_tool PATH-OF-pmuvirt-xenprof PATH-OF-pmuvirt-report\n");
 		return 2;
 	}
 	tool = argv[1];
+	report_tool = argv[2];
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

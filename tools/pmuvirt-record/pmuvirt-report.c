@@ -2,7 +2,9 @@
 /*
  * pmuvirt-report: the flat profile per thread of a pmuvirt-record file,
  * its folded-stack lines for flame-graph tools, its records, or pprof's
- * gzipped profile.proto (where built with protobuf-c and zlib).
+ * gzipped profile.proto (where built with protobuf-c and zlib); of a Xen
+ * session's file (pmuvirt-xenprof), the flat profile by domain and by
+ * symbol, folded stacks or records (session.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,7 +18,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#define PMUVIRT_DOMID_MAX	0x7fefu	/* the last id of a domain Xen creates (DOMID_FIRST_RESERVED - 1) */
 #include "report.h"
+#include "session.h"
 #ifdef PMUVIRT_HAVE_PPROF
 #include "pprof.h"
 #endif
@@ -30,7 +34,15 @@ static void usage(void)
 		"  --dump      every record (and its call chain), one per line\n"
 		"  --pprof     pprof's profile.proto, gzipped, to this file (- for standard output)\n"
 		"  --kallsyms  kernel symbols from this file (default /proc/kallsyms)\n"
-		"  --force     read a file whose recording was cut short (no END section)\n");
+		"  --force     read a file whose recording was cut short (no END section)\n"
+		"a Xen session's file (pmuvirt-xenprof):\n"
+		"       pmuvirt-report [-i file] [--xen-syms file] [--map domid=file]... [--exe domid=file]...\n"
+		"                      [--vcpu] [--top n] [--folded | --dump] [--force]\n"
+		"  --xen-syms  Xen's symbols (xen-syms)\n"
+		"  --map       a domain's kernel symbols (its vmlinux or System.map)\n"
+		"  --exe       a domain's program (ELF, at the addresses it is linked at)\n"
+		"  --vcpu      the flat profile per VCPU of each profiled domain\n"
+		"  --top       symbol rows of the flat profile (default 30)\n");
 	exit(2);
 }
 
@@ -120,6 +132,22 @@ static int load_ksyms(const char *path, int given, const char *release,
 	return 0;
 }
 
+/* "DOMID=FILE" of --map (@kernel) or --exe. */
+static int parse_domain_file(const char *arg, struct pmuvirt_session_syms *d, int kernel)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 0);
+	if (end == arg || *end != '=' || !end[1] || errno || v > PMUVIRT_DOMID_MAX)
+		return -1;
+	d->domain = (uint32_t)v;
+	d->kernel = kernel ? end + 1 : NULL;
+	d->user = kernel ? NULL : end + 1;
+	return 0;
+}
+
 /* --pprof: encode and save, or say why not. */
 static int write_pprof(const struct pmuvirt_profile *p, const char *path)
 {
@@ -162,11 +190,18 @@ int main(int argc, char **argv)
 		{ "pprof", required_argument, NULL, 'P' },
 		{ "kallsyms", required_argument, NULL, 'K' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "xen-syms", required_argument, NULL, 'X' },
+		{ "map", required_argument, NULL, 'M' },
+		{ "exe", required_argument, NULL, 'E' },
+		{ "vcpu", no_argument, NULL, 'V' },
+		{ "top", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *input = "pmuvirt.data", *kallsyms = NULL, *pprof = NULL;
-	int opt, mode = 0, force = 0, ret, have_k = 0, mapped;
+	int opt, mode = 0, force = 0, ret, have_k = 0, mapped, xen_opts = 0;
+	struct pmuvirt_session_syms dom[64];
+	struct pmuvirt_session_opts so = { .dom = dom, .top = 30 };
 	struct pmuvirt_prof_error err;
 	struct pmuvirt_profile *p;
 	struct pmuvirt_ksyms k;
@@ -182,6 +217,17 @@ int main(int argc, char **argv)
 		case 'P': mode = 'P'; pprof = optarg; break;
 		case 'K': kallsyms = optarg; break;
 		case 'f': force = 1; break;
+		case 'X': so.xen_syms = optarg; xen_opts = 1; break;
+		case 'M':
+		case 'E':
+			if (so.nr_dom == sizeof(dom) / sizeof(dom[0]) ||
+			    parse_domain_file(optarg, &dom[so.nr_dom], opt == 'M'))
+				usage();
+			so.nr_dom++;
+			xen_opts = 1;
+			break;
+		case 'V': so.per_vcpu = 1; xen_opts = 1; break;
+		case 'T': so.top = (unsigned int)strtoul(optarg, NULL, 0); xen_opts = 1; break;
 		default: usage();
 		}
 	}
@@ -198,6 +244,32 @@ int main(int argc, char **argv)
 	if (!buf) {
 		fprintf(stderr, "pmuvirt-report: %s: %s\n", input, strerror(errno));
 		return 1;
+	}
+	if (pmuvirt_session_is(buf, len)) {
+		if (mode == 'P') {
+			fprintf(stderr, "pmuvirt-report: %s: a Xen session's file has no --pprof output "
+				"(flat, --folded or --dump)\n", input);
+			return 2;
+		}
+		so.output = mode == 'F' ? PMUVIRT_SESSION_FOLDED :
+			    mode == 'D' ? PMUVIRT_SESSION_DUMP : PMUVIRT_SESSION_FLAT;
+		so.parse_flags = force ? PMUVIRT_PROF_PARSE_NO_END : 0;
+		ret = pmuvirt_session_report(buf, len, &so, input, stdout, stderr);
+		if (mapped)
+			munmap(buf, len);
+		else
+			free(buf);
+		if (!ret && (fflush(stdout) || ferror(stdout))) {
+			fprintf(stderr, "pmuvirt-report: writing the report: %s\n",
+				strerror(errno ? errno : EIO));
+			ret = 1;
+		}
+		return ret;
+	}
+	if (xen_opts) {
+		fprintf(stderr, "pmuvirt-report: %s: --xen-syms, --map, --exe, --vcpu and --top are "
+			"for a Xen session's file (pmuvirt-xenprof)\n", input);
+		return 2;
 	}
 	p = pmuvirt_profile_load(buf, len, force ? PMUVIRT_PROF_PARSE_NO_END : 0, &err, &ret);
 	if (mapped)

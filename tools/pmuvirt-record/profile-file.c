@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later OR BSD-2-Clause
-/* The profile file: writer (pmuvirt-record) and checked reader (pmuvirt-report). */
+/*
+ * The profile file: writer (pmuvirt-record, pmuvirt-xenprof) and checked
+ * reader (pmuvirt-report).
+ */
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
@@ -159,6 +162,7 @@ int pmuvirt_prof_write_header(struct pmuvirt_prof_writer *w, FILE *f)
 	w->err = 0;
 	w->bytes = 0;
 	w->chain_depth = 0;
+	w->xen = 0;
 	memcpy(h, PMUVIRT_PROF_MAGIC, 8);
 	put32(h + 8, PMUVIRT_PROF_VERSION);
 	put32(h + 12, PMUVIRT_PROF_FILE_HDR);
@@ -180,11 +184,13 @@ static int wr_string(struct pmuvirt_prof_writer *w, const char *s)
 
 #define INFO_FIXED	48
 
-/* What INFO's format and chain depth must be (the ring's rules). */
-static const char *info_check(const struct pmuvirt_prof_info *info)
+/* What INFO's flags, format and chain depth must be (the ring's rules). */
+static const char *info_check(const struct pmuvirt_prof_info *info, uint32_t version)
 {
-	if (info->flags)
+	if (info->flags & ~(version < 3 ? 0 : PMUVIRT_PROF_INFO_FLAGS))
 		return "INFO flags unknown";
+	if ((info->flags & PMUVIRT_PROF_INFO_ACTIVE) && !(info->flags & PMUVIRT_PROF_INFO_XEN))
+		return "INFO active flag without the Xen flag";
 	if (info->nr_counters > PMUVIRT_MAX_COUNTERS)
 		return "INFO counter count above 16";
 	if (info->sample_format & ~PMUVIRT_SAMPLE_FMT_ALL)
@@ -204,7 +210,7 @@ int pmuvirt_prof_write_info(struct pmuvirt_prof_writer *w, const struct pmuvirt_
 	unsigned int i;
 	int ret;
 
-	if (info_check(info))
+	if (info_check(info, PMUVIRT_PROF_VERSION))
 		return -EINVAL;
 	for (i = 0; i < 3; i++) {
 		size_t n = strnlen(str[i], PMUVIRT_PROF_STRING_MAX + 1);
@@ -219,8 +225,10 @@ int pmuvirt_prof_write_info(struct pmuvirt_prof_writer *w, const struct pmuvirt_
 		ret = wr(w, b, sizeof(b));
 	for (i = 0; !ret && i < 3; i++)
 		ret = wr_string(w, str[i]);
-	if (!ret)
+	if (!ret) {
 		w->chain_depth = info->chain_depth;
+		w->xen = !!(info->flags & PMUVIRT_PROF_INFO_XEN);
+	}
 	return ret;
 }
 
@@ -300,7 +308,7 @@ int pmuvirt_prof_write_samples(struct pmuvirt_prof_writer *w, const struct pmuvi
 			put32(r + 28, s->weight);
 			put16(r + 32, (uint16_t)nk);
 			put16(r + 34, (uint16_t)nu);
-			put32(r + 36, 0);
+			put32(r + 36, s->domain);
 			r += PMUVIRT_PROF_RECORD_BYTES;
 			for (v = 0; v < nv; v++, r += 8)
 				put64(r, s->value[v]);
@@ -335,6 +343,55 @@ int pmuvirt_prof_write_thread(struct pmuvirt_prof_writer *w, const struct pmuvir
 	memset(b + 48, 0, 16);
 	memcpy(b + 48, t->comm, strnlen(t->comm, 16));
 	ret = section(w, PMUVIRT_PROF_THREAD, sizeof(b));
+	return ret ? ret : wr(w, b, sizeof(b));
+}
+
+#define DOMAIN_BYTES	8
+#define RING_BYTES	48
+
+static const struct field domain_fields[] = {
+	FIELD(struct pmuvirt_prof_domain, domain),
+	FIELD(struct pmuvirt_prof_domain, flags),
+};
+
+/* a reserved word (zero) follows nr_records */
+static const struct field ring_fields[] = {
+	FIELD(struct pmuvirt_prof_ring, index),
+	FIELD(struct pmuvirt_prof_ring, domain),
+	FIELD(struct pmuvirt_prof_ring, id),
+	FIELD(struct pmuvirt_prof_ring, flags),
+	FIELD(struct pmuvirt_prof_ring, nr_records),
+};
+
+static const struct field ring_count_fields[] = {
+	FIELD(struct pmuvirt_prof_ring, read),
+	FIELD(struct pmuvirt_prof_ring, lost),
+	FIELD(struct pmuvirt_prof_ring, skipped),
+};
+
+int pmuvirt_prof_write_domain(struct pmuvirt_prof_writer *w, const struct pmuvirt_prof_domain *d)
+{
+	uint8_t b[DOMAIN_BYTES];
+	int ret;
+
+	if (!w->xen || (d->flags & ~PMUVIRT_PROF_DOMAIN_FLAGS))
+		return -EINVAL;
+	put_fields(b, d, domain_fields, NR_FIELDS(domain_fields));
+	ret = section(w, PMUVIRT_PROF_DOMAIN, sizeof(b));
+	return ret ? ret : wr(w, b, sizeof(b));
+}
+
+int pmuvirt_prof_write_ring(struct pmuvirt_prof_writer *w, const struct pmuvirt_prof_ring *r)
+{
+	uint8_t b[RING_BYTES];
+	int ret;
+
+	if (!w->xen || (r->flags & ~PMUVIRT_PROF_RING_FLAGS))
+		return -EINVAL;
+	put_fields(b, r, ring_fields, NR_FIELDS(ring_fields));
+	put32(b + 20, 0);
+	put_fields(b + 24, r, ring_count_fields, NR_FIELDS(ring_count_fields));
+	ret = section(w, PMUVIRT_PROF_RING, sizeof(b));
 	return ret ? ret : wr(w, b, sizeof(b));
 }
 
@@ -405,7 +462,7 @@ static int get_string(struct cursor *c, char *dst, const char *what)
 }
 
 static int parse_info(struct cursor *c, const struct pmuvirt_prof_ops *ops, void *arg,
-		      uint32_t *chain_depth)
+		      uint32_t version, uint32_t *chain_depth, int *xen)
 {
 	struct pmuvirt_prof_info info;
 	const uint8_t *p;
@@ -415,10 +472,11 @@ static int parse_info(struct cursor *c, const struct pmuvirt_prof_ops *ops, void
 		return -EINVAL;
 	memset(&info, 0, sizeof(info));
 	get_fields(&info, p, info_fields, NR_FIELDS(info_fields));
-	why = info_check(&info);
+	why = info_check(&info, version);
 	if (why)
 		return bad(c, why);
 	*chain_depth = info.chain_depth;
+	*xen = !!(info.flags & PMUVIRT_PROF_INFO_XEN);
 	if (get_string(c, info.events, "INFO event list cut short") ||
 	    get_string(c, info.command, "INFO command cut short") ||
 	    get_string(c, info.release, "INFO kernel release cut short"))
@@ -443,8 +501,11 @@ static int parse_maps(struct cursor *c, const struct pmuvirt_prof_ops *ops, void
 }
 
 static int parse_samples(struct cursor *c, const struct pmuvirt_prof_ops *ops, void *arg,
-			 uint32_t chain_depth)
+			 uint32_t version, uint32_t chain_depth, int xen)
 {
+	/* a Xen session's records also sample Xen and domains it does not profile */
+	uint16_t known = PMUVIRT_SAMPLE_USER | PMUVIRT_SAMPLE_VALUES |
+			 (xen ? PMUVIRT_SAMPLE_HYPERVISOR | PMUVIRT_SAMPLE_NO_IP : 0);
 	uint64_t frame[PMUVIRT_CHAIN_MAX];
 	struct pmuvirt_prof_chunk ch;
 	struct pmuvirt_sample s;
@@ -474,8 +535,9 @@ static int parse_samples(struct cursor *c, const struct pmuvirt_prof_ops *ops, v
 		s.weight = get32(p + 28);
 		s.nr_kernel = get16(p + 32);
 		s.nr_user = get16(p + 34);
+		s.domain = get32(p + 36);
 		nf = (uint32_t)s.nr_kernel + s.nr_user;
-		if (s.flags & ~(PMUVIRT_SAMPLE_USER | PMUVIRT_SAMPLE_VALUES))
+		if (s.flags & ~known)
 			return bad(c, "SAMPLES record flags unknown");
 		if (s.counter >= PMUVIRT_MAX_COUNTERS)
 			return bad(c, "SAMPLES record counter above 15");
@@ -483,7 +545,7 @@ static int parse_samples(struct cursor *c, const struct pmuvirt_prof_ops *ops, v
 			return bad(c, "SAMPLES record with more than 16 values");
 		if (!(s.flags & PMUVIRT_SAMPLE_VALUES) && s.nr_values)
 			return bad(c, "SAMPLES record values without the values flag");
-		if (get32(p + 36))
+		if (version < 3 && s.domain)
 			return bad(c, "SAMPLES record reserved word not zero");
 		if (nf > PMUVIRT_CHAIN_MAX)
 			return bad(c, "SAMPLES record with more than 127 frames");
@@ -524,6 +586,38 @@ static int parse_thread(struct cursor *c, const struct pmuvirt_prof_ops *ops, vo
 	return ops->thread ? ops->thread(arg, &t) : 0;
 }
 
+static int parse_domain(struct cursor *c, const struct pmuvirt_prof_ops *ops, void *arg)
+{
+	struct pmuvirt_prof_domain d;
+	const uint8_t *p;
+
+	if (c->left != DOMAIN_BYTES)
+		return bad(c, "DOMAIN section not 8 bytes");
+	take(c, DOMAIN_BYTES, &p, "");
+	get_fields(&d, p, domain_fields, NR_FIELDS(domain_fields));
+	if (d.flags & ~PMUVIRT_PROF_DOMAIN_FLAGS)
+		return bad(c, "DOMAIN flags unknown");
+	return ops->domain ? ops->domain(arg, &d) : 0;
+}
+
+static int parse_ring(struct cursor *c, const struct pmuvirt_prof_ops *ops, void *arg)
+{
+	struct pmuvirt_prof_ring r;
+	const uint8_t *p;
+
+	if (c->left != RING_BYTES)
+		return bad(c, "RING section not 48 bytes");
+	take(c, RING_BYTES, &p, "");
+	memset(&r, 0, sizeof(r));
+	get_fields(&r, p, ring_fields, NR_FIELDS(ring_fields));
+	get_fields(&r, p + 24, ring_count_fields, NR_FIELDS(ring_count_fields));
+	if (r.flags & ~PMUVIRT_PROF_RING_FLAGS)
+		return bad(c, "RING flags unknown");
+	if (get32(p + 20))
+		return bad(c, "RING reserved word not zero");
+	return ops->ring ? ops->ring(arg, &r) : 0;
+}
+
 static int parse_end(struct cursor *c, const struct pmuvirt_prof_ops *ops, void *arg)
 {
 	struct pmuvirt_prof_end e;
@@ -543,8 +637,8 @@ int pmuvirt_prof_parse(const void *buf, size_t len, unsigned int flags,
 {
 	struct cursor c = { buf, len, 0, err };
 	const uint8_t *p;
-	uint32_t chain_depth = 0;
-	int have_info = 0, ret;
+	uint32_t chain_depth = 0, version;
+	int have_info = 0, xen = 0, ret;
 
 	err->offset = 0;
 	err->what = NULL;
@@ -554,9 +648,11 @@ int pmuvirt_prof_parse(const void *buf, size_t len, unsigned int flags,
 		c.off = 0;
 		return bad(&c, "not a pmuvirt profile (magic)");
 	}
-	if (get32(p + 8) != PMUVIRT_PROF_VERSION) {
+	version = get32(p + 8);
+	if (version < PMUVIRT_PROF_VERSION_MIN || version > PMUVIRT_PROF_VERSION) {
 		err->offset = 8;
-		err->what = "file format version not " STR(PMUVIRT_PROF_VERSION);
+		err->what = "file format version not " STR(PMUVIRT_PROF_VERSION_MIN) " to "
+			    STR(PMUVIRT_PROF_VERSION);
 		return -EPROTO;
 	}
 	if (get32(p + 12) != PMUVIRT_PROF_FILE_HDR) {
@@ -598,16 +694,28 @@ int pmuvirt_prof_parse(const void *buf, size_t len, unsigned int flags,
 				return bad(&body, "second INFO section");
 			}
 			have_info = 1;
-			ret = parse_info(&body, ops, arg, &chain_depth);
+			ret = parse_info(&body, ops, arg, version, &chain_depth, &xen);
 			break;
 		case PMUVIRT_PROF_MAPS:
-			ret = parse_maps(&body, ops, arg);
+		case PMUVIRT_PROF_THREAD:
+			if (xen) {
+				body.off -= PMUVIRT_PROF_SECTION_HDR;
+				return bad(&body, "MAPS or THREAD section in a Xen session");
+			}
+			ret = type == PMUVIRT_PROF_MAPS ? parse_maps(&body, ops, arg) :
+							  parse_thread(&body, ops, arg);
+			break;
+		case PMUVIRT_PROF_DOMAIN:
+		case PMUVIRT_PROF_RING:
+			if (!xen) {
+				body.off -= PMUVIRT_PROF_SECTION_HDR;
+				return bad(&body, "DOMAIN or RING section outside a Xen session");
+			}
+			ret = type == PMUVIRT_PROF_DOMAIN ? parse_domain(&body, ops, arg) :
+							    parse_ring(&body, ops, arg);
 			break;
 		case PMUVIRT_PROF_SAMPLES:
-			ret = parse_samples(&body, ops, arg, chain_depth);
-			break;
-		case PMUVIRT_PROF_THREAD:
-			ret = parse_thread(&body, ops, arg);
+			ret = parse_samples(&body, ops, arg, version, chain_depth, xen);
 			break;
 		case PMUVIRT_PROF_END:
 			if (c.left)

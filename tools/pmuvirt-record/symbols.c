@@ -470,3 +470,108 @@ void pmuvirt_ksyms_free(struct pmuvirt_ksyms *k)
 	free(k->text);
 	memset(k, 0, sizeof(*k));
 }
+
+/* ---- symbols at fixed addresses ---- */
+
+struct pmuvirt_symfile {
+	struct pmuvirt_dso *dso;	/* an ELF file, or NULL */
+	struct pmuvirt_ksyms text;	/* System.map or kallsyms text */
+};
+
+int pmuvirt_symfile_open(struct pmuvirt_syms *s, const char *path, struct pmuvirt_symfile **out)
+{
+	struct pmuvirt_symfile *f;
+	char magic[4], *text = NULL;
+	size_t len = 0, cap = 0;
+	struct stat st;
+	ssize_t n;
+	int fd, ret;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -ENOEXEC;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		close(fd);
+		return -ENOMEM;
+	}
+	if (pread(fd, magic, 4, 0) == 4 && !memcmp(magic, "\177ELF", 4)) {
+		close(fd);
+		f->dso = dso_get(s, path);
+		if (!f->dso || f->dso->err) {
+			ret = f->dso ? -f->dso->err : -ENOMEM;
+			free(f);
+			return ret;
+		}
+		*out = f;
+		return 0;
+	}
+	for (;;) {
+		if (len == cap) {
+			char *q = cap > (64u << 20) ? NULL : realloc(text, cap = cap ? 2 * cap : 1 << 16);
+
+			if (!q) {
+				ret = cap > (64u << 20) ? -EFBIG : -ENOMEM;
+				goto fail;
+			}
+			text = q;
+		}
+		n = read(fd, text + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			goto fail;
+		}
+		if (!n)
+			break;
+		len += (size_t)n;
+	}
+	ret = pmuvirt_ksyms_parse(text ? text : "", len, &f->text);
+	if (!ret && !f->text.nr) {
+		pmuvirt_ksyms_free(&f->text);
+		ret = -ENOEXEC;
+	}
+	if (ret)
+		goto fail;
+	free(text);
+	close(fd);
+	*out = f;
+	return 0;
+fail:
+	free(text);
+	free(f);
+	close(fd);
+	return ret;
+}
+
+const char *pmuvirt_symfile_find(const struct pmuvirt_symfile *f, uint64_t addr)
+{
+	const struct pmuvirt_ksym *k;
+	GElf_Off soff = 0;
+	GElf_Sym sym;
+	const char *n;
+
+	if (!f)
+		return NULL;
+	if (f->dso) {
+		n = dwfl_module_addrinfo(f->dso->mod, addr + f->dso->bias, &soff, &sym, NULL, NULL,
+					 NULL);
+		return n && *n ? n : NULL;
+	}
+	k = pmuvirt_ksyms_find(&f->text, addr);
+	return k ? k->name : NULL;
+}
+
+void pmuvirt_symfile_free(struct pmuvirt_symfile *f)
+{
+	if (!f)
+		return;
+	pmuvirt_ksyms_free(&f->text);
+	free(f);
+}

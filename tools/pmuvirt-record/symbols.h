@@ -133,4 +133,32 @@ const struct pmuvirt_ksym *pmuvirt_ksyms_find(const struct pmuvirt_ksyms *k, uin
 
 void pmuvirt_ksyms_free(struct pmuvirt_ksyms *k);
 
+/**
+ * struct pmuvirt_symfile - symbols at the addresses a file names
+ *
+ * For addresses that need no mapping: Xen's (xen-syms), a guest kernel's
+ * (its vmlinux or System.map) and a program's linked at fixed addresses,
+ * as a Xen session samples them.  An ELF file is read through libdwfl
+ * (pmuvirt_syms_user()'s cache), any other file as System.map or
+ * /proc/kallsyms text (pmuvirt_ksyms_parse()).
+ */
+struct pmuvirt_symfile;
+
+/**
+ * pmuvirt_symfile_open() - load @path's symbols
+ * @s:		the ELF files opened so far (an ELF file's symbols stay there).
+ * @path:	the file (a regular file).
+ * @out:	receives the symbols; free with pmuvirt_symfile_free() before @s.
+ *
+ * Return: 0; -ENOEXEC for an ELF file libdwfl cannot read or text without
+ * a symbol line; -EACCES for text whose addresses are all zero; another
+ * -errno when the file cannot be read.
+ */
+int pmuvirt_symfile_open(struct pmuvirt_syms *s, const char *path, struct pmuvirt_symfile **out);
+
+/* The function holding @addr, or NULL (valid until @f's or its pmuvirt_syms' free). */
+const char *pmuvirt_symfile_find(const struct pmuvirt_symfile *f, uint64_t addr);
+
+void pmuvirt_symfile_free(struct pmuvirt_symfile *f);
+
 #endif /* PMUVIRT_SYMBOLS_H */

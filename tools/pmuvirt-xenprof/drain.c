@@ -6,72 +6,81 @@
 
 #include "drain.h"
 
+static int fail(struct xp_drain *d, int err)
+{
+	xp_drain_free(d);
+	errno = err;
+	return -1;
+}
+
 int xp_drain_init(struct xp_drain *d, const void *map, const struct pmuvirt_xen_prof_ring *desc,
-		  unsigned int nr_rings, unsigned int ring_pages, FILE *out)
+		  unsigned int nr_rings, unsigned int ring_pages, unsigned int nr_records)
 {
 	unsigned int i;
 
 	memset(d, 0, sizeof(*d));
 	d->ring = calloc(nr_rings ? nr_rings : 1, sizeof(*d->ring));
 	d->tails = calloc(nr_rings ? nr_rings : 1, sizeof(*d->tails));
-	if (!d->ring || !d->tails) {
-		xp_drain_free(d);
-		errno = ENOMEM;
-		return -1;
-	}
+	if (!d->ring || !d->tails)
+		return fail(d, ENOMEM);
 	d->nr_rings = nr_rings;
-	d->out = out;
 	for (i = 0; i < nr_rings; i++) {
 		const char *mem = (const char *)map + (size_t)desc[i].frame * 4096;
+		struct xp_ring *g = &d->ring[i];
 
-		if (pmuvirt_sample_reader_init(&d->ring[i].r, mem, (size_t)ring_pages * 4096)) {
-			xp_drain_free(d);
-			errno = EPROTO;
-			return -1;
-		}
-		d->tails[i] = d->ring[i].r.tail;
-		if (i && d->ring[i].r.chain_depth != d->chain_depth) {
-			xp_drain_free(d);
-			errno = EPROTO;
-			return -1;
-		}
-		d->chain_depth = d->ring[i].r.chain_depth;
+		if (pmuvirt_sample_reader_init(&g->r, mem, (size_t)ring_pages * 4096))
+			return fail(d, EPROTO);
+		d->tails[i] = g->r.tail;
+		if (i && (g->r.chain_depth != d->chain_depth || g->r.format != d->format))
+			return fail(d, EPROTO);
+		d->chain_depth = g->r.chain_depth;
+		d->format = g->r.format;
+		g->end.index = i;
+		g->end.domain = desc[i].domain;
+		g->end.id = desc[i].id;
+		g->end.flags = (desc[i].flags & PMUVIRT_XEN_PROF_RING_PCPU) ? PMUVIRT_PROF_RING_PCPU : 0;
+		g->end.nr_records = nr_records;
 	}
 	if (d->chain_depth) {
 		d->chains = calloc(sizeof(d->buf) / sizeof(d->buf[0]), sizeof(*d->chains));
-		if (!d->chains) {
-			xp_drain_free(d);
-			errno = ENOMEM;
-			return -1;
-		}
+		if (!d->chains)
+			return fail(d, ENOMEM);
 	}
 	return 0;
 }
 
-/* @n records of buf[] and, with call chains, each one's frames. */
-static int write_records(struct xp_drain *d, unsigned int n)
+static int set_errno(int ret)
 {
-	unsigned int i, nf;
+	errno = ret < 0 ? -ret : EIO;
+	return -1;
+}
 
-	if (!d->chains)
-		return fwrite(d->buf, sizeof(d->buf[0]), n, d->out) == n ? 0 : -1;
-	for (i = 0; i < n; i++) {
-		nf = (unsigned int)d->buf[i].nr_kernel + d->buf[i].nr_user;
-		if (fwrite(&d->buf[i], sizeof(d->buf[i]), 1, d->out) != 1 ||
-		    fwrite(d->chains[i].frame, sizeof(uint64_t), nf, d->out) != nf)
-			return -1;
-	}
-	return 0;
+int xp_file_begin(struct xp_drain *d, FILE *out, struct pmuvirt_prof_info *info,
+		  const struct pmuvirt_prof_domain *doms, unsigned int nr_doms)
+{
+	unsigned int i;
+	int ret;
+
+	info->flags |= PMUVIRT_PROF_INFO_XEN;
+	info->sample_format = d->format;
+	info->chain_depth = d->chain_depth;
+	ret = pmuvirt_prof_write_header(&d->w, out);
+	if (!ret)
+		ret = pmuvirt_prof_write_info(&d->w, info);
+	for (i = 0; !ret && i < nr_doms; i++)
+		ret = pmuvirt_prof_write_domain(&d->w, &doms[i]);
+	return ret ? set_errno(ret) : 0;
 }
 
 long xp_drain_all(struct xp_drain *d)
 {
-	unsigned int i;
+	unsigned int i, k;
 	long got = 0;
 
 	for (i = 0; i < d->nr_rings; i++) {
+		struct pmuvirt_prof_chunk c = { .pid = 0, .tid = i, .tick = d->round };
 		struct xp_ring *g = &d->ring[i];
-		int n;
+		int n, ret;
 
 		for (;;) {
 			n = pmuvirt_sample_read_chain(&g->r, d->buf, d->chains,
@@ -82,54 +91,42 @@ long xp_drain_all(struct xp_drain *d)
 			}
 			if (n <= 0)
 				break;
-			if (write_records(d, (unsigned int)n))
-				return -1;
+			ret = pmuvirt_prof_write_samples(&d->w, &c, d->buf, d->chains,
+							 (unsigned int)n);
+			if (ret)
+				return set_errno(ret);
+			for (k = 0; k < (unsigned int)n; k++)
+				d->weight += d->buf[k].weight;
 			g->end.read += (uint64_t)n;
 			got += n;
 		}
 		d->tails[i] = g->r.tail;
 	}
+	d->round++;
 	d->total += (uint64_t)got;
 	return got;
 }
 
-int xp_file_begin(FILE *out, const struct pmuvirt_control *ctl,
-		  const struct pmuvirt_xen_prof_ring *desc, unsigned int nr_rings,
-		  unsigned int nr_records, unsigned int chain_depth)
+int xp_file_end(struct xp_drain *d, int status, uint32_t flags)
 {
-	struct xp_file_chain fc = { .chain_depth = chain_depth };
-	struct xp_file_hdr fh;
-
-	memset(&fh, 0, sizeof(fh));
-	memcpy(fh.magic, chain_depth ? XP_MAGIC_CHAIN : XP_MAGIC, 8);
-	fh.record_size = sizeof(struct pmuvirt_sample);
-	fh.sample_version = PMUVIRT_SAMPLE_VERSION;
-	fh.nr_rings = nr_rings;
-	fh.nr_records = nr_records;
-	fh.ctl = *ctl;
-	if (fwrite(&fh, sizeof(fh), 1, out) != 1 ||
-	    (chain_depth && fwrite(&fc, sizeof(fc), 1, out) != 1) ||
-	    fwrite(desc, sizeof(*desc), nr_rings, out) != nr_rings)
-		return -1;
-	return 0;
-}
-
-int xp_file_end(struct xp_drain *d)
-{
-	struct xp_file_end fe;
+	struct pmuvirt_prof_end e;
 	unsigned int i;
+	int ret = 0;
 
-	memset(&fe, 0, sizeof(fe));
-	memcpy(fe.magic, XP_END_MAGIC, 8);
-	fe.nr_samples = d->total;
-	if (fwrite(&fe, sizeof(fe), 1, d->out) != 1)
-		return -1;
-	for (i = 0; i < d->nr_rings; i++) {
+	memset(&e, 0, sizeof(e));
+	for (i = 0; !ret && i < d->nr_rings; i++) {
 		d->ring[i].end.lost = pmuvirt_sample_lost(&d->ring[i].r);
-		if (fwrite(&d->ring[i].end, sizeof(d->ring[i].end), 1, d->out) != 1)
-			return -1;
+		e.lost += d->ring[i].end.lost;
+		ret = pmuvirt_prof_write_ring(&d->w, &d->ring[i].end);
 	}
-	return 0;
+	e.samples = d->total;
+	e.weight = d->weight;
+	e.threads = d->nr_rings;
+	e.flags = flags;
+	e.status = status;
+	if (!ret)
+		ret = pmuvirt_prof_write_end(&d->w, &e);
+	return ret ? set_errno(ret) : 0;
 }
 
 void xp_drain_free(struct xp_drain *d)

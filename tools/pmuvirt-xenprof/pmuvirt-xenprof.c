@@ -4,19 +4,17 @@
  * domain, on pmuvirt's profiling session (include/pmuvirt/xen.h, commands
  * PROF_START .. PROF_RELEASE).
  *
- *   record   start a session, drain its rings into a file (at the VIRQ
- *            or every --drain-ms) while a command runs or for --seconds,
- *            stop, drain the rest, free the session
- *   report   a flat profile of a record file by domain and by symbol:
- *            Xen's from xen-syms, a domain's kernel from its System.map
- *            or vmlinux, a domain's user code from an ELF file; or, with
- *            the same symbols, folded call stacks or every record
+ *   record   start a session, drain its rings into a profile file (at
+ *            the VIRQ or every --drain-ms) while a command runs or for
+ *            --seconds, stop, drain the rest, free the session
  *   active   in a domain a session names active: drain its own VCPUs'
  *            rings into a file, as record does
  *   stop     stop and free a session this domain left running
  *
- * Every record the rings had no room for is counted (each ring's "lost"),
- * and so is every record the reader had to skip: the report prints both.
+ * The file is pmuvirt-record's format (profile-file.h) with the session's
+ * domains and rings; pmuvirt-report reads it.  Every record the rings had
+ * no room for is counted (each ring's "lost"), and so is every record the
+ * reader had to skip: the report prints both.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,11 +29,11 @@
 #include <unistd.h>
 #include <sys/ioctl.h>	/* before pmuvirt/xen.h: PMUVIRT_XENPROF_IOC_MAP */
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include "drain.h"
 #include "libpmuvirt-user.h"
-#include "symtab.h"
 #include "xen_linux.h"
 
 static void usage(void)
@@ -47,8 +45,6 @@ static void usage(void)
 		"                              [--seconds s | -- command [args]]\n"
 		"       pmuvirt-xenprof active [-o file] [--wait s] [--drain-ms ms] [--no-virq] [--cpu n]\n"
 		"                              [-g] [--seconds s | -- command [args]]\n"
-		"       pmuvirt-xenprof report [-i file] [--xen-syms file] [--map domid=file]...\n"
-		"                              [--exe domid=file]... [--vcpu] [--top n] [--folded | --dump]\n"
 		"       pmuvirt-xenprof stop\n"
 		"  events: instructions cycles branches branch-misses rHEX, each :k (Xen only)\n"
 		"  or :u (guests only); default -e cycles -c 1000000 -d 0, file pmuvirt-xenprof.data\n"
@@ -56,7 +52,8 @@ static void usage(void)
 		"  --fields: what a record holds, of ip,time,mode,values,chain (default the\n"
 		"  first four, 16 value slots; --values fills them)\n"
 		"  -g: call chains of 64-bit PV guests, depth frames (1 to 127, default 16);\n"
-		"  active -g: the session must record them\n");
+		"  active -g: the session must record them\n"
+		"  the file is read by pmuvirt-report (--xen-syms, --map, --exe: docs/xen.md)\n");
 	exit(2);
 }
 
@@ -115,6 +112,7 @@ static double now_s(void)
 
 struct rec_opts {
 	struct pmuvirt_xen_prof_start start;
+	const char *events;	/* as given (-e) */
 	int chains;		/* active: the rings must hold call chains */
 	const char *out;
 	unsigned int drain_ms;
@@ -303,16 +301,50 @@ static void pin_drainer(const struct rec_opts *o)
 		fprintf(stderr, "pmuvirt-xenprof: --cpu %d: %s\n", o->cpu, strerror(errno));
 }
 
+/* INFO of the file: the session's counters (none for an active domain), the drain, the command. */
+static void file_info(struct pmuvirt_prof_info *info, const struct rec_opts *o,
+		      const struct pmuvirt_control *ctl, uint32_t flags)
+{
+	struct timespec ts;
+	struct utsname un;
+	size_t len = 0;
+	char **a;
+
+	memset(info, 0, sizeof(*info));
+	info->flags = flags;
+	if (ctl->nr_counters) {
+		info->period = ctl->counter[0].period;
+		info->event = (uint32_t)ctl->counter[0].event;
+		info->ctr_flags = ctl->counter[0].flags;
+		info->nr_counters = ctl->nr_counters;
+	}
+	info->sample_pages = o->start.ring_pages;
+	info->interval_ms = o->drain_ms;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	info->start_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	snprintf(info->events, sizeof(info->events), "%s", o->events ? o->events : "");
+	for (a = o->cmd; a && *a && len < sizeof(info->command) - 1; a++)
+		len += (size_t)snprintf(info->command + len, sizeof(info->command) - len, "%s%s",
+					a == o->cmd ? "" : " ", *a);
+	if (!uname(&un))
+		snprintf(info->release, sizeof(info->release), "%s", un.release);
+}
+
 /* The last drain, the file's end, the counts on stderr. */
 static void finish_file(struct xp_drain *d, const struct rec_opts *o, const struct drain_stats *st,
-			FILE *out)
+			pid_t child, FILE *out)
 {
 	uint64_t lost = 0, skipped = 0;
+	uint32_t flags = 0;
 	unsigned int i;
 
 	if (xp_drain_all(d) < 0)
 		die(o->out, errno);
-	if (xp_file_end(d))
+	if (child > 0 && !st->reaped)
+		flags |= PMUVIRT_PROF_END_INCOMPLETE;
+	if (stop_now)
+		flags |= PMUVIRT_PROF_END_INTERRUPTED;
+	if (xp_file_end(d, st->reaped ? st->status : 0, flags))
 		die(o->out, errno);
 	if (fclose(out))
 		die(o->out, errno);
@@ -357,8 +389,11 @@ static int record(struct rec_opts *o)
 	struct pmuvirt_xen_prof_start *st = &o->start;
 	struct pmuvirt_xen_prof_ring *desc;
 	struct pmuvirt_xen_prof_map map;
+	struct pmuvirt_prof_domain dom[PMUVIRT_XEN_PROF_MAX_DOMAINS];
+	struct pmuvirt_prof_info info;
 	struct drain_stats ds = { 0 };
 	struct xp_drain d;
+	unsigned int i;
 	pid_t child;
 	void *mem;
 	FILE *out;
@@ -383,11 +418,16 @@ static int record(struct rec_opts *o)
 	mem = map_rings(-1, &map, &desc, &rc);
 	if (mem == MAP_FAILED)
 		goto fail_stop;
-	if (xp_drain_init(&d, mem, desc, map.nr_rings, map.ring_pages, out)) {
+	if (xp_drain_init(&d, mem, desc, map.nr_rings, map.ring_pages, map.nr_records)) {
 		rc = -errno;
 		goto fail_stop;
 	}
-	if (xp_file_begin(out, &st->ctl, desc, map.nr_rings, map.nr_records, d.chain_depth)) {
+	for (i = 0; i < st->nr_domains && i < PMUVIRT_XEN_PROF_MAX_DOMAINS; i++) {
+		dom[i].domain = st->domains[i];
+		dom[i].flags = (st->active >> i) & 1 ? PMUVIRT_PROF_DOMAIN_ACTIVE : 0;
+	}
+	file_info(&info, o, &st->ctl, 0);
+	if (xp_file_begin(&d, out, &info, dom, i)) {
 		rc = -errno;
 		goto fail_stop;
 	}
@@ -398,7 +438,7 @@ static int record(struct rec_opts *o)
 	rc = prof_simple(PMUVIRT_XEN_PROF_STOP);
 	if (rc)
 		die("stopping the session", rc);
-	finish_file(&d, o, &ds, out);
+	finish_file(&d, o, &ds, child, out);
 	munmap(mem, (size_t)map.nr_frames * 4096);
 	rc = release_session(st->active ? 30 : 0);
 	if (rc)
@@ -425,6 +465,8 @@ static int active(struct rec_opts *o, double wait_s)
 	struct pmuvirt_xen_prof_ring *desc;
 	struct pmuvirt_xen_prof_map map;
 	struct pmuvirt_control none;
+	struct pmuvirt_prof_domain self;
+	struct pmuvirt_prof_info info;
 	struct drain_stats ds = { 0 };
 	double until = now_s() + wait_s;
 	struct xp_drain d;
@@ -457,7 +499,7 @@ static int active(struct rec_opts *o, double wait_s)
 	fprintf(stderr, "pmuvirt-xenprof: active: domain %u, %u rings of %u records (%s)\n",
 		desc[0].domain, map.nr_rings, map.nr_records,
 		dev >= 0 ? "placed by pmuvirt.ko" : "mapped by machine frame");
-	if (xp_drain_init(&d, mem, desc, map.nr_rings, map.ring_pages, out))
+	if (xp_drain_init(&d, mem, desc, map.nr_rings, map.ring_pages, map.nr_records))
 		die("the rings", errno);
 	if (o->chains && !d.chain_depth) {
 		fprintf(stderr, "pmuvirt-xenprof: the session records no call chains "
@@ -466,7 +508,11 @@ static int active(struct rec_opts *o, double wait_s)
 	}
 	/* the controller chose the counters: this domain does not see them */
 	memset(&none, 0, sizeof(none));
-	if (xp_file_begin(out, &none, desc, map.nr_rings, map.nr_records, d.chain_depth))
+	o->start.ring_pages = map.ring_pages;
+	file_info(&info, o, &none, PMUVIRT_PROF_INFO_ACTIVE);
+	self.domain = desc[0].domain;
+	self.flags = PMUVIRT_PROF_DOMAIN_ACTIVE;
+	if (xp_file_begin(&d, out, &info, &self, 1))
 		die(o->out, errno);
 	/* what the rings hold from before this started, and their room back at once */
 	if (xp_drain_all(&d) < 0)
@@ -478,7 +524,7 @@ static int active(struct rec_opts *o, double wait_s)
 	pin_drainer(o);
 	ds.t0 = now_s();
 	drain_loop(&d, o, child, &ds);
-	finish_file(&d, o, &ds, out);
+	finish_file(&d, o, &ds, child, out);
 	munmap(mem, (size_t)map.nr_frames * 4096);
 	/* the device takes the rings out of this domain's physical map */
 	if (dev >= 0)
@@ -486,432 +532,6 @@ static int active(struct rec_opts *o, double wait_s)
 	xp_drain_free(&d);
 	free(desc);
 	return child_status(child, &ds);
-}
-
-/* ---- report ---- */
-
-struct dom_syms {
-	uint32_t domain;
-	struct symtab kernel, user;
-	int have_kernel, have_user;
-};
-
-struct entry {
-	uint32_t domain;
-	uint32_t vcpu;		/* with --vcpu: a named domain's VCPU + 1, else 0 */
-	uint16_t mode;		/* 0 xen, 1 kernel, 2 user */
-	const char *name;	/* a symbol's name or an unresolved bucket */
-	uint64_t weight;
-};
-
-static const char *const mode_name[] = { "xen", "kernel", "user" };
-
-static int by_key(const void *a, const void *b)
-{
-	const struct entry *x = a, *y = b;
-
-	if (x->domain != y->domain)
-		return x->domain < y->domain ? -1 : 1;
-	if (x->vcpu != y->vcpu)
-		return x->vcpu < y->vcpu ? -1 : 1;
-	if (x->mode != y->mode)
-		return x->mode - y->mode;
-	return strcmp(x->name, y->name);
-}
-
-static int by_weight(const void *a, const void *b)
-{
-	const struct entry *x = a, *y = b;
-
-	if (x->weight != y->weight)
-		return x->weight > y->weight ? -1 : 1;
-	return by_key(a, b);
-}
-
-/* "idle", "dN", or with a VCPU (its id + 1) "dNvM" */
-static void dom_name(char *buf, size_t len, uint32_t domain, uint32_t vcpu)
-{
-	if (domain == PMUVIRT_XEN_DOMID_IDLE)
-		snprintf(buf, len, "idle");
-	else if (vcpu)
-		snprintf(buf, len, "d%uv%u", domain, vcpu - 1);
-	else
-		snprintf(buf, len, "d%u", domain);
-}
-
-static struct dom_syms *dom_get(struct dom_syms **ds, unsigned int *n, uint32_t domain)
-{
-	unsigned int i;
-
-	for (i = 0; i < *n; i++)
-		if ((*ds)[i].domain == domain)
-			return &(*ds)[i];
-	*ds = realloc(*ds, (*n + 1) * sizeof(**ds));
-	if (!*ds)
-		die("memory", ENOMEM);
-	memset(&(*ds)[*n], 0, sizeof(**ds));
-	(*ds)[*n].domain = domain;
-	return &(*ds)[(*n)++];
-}
-
-static uint32_t parse_domid(const char *s, const char **rest)
-{
-	char *end;
-	unsigned long v = strtoul(s, &end, 0);
-
-	if (end == s || *end != '=' || v > 0x7fef)
-		usage();
-	*rest = end + 1;
-	return (uint32_t)v;
-}
-
-static void load_or_die(struct symtab *t, const char *path)
-{
-	char err[256];
-
-	if (symtab_load(t, path, err, sizeof(err))) {
-		fprintf(stderr, "pmuvirt-xenprof: %s\n", err);
-		exit(1);
-	}
-}
-
-/* A name for the folded lines: no control characters, no ';' (they separate frames). */
-static void put_name(char **buf, size_t *len, size_t *cap, const char *name, int kernel)
-{
-	size_t n = strlen(name) + 6;
-	const char *p;
-
-	while (*len + n + 1 > *cap) {
-		*cap = *cap ? 2 * *cap : 256;
-		*buf = realloc(*buf, *cap);
-		if (!*buf)
-			die("memory", ENOMEM);
-	}
-	for (p = name; *p; p++) {
-		unsigned char c = (unsigned char)*p;
-
-		(*buf)[(*len)++] = c < 0x20 || c == 0x7f ? '?' : c == ';' ? ':' : (char)c;
-	}
-	if (kernel) {
-		memcpy(*buf + *len, "_[k]", 4);
-		*len += 4;
-	}
-	(*buf)[*len] = 0;
-}
-
-struct folded {
-	char *stack;	/* frames apart by FOLD_SEP, which sorts before any name's character */
-	uint64_t weight;
-};
-
-#define FOLD_SEP	'\x01'
-
-static int by_stack(const void *a, const void *b)
-{
-	return strcmp(((const struct folded *)a)->stack, ((const struct folded *)b)->stack);
-}
-
-/* The function of a return address, kernel or user: the call's, one byte before it. */
-static const char *frame_name(const struct dom_syms *d, int kernel, uint64_t addr)
-{
-	const struct sym *sym = NULL;
-
-	if (d && addr && kernel && d->have_kernel)
-		sym = symtab_find(&d->kernel, addr - 1);
-	else if (d && addr && !kernel && d->have_user)
-		sym = symtab_find(&d->user, addr - 1);
-	return sym ? sym->name : "[unknown]";
-}
-
-static int report(int argc, char **argv)
-{
-	const char *in = "pmuvirt-xenprof.data", *xen_syms = NULL;
-	struct dom_syms *ds = NULL;
-	unsigned int nds = 0, top = 30, i;
-	int per_vcpu = 0, folded = 0, dump = 0, version;
-	struct symtab xen = { 0 };
-	struct xp_file_hdr fh;
-	struct xp_file_chain fc = { 0 };
-	struct xp_file_end fe;
-	struct xp_ring_end *re;
-	struct pmuvirt_xen_prof_ring *desc;
-	struct pmuvirt_sample s;
-	struct entry *e = NULL;
-	struct folded *fo = NULL;
-	uint64_t nrec = 0, total = 0, lost = 0, skipped = 0, noip = 0, unresolved = 0;
-	uint64_t frame[PMUVIRT_CHAIN_MAX];
-	size_t ne = 0, cap = 0, k, j, line_cap = 0, line_len;
-	char *line = NULL;
-	struct stat sb;
-	long end_off, pos;
-	FILE *f;
-	int a;
-
-	for (a = 0; a < argc; a++) {
-		const char *rest;
-
-		if (!strcmp(argv[a], "-i") && a + 1 < argc) {
-			in = argv[++a];
-		} else if (!strcmp(argv[a], "--xen-syms") && a + 1 < argc) {
-			xen_syms = argv[++a];
-		} else if (!strcmp(argv[a], "--map") && a + 1 < argc) {
-			struct dom_syms *d = dom_get(&ds, &nds, parse_domid(argv[++a], &rest));
-
-			load_or_die(&d->kernel, rest);
-			d->have_kernel = 1;
-		} else if (!strcmp(argv[a], "--exe") && a + 1 < argc) {
-			struct dom_syms *d = dom_get(&ds, &nds, parse_domid(argv[++a], &rest));
-
-			load_or_die(&d->user, rest);
-			d->have_user = 1;
-		} else if (!strcmp(argv[a], "--vcpu")) {
-			per_vcpu = 1;
-		} else if (!strcmp(argv[a], "--top") && a + 1 < argc) {
-			top = (unsigned int)strtoul(argv[++a], NULL, 0);
-		} else if (!strcmp(argv[a], "--folded") && !dump) {
-			folded = 1;
-		} else if (!strcmp(argv[a], "--dump") && !folded) {
-			dump = 1;
-		} else {
-			usage();
-		}
-	}
-	if (xen_syms)
-		load_or_die(&xen, xen_syms);
-	f = fopen(in, "rb");
-	if (!f || fstat(fileno(f), &sb))
-		die(in, errno);
-	version = 0;
-	if (fread(&fh, sizeof(fh), 1, f) == 1)
-		version = !memcmp(fh.magic, XP_MAGIC, 8) ? 1 : !memcmp(fh.magic, XP_MAGIC_CHAIN, 8) ? 2 : 0;
-	if (version == 2 && (fread(&fc, sizeof(fc), 1, f) != 1 || !fc.chain_depth ||
-			     fc.chain_depth > PMUVIRT_CHAIN_MAX || fc.reserved))
-		version = 0;
-	if (!version || fh.record_size != sizeof(struct pmuvirt_sample) ||
-	    fh.sample_version != PMUVIRT_SAMPLE_VERSION || fh.nr_rings > (1u << 20)) {
-		fprintf(stderr, "pmuvirt-xenprof: %s: not a record file of a version this reads (%s, %s)\n",
-			in, XP_MAGIC, XP_MAGIC_CHAIN);
-		return 1;
-	}
-	desc = calloc(fh.nr_rings ? fh.nr_rings : 1, sizeof(*desc));
-	re = calloc(fh.nr_rings ? fh.nr_rings : 1, sizeof(*re));
-	if (!desc || !re)
-		die("memory", ENOMEM);
-	if (fread(desc, sizeof(*desc), fh.nr_rings, f) != fh.nr_rings)
-		goto truncated;
-	end_off = (long)(sb.st_size - (off_t)sizeof(fe) - (off_t)fh.nr_rings * (off_t)sizeof(*re));
-	pos = ftell(f);
-	if (end_off < pos || (version == 1 && (end_off - pos) % (long)sizeof(s)))
-		goto truncated;
-	while (pos < end_off) {
-		const struct sym *sym = NULL;
-		struct dom_syms *d = NULL;
-		const char *name;
-		unsigned int nk, nu, vcpu;
-		uint16_t mode;
-
-		if (fread(&s, sizeof(s), 1, f) != 1)
-			goto truncated;
-		nk = s.nr_kernel;
-		nu = s.nr_user;
-		if (nk + nu > fc.chain_depth || (nk + nu && fread(frame, 8, nk + nu, f) != nk + nu))
-			goto truncated;
-		pos += (long)(sizeof(s) + 8 * (nk + nu));
-		if (pos > end_off)
-			goto truncated;
-		nrec++;
-		mode = (s.flags & PMUVIRT_SAMPLE_HYPERVISOR) ? 0 :
-		       (s.flags & PMUVIRT_SAMPLE_USER) ? 2 : 1;
-		for (j = 0; j < nds; j++)
-			if (ds[j].domain == s.domain)
-				d = &ds[j];
-		if (s.flags & PMUVIRT_SAMPLE_NO_IP) {
-			/* Xen's IP withheld from an active domain, or a domain not named */
-			name = mode == 0 ? "[xen: no IP]" : "[not profiled]";
-			noip += s.weight;
-		} else {
-			if (mode == 0 && xen_syms)
-				sym = symtab_find(&xen, s.ip);
-			else if (mode == 1 && d && d->have_kernel)
-				sym = symtab_find(&d->kernel, s.ip);
-			else if (mode == 2 && d && d->have_user)
-				sym = symtab_find(&d->user, s.ip);
-			name = sym ? sym->name : "[unknown]";
-			if (!sym)
-				unresolved += s.weight;
-		}
-		/*
-		 * a named domain's record names its VCPU (an active domain's
-		 * also in Xen's mode, IP withheld); others carry none
-		 */
-		vcpu = per_vcpu && s.domain != PMUVIRT_XEN_DOMID_IDLE &&
-		       (!(s.flags & PMUVIRT_SAMPLE_NO_IP) || mode == 0) ? s.tid + 1 : 0;
-		total += s.weight;
-		if (folded || dump) {
-			char dn[24];
-			unsigned int n;
-
-			dom_name(dn, sizeof(dn), s.domain, vcpu);
-			line_len = 0;
-			put_name(&line, &line_len, &line_cap, dn, 0);
-			if (dump) {
-				char tail[160];
-
-				snprintf(tail, sizeof(tail), " vcpu %u cpu %u time %llu ip 0x%llx %s ",
-					 s.tid, s.cpu, (unsigned long long)s.time,
-					 (unsigned long long)s.ip, mode == 0 ? "[x]" : mode == 1 ? "[k]" : "[.]");
-				put_name(&line, &line_len, &line_cap, tail, 0);
-				put_name(&line, &line_len, &line_cap, name, mode != 2);
-				snprintf(tail, sizeof(tail), " weight %u counter %u", s.weight, s.counter);
-				put_name(&line, &line_len, &line_cap, tail, 0);
-				for (n = 0; (s.flags & PMUVIRT_SAMPLE_VALUES) && n < s.nr_values; n++) {
-					snprintf(tail, sizeof(tail), " %llu", (unsigned long long)s.value[n]);
-					put_name(&line, &line_len, &line_cap, tail, 0);
-				}
-				if (nk + nu)
-					put_name(&line, &line_len, &line_cap, " chain", 0);
-				/* innermost first: the kernel's frames, then the user's */
-				for (n = 0; n < nk + nu; n++) {
-					snprintf(tail, sizeof(tail), " 0x%llx ", (unsigned long long)frame[n]);
-					put_name(&line, &line_len, &line_cap, tail, 0);
-					put_name(&line, &line_len, &line_cap,
-						 frame_name(d, n < nk, frame[n]), n < nk);
-				}
-				printf("%s\n", line);
-				continue;
-			}
-			/* outermost first: the user's frames, the kernel's, the function */
-			for (n = nk + nu; n-- > 0;) {
-				line[line_len++] = FOLD_SEP;
-				put_name(&line, &line_len, &line_cap,
-					 frame_name(d, n < nk, frame[n]), n < nk);
-			}
-			line[line_len++] = FOLD_SEP;
-			put_name(&line, &line_len, &line_cap, name, mode != 2);
-			if (ne == cap) {
-				cap = cap ? 2 * cap : 1024;
-				fo = realloc(fo, cap * sizeof(*fo));
-				if (!fo)
-					die("memory", ENOMEM);
-			}
-			fo[ne].stack = strdup(line);
-			if (!fo[ne].stack)
-				die("memory", ENOMEM);
-			fo[ne++].weight = s.weight;
-			continue;
-		}
-		if (ne == cap) {
-			cap = cap ? 2 * cap : 1024;
-			e = realloc(e, cap * sizeof(*e));
-			if (!e)
-				die("memory", ENOMEM);
-		}
-		e[ne++] = (struct entry){ .domain = s.domain, .mode = mode, .name = name,
-					  .weight = s.weight, .vcpu = vcpu };
-	}
-	if (fread(&fe, sizeof(fe), 1, f) != 1 || memcmp(fe.magic, XP_END_MAGIC, 8) ||
-	    fe.nr_samples != nrec || fread(re, sizeof(*re), fh.nr_rings, f) != fh.nr_rings)
-		goto truncated;
-	fclose(f);
-	free(line);
-
-	if (folded) {
-		qsort(fo, ne, sizeof(*fo), by_stack);
-		for (k = 0, j = 0; k < ne; k++) {
-			if (j && !strcmp(fo[j - 1].stack, fo[k].stack)) {
-				fo[j - 1].weight += fo[k].weight;
-				free(fo[k].stack);
-			} else {
-				fo[j++] = fo[k];
-			}
-		}
-		for (k = 0; k < j; k++) {
-			char *p;
-
-			for (p = fo[k].stack; *p; p++)
-				if (*p == FOLD_SEP)
-					*p = ';';
-			printf("%s %llu\n", fo[k].stack, (unsigned long long)fo[k].weight);
-			free(fo[k].stack);
-		}
-		free(fo);
-	}
-	if (folded || dump)
-		goto out;
-
-	for (i = 0; i < fh.nr_rings; i++) {
-
-		lost += re[i].lost;
-		skipped += re[i].skipped;
-	}
-	printf("# pmuvirt-xenprof report: %llu records (weight %llu) from %u rings of %u, "
-	       "%llu lost, %llu skipped\n", (unsigned long long)nrec, (unsigned long long)total,
-	       fh.nr_rings, fh.nr_records, (unsigned long long)lost, (unsigned long long)skipped);
-	for (i = 0; i < fh.nr_rings; i++) {
-		char dn[16];
-
-		if (!re[i].read && !re[i].lost && !re[i].skipped)
-			continue;
-		dom_name(dn, sizeof(dn), desc[i].domain, 0);
-		printf("#   ring %u (%s %s %u): %llu read, %llu lost, %llu skipped\n", i, dn,
-		       (desc[i].flags & PMUVIRT_XEN_PROF_RING_PCPU) ? "pcpu" : "vcpu", desc[i].id,
-		       (unsigned long long)re[i].read, (unsigned long long)re[i].lost,
-		       (unsigned long long)re[i].skipped);
-	}
-	printf("# %llu without an IP (domains not profiled), %llu not resolved\n",
-	       (unsigned long long)noip, (unsigned long long)unresolved);
-
-	/* fold equal keys */
-	qsort(e, ne, sizeof(*e), by_key);
-	for (k = 0, j = 0; k < ne; k++) {
-		if (j && !by_key(&e[j - 1], &e[k]))
-			e[j - 1].weight += e[k].weight;
-		else
-			e[j++] = e[k];
-	}
-	ne = j;
-
-	printf("#\n# by domain\n# %-8s %10s %8s %10s %10s %10s\n", "domain", "weight", "share",
-	       "xen", "kernel", "user");
-	for (k = 0; k < ne;) {
-		uint64_t w[3] = { 0, 0, 0 }, sum;
-		uint32_t dom = e[k].domain, vcpu = e[k].vcpu;
-		char dn[24];
-
-		for (; k < ne && e[k].domain == dom && e[k].vcpu == vcpu; k++)
-			w[e[k].mode] += e[k].weight;
-		sum = w[0] + w[1] + w[2];
-		dom_name(dn, sizeof(dn), dom, vcpu);
-		printf("  %-8s %10llu %7.2f%% %10llu %10llu %10llu\n", dn, (unsigned long long)sum,
-		       total ? 100.0 * (double)sum / (double)total : 0.0, (unsigned long long)w[0],
-		       (unsigned long long)w[1], (unsigned long long)w[2]);
-	}
-	qsort(e, ne, sizeof(*e), by_weight);
-	printf("#\n# by symbol\n# %8s %10s %-8s %-7s %s\n", "share", "weight", "domain", "mode",
-	       "symbol");
-	for (k = 0; k < ne && k < top; k++) {
-		char dn[24];
-
-		dom_name(dn, sizeof(dn), e[k].domain, e[k].vcpu);
-		printf("  %7.2f%% %10llu %-8s %-7s %s\n",
-		       total ? 100.0 * (double)e[k].weight / (double)total : 0.0,
-		       (unsigned long long)e[k].weight, dn, mode_name[e[k].mode], e[k].name);
-	}
-	free(e);
-out:
-	free(desc);
-	free(re);
-	symtab_free(&xen);
-	for (i = 0; i < nds; i++) {
-		symtab_free(&ds[i].kernel);
-		symtab_free(&ds[i].user);
-	}
-	free(ds);
-	return 0;
-
-truncated:
-	fprintf(stderr, "pmuvirt-xenprof: %s: truncated or damaged record file\n", in);
-	return 1;
 }
 
 int main(int argc, char **argv)
@@ -925,8 +545,10 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		usage();
-	if (!strcmp(argv[1], "report"))
-		return report(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "report")) {
+		fprintf(stderr, "pmuvirt-xenprof: pmuvirt-report reads the files (docs/xen.md)\n");
+		return 2;
+	}
 	if (!strcmp(argv[1], "stop")) {
 		long rc;
 
@@ -1004,6 +626,7 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
+	o.events = is_active ? "" : events;
 	if (is_active) {
 		if (!o.drain_ms)
 			usage();
