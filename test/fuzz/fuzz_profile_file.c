@@ -253,6 +253,18 @@ static void check_frames(const struct pmuvirt_profile *p, uint64_t samples)
 	}
 }
 
+/* A Xen session's symbols: a name for even addresses, none for odd ones. */
+static const char *fuzz_namer(void *arg, uint32_t domain, int mode, uint64_t addr,
+			      const char **dso)
+{
+	(void)arg;
+	(void)domain;
+	if (mode < 0 || mode > 2)
+		abort();
+	*dso = mode == 0 ? "[xen]" : mode == 1 ? "[kernel]" : "/prog";
+	return addr & 1 ? NULL : "f";
+}
+
 /* The parser, then pmuvirt-report's whole work, on @data. */
 static void check_file(const uint8_t *data, size_t size, struct seen *seen)
 {
@@ -285,7 +297,9 @@ static void check_file(const uint8_t *data, size_t size, struct seen *seen)
 	if (p) {
 		if (pmuvirt_profile_samples(p, &weight) != seen->samples)
 			abort();
-		if (pmuvirt_profile_resolve(p, &k, PMUVIRT_PROFILE_NO_ELF))
+		if ((pmuvirt_profile_info(p)->flags & PMUVIRT_PROF_INFO_XEN) ?
+		    pmuvirt_profile_resolve_session(p, fuzz_namer, NULL) :
+		    pmuvirt_profile_resolve(p, &k, PMUVIRT_PROFILE_NO_ELF))
 			abort();
 		check_frames(p, seen->samples);
 		pmuvirt_profile_print_flat(p, null);

@@ -8,7 +8,8 @@
  * out whole and in order as a profile file of a Xen session, every record
  * read or counted lost.  pmuvirt-report (argv[2]) on such a file with a
  * known profile gives the shares, domains, modes, symbols and lost count
- * it must; one with call chains the folded stacks and dump it must.
+ * it must; one with call chains the folded stacks, dump and pprof profile
+ * (decoded here with protobuf-c, where --pprof is built) it must.
  * pmuvirt-xenprof (argv[1]) refuses a bad call-chain depth.
  */
 #include <stdarg.h>
@@ -23,6 +24,10 @@
 #include "pmuvirt_arch.h"
 #include "drain.h"
 #include "symbols.h"
+#ifdef PMUVIRT_HAVE_PPROF
+#include <zlib.h>
+#include "profile.pb-c.h"
+#endif
 
 static const char *tool, *report_tool;
 
@@ -518,6 +523,112 @@ static void put_chain(struct rings *g, unsigned int ring, uint32_t domain, uint1
 	assert_int_equal(pmuvirt_sample_write(&g->w[ring], &s, &c), 0);
 }
 
+#ifdef PMUVIRT_HAVE_PPROF
+/* The gzipped Profile at @path, unpacked. */
+static Perftools__Profiles__Profile *pprof_read(const char *path)
+{
+	static unsigned char gz[1 << 16], raw[1 << 18];
+	Perftools__Profiles__Profile *prof;
+	FILE *f = fopen(path, "rb");
+	z_stream z;
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(gz, 1, sizeof(gz), f);
+	fclose(f);
+	assert_true(n > 0 && n < sizeof(gz));
+	memset(&z, 0, sizeof(z));
+	assert_int_equal(inflateInit2(&z, 16 + MAX_WBITS), Z_OK);
+	z.next_in = gz;
+	z.avail_in = (uInt)n;
+	z.next_out = raw;
+	z.avail_out = sizeof(raw);
+	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+	n = sizeof(raw) - z.avail_out;
+	inflateEnd(&z);
+	prof = perftools__profiles__profile__unpack(NULL, n, raw);
+	assert_non_null(prof);
+	return prof;
+}
+
+static const char *pb_str(const Perftools__Profiles__Profile *p, int64_t i)
+{
+	return i >= 0 && (size_t)i < p->n_string_table ? p->string_table[i] : "?";
+}
+
+/* The function of location @id. */
+static const char *pb_function(const Perftools__Profiles__Profile *p, uint64_t id)
+{
+	size_t i, k;
+
+	for (i = 0; i < p->n_location; i++) {
+		if (p->location[i]->id != id || !p->location[i]->n_line)
+			continue;
+		for (k = 0; k < p->n_function; k++)
+			if (p->function[k]->id == p->location[i]->line[0]->function_id)
+				return pb_str(p, p->function[k]->name);
+	}
+	return "?";
+}
+
+/* Sample @s's label "thread". */
+static const char *pb_thread(const Perftools__Profiles__Profile *p,
+			     const Perftools__Profiles__Sample *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_label; i++)
+		if (!strcmp(pb_str(p, s->label[i]->key), "thread"))
+			return pb_str(p, s->label[i]->str);
+	return "?";
+}
+
+/*
+ * The session of test_report_chains() as pprof reads it: records and
+ * events (weight times the period, 1000) per domain and VCPU (labels
+ * "thread"), and the kernel records' stack, leaf first.
+ */
+static void check_pprof(const char *path)
+{
+	Perftools__Profiles__Profile *p = pprof_read(path);
+	int64_t rec[5] = { 0 }, ev[5] = { 0 };
+	static const char *const who[5] = { "d0v0", "d1v1", "d1v2", "d5", "?" };
+	unsigned int i, k, stacks = 0;
+	int64_t kev = 0;
+
+	assert_int_equal(p->n_sample_type, 2);
+	for (i = 0; i < p->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = p->sample[i];
+
+		for (k = 0; k < 4 && strcmp(pb_thread(p, s), who[k]); k++)
+			;
+		assert_int_equal(s->n_value, 2);
+		rec[k] += s->value[0];
+		ev[k] += s->value[1];
+		if (!strcmp(pb_function(p, s->location_id[0]), "kernel_fn")) {
+			assert_int_equal(s->n_location_id, 3);
+			assert_string_equal(pb_function(p, s->location_id[1]), "weak_fn");
+			assert_string_equal(pb_function(p, s->location_id[2]), "_stext");
+			kev += s->value[1];
+			stacks++;
+		}
+	}
+	/* the two kernel records: two IPs in one function, one caller chain */
+	assert_int_equal(stacks, 2);
+	assert_int_equal(kev, 7000);
+	assert_int_equal(rec[0], 2);
+	assert_int_equal(ev[0], 11000);
+	assert_int_equal(rec[1], 2);
+	assert_int_equal(ev[1], 7000);
+	assert_int_equal(rec[2], 1);	/* Xen's, on VCPU 2 */
+	assert_int_equal(ev[2], 7000);
+	assert_int_equal(rec[3], 1);	/* a domain not profiled: its VCPU unknown */
+	assert_int_equal(ev[3], 8000);
+	assert_int_equal(rec[4], 0);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+}
+#endif
+
 /*
  * Rings with call chains (8 frame slots): the file is version 2, each
  * record followed by its frames; the folded stacks and the dump name the
@@ -603,6 +714,16 @@ static void test_report_chains(void **state)
 
 		report_has(cmd, want, 2);
 	}
+#ifdef PMUVIRT_HAVE_PPROF
+	/* pprof's profile of the same file: threads are domains and VCPUs */
+	snprintf(cmd, sizeof(cmd), "%s -i %s --xen-syms /proc/%d/exe --map 1=%s --exe 0=/proc/%d/exe "
+		 "--pprof %s.pb.gz 2>/dev/null", report_tool, data, (int)getpid(), map,
+		 (int)getpid(), data);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s.pb.gz", data);
+	check_pprof(cmd);
+	unlink(cmd);
+#endif
 	/*
 	 * a version the reader does not know (4), and a chain longer than the
 	 * file's depth (INFO's chain depth, at byte 76, made 1)

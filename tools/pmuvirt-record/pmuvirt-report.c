@@ -37,7 +37,7 @@ static void usage(void)
 		"  --force     read a file whose recording was cut short (no END section)\n"
 		"a Xen session's file (pmuvirt-xenprof):\n"
 		"       pmuvirt-report [-i file] [--xen-syms file] [--map domid=file]... [--exe domid=file]...\n"
-		"                      [--vcpu] [--top n] [--folded | --dump] [--force]\n"
+		"                      [--vcpu] [--top n] [--folded | --dump | --pprof file] [--force]\n"
 		"  --xen-syms  Xen's symbols (xen-syms)\n"
 		"  --map       a domain's kernel symbols (its vmlinux or System.map)\n"
 		"  --exe       a domain's program (ELF, at the addresses it is linked at)\n"
@@ -246,15 +246,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (pmuvirt_session_is(buf, len)) {
-		if (mode == 'P') {
-			fprintf(stderr, "pmuvirt-report: %s: a Xen session's file has no --pprof output "
-				"(flat, --folded or --dump)\n", input);
-			return 2;
-		}
 		so.output = mode == 'F' ? PMUVIRT_SESSION_FOLDED :
 			    mode == 'D' ? PMUVIRT_SESSION_DUMP : PMUVIRT_SESSION_FLAT;
 		so.parse_flags = force ? PMUVIRT_PROF_PARSE_NO_END : 0;
-		ret = pmuvirt_session_report(buf, len, &so, input, stdout, stderr);
+		if (mode == 'P') {
+			p = pmuvirt_session_profile(buf, len, &so, input, stderr);
+			ret = p ? (write_pprof(p, pprof) ? 1 : 0) : 1;
+			pmuvirt_profile_free(p);
+		} else {
+			ret = pmuvirt_session_report(buf, len, &so, input, stdout, stderr);
+		}
 		if (mapped)
 			munmap(buf, len);
 		else

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pmuvirt/xen.h>
 #include "report.h"
 
 #define NONE		UINT32_MAX
@@ -49,6 +50,7 @@ struct frame {
 struct thread {
 	uint32_t tid;
 	uint32_t pid;
+	char name[24];		/* a Xen session's: "dN", "dNvM" or "idle" */
 	int have_totals;
 	struct pmuvirt_prof_thread totals;
 	uint64_t samples;
@@ -175,11 +177,35 @@ static uint32_t thread_find(struct pmuvirt_profile *p, uint32_t tid, uint32_t pi
 	return p->last_thread = p->nr_thread++;
 }
 
+/*
+ * A Xen session's record: its "thread" is its domain (pid) and, for a
+ * profiled domain's record, its VCPU (tid; NONE for the others).
+ */
+static uint32_t session_thread(struct pmuvirt_profile *p, const struct pmuvirt_sample *s)
+{
+	int vcpu = s->domain != PMUVIRT_XEN_DOMID_IDLE &&
+		   (!(s->flags & PMUVIRT_SAMPLE_NO_IP) || (s->flags & PMUVIRT_SAMPLE_HYPERVISOR));
+	uint32_t t = thread_find(p, vcpu ? s->tid : NONE, s->domain);
+	struct thread *th;
+
+	if (t == NONE || p->thread[t].name[0])
+		return t;
+	th = &p->thread[t];
+	if (s->domain == PMUVIRT_XEN_DOMID_IDLE)
+		snprintf(th->name, sizeof(th->name), "idle");
+	else if (vcpu)
+		snprintf(th->name, sizeof(th->name), "d%" PRIu32 "v%" PRIu32, s->domain, s->tid);
+	else
+		snprintf(th->name, sizeof(th->name), "d%" PRIu32, s->domain);
+	return t;
+}
+
 static int on_sample(void *arg, const struct pmuvirt_prof_chunk *c, const struct pmuvirt_sample *s,
 		     const uint64_t *frames)
 {
 	struct pmuvirt_profile *p = arg;
-	uint32_t t = thread_find(p, c->tid, c->pid);
+	uint32_t t = (p->info.flags & PMUVIRT_PROF_INFO_XEN) ? session_thread(p, s) :
+							      thread_find(p, c->tid, c->pid);
 	unsigned int nf = s->nr_kernel + s->nr_user, k;
 	struct sample *d;
 
@@ -490,6 +516,46 @@ int pmuvirt_profile_resolve(struct pmuvirt_profile *p, const struct pmuvirt_ksym
 	return 0;
 }
 
+int pmuvirt_profile_resolve_session(struct pmuvirt_profile *p, pmuvirt_profile_namer namer,
+				    void *arg)
+{
+	uint64_t i;
+
+	if (!(p->info.flags & PMUVIRT_PROF_INFO_XEN))
+		return -EINVAL;
+	for (i = 0; i < p->nr_sample; i++) {
+		struct sample *s = &p->sample[i];
+		uint32_t domain = p->thread[s->thread].pid;
+		int mode = (s->flags & PMUVIRT_SAMPLE_HYPERVISOR) ? 0 :
+			   (s->flags & PMUVIRT_SAMPLE_USER) ? 2 : 1;
+		unsigned int nf = s->nr_kernel + s->nr_user, k;
+		const char *name, *dso;
+
+		if (s->flags & PMUVIRT_SAMPLE_NO_IP) {
+			name = mode == 0 ? "[xen: no IP]" : "[not profiled]";
+			dso = mode == 0 ? "[xen]" : "[unknown]";
+		} else {
+			name = namer(arg, domain, mode, s->ip, &dso);
+		}
+		s->sym = sym_of(p, mode != 2, dso, name ? name : "[unknown]");
+		/* frames are return addresses: the call is the byte before */
+		for (k = 0; s->sym != NONE && k < nf; k++) {
+			struct frame *fr = &p->frame[s->frames + k];
+			int fmode = k < s->nr_kernel ? 1 : 2;
+
+			name = fr->addr ? namer(arg, domain, fmode, fr->addr - 1, &dso) : NULL;
+			if (!fr->addr)
+				dso = "[unknown]";
+			fr->sym = sym_of(p, fmode == 1, dso, name ? name : "[unknown]");
+			if (fr->sym == NONE)
+				s->sym = NONE;
+		}
+		if (s->sym == NONE)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* ---- printing ---- */
 
 /* A sample's function; before pmuvirt_profile_resolve(), "?". */
@@ -523,6 +589,8 @@ static const char *base_name(const char *path)
 
 static const char *comm_of(const struct pmuvirt_profile *p, uint32_t t)
 {
+	if (p->thread[t].name[0])
+		return p->thread[t].name;
 	return p->thread[t].have_totals && p->thread[t].totals.comm[0] ?
 	       p->thread[t].totals.comm : "?";
 }

@@ -48,6 +48,36 @@ struct pmuvirt_profile *pmuvirt_profile_load(const void *buf, size_t len, unsign
 int pmuvirt_profile_resolve(struct pmuvirt_profile *p, const struct pmuvirt_ksyms *ksyms,
 			    unsigned int flags);
 
+/**
+ * typedef pmuvirt_profile_namer - a Xen session's symbols
+ * @arg:	the namer's own.
+ * @domain:	the record's domain.
+ * @mode:	0 Xen, 1 the domain's kernel, 2 its user code.
+ * @addr:	the address (a frame's return address minus 1).
+ * @dso:	receives the name of the symbols' file (or a pseudo name
+ *		such as "[xen]").
+ *
+ * Return: the function's name, or NULL for none.
+ */
+typedef const char *(*pmuvirt_profile_namer)(void *arg, uint32_t domain, int mode, uint64_t addr,
+					    const char **dso);
+
+/**
+ * pmuvirt_profile_resolve_session() - name a Xen session's records
+ * @p:		a profile loaded from a Xen session's file, whose threads are
+ *		its domains ("dN", "idle") and a profiled domain's VCPUs
+ *		("dNvM": tid the VCPU, pid the domain).
+ * @namer:	names each address.
+ * @arg:	passed to it.
+ *
+ * In place of pmuvirt_profile_resolve() (no maps, no kallsyms): a record
+ * without an IP is "[not profiled]", or "[xen: no IP]" in Xen's mode.
+ *
+ * Return: 0; -EINVAL for a per-thread recording; -ENOMEM.
+ */
+int pmuvirt_profile_resolve_session(struct pmuvirt_profile *p, pmuvirt_profile_namer namer,
+				    void *arg);
+
 /* The header and, for each thread, its functions by weight (unresolved samples: "?"). */
 void pmuvirt_profile_print_flat(const struct pmuvirt_profile *p, FILE *f);
 /*

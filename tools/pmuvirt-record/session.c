@@ -6,6 +6,7 @@
 #include <string.h>
 #include <pmuvirt/xen.h>
 #include "profile-file.h"
+#include "report.h"
 #include "session.h"
 #include "symbols.h"
 
@@ -28,15 +29,21 @@ struct folded {
 struct dom_syms {
 	uint32_t domain;
 	struct pmuvirt_symfile *kernel, *user;
+	const char *user_path;
+};
+
+/* The symbol files of the options, opened. */
+struct symset {
+	struct pmuvirt_syms *elf;
+	struct pmuvirt_symfile *xen;
+	struct dom_syms *ds;
+	unsigned int nds;
 };
 
 struct session {
 	const struct pmuvirt_session_opts *o;
 	FILE *out;
-	struct pmuvirt_syms *elf;
-	struct pmuvirt_symfile *xen;
-	struct dom_syms *ds;
-	unsigned int nds;
+	struct symset sy;
 	struct pmuvirt_prof_info info;
 	struct pmuvirt_prof_ring *ring;		/* by index, from RING sections */
 	unsigned int nr_ring, cap_ring;
@@ -116,13 +123,13 @@ static int put_name(struct session *s, const char *name, int kernel)
 	return 0;
 }
 
-static const struct dom_syms *dom_of(const struct session *s, uint32_t domain)
+static const struct dom_syms *dom_of(const struct symset *sy, uint32_t domain)
 {
 	unsigned int i;
 
-	for (i = 0; i < s->nds; i++)
-		if (s->ds[i].domain == domain)
-			return &s->ds[i];
+	for (i = 0; i < sy->nds; i++)
+		if (sy->ds[i].domain == domain)
+			return &sy->ds[i];
 	return NULL;
 }
 
@@ -225,7 +232,7 @@ static int on_sample(void *arg, const struct pmuvirt_prof_chunk *c, const struct
 	struct session *s = arg;
 	const struct pmuvirt_session_opts *o = s->o;
 	unsigned int n, nk = r->nr_kernel, nf = (unsigned int)r->nr_kernel + r->nr_user;
-	const struct dom_syms *d = dom_of(s, r->domain);
+	const struct dom_syms *d = dom_of(&s->sy, r->domain);
 	const char *name = NULL;
 	uint32_t vcpu;
 	uint16_t mode;
@@ -241,7 +248,7 @@ static int on_sample(void *arg, const struct pmuvirt_prof_chunk *c, const struct
 		s->noip += r->weight;
 	} else {
 		if (mode == 0)
-			name = pmuvirt_symfile_find(s->xen, r->ip);
+			name = pmuvirt_symfile_find(s->sy.xen, r->ip);
 		else if (d)
 			name = pmuvirt_symfile_find(mode == 1 ? d->kernel : d->user, r->ip);
 		if (!name) {
@@ -394,16 +401,120 @@ int pmuvirt_session_is(const void *buf, size_t len)
 }
 
 /* Open @path's symbols into *@f, or say why not. */
-static int open_syms(struct session *s, const char *path, struct pmuvirt_symfile **f, FILE *err)
+static int open_syms(struct symset *sy, const char *path, struct pmuvirt_symfile **f, FILE *err)
 {
-	int ret = pmuvirt_symfile_open(s->elf, path, f);
+	int ret;
 
+	pmuvirt_symfile_free(*f);
+	*f = NULL;
+	ret = pmuvirt_symfile_open(sy->elf, path, f);
 	if (!ret)
 		return 0;
 	fprintf(err, "pmuvirt-report: %s: %s\n", path,
 		ret == -EACCES ? "every address is zero (kptr_restrict)" :
 		ret == -ENOEXEC ? "neither ELF nor System.map text" : strerror(-ret));
 	return -1;
+}
+
+static void symset_free(struct symset *sy)
+{
+	unsigned int k;
+
+	pmuvirt_symfile_free(sy->xen);
+	for (k = 0; k < sy->nds; k++) {
+		pmuvirt_symfile_free(sy->ds[k].kernel);
+		pmuvirt_symfile_free(sy->ds[k].user);
+	}
+	free(sy->ds);
+	pmuvirt_syms_free(sy->elf);
+	memset(sy, 0, sizeof(*sy));
+}
+
+/* Open the symbol files @o names (the last of a domain's --map and --exe counts). */
+static int symset_open(struct symset *sy, const struct pmuvirt_session_opts *o, FILE *err)
+{
+	unsigned int i, k;
+
+	memset(sy, 0, sizeof(*sy));
+	sy->elf = pmuvirt_syms_new();
+	sy->ds = calloc(o->nr_dom ? o->nr_dom : 1, sizeof(*sy->ds));
+	if (!sy->elf || !sy->ds) {
+		fprintf(err, "pmuvirt-report: out of memory\n");
+		return -1;
+	}
+	if (o->xen_syms && open_syms(sy, o->xen_syms, &sy->xen, err))
+		return -1;
+	for (i = 0; i < o->nr_dom; i++) {
+		struct dom_syms *d = NULL;
+
+		for (k = 0; k < sy->nds; k++)
+			if (sy->ds[k].domain == o->dom[i].domain)
+				d = &sy->ds[k];
+		if (!d) {
+			d = &sy->ds[sy->nds++];
+			d->domain = o->dom[i].domain;
+		}
+		if (o->dom[i].kernel && open_syms(sy, o->dom[i].kernel, &d->kernel, err))
+			return -1;
+		if (o->dom[i].user) {
+			if (open_syms(sy, o->dom[i].user, &d->user, err))
+				return -1;
+			d->user_path = o->dom[i].user;
+		}
+	}
+	return 0;
+}
+
+/* pmuvirt_profile_namer of the symbol files. */
+static const char *symset_name(void *arg, uint32_t domain, int mode, uint64_t addr,
+			       const char **dso)
+{
+	const struct symset *sy = arg;
+	const struct dom_syms *d = dom_of(sy, domain);
+
+	if (mode == 0) {
+		*dso = "[xen]";
+		return pmuvirt_symfile_find(sy->xen, addr);
+	}
+	if (mode == 1) {
+		*dso = "[kernel]";
+		return d ? pmuvirt_symfile_find(d->kernel, addr) : NULL;
+	}
+	*dso = d && d->user_path ? d->user_path : "[unknown]";
+	return d ? pmuvirt_symfile_find(d->user, addr) : NULL;
+}
+
+struct pmuvirt_profile *pmuvirt_session_profile(const void *buf, size_t len,
+						const struct pmuvirt_session_opts *o,
+						const char *name, FILE *err)
+{
+	struct pmuvirt_prof_error perr;
+	struct pmuvirt_profile *p = NULL;
+	struct symset sy;
+	int ret;
+
+	if (symset_open(&sy, o, err))
+		goto out;
+	p = pmuvirt_profile_load(buf, len, o->parse_flags, &perr, &ret);
+	if (!p) {
+		if (perr.what)
+			fprintf(err, "pmuvirt-report: %s: at byte %" PRIu64 ": %s%s\n", name,
+				perr.offset, perr.what,
+				ret == -ENODATA ? " (--force reads what is there)" : "");
+		else
+			fprintf(err, "pmuvirt-report: %s: %s\n", name, strerror(-ret));
+		goto out;
+	}
+	ret = pmuvirt_profile_resolve_session(p, symset_name, &sy);
+	if (ret) {
+		fprintf(err, "pmuvirt-report: %s: %s\n", name,
+			ret == -EINVAL ? "not a Xen session's file" : strerror(-ret));
+		pmuvirt_profile_free(p);
+		p = NULL;
+	}
+out:
+	symset_free(&sy);
+	return p;
 }
 
 int pmuvirt_session_report(const void *buf, size_t len, const struct pmuvirt_session_opts *o,
@@ -417,38 +528,14 @@ int pmuvirt_session_report(const void *buf, size_t len, const struct pmuvirt_ses
 	};
 	struct pmuvirt_prof_error perr;
 	struct session s;
-	unsigned int i, k;
 	int ret = 1;
 	size_t j;
 
 	memset(&s, 0, sizeof(s));
 	s.o = o;
 	s.out = out;
-	s.elf = pmuvirt_syms_new();
-	s.ds = calloc(o->nr_dom ? o->nr_dom : 1, sizeof(*s.ds));
-	if (!s.elf || !s.ds) {
-		fprintf(err, "pmuvirt-report: out of memory\n");
+	if (symset_open(&s.sy, o, err))
 		goto out;
-	}
-	if (o->xen_syms && open_syms(&s, o->xen_syms, &s.xen, err))
-		goto out;
-	for (i = 0; i < o->nr_dom; i++) {
-		struct dom_syms *d = NULL;
-
-		for (k = 0; k < s.nds; k++)
-			if (s.ds[k].domain == o->dom[i].domain)
-				d = &s.ds[k];
-		if (!d) {
-			d = &s.ds[s.nds++];
-			d->domain = o->dom[i].domain;
-		}
-		if (o->dom[i].kernel && (pmuvirt_symfile_free(d->kernel), d->kernel = NULL,
-					 open_syms(&s, o->dom[i].kernel, &d->kernel, err)))
-			goto out;
-		if (o->dom[i].user && (pmuvirt_symfile_free(d->user), d->user = NULL,
-				       open_syms(&s, o->dom[i].user, &d->user, err)))
-			goto out;
-	}
 	ret = pmuvirt_prof_parse(buf, len, o->parse_flags, &ops, &s, &perr);
 	if (ret) {
 		if (perr.what)
@@ -475,12 +562,6 @@ out:
 	free(s.e);
 	free(s.line);
 	free(s.ring);
-	pmuvirt_symfile_free(s.xen);
-	for (k = 0; k < s.nds; k++) {
-		pmuvirt_symfile_free(s.ds[k].kernel);
-		pmuvirt_symfile_free(s.ds[k].user);
-	}
-	free(s.ds);
-	pmuvirt_syms_free(s.elf);
+	symset_free(&s.sy);
 	return ret;
 }

@@ -67,4 +67,24 @@ int pmuvirt_session_is(const void *buf, size_t len);
 int pmuvirt_session_report(const void *buf, size_t len, const struct pmuvirt_session_opts *o,
 			   const char *name, FILE *out, FILE *err);
 
+struct pmuvirt_profile;
+
+/**
+ * pmuvirt_session_profile() - a Xen session's file as a resolved profile
+ * @buf:	the file's bytes (untrusted).
+ * @len:	their number.
+ * @o:		the symbol files and parse flags (the output is not used).
+ * @name:	the file's name, for messages.
+ * @err:	messages.
+ *
+ * For the writers of other formats (pprof.c): the profile's threads are
+ * the domains and the profiled domains' VCPUs, its functions named from
+ * @o's symbol files (pmuvirt_profile_resolve_session()).
+ *
+ * Return: the profile (pmuvirt_profile_free()), or NULL after a message.
+ */
+struct pmuvirt_profile *pmuvirt_session_profile(const void *buf, size_t len,
+						const struct pmuvirt_session_opts *o,
+						const char *name, FILE *err);
+
 #endif /* PMUVIRT_SESSION_H */
