@@ -21,6 +21,17 @@ both_go() {
 			echo "PMUVIRT-DOM0-$2 $_d $_go"
 	done
 }
+# stuck_report D: what to know of a migration of pmuvirt-D that did not
+# end: the guest's last console lines (a panic shows there), the domains,
+# and Xen's registers of every VCPU ('d') with the rest of its log.
+stuck_report() {
+	for _f in $log-$1.log $log-$1--incoming.log; do
+		[ -e "$_f" ] && tail -n 80 "$_f" | sed "s/^/stuck: $1: /"
+	done
+	/usr/bin/xl list | sed 's/^/stuck: /'
+	/usr/bin/xl debug-keys d
+	/usr/bin/xl dmesg | tail -n 200 | sed 's/^/stuck: /'
+}
 # Both domUs ran a session of their own before this one (the PVH domU's
 # split, the PV domU's active session) and wait for the key.
 for _d in a b; do
@@ -60,8 +71,20 @@ while [ $i -lt 600 ] && /usr/bin/xl list | grep -q pmuvirt-; do
 			grep -q "PMUVIRT-SAVE-BACK 1" $log-$d.log 2>/dev/null || continue
 			/usr/bin/xl info | sed -n "s/^free_memory *: */PMUVIRT-DOM0-FREE-MIB $d /p"
 			s0=$(cut -d. -f1 /proc/uptime)
-			/usr/bin/xl migrate -s "" pmuvirt-$d "/usr/bin/xl migrate-receive" &&
-				echo "PMUVIRT-DOM0-MIGRATED $d"
+			/usr/bin/xl migrate -s "" pmuvirt-$d "/usr/bin/xl migrate-receive" &
+			mig=$!
+			# 4 to 7 s as a rule: a minute means it will not end
+			_w=0
+			while kill -0 $mig 2>/dev/null && [ $_w -lt 60 ]; do
+				sleep 1
+				_w=$((_w + 1))
+			done
+			if kill -0 $mig 2>/dev/null; then
+				echo "PMUVIRT-DOM0-MIGRATE-STUCK $d"
+				stuck_report $d
+				kill $mig
+			fi
+			wait $mig && echo "PMUVIRT-DOM0-MIGRATED $d"
 			echo "PMUVIRT-DOM0-MIGRATE-SECONDS $d $(( $(cut -d. -f1 /proc/uptime) - s0 ))"
 			step=done
 			;;
