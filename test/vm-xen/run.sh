@@ -65,7 +65,7 @@ srcroot=$src build=$out
 cache=$build/cache
 set_name=${2:-main}
 case $set_name in
-main) all_boots="real emulated refused watchdog domu" work=$build/vm-xen timeout_s=900 ;;
+main) all_boots="real emulated refused watchdog domu" work=$build/vm-xen timeout_s=1800 ;;
 smp) all_boots="smp" work=$build/vm-xen-smp timeout_s=900 ;;
 stock) all_boots="hvm stock vpmu-off policy-off" work=$build/vm-xen-stock timeout_s=1800 ;;
 *) echo "vm-xen: unknown set of boots '$set_name' (main, smp or stock)" >&2; exit 1 ;;
