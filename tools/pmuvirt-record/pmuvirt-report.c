@@ -278,12 +278,7 @@ int main(int argc, char **argv)
 	else
 		free(buf);
 	if (!p) {
-		if (err.what)
-			fprintf(stderr, "pmuvirt-report: %s: at byte %" PRIu64 ": %s%s\n", input,
-				err.offset, err.what,
-				ret == -ENODATA ? " (--force reads what is there)" : "");
-		else
-			fprintf(stderr, "pmuvirt-report: %s: %s\n", input, strerror(-ret));
+		pmuvirt_profile_print_error(stderr, input, ret, &err, NULL);
 		return 1;
 	}
 	memset(&k, 0, sizeof(k));

@@ -301,6 +301,16 @@ struct pmuvirt_profile *pmuvirt_profile_load(const void *buf, size_t len, unsign
 	return p;
 }
 
+void pmuvirt_profile_print_error(FILE *f, const char *name, int ret,
+				 const struct pmuvirt_prof_error *err, const char *what)
+{
+	if (err->what)
+		fprintf(f, "pmuvirt-report: %s: at byte %" PRIu64 ": %s%s\n", name, err->offset,
+			err->what, ret == -ENODATA ? " (--force reads what is there)" : "");
+	else
+		fprintf(f, "pmuvirt-report: %s: %s\n", name, what ? what : strerror(-ret));
+}
+
 /* ---- resolving ---- */
 
 static uint32_t hash(const char *s)

@@ -27,6 +27,15 @@ struct pmuvirt_profile;
 struct pmuvirt_profile *pmuvirt_profile_load(const void *buf, size_t len, unsigned int flags,
 					     struct pmuvirt_prof_error *err, int *ret);
 
+/*
+ * Why a file was not read, as "pmuvirt-report: NAME: at byte N: WHAT" (or
+ * the errno's text), on @f: @ret and @err as pmuvirt_profile_load() or
+ * pmuvirt_prof_parse() left them; @what, when not NULL, names a
+ * callback's error for which @err says nothing.
+ */
+void pmuvirt_profile_print_error(FILE *f, const char *name, int ret,
+				 const struct pmuvirt_prof_error *err, const char *what);
+
 /* pmuvirt_profile_resolve() flags */
 #define PMUVIRT_PROFILE_NO_ELF	0x1u	/* open no file: user samples get their mapping's name only */
 

@@ -497,12 +497,7 @@ struct pmuvirt_profile *pmuvirt_session_profile(const void *buf, size_t len,
 		goto out;
 	p = pmuvirt_profile_load(buf, len, o->parse_flags, &perr, &ret);
 	if (!p) {
-		if (perr.what)
-			fprintf(err, "pmuvirt-report: %s: at byte %" PRIu64 ": %s%s\n", name,
-				perr.offset, perr.what,
-				ret == -ENODATA ? " (--force reads what is there)" : "");
-		else
-			fprintf(err, "pmuvirt-report: %s: %s\n", name, strerror(-ret));
+		pmuvirt_profile_print_error(err, name, ret, &perr, NULL);
 		goto out;
 	}
 	ret = pmuvirt_profile_resolve_session(p, symset_name, &sy);
@@ -538,14 +533,9 @@ int pmuvirt_session_report(const void *buf, size_t len, const struct pmuvirt_ses
 		goto out;
 	ret = pmuvirt_prof_parse(buf, len, o->parse_flags, &ops, &s, &perr);
 	if (ret) {
-		if (perr.what)
-			fprintf(err, "pmuvirt-report: %s: at byte %" PRIu64 ": %s%s\n", name,
-				perr.offset, perr.what,
-				ret == -ENODATA ? " (--force reads what is there)" : "");
-		else
-			fprintf(err, "pmuvirt-report: %s: %s\n", name,
-				ret == -EBADMSG ? "RING sections out of order, or END's counts "
-				"not what the file holds" : strerror(-ret));
+		pmuvirt_profile_print_error(err, name, ret, &perr,
+					    ret == -EBADMSG ? "RING sections out of order, or END's "
+					    "counts not what the file holds" : NULL);
 		ret = 1;
 		goto out;
 	}
