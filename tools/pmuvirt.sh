@@ -35,7 +35,7 @@ test)
 	ctest --test-dir "$build" --output-on-failure -j "$jobs" --output-log "$build/ctest-all.log" || rc=$?
 	if [ $rc != 0 ]; then
 		echo "== why the failing tests failed (their FAIL lines; all output in $build/ctest-all.log)"
-		grep -a -E '^[A-Za-z0-9_.-]+: (FAIL|missing on the console)' "$build/ctest-all.log" | tail -n 20 || true
+		grep -a -E '^([A-Za-z0-9_.-]+: )+(FAIL|missing on the console)' "$build/ctest-all.log" | tail -n 30 || true
 		exit $rc
 	fi
 	echo "== unit and sim tests again under AddressSanitizer and UndefinedBehaviorSanitizer"
