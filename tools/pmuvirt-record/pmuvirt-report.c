@@ -50,9 +50,8 @@ static void usage(void)
 static void *load(const char *path, size_t *len, int *mapped)
 {
 	struct stat st;
-	void *p = NULL;
-	size_t cap = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *p;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
 
 	*len = 0;
 	*mapped = 0;
@@ -66,36 +65,14 @@ static void *load(const char *path, size_t *len, int *mapped)
 			close(fd);
 			return p;
 		}
-		p = NULL;
 	}
-	for (;;) {
-		ssize_t n;
-
-		if (*len == cap) {
-			void *q = realloc(p, cap = cap ? 2 * cap : 1 << 16);
-
-			if (!q) {
-				free(p);
-				close(fd);
-				errno = ENOMEM;
-				return NULL;
-			}
-			p = q;
-		}
-		n = read(fd, (char *)p + *len, cap - *len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			free(p);
-			close(fd);
-			return NULL;
-		}
-		if (!n)
-			break;
-		*len += (size_t)n;
-	}
+	ret = pmuvirt_read_fd(fd, SIZE_MAX / 2, &p, len);
 	close(fd);
-	return p ? p : malloc(1);
+	if (ret) {
+		errno = -ret;
+		return NULL;
+	}
+	return p;
 }
 
 /* Kernel symbols, when the profile has kernel samples and they can be read. */

@@ -478,13 +478,52 @@ struct pmuvirt_symfile {
 	struct pmuvirt_ksyms text;	/* System.map or kallsyms text */
 };
 
+int pmuvirt_read_fd(int fd, size_t max, char **out, size_t *len)
+{
+	size_t cap = 0;
+	char *p = NULL;
+	ssize_t n;
+
+	*out = NULL;
+	*len = 0;
+	for (;;) {
+		if (*len == cap) {
+			char *q = realloc(p, cap = cap ? 2 * cap : 1 << 16);
+
+			if (!q) {
+				free(p);
+				return -ENOMEM;
+			}
+			p = q;
+		}
+		n = read(fd, p + *len, cap - *len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			n = -errno;
+			free(p);
+			*len = 0;
+			return (int)n;
+		}
+		if (!n)
+			break;
+		*len += (size_t)n;
+		if (*len > max) {
+			free(p);
+			*len = 0;
+			return -EFBIG;
+		}
+	}
+	*out = p;
+	return 0;
+}
+
 int pmuvirt_symfile_open(struct pmuvirt_syms *s, const char *path, struct pmuvirt_symfile **out)
 {
 	struct pmuvirt_symfile *f;
 	char magic[4], *text = NULL;
-	size_t len = 0, cap = 0;
 	struct stat st;
-	ssize_t n;
+	size_t len;
 	int fd, ret;
 
 	*out = NULL;
@@ -511,28 +550,10 @@ int pmuvirt_symfile_open(struct pmuvirt_syms *s, const char *path, struct pmuvir
 		*out = f;
 		return 0;
 	}
-	for (;;) {
-		if (len == cap) {
-			char *q = cap > (64u << 20) ? NULL : realloc(text, cap = cap ? 2 * cap : 1 << 16);
-
-			if (!q) {
-				ret = cap > (64u << 20) ? -EFBIG : -ENOMEM;
-				goto fail;
-			}
-			text = q;
-		}
-		n = read(fd, text + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = -errno;
-			goto fail;
-		}
-		if (!n)
-			break;
-		len += (size_t)n;
-	}
-	ret = pmuvirt_ksyms_parse(text ? text : "", len, &f->text);
+	ret = pmuvirt_read_fd(fd, 64u << 20, &text, &len);
+	if (ret)
+		goto fail;
+	ret = pmuvirt_ksyms_parse(text, len, &f->text);
 	if (!ret && !f->text.nr) {
 		pmuvirt_ksyms_free(&f->text);
 		ret = -ENOEXEC;

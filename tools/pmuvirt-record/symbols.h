@@ -161,4 +161,16 @@ const char *pmuvirt_symfile_find(const struct pmuvirt_symfile *f, uint64_t addr)
 
 void pmuvirt_symfile_free(struct pmuvirt_symfile *f);
 
+/**
+ * pmuvirt_read_fd() - read @fd to its end into a new buffer
+ * @fd:		open for reading.
+ * @max:	the most bytes accepted.
+ * @out:	receives the buffer (free() it); at least one byte is allocated,
+ *		so an empty file gives a buffer too.
+ * @len:	receives the bytes read.
+ *
+ * Return: 0; -EFBIG past @max bytes; -ENOMEM; the read's -errno.
+ */
+int pmuvirt_read_fd(int fd, size_t max, char **out, size_t *len);
+
 #endif /* PMUVIRT_SYMBOLS_H */
