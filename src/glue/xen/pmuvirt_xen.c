@@ -22,6 +22,7 @@
 #include <asm/apic.h>
 #include <asm/msr-index.h>
 #include <asm/hvm/hvm.h>
+#include <asm/hvm/svm/vmcb.h>
 #include <asm/p2m.h>
 #include <asm/pmuvirt.h>
 #include <irq_vectors.h>
@@ -92,6 +93,23 @@ static unsigned int pmuvirt_xen_nr_pcpus;
  * taken away and HVM kernel mode stays refused.
  */
 static bool __read_mostly pmuvirt_xen_vm_switch;
+
+/*
+ * pmuvirt-tcg-intr-exit, for Xen under QEMU's TCG only.  QEMU (7.2, as
+ * Debian 12 ships it) delivers an external interrupt that VMRUN injects
+ * inside its VMRUN and leaves the CPU's pending-exception index at the
+ * vector.  The next time its execution loop stops for an icount deadline
+ * or a kick, it delivers the vector again, wherever the guest then is:
+ * inside the entry code of the first delivery, before SWAPGS, a Linux
+ * guest takes the second with the user's GS base and dies on its entry
+ * stack.  A self-IPI held pending across VMRUN (GIF is clear until VMRUN
+ * sets it) makes the guest exit right after the delivery, which resets
+ * the index: one more exit for each injected interrupt.
+ */
+static bool __read_mostly pmuvirt_xen_tcg_intr_exit;
+boolean_param("pmuvirt-tcg-intr-exit", pmuvirt_xen_tcg_intr_exit);
+static atomic_t pmuvirt_xen_tcg_intr_exits;
+
 /* This CPU entered its guest with another IA32_PERF_GLOBAL_CTRL than the host's. */
 static DEFINE_PER_CPU(bool, pmuvirt_xen_guest_ctrl);
 
@@ -478,6 +496,9 @@ void pmuvirt_xen_domain_destroy(struct domain *d)
 	unsigned int i;
 
 	pmuvirt_xen_prof_domain_destroy(d);
+	if (pmuvirt_xen_tcg_intr_exit)
+		printk(XENLOG_INFO "pmuvirt: d%d destroyed; pmuvirt-tcg-intr-exit: %d exits after an injected interrupt so far\n",
+		       d->domain_id, atomic_read(&pmuvirt_xen_tcg_intr_exits));
 	if (!dd)
 		return;
 	d->arch.pmuvirt = NULL;
@@ -897,6 +918,16 @@ int pmuvirt_xen_rdpmc(struct vcpu *v, uint32_t ecx, uint64_t *val)
 	return rc;
 }
 
+static void tcg_intr_exit(void)
+{
+	const struct vmcb_struct *vmcb = current->arch.hvm.svm.vmcb;
+
+	if (vmcb->event_inj.v && vmcb->event_inj.type == X86_EVENTTYPE_EXT_INTR) {
+		send_IPI_self(EVENT_CHECK_VECTOR);
+		atomic_inc(&pmuvirt_xen_tcg_intr_exits);
+	}
+}
+
 /**
  * pmuvirt_xen_vm_entry() - the guest of this CPU is about to run (VMRUN)
  *
@@ -910,6 +941,8 @@ void pmuvirt_xen_vm_entry(void)
 	struct pmuvirt_pcpu *pc;
 	uint64_t host, guest;
 
+	if (unlikely(pmuvirt_xen_tcg_intr_exit))
+		tcg_intr_exit();
 	if (likely(!pmuvirt_xen_vm_switch))
 		return;
 	pc = pmuvirt_xen_this_pcpu();
