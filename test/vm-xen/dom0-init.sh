@@ -184,10 +184,11 @@ elif grep -q pmuvirt_smp_boot /proc/cmdline; then
 	# while dom0 moves their VCPUs between the PCPUs (xl vcpu-pin) and
 	# takes PCPU 1 offline and back (/smp-run.sh).
 	toolstack_up
+	repeat=$(sed -n 's/.*pmuvirt_imode_repeat=\([0-9]*\).*/\1/p' /proc/cmdline)
 	for d in a:pv b:pvh; do
 		n=${d%%:*} t=${d##*:}
 		/usr/bin/xl create -p /etc/xen/domu.cfg "name=\"pmuvirt-$n\"" "type=\"$t\"" \
-			"extra=\"console=hvc0 panic=-1 quiet nmi_watchdog=0 pmuvirt_smp\"" &&
+			"extra=\"console=hvc0 panic=-1 quiet nmi_watchdog=0 pmuvirt_smp pmuvirt_imode_repeat=${repeat:-0}\"" &&
 			echo "PMUVIRT-DOM0-CREATED $n $t"
 	done
 	a=$(/usr/bin/xl domid pmuvirt-a)

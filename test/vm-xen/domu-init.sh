@@ -167,6 +167,17 @@ echo "PMUVIRT-DOMU-GUEST-EXIT=$?"
 # i-mode counters on Xen's emulated PMU: overflow -> PMI -> VIRQ -> signal.
 /vmtest imode ${shared:-0.04}
 echo "PMUVIRT-DOMU-IMODE-EXIT=$?"
+# PMUVIRT_XEN_IMODE_REPEAT (run.sh): the same check again and again, with
+# the interrupts each run took, for a failure seen once in a hundred runs.
+repeat=$(sed -n 's/.*pmuvirt_imode_repeat=\([0-9]*\).*/\1/p' /proc/cmdline)
+k=0
+while [ "$k" -lt "${repeat:-0}" ]; do
+	k=$((k + 1))
+	grep -E "virq|IWI|HYP" /proc/interrupts | tr -s ' ' | sed "s/^/PMUVIRT-DOMU-IRQS-BEFORE $k /"
+	/vmtest imode ${shared:-0.04}
+	echo "PMUVIRT-DOMU-IMODE-REPEAT-EXIT=$? $k"
+	grep -E "virq|IWI|HYP" /proc/interrupts | tr -s ' ' | sed "s/^/PMUVIRT-DOMU-IRQS-AFTER $k /"
+done
 if [ $run = hvm ]; then
 	# dom0 makes a save of this domain fail (Xen's pmuvirt-fail-save): the
 	# suspend is cancelled, the domain carries on and maps its records again.

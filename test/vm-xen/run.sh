@@ -50,6 +50,9 @@
 #              or "hvm stock vpmu-off policy-off"; the test passes only with
 #              all), PMUVIRT_XEN_EMU_ARGS (more Xen options for the
 #              emulated boot, e.g. timer_slop=0 for docs/sampling.md),
+#              PMUVIRT_XEN_IMODE_REPEAT (the smp boot's domUs run
+#              `vmtest imode` this many more times, each with the guest's
+#              interrupt counts before and after; default 0),
 #              PMUVIRT_XEN_PERF_TESTS (the stock boot's `perf test`
 #              numbers, default the PMU's tests listed in docs/xen.md;
 #              "all" runs the whole suite but the tests that crash QEMU;
@@ -97,6 +100,10 @@ chain_iters=20000000
 # The stock boot: seconds of guest time each `perf test` may take.
 perf_test_limit=300
 boots=${PMUVIRT_XEN_BOOTS:-$all_boots}
+imode_repeat=${PMUVIRT_XEN_IMODE_REPEAT:-0}
+case $imode_repeat in
+''|*[!0-9]*) echo "vm-xen: PMUVIRT_XEN_IMODE_REPEAT: not a number: $imode_repeat" >&2; exit 1 ;;
+esac
 for b in $boots; do
 	case " $all_boots " in
 	*" $b "*) ;;
@@ -654,7 +661,8 @@ fi
 # PCPUs mid-loop, the session's interrupts cross PCPUs, PCPU 1 goes offline
 # and back, with and without a session on it.
 if want smp; then
-boot smp "dom0_max_vcpus=2 pmuvirt-emulate sched=credit" "pmuvirt_smp_boot" \
+boot smp "dom0_max_vcpus=2 pmuvirt-emulate sched=credit" \
+	"pmuvirt_smp_boot pmuvirt_imode_repeat=$imode_repeat" \
 	"Nehalem,vendor=AuthenticAMD,+svm,+npt" "" 2
 require "(XEN) Brought up 2 CPUs" "PMUVIRT-DOM0-CREATED a pv" "PMUVIRT-DOM0-CREATED b pvh" \
 	"PMUVIRT-DOM0-SMP-OFFLINE" "PMUVIRT-DOM0-SMP-ONLINE" \
@@ -682,6 +690,11 @@ if grep -a "went down with a VCPU's counters\|still runs the session's idle cont
 	exit 1
 fi
 log "smp: $(grep -a 'PMUVIRT-DOM0-SMP-PINS' "$console" | tr -d '\r')"
+if [ "$imode_repeat" -gt 0 ]; then
+	n=$(grep -ac "PMUVIRT-DOMU-IMODE-REPEAT-EXIT=0 " "$console" || true)
+	log "smp: ${n:-0} of $((2 * imode_repeat)) repeated vmtest imode runs passed"
+	[ "${n:-0}" = $((2 * imode_repeat)) ] || { log "FAIL: a repeated vmtest imode run failed or did not end (above)"; exit 1; }
+fi
 fi
 # An HVM domU with QEMU as its device model, on the domu boot's Xen: the
 # hvm boot's initramfs has the device model and the firmware.
