@@ -168,7 +168,7 @@ echo "PMUVIRT-DOMU-GUEST-EXIT=$?"
 /vmtest imode ${shared:-0.04}
 echo "PMUVIRT-DOMU-IMODE-EXIT=$?"
 # PMUVIRT_XEN_IMODE_REPEAT (run.sh): the same check again and again, with
-# the interrupts each run took, for a failure seen once in a hundred runs.
+# the interrupts each run took, for failures too rare to show in one run.
 repeat=$(sed -n 's/.*pmuvirt_imode_repeat=\([0-9]*\).*/\1/p' /proc/cmdline)
 k=0
 while [ "$k" -lt "${repeat:-0}" ]; do
