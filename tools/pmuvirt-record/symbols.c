@@ -483,6 +483,7 @@ int pmuvirt_read_fd(int fd, size_t max, char **out, size_t *len)
 	size_t cap = 0;
 	char *p = NULL;
 	ssize_t n;
+	int ret;
 
 	*out = NULL;
 	*len = 0;
@@ -491,8 +492,8 @@ int pmuvirt_read_fd(int fd, size_t max, char **out, size_t *len)
 			char *q = realloc(p, cap = cap ? 2 * cap : 1 << 16);
 
 			if (!q) {
-				free(p);
-				return -ENOMEM;
+				ret = -ENOMEM;
+				goto fail;
 			}
 			p = q;
 		}
@@ -500,22 +501,23 @@ int pmuvirt_read_fd(int fd, size_t max, char **out, size_t *len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			n = -errno;
-			free(p);
-			*len = 0;
-			return (int)n;
+			ret = -errno;
+			goto fail;
 		}
 		if (!n)
 			break;
 		*len += (size_t)n;
 		if (*len > max) {
-			free(p);
-			*len = 0;
-			return -EFBIG;
+			ret = -EFBIG;
+			goto fail;
 		}
 	}
 	*out = p;
 	return 0;
+fail:
+	free(p);
+	*len = 0;
+	return ret;
 }
 
 int pmuvirt_symfile_open(struct pmuvirt_syms *s, const char *path, struct pmuvirt_symfile **out)
