@@ -121,7 +121,51 @@ static void test_symfile_map(void **state)
 	assert_int_equal(pmuvirt_symfile_open(syms, cpath, &t), -ENOEXEC);
 	unlink(cpath);
 	free(cpath);
+	/* a text file over the 64 MiB a symbol file may have */
+	cpath = write_tmp("", 0);
+	assert_int_equal(truncate(cpath, (64 << 20) + 1), 0);
+	assert_int_equal(pmuvirt_symfile_open(syms, cpath, &t), -EFBIG);
+	unlink(cpath);
+	free(cpath);
 	pmuvirt_syms_free(syms);
+}
+
+/* pmuvirt_read_fd(): a pipe to its end, an empty one, one over the bound */
+static void test_read_fd(void **state)
+{
+	char *p;
+	size_t len;
+	int fd[2];
+
+	(void)state;
+	assert_int_equal(pipe(fd), 0);
+	assert_int_equal(write(fd[1], "0123456789", 10), 10);
+	close(fd[1]);
+	assert_int_equal(pmuvirt_read_fd(fd[0], 10, &p, &len), 0);
+	assert_int_equal(len, 10);
+	assert_memory_equal(p, "0123456789", 10);
+	free(p);
+	close(fd[0]);
+
+	assert_int_equal(pipe(fd), 0);
+	close(fd[1]);
+	assert_int_equal(pmuvirt_read_fd(fd[0], 10, &p, &len), 0);
+	assert_int_equal(len, 0);
+	assert_non_null(p);
+	free(p);
+	close(fd[0]);
+
+	assert_int_equal(pipe(fd), 0);
+	assert_int_equal(write(fd[1], "0123456789x", 11), 11);
+	close(fd[1]);
+	assert_int_equal(pmuvirt_read_fd(fd[0], 10, &p, &len), -EFBIG);
+	assert_null(p);
+	assert_int_equal(len, 0);
+	close(fd[0]);
+
+	assert_int_equal(pmuvirt_read_fd(-1, 10, &p, &len), -EBADF);
+	assert_null(p);
+	assert_int_equal(len, 0);
 }
 
 /* Start @d's file on @f: a session of domains 0 and 1 (1 active). */
@@ -777,6 +821,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_symfile_elf),
 		cmocka_unit_test(test_symfile_map),
+		cmocka_unit_test(test_read_fd),
 		cmocka_unit_test(test_drain),
 		cmocka_unit_test(test_drain_format),
 		cmocka_unit_test(test_report),
