@@ -934,7 +934,8 @@ static void tcg_intr_exit(void)
  * Called from svm_vmenter_helper() with interrupts disabled.  With the
  * emulated PMU, loads IA32_PERF_GLOBAL_CTRL with the running context's
  * guest-only counters enabled; pmuvirt_xen_vm_exit() puts the host's
- * value back.
+ * value back.  With pmuvirt-tcg-intr-exit, also makes an injected
+ * external interrupt end in an exit (tcg_intr_exit()).
  */
 void pmuvirt_xen_vm_entry(void)
 {
